@@ -1,0 +1,74 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "KioskPad",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "kioskpad", targets: ["kioskpad"]),
+        .library(name: "KeypadCore", targets: ["KeypadCore"]),
+    ],
+    dependencies: [
+        // CLI: one type per subcommand, help text on every option.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Structured logging to stderr/journald; the controller logs outcomes (never PINs).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Strict YAML config: we walk Yams' node tree ourselves to reject unknown keys with line numbers.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // PBKDF2-SHA256 for the users file (CryptoExtras) and constant-time-friendly primitives.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
+    targets: [
+        .target(name: "KeypadCore", swiftSettings: strict),
+        // Terminal raw mode and restore-on-every-exit, shared by the keyboard source and ANSI display.
+        .target(name: "TerminalIO", swiftSettings: strict),
+        .target(name: "KeypadHAL", dependencies: ["KeypadCore", "TerminalIO"], swiftSettings: strict),
+        .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO"], swiftSettings: strict),
+        .target(
+            name: "KeypadVerifier",
+            dependencies: [
+                "KeypadCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "KioskPadConfig",
+            dependencies: ["KeypadCore", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "KioskPad",
+            dependencies: [
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "kioskpad",
+            dependencies: [
+                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
+        .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
+        .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore"], swiftSettings: strict),
+        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier"], swiftSettings: strict),
+        .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskPadTests",
+            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig", "KeypadCore"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

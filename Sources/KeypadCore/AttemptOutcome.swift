@@ -1,0 +1,19 @@
+/// A verifier's answer to one submitted attempt, as the entry model sees it.
+public enum AttemptOutcome: Equatable, Sendable {
+    /// Open the door; `message` is shown, `unlockSeconds` overrides the configured pulse.
+    case granted(message: String? = nil, unlockSeconds: Int? = nil)
+    /// Wrong PIN or code; counts towards lockout.
+    case denied(message: String? = nil)
+    /// No usable answer (timeout, bad response, verifier down). Door stays shut;
+    /// never counts as a wrong PIN.
+    case unavailable
+}
+
+/// A completed entry handed to the verifier: fires exactly once per attempt.
+public struct Submission: Sendable {
+    /// Increases by one per attempt; ``EntryModel/complete(attempt:outcome:)`` must quote it.
+    public let attempt: UInt64
+    public let mode: EntryMode
+    /// The digits, moved out of the entry buffer (which is zeroed at the same moment).
+    public let value: SecretDigits
+}

@@ -1,0 +1,65 @@
+/// Columns x rows of a text display: 16x2 and 20x4 LCDs, or a terminal panel.
+public struct DisplayGeometry: Equatable, Sendable, CustomStringConvertible {
+    public static let lcd1602 = DisplayGeometry(columns: 16, rows: 2)
+    public static let lcd2004 = DisplayGeometry(columns: 20, rows: 4)
+    /// The range of columns and rows a frame may have.
+    public static let columnRange = 8...80
+    public static let rowRange = 2...8
+
+    public let columns: Int
+    public let rows: Int
+
+    public init(columns: Int, rows: Int) {
+        precondition(DisplayGeometry.columnRange.contains(columns) && DisplayGeometry.rowRange.contains(rows))
+        self.columns = columns
+        self.rows = rows
+    }
+
+    public var description: String { "\(columns)x\(rows)" }
+}
+
+/// The words a terminal shows; every one is configurable under `display.texts`.
+public struct DisplayTexts: Equatable, Sendable {
+    public var title = "KioskPad"
+    public var enterPIN = "Enter PIN"
+    public var enterCode = "Enter code"
+    /// `{code}` is replaced with the challenge code.
+    public var challenge = "Type {code}"
+    public var verifying = "Verifying..."
+    public var granted = "Access granted"
+    public var denied = "Access denied"
+    public var unavailable = "Verifier unavailable"
+    /// `{s}` is replaced with the seconds left.
+    public var locked = "Locked {s}s"
+    public var lockedHint = "Too many tries"
+    public var help = "Forgot PIN? Ask reception"
+    /// Key hint on the last row of displays with 4 or more rows; empty to hide.
+    public var hint = "#=OK *=Delete"
+
+    public init() {}
+}
+
+/// How a frame should be styled where a display can (colour on a terminal).
+public enum FrameStyle: Equatable, Sendable {
+    case normal
+    case busy
+    case granted
+    case denied
+    case warning
+}
+
+/// One screenful: exactly `geometry.rows` rows of exactly `geometry.columns` characters.
+public struct Frame: Equatable, Sendable {
+    public var rows: [String]
+    public var style: FrameStyle
+
+    public init(rows: [String], style: FrameStyle = .normal) {
+        self.rows = rows
+        self.style = style
+    }
+
+    /// The rows with trailing blanks removed, joined by newlines.
+    public var text: String {
+        rows.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,292 @@
+/// The digit-entry state machine of one terminal: pure logic, no I/O, time only from the
+/// injected ``EntryClock``. Feed it keys with ``handle(_:)``, verifier answers with
+/// ``complete(attempt:outcome:)`` and the passage of time with ``tick()``; render
+/// ``snapshot()``. Not thread-safe: one owner (the controller) drives it.
+public final class EntryModel {
+    /// Spinner frame length while verifying.
+    public static let spinnerInterval: Duration = .milliseconds(150)
+    /// Offsets of the slot row while a rejected challenge shakes, one per frame.
+    public static let shakeOffsets = [-1, 1, -1, 1]
+    public static let shakeInterval: Duration = .milliseconds(80)
+
+    public let options: EntryOptions
+    private let clock: any EntryClock
+    private let randomness: any ChallengeRandomness
+    private let digits: DigitBuffer
+    private let challengeTyped: DigitBuffer
+    private var lockout: LockoutTracker
+
+    public private(set) var phase: EntryPhase = .ready
+    private var challengeCode: ChallengeCode?
+    private var challengePassed = false
+    private var lastActivity: Duration
+    private var phaseStarted: Duration
+    private var shakeStarted: Duration?
+    private var resultMessage: String?
+    private var attemptCounter: UInt64 = 0
+    private var pendingAttempt: UInt64?
+
+    public init(
+        options: EntryOptions, clock: any EntryClock,
+        randomness: any ChallengeRandomness = SystemChallengeRandomness()
+    ) {
+        self.options = options
+        self.clock = clock
+        self.randomness = randomness
+        digits = DigitBuffer(capacity: options.maxLength)
+        challengeTyped = DigitBuffer(capacity: max(options.challengeLength, 1))
+        lockout = LockoutTracker(policy: options.lockout)
+        lastActivity = clock.now
+        phaseStarted = lastActivity
+        restart(at: lastActivity)
+    }
+
+    // MARK: Inputs
+
+    /// Applies one key. Returns the submission when this key completes an attempt
+    /// (exactly once per attempt); otherwise nil.
+    @discardableResult
+    public func handle(_ input: KeyInput) -> Submission? {
+        let now = clock.now
+        expire(at: now)
+        guard let action = options.bindings.action(for: input) else { return nil }
+        switch phase {
+        case .verifying, .lockedOut:
+            return nil
+        case .result, .help:
+            restart(at: now)
+            // A digit both dismisses the result and starts the next entry.
+            guard case .digit = action else { return nil }
+        case .challenge, .ready, .entering:
+            break
+        }
+        if phase == .challenge {
+            handleChallenge(action, at: now)
+            return nil
+        }
+        return handleEntry(action, at: now)
+    }
+
+    /// Records the verifier's answer for `attempt`. Stale or repeated answers are ignored
+    /// (returns false).
+    @discardableResult
+    public func complete(attempt: UInt64, outcome: AttemptOutcome) -> Bool {
+        guard phase == .verifying, pendingAttempt == attempt else { return false }
+        let now = clock.now
+        pendingAttempt = nil
+        phaseStarted = now
+        switch outcome {
+        case .granted(let message, _):
+            lockout.recordGrant()
+            resultMessage = message
+            phase = .result(.granted)
+        case .denied(let message):
+            resultMessage = message
+            phase = lockout.recordDenial(at: now) == nil ? .result(.denied) : .lockedOut
+        case .unavailable:
+            resultMessage = nil
+            phase = .result(.unavailable)
+        }
+        return true
+    }
+
+    /// Applies timeouts and expiries that are due at the clock's current time.
+    public func tick() {
+        expire(at: clock.now)
+    }
+
+    // MARK: Outputs
+
+    /// When the model next changes by itself (timeout, result end, countdown step,
+    /// spinner or shake frame); nil when it waits only for keys.
+    public var nextDeadline: Duration? {
+        let now = clock.now
+        var candidates: [Duration] = []
+        switch phase {
+        case .entering:
+            candidates.append(lastActivity + options.inactivityTimeout)
+        case .ready where challengePassed:
+            candidates.append(lastActivity + options.inactivityTimeout)
+        case .challenge where !challengeTyped.isEmpty:
+            candidates.append(lastActivity + options.inactivityTimeout)
+        case .result, .help:
+            candidates.append(phaseStarted + options.resultDuration)
+        case .verifying:
+            let step = spinnerStep(at: now)
+            candidates.append(phaseStarted + EntryModel.spinnerInterval * (step + 1))
+        case .lockedOut:
+            if let until = lockout.lockedUntil {
+                let shown = secondsRoundedUp(until - now)
+                candidates.append(until - .seconds(max(shown - 1, 0)))
+            }
+        default:
+            break
+        }
+        if let started = shakeStarted {
+            let frame = Int((now - started) / EntryModel.shakeInterval)
+            candidates.append(started + EntryModel.shakeInterval * (frame + 1))
+        }
+        return candidates.min()
+    }
+
+    /// What a display may show right now.
+    public func snapshot() -> EntrySnapshot {
+        let now = clock.now
+        var snapshot = EntrySnapshot(phase: phase, mode: options.mode, slotCount: options.maxLength)
+        switch phase {
+        case .challenge:
+            snapshot.slotCount = options.challengeLength
+            snapshot.filledCount = challengeTyped.count
+            snapshot.visibleDigits = (0..<challengeTyped.count).map(challengeTyped.digit(at:))
+            snapshot.challengeCode = challengeCode?.text
+        case .ready, .entering:
+            snapshot.filledCount = digits.count
+            if options.mode == .code {
+                snapshot.visibleDigits = (0..<digits.count).map(digits.digit(at:))
+            }
+        case .verifying:
+            snapshot.spinnerStep = spinnerStep(at: now)
+        case .result:
+            snapshot.message = resultMessage
+        case .lockedOut:
+            snapshot.lockSecondsRemaining = secondsRoundedUp((lockout.lockedUntil ?? now) - now)
+        case .help:
+            break
+        }
+        if let started = shakeStarted {
+            let frame = Int((now - started) / EntryModel.shakeInterval)
+            snapshot.shakeOffset = frame < EntryModel.shakeOffsets.count ? EntryModel.shakeOffsets[frame] : 0
+        }
+        return snapshot
+    }
+
+    /// True when the entry buffer holds no digit and every byte of it is zero.
+    public var entryBufferIsWiped: Bool { digits.isEmpty && digits.isZeroed }
+
+    /// Denials so far that count towards the next lockout.
+    public var recentFailures: Int { lockout.recentFailures }
+
+    // MARK: Transitions
+
+    private func handleEntry(_ action: KeyAction, at now: Duration) -> Submission? {
+        lastActivity = now
+        switch action {
+        case .digit(let digit):
+            guard digits.append(digit) else { return nil }
+            phase = .entering
+            if digits.count == options.maxLength && !options.endKeyRequired {
+                return submit(at: now)
+            }
+        case .back:
+            digits.removeLast()
+            if digits.isEmpty { phase = .ready }
+        case .clear:
+            digits.wipe()
+            phase = .ready
+        case .submit:
+            if digits.count >= options.minLength { return submit(at: now) }
+        case .cancel:
+            restart(at: now)
+        case .help:
+            showHelp(at: now)
+        }
+        return nil
+    }
+
+    private func handleChallenge(_ action: KeyAction, at now: Duration) {
+        lastActivity = now
+        switch action {
+        case .digit(let digit):
+            guard challengeTyped.append(digit), challengeTyped.isFull else { return }
+            let expected = challengeCode?.characters.compactMap(\.wholeNumberValue) ?? []
+            let typed = (0..<challengeTyped.count).map { Int(challengeTyped.digit(at: $0)) }
+            challengeTyped.wipe()
+            if typed == expected {
+                challengePassed = true
+                challengeCode = nil
+                phase = .ready
+            } else {
+                shakeStarted = now
+                drawChallenge()
+            }
+        case .back:
+            challengeTyped.removeLast()
+        case .clear:
+            challengeTyped.wipe()
+        case .submit:
+            break
+        case .cancel:
+            restart(at: now)
+        case .help:
+            showHelp(at: now)
+        }
+    }
+
+    private func submit(at now: Duration) -> Submission {
+        attemptCounter += 1
+        pendingAttempt = attemptCounter
+        phase = .verifying
+        phaseStarted = now
+        challengePassed = false
+        return Submission(attempt: attemptCounter, mode: options.mode, value: digits.take())
+    }
+
+    private func showHelp(at now: Duration) {
+        digits.wipe()
+        challengeTyped.wipe()
+        phase = .help
+        phaseStarted = now
+    }
+
+    /// Back to the first screen: wipes everything typed, draws a fresh challenge if needed.
+    private func restart(at now: Duration) {
+        digits.wipe()
+        challengeTyped.wipe()
+        resultMessage = nil
+        challengePassed = false
+        lastActivity = now
+        phaseStarted = now
+        if options.challenge == .beforePIN {
+            drawChallenge()
+            phase = .challenge
+        } else {
+            phase = .ready
+        }
+    }
+
+    private func drawChallenge() {
+        challengeCode = ChallengeCode.draw(
+            length: options.challengeLength, alphabet: options.challengeAlphabet, using: randomness)
+    }
+
+    private func expire(at now: Duration) {
+        if let started = shakeStarted,
+            now - started >= EntryModel.shakeInterval * EntryModel.shakeOffsets.count
+        {
+            shakeStarted = nil
+        }
+        let idle = now - lastActivity >= options.inactivityTimeout
+        switch phase {
+        case .entering where idle, .ready where challengePassed && idle:
+            restart(at: now)
+        case .challenge where idle && !challengeTyped.isEmpty:
+            restart(at: now)
+        case .result, .help:
+            if now - phaseStarted >= options.resultDuration { restart(at: now) }
+        case .lockedOut:
+            if !lockout.isLocked(at: now) { restart(at: now) }
+        default:
+            break
+        }
+    }
+
+    private func spinnerStep(at now: Duration) -> Int {
+        Int((now - phaseStarted) / EntryModel.spinnerInterval)
+    }
+}
+
+/// Whole seconds in `duration`, rounded up (a countdown never shows 0 while still locked).
+func secondsRoundedUp(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+}

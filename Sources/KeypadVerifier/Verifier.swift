@@ -1,0 +1,37 @@
+import Foundation
+import KeypadCore
+
+/// The kind of value submitted: a masked PIN or a one-time/verification code.
+public enum AttemptKind: String, Sendable, Codable {
+    case pin
+    case code
+
+    public init(_ mode: EntryMode) {
+        self = mode == .pin ? .pin : .code
+    }
+}
+
+/// One completed entry on its way to a verifier (CONTRACTS section 2).
+public struct VerificationAttempt: Sendable {
+    public let terminalID: String
+    public let kind: AttemptKind
+    public let value: SecretDigits
+    /// Random UUID v4; the same on every retry of this attempt.
+    public let attemptID: UUID
+    public let enteredAt: Date
+
+    public init(terminalID: String, kind: AttemptKind, value: SecretDigits, attemptID: UUID = UUID(), enteredAt: Date = Date()) {
+        self.terminalID = terminalID
+        self.kind = kind
+        self.value = value
+        self.attemptID = attemptID
+        self.enteredAt = enteredAt
+    }
+}
+
+/// The seam between the terminal and whoever decides: the local users file now, an HTTP
+/// endpoint later. A verifier never throws: anything that is not a clear decision is
+/// ``AttemptOutcome/unavailable`` (fail secure).
+public protocol Verifier: Sendable {
+    func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome
+}

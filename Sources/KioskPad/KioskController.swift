@@ -1,0 +1,169 @@
+import Foundation
+import KeypadCore
+import KeypadDisplay
+import KeypadHAL
+import KeypadVerifier
+import Logging
+
+/// Wires one terminal: keys from a ``KeySource`` drive the ``EntryModel``; each change is
+/// composed into a frame for the ``DisplayDriver``; each completed entry goes to the
+/// ``Verifier`` and its answer back to the model. One loop handles every event in order,
+/// so the model has a single owner. A display error is logged and never stops the door.
+public actor KioskController {
+    /// Why ``run()`` returned.
+    public enum Ending: Equatable, Sendable {
+        /// The user quit (Ctrl-C on the keyboard).
+        case quit
+        /// A scripted input ended and its last attempt's result was shown.
+        case inputEnded
+    }
+
+    private let model: EntryModel
+    private let composer: FrameComposer
+    private let display: any DisplayDriver
+    private let verifier: any Verifier
+    private let source: any KeySource
+    private let terminalID: String
+    private let clock: any EntryClock
+    private let logger: Logger
+
+    private var continuation: AsyncStream<ControllerEvent>.Continuation?
+    private var timer: Task<Void, Never>?
+    private var lastFrame: Frame?
+    private var deferredKeys: [KeyInput] = []
+    private var inputEnded = false
+    private var displayFailing = false
+
+    public init(
+        entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
+        verifier: any Verifier, source: any KeySource, terminalID: String,
+        clock: any EntryClock = SystemEntryClock(), logger: Logger = Logger(label: "kioskpad")
+    ) {
+        model = EntryModel(options: entry, clock: clock)
+        self.composer = composer
+        self.display = display
+        self.verifier = verifier
+        self.source = source
+        self.terminalID = terminalID
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Runs until the user quits or a scripted input has been played out.
+    public func run() async -> Ending {
+        let (events, continuation) = AsyncStream.makeStream(of: ControllerEvent.self)
+        self.continuation = continuation
+        let keys = source.events()
+        let reader = Task {
+            for await event in keys { continuation.yield(.input(event)) }
+            continuation.yield(.inputEnded)
+        }
+        defer {
+            reader.cancel()
+            timer?.cancel()
+            continuation.finish()
+        }
+        await render()
+        for await event in events {
+            switch event {
+            case .input(.quit):
+                return .quit
+            case .input(.key(let key)):
+                handle(key)
+            case .inputEnded:
+                inputEnded = true
+            case .tick:
+                model.tick()
+            case .verdict(let attempt, let outcome, let milliseconds):
+                conclude(attempt: attempt, outcome: outcome, milliseconds: milliseconds)
+                await render()
+                replayDeferredKeys()
+            }
+            await render()
+            if inputEnded && model.phase != .verifying && deferredKeys.isEmpty {
+                return .inputEnded
+            }
+            scheduleTick()
+        }
+        return .inputEnded
+    }
+
+    private func handle(_ key: KeyInput) {
+        if model.phase == .verifying && source.isScripted {
+            // A script's keys are typed "after" the answer; live keys while verifying are dropped.
+            deferredKeys.append(key)
+            return
+        }
+        if let submission = model.handle(key) { verify(submission) }
+    }
+
+    private func replayDeferredKeys() {
+        while !deferredKeys.isEmpty && model.phase != .verifying {
+            let key = deferredKeys.removeFirst()
+            if let submission = model.handle(key) { verify(submission) }
+        }
+    }
+
+    private func verify(_ submission: Submission) {
+        let attempt = VerificationAttempt(
+            terminalID: terminalID, kind: AttemptKind(submission.mode), value: submission.value)
+        logger.info("attempt submitted", metadata: [
+            "attempt": "\(submission.attempt)", "kind": "\(attempt.kind.rawValue)",
+            "digits": "\(submission.value.count)",
+        ])
+        let verifier = self.verifier
+        let continuation = self.continuation
+        let clock = self.clock
+        Task {
+            let started = clock.now
+            let outcome = await verifier.verify(attempt)
+            let elapsed = clock.now - started
+            let milliseconds = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+            continuation?.yield(.verdict(attempt: submission.attempt, outcome: outcome, milliseconds: milliseconds))
+        }
+    }
+
+    private func conclude(attempt: UInt64, outcome: AttemptOutcome, milliseconds: Int) {
+        guard model.complete(attempt: attempt, outcome: outcome) else { return }
+        let decision: String
+        switch outcome {
+        case .granted: decision = "granted"
+        case .denied: decision = model.phase == .lockedOut ? "denied, locked out" : "denied"
+        case .unavailable: decision = "verifier unavailable"
+        }
+        logger.notice("attempt decided", metadata: [
+            "attempt": "\(attempt)", "decision": "\(decision)", "latency_ms": "\(milliseconds)",
+        ])
+    }
+
+    private func render() async {
+        let frame = composer.compose(model.snapshot())
+        guard frame != lastFrame else { return }
+        do {
+            try await display.show(frame)
+            lastFrame = frame
+            if displayFailing {
+                displayFailing = false
+                logger.notice("display recovered")
+            }
+        } catch {
+            if !displayFailing { logger.error("display failed; entry goes on without it", metadata: ["error": "\(error)"]) }
+            displayFailing = true
+        }
+    }
+
+    /// Wakes the loop at the model's next deadline (timeouts, countdown, spinner), and only then.
+    private func scheduleTick() {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = model.nextDeadline, let continuation else { return }
+        let wait = deadline - clock.now
+        timer = Task {
+            if wait > .zero {
+                try? await Task.sleep(for: wait)
+            }
+            guard !Task.isCancelled else { return }
+            continuation.yield(.tick)
+        }
+    }
+}

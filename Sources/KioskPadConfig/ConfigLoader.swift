@@ -1,0 +1,58 @@
+import Foundation
+import KeypadCore
+import Yams
+
+/// Reads a YAML config strictly: unknown keys, wrong types and out-of-range values are
+/// all reported at once, each naming its key path, what is valid, and where it is.
+public enum ConfigLoader {
+    /// The top-level sections.
+    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier"]
+
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> KioskPadConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(problems: [
+                ConfigProblem(path: "", message: "cannot read config file \(path): \(error.localizedDescription)", location: nil)
+            ])
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        return try parse(yaml: text, source: path, baseDirectory: directory.isEmpty ? "." : directory, environment: environment)
+    }
+
+    public static func parse(
+        yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
+    ) throws -> KioskPadConfiguration {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigError(problems: [ConfigProblem(path: "", message: "not valid YAML: \(error)", location: source)])
+        }
+        let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
+        let top = MappingReader(root, path: "", log: log)
+        let terminalID = top.string("terminal_id", default: "kioskpad")
+        if !isValidTerminalID(terminalID) {
+            log.report("terminal_id", "'\(terminalID)' must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
+        }
+        var entry = EntrySection.read(top.child("entry"))
+        entry.lockout = EntrySection.readLockout(top.child("lockout"))
+        let display = DisplaySection.read(top.child("display"))
+        let keypad = KeypadSection.read(top.child("keypad"), entry: entry)
+        let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        top.finish()
+        for unused in log.overrides.unused {
+            log.report(unused.path, "unknown key; the variable names no config setting", at: nil)
+        }
+        guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
+        return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier)
+    }
+
+    static func isValidTerminalID(_ id: String) -> Bool {
+        (1...64).contains(id.count)
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+    }
+}

@@ -1,0 +1,175 @@
+import Yams
+
+/// Collects problems while a config is read, and holds the environment overrides.
+final class ProblemLog {
+    let source: String
+    let overrides: EnvironmentOverrides
+    private(set) var problems: [ConfigProblem] = []
+
+    init(source: String, overrides: EnvironmentOverrides = EnvironmentOverrides()) {
+        self.source = source
+        self.overrides = overrides
+    }
+
+    func report(_ path: String, _ message: String, at node: Node?) {
+        problems.append(ConfigProblem(path: path, message: message, location: location(of: node, path: path)))
+    }
+
+    func location(of node: Node?, path: String) -> String {
+        if let mark = node?.mark { return "\(source):\(mark.line)" }
+        if let variable = overrides.variable(for: path) { return "environment \(variable)" }
+        return source
+    }
+}
+
+/// Reads one YAML mapping strictly: each key may be read once with a type and a range,
+/// and ``finish()`` reports every key nobody read as unknown, suggesting the closest
+/// known key.
+final class MappingReader {
+    let path: String
+    let node: Node?
+    let log: ProblemLog
+    private var pairs: [(key: String, keyNode: Node, value: Node)] = []
+    private var known: [String] = []
+
+    /// Reads `node` as a mapping at `path`; a non-mapping is reported and read as empty.
+    init(_ node: Node?, path: String, log: ProblemLog) {
+        self.path = path
+        self.node = node
+        self.log = log
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                guard let name = key.string else {
+                    log.report(path, "keys must be plain words", at: key)
+                    continue
+                }
+                pairs.append((name, key, value))
+            }
+        case nil:
+            break
+        case .scalar where node?.null != nil:
+            break
+        default:
+            log.report(path, "must be a mapping of keys to values", at: node)
+        }
+    }
+
+    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The value node for `key` (an environment override wins), marking it known.
+    func value(_ key: String) -> Node? {
+        known.append(key)
+        if let override = log.overrides.take(keyPath(key)) { return override }
+        return pairs.last { $0.key == key }?.value
+    }
+
+    func has(_ key: String) -> Bool {
+        pairs.contains { $0.key == key } || log.overrides.has(keyPath(key))
+    }
+
+    func child(_ key: String) -> MappingReader {
+        MappingReader(value(key), path: keyPath(key), log: log)
+    }
+
+    func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
+        guard let node = value(key) else { return fallback }
+        guard case .scalar = node, let number = node.int else {
+            log.report(keyPath(key), "'\(node.string ?? "?")' is not a whole number; valid: \(range)", at: node)
+            return fallback
+        }
+        guard range.contains(number) else {
+            log.report(keyPath(key), "\(number) is out of range \(range)", at: node)
+            return fallback
+        }
+        return number
+    }
+
+    func seconds(_ key: String, default fallback: Double, range: ClosedRange<Double>) -> Duration {
+        guard let node = value(key) else { return .milliseconds(Int(fallback * 1000)) }
+        guard case .scalar = node, let number = node.float ?? node.int.map(Double.init) else {
+            log.report(keyPath(key), "'\(node.string ?? "?")' is not a number of seconds; valid: \(format(range))", at: node)
+            return .milliseconds(Int(fallback * 1000))
+        }
+        guard range.contains(number) else {
+            log.report(keyPath(key), "\(number) is out of range \(format(range)) seconds", at: node)
+            return .milliseconds(Int(fallback * 1000))
+        }
+        return .milliseconds(Int((number * 1000).rounded()))
+    }
+
+    func bool(_ key: String, default fallback: Bool) -> Bool {
+        guard let node = value(key) else { return fallback }
+        guard case .scalar(let scalar) = node, scalar.style == .plain, let flag = node.bool else {
+            log.report(keyPath(key), "'\(node.string ?? "?")' is not true or false", at: node)
+            return fallback
+        }
+        return flag
+    }
+
+    func string(_ key: String, default fallback: String) -> String {
+        guard let node = value(key) else { return fallback }
+        guard case .scalar = node, let text = node.string else {
+            log.report(keyPath(key), "must be text", at: node)
+            return fallback
+        }
+        return text
+    }
+
+    func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, default fallback: Choice) -> Choice
+    where Choice.RawValue == String {
+        guard let node = value(key) else { return fallback }
+        let valid = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .scalar = node, let text = node.string, let choice = Choice(rawValue: text) else {
+            log.report(keyPath(key), "'\(node.string ?? "?")' is not one of: \(valid)", at: node)
+            return fallback
+        }
+        return choice
+    }
+
+    /// A set of keypad labels written as one string, e.g. `"*"` or `"0123456789"`.
+    func labels(_ key: String, default fallback: String) -> [Character] {
+        let text = string(key, default: fallback)
+        if let bad = text.first(where: { !$0.isASCII || $0.isWhitespace || $0.isNewline }) {
+            log.report(keyPath(key), "'\(bad)' is not a key label; use printable ASCII characters", at: value(key))
+            return Array(fallback)
+        }
+        return Array(text)
+    }
+
+    /// Reports keys that were never read, with the closest known key as a suggestion.
+    func finish() {
+        let knownSet = Set(known)
+        for pair in pairs where !knownSet.contains(pair.key) {
+            let suggestion = known.min { editDistance($0, pair.key) < editDistance($1, pair.key) }
+            var message = "unknown key"
+            if let suggestion, editDistance(suggestion, pair.key) <= 3 {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += " Valid keys here: \(known.sorted().joined(separator: ", "))"
+            log.report(keyPath(pair.key), message, at: pair.keyNode)
+        }
+    }
+
+    private func format(_ range: ClosedRange<Double>) -> String {
+        "\(trim(range.lowerBound))...\(trim(range.upperBound))"
+    }
+
+    private func trim(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+func editDistance(_ lhs: String, _ rhs: String) -> Int {
+    let a = Array(lhs), b = Array(rhs)
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1]
+        for (j, y) in b.enumerated() {
+            current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

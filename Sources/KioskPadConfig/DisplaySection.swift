@@ -1,0 +1,73 @@
+import KeypadCore
+import Yams
+
+/// `display:` - driver, geometry, mask character, texts, and the LCD's I2C settings.
+enum DisplaySection {
+    static let lcdGeometries = [DisplayGeometry.lcd1602, DisplayGeometry.lcd2004]
+    static let i2cKeys = ["i2c_bus", "i2c_address", "backlight"]
+
+    static func read(_ reader: MappingReader) -> DisplayConfiguration {
+        let driver: DisplayDriverKind = reader.choice("driver", default: .ansi)
+        let isLCD = driver == .hd44780
+        let fallback = isLCD ? DisplayGeometry.lcd1602 : DisplayGeometry.lcd2004
+        let columns = reader.int("columns", default: fallback.columns, range: DisplayGeometry.columnRange)
+        let rows = reader.int("rows", default: fallback.rows, range: DisplayGeometry.rowRange)
+        var geometry = DisplayGeometry(columns: columns, rows: rows)
+        if isLCD && !lcdGeometries.contains(geometry) {
+            reader.log.report(reader.keyPath("columns"), "\(geometry) is not a supported HD44780 size; valid: 16x2, 20x4", at: reader.value("columns"))
+            geometry = fallback
+        }
+        var mask = reader.labels("mask_char", default: "*")
+        if mask.count != 1 {
+            reader.log.report(reader.keyPath("mask_char"), "must be exactly one printable character", at: reader.value("mask_char"))
+            mask = ["*"]
+        }
+        let texts = readTexts(reader.child("texts"))
+        var i2c: I2CDisplayConfiguration?
+        if isLCD {
+            i2c = I2CDisplayConfiguration(
+                bus: reader.int("i2c_bus", default: 1, range: 0...255),
+                address: address(reader),
+                backlight: reader.bool("backlight", default: true))
+        } else {
+            for key in i2cKeys where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with driver: hd44780", at: reader.value(key))
+            }
+        }
+        reader.finish()
+        return DisplayConfiguration(driver: driver, geometry: geometry, maskCharacter: mask[0], texts: texts, i2c: i2c)
+    }
+
+    /// A 7-bit I2C address, written `0x27` or `39`.
+    static func address(_ reader: MappingReader) -> Int {
+        let valid = 0x03...0x77
+        guard let node = reader.value("i2c_address") else { return 0x27 }
+        let text = node.string ?? ""
+        let number = text.lowercased().hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : node.int
+        guard let number, valid.contains(number) else {
+            reader.log.report(reader.keyPath("i2c_address"), "'\(text)' is not a 7-bit I2C address; valid: 0x03...0x77 (e.g. 0x27 or 0x3f)", at: node)
+            return 0x27
+        }
+        return number
+    }
+
+    static func readTexts(_ reader: MappingReader) -> DisplayTexts {
+        var texts = DisplayTexts()
+        let fields: [(String, WritableKeyPath<DisplayTexts, String>)] = [
+            ("title", \.title), ("enter_pin", \.enterPIN), ("enter_code", \.enterCode),
+            ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
+            ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
+            ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
+        ]
+        for (key, field) in fields {
+            let value = reader.string(key, default: texts[keyPath: field])
+            if let bad = value.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
+                reader.log.report(reader.keyPath(key), "'\(bad)' is not printable ASCII; text displays show ASCII only", at: reader.value(key))
+                continue
+            }
+            texts[keyPath: field] = value
+        }
+        reader.finish()
+        return texts
+    }
+}

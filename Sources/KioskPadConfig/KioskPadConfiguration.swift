@@ -1,0 +1,144 @@
+import KeypadCore
+
+/// A validated configuration: everything the controller needs to wire a terminal.
+public struct KioskPadConfiguration: Sendable {
+    public var terminalID: String
+    public var entry: EntryOptions
+    public var display: DisplayConfiguration
+    public var keypad: KeypadConfiguration
+    public var verifier: VerifierConfiguration
+
+    public init(
+        terminalID: String, entry: EntryOptions, display: DisplayConfiguration,
+        keypad: KeypadConfiguration, verifier: VerifierConfiguration
+    ) {
+        self.terminalID = terminalID
+        self.entry = entry
+        self.display = display
+        self.keypad = keypad
+        self.verifier = verifier
+    }
+
+    /// `kioskpad simulate` with no file: 4-digit masked PIN, keyboard, terminal panel,
+    /// built-in demo verifier.
+    public static func simulatedDefault(display driver: DisplayDriverKind = .ansi) -> KioskPadConfiguration {
+        KioskPadConfiguration(
+            terminalID: "simulator", entry: EntryOptions(),
+            display: DisplayConfiguration(driver: driver, geometry: .lcd2004),
+            keypad: KeypadConfiguration(driver: .terminal, gpio: nil),
+            verifier: .demo)
+    }
+}
+
+/// Which display driver shows frames.
+public enum DisplayDriverKind: String, Sendable, CaseIterable {
+    case ansi
+    case plain
+    case hd44780
+}
+
+/// `display:` - driver, geometry, mask character, texts and (for an LCD) the I2C bus.
+public struct DisplayConfiguration: Sendable {
+    public var driver: DisplayDriverKind
+    public var geometry: DisplayGeometry
+    public var maskCharacter: Character
+    public var texts: DisplayTexts
+    public var i2c: I2CDisplayConfiguration?
+
+    public init(
+        driver: DisplayDriverKind, geometry: DisplayGeometry, maskCharacter: Character = "*",
+        texts: DisplayTexts = DisplayTexts(), i2c: I2CDisplayConfiguration? = nil
+    ) {
+        self.driver = driver
+        self.geometry = geometry
+        self.maskCharacter = maskCharacter
+        self.texts = texts
+        self.i2c = i2c
+    }
+}
+
+/// Where an HD44780 LCD's PCF8574 backpack sits: `/dev/i2c-<bus>`, 7-bit address.
+public struct I2CDisplayConfiguration: Equatable, Sendable {
+    public var bus: Int
+    public var address: Int
+    public var backlight: Bool
+
+    public init(bus: Int, address: Int, backlight: Bool) {
+        self.bus = bus
+        self.address = address
+        self.backlight = backlight
+    }
+}
+
+/// Which key source feeds the entry model.
+public enum KeypadDriverKind: String, Sendable, CaseIterable {
+    case terminal
+    case gpio
+}
+
+/// `keypad:` - the key source and, for a GPIO matrix, its wiring.
+public struct KeypadConfiguration: Sendable {
+    public var driver: KeypadDriverKind
+    public var gpio: GPIOKeypadConfiguration?
+
+    public init(driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?) {
+        self.driver = driver
+        self.gpio = gpio
+    }
+}
+
+/// A GPIO line, by offset on its chip or by its line name.
+public enum LineReference: Hashable, Sendable, CustomStringConvertible {
+    case offset(Int)
+    case name(String)
+
+    public var description: String {
+        switch self {
+        case .offset(let offset): return String(offset)
+        case .name(let name): return name
+        }
+    }
+}
+
+/// A matrix keypad on GPIO lines (rows driven, columns read with pull-ups).
+public struct GPIOKeypadConfiguration: Equatable, Sendable {
+    public var chip: String
+    public var rows: [LineReference]
+    public var columns: [LineReference]
+    /// Labels row by row, e.g. `123A456B789C*0#D`.
+    public var keys: [Character]
+    public var activeLow: Bool
+    public var hasDiodes: Bool
+    public var settle: Duration
+    public var debouncePress: Duration
+    public var debounceRelease: Duration
+    public var hold: Duration
+    public var stuck: Duration
+
+    public init(
+        chip: String, rows: [LineReference], columns: [LineReference], keys: [Character],
+        activeLow: Bool = true, hasDiodes: Bool = false, settle: Duration = .microseconds(50),
+        debouncePress: Duration = .milliseconds(10), debounceRelease: Duration = .milliseconds(10),
+        hold: Duration = .seconds(1), stuck: Duration = .seconds(30)
+    ) {
+        self.chip = chip
+        self.rows = rows
+        self.columns = columns
+        self.keys = keys
+        self.activeLow = activeLow
+        self.hasDiodes = hasDiodes
+        self.settle = settle
+        self.debouncePress = debouncePress
+        self.debounceRelease = debounceRelease
+        self.hold = hold
+        self.stuck = stuck
+    }
+}
+
+/// `verifier:` - who decides.
+public enum VerifierConfiguration: Equatable, Sendable {
+    /// Built-in demo user with PIN 1234; simulated mode only.
+    case demo
+    /// A users file of salted slow hashes on this terminal.
+    case local(usersFile: String)
+}

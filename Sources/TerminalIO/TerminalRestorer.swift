@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// Puts a terminal back the way it was found, on every exit path: normal return, an error,
+/// Ctrl-C, SIGTERM and SIGHUP. Components register what they changed (raw mode, a hidden
+/// cursor) and ``restore()`` undoes all of it exactly once; it is safe to call repeatedly.
+public final class TerminalRestorer: Sendable {
+    /// The process-wide restorer.
+    public static let shared = TerminalRestorer()
+
+    private struct State: @unchecked Sendable {
+        // @unchecked: termios is a plain C struct, only touched under the mutex.
+        var savedModes: [(fd: Int32, modes: termios)] = []
+        var trailers: [String] = []
+        var signalSources: [any DispatchSourceSignal] = []
+    }
+
+    private let state = Mutex(State())
+
+    private init() {}
+
+    /// Switches `fd` to raw mode (no echo, no line buffering, no signals from keys) and
+    /// remembers how to undo it. Returns false when `fd` is not a terminal.
+    public func enterRawMode(fd: Int32) -> Bool {
+        var original = termios()
+        guard isatty(fd) == 1, tcgetattr(fd, &original) == 0 else { return false }
+        var raw = original
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INPCK | ISTRIP | BRKINT)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1 // a read returns after one byte
+            cc[Int(VTIME)] = 0
+        }
+        state.withLock { $0.savedModes.append((fd, original)) }
+        installSignalHandlers()
+        return tcsetattr(fd, TCSAFLUSH, &raw) == 0
+    }
+
+    /// Remembers text to write to stdout on restore (for example "show cursor").
+    public func writeOnRestore(_ text: String) {
+        state.withLock { $0.trailers.append(text) }
+        installSignalHandlers()
+    }
+
+    /// Undoes everything registered so far. Idempotent.
+    public func restore() {
+        let (modes, trailers) = state.withLock { state -> ([(fd: Int32, modes: termios)], [String]) in
+            defer {
+                state.savedModes.removeAll()
+                state.trailers.removeAll()
+            }
+            return (state.savedModes, state.trailers)
+        }
+        for text in trailers.reversed() {
+            text.utf8CString.withUnsafeBufferPointer { buffer in
+                _ = write(STDOUT_FILENO, buffer.baseAddress, buffer.count - 1)
+            }
+        }
+        for entry in modes.reversed() {
+            var original = entry.modes
+            _ = tcsetattr(entry.fd, TCSAFLUSH, &original)
+        }
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP: restore, then exit with status 0 (a requested stop).
+    private func installSignalHandlers() {
+        state.withLock { state in
+            guard state.signalSources.isEmpty else { return }
+            for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler {
+                    TerminalRestorer.shared.restore()
+                    exit(0)
+                }
+                source.resume()
+                state.signalSources.append(source)
+            }
+        }
+    }
+}

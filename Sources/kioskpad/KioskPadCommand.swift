@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `kioskpad` command: a door/kiosk PIN terminal for a matrix keypad and a text display.
+struct KioskPadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kioskpad",
+        abstract: "Door and kiosk PIN terminal for a matrix keypad and a small text display.",
+        discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
+        subcommands: [SimulateCommand.self, ConfigCommand.self, PINCommand.self]
+    )
+}

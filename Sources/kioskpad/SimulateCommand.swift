@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import KeypadCore
+import KeypadDisplay
+import KeypadHAL
+import KeypadVerifier
+import KioskPad
+import KioskPadConfig
+import Logging
+
+/// `kioskpad simulate`: laptop mode; the keyboard is the keypad and the terminal the display.
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the terminal on this computer: keyboard as keypad, terminal as display.",
+        discussion: """
+            Keys: 0-9 digits; Backspace or * erase one; Enter or # submit (and dismiss a \
+            result); Esc cancel; ? help ("forgot PIN"); Ctrl-C quit. With no options: a \
+            4-digit masked PIN checked by a built-in demo verifier (PIN 1234). When stdin \
+            is not a terminal, keys are read from it and the command exits once the last \
+            attempt's result has been shown: printf '1234' | kioskpad simulate --display plain
+            """
+    )
+
+    @Option(name: .long, help: "Config file (YAML). Its keypad section is ignored: the keyboard is the keypad.")
+    var config: String?
+
+    @Option(name: .long, help: "Display: ansi (a panel redrawn in place) or plain (each frame as text, then ----).")
+    var display: DisplayChoice?
+
+    @Option(name: .long, help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    enum DisplayChoice: String, ExpressibleByArgument, CaseIterable {
+        case ansi
+        case plain
+    }
+
+    func run() async throws {
+        LoggingSetup.bootstrap(level: logLevel)
+        var configuration: KioskPadConfiguration
+        if let config {
+            configuration = try ConfigLoader.load(path: config)
+        } else {
+            configuration = .simulatedDefault()
+        }
+        // The terminal is the display: keep the configured geometry (preview a 16x2 LCD),
+        // but draw it with a terminal driver.
+        if let display {
+            configuration.display.driver = display == .plain ? .plain : .ansi
+        } else if configuration.display.driver == .hd44780 {
+            configuration.display.driver = .ansi
+        }
+        let verifier: any Verifier
+        do {
+            verifier = try TerminalAssembly.verifier(for: configuration.verifier)
+        } catch let error as AssemblyError {
+            throw UsageError(description: error.description)
+        }
+        if configuration.verifier == .demo {
+            PlainTextDisplay.standardOutput("demo PIN: \(TerminalAssembly.demoPIN)\n")
+        }
+        let displayDriver: any DisplayDriver
+        do {
+            displayDriver = try TerminalAssembly.terminalDisplay(for: configuration.display)
+        } catch let error as AssemblyError {
+            throw UsageError(description: error.description)
+        }
+        let controller = KioskController(
+            entry: configuration.entry,
+            composer: TerminalAssembly.composer(for: configuration.display),
+            display: displayDriver, verifier: verifier, source: TerminalKeySource(),
+            terminalID: configuration.terminalID, logger: Logger(label: "kioskpad.simulate"))
+        _ = await controller.run()
+        await displayDriver.close()
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// Runs the built `kioskpad` binary as a user would, with piped stdin.
+enum CLI {
+    static let binary: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("kioskpad")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/kioskpad")
+    }()
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: String = "") throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Frames of `--display plain` output (the rows between `----` lines).
+    static func frames(_ output: String) -> [String] {
+        output.components(separatedBy: "----\n").dropLast()
+            .map { $0.replacingOccurrences(of: "demo PIN: 1234\n", with: "") }
+    }
+}
+
+@Suite("kioskpad command line", .serialized)
+struct SimulateCommandTests {
+    @Test func rightPINThroughAPipeEndsWithAccessGranted() throws {
+        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "1234")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("demo PIN: 1234\n"))
+        #expect(result.stdout.components(separatedBy: "demo PIN").count == 2)
+        let frames = CLI.frames(result.stdout)
+        #expect(frames.last?.contains("Access granted") == true)
+        #expect(frames.allSatisfy { !$0.contains("1234") && !$0.contains { "123".contains($0) } })
+    }
+
+    @Test func wrongPINThroughAPipeEndsWithAccessDenied() throws {
+        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "9999")
+        #expect(result.status == 0)
+        let frames = CLI.frames(result.stdout)
+        #expect(frames.last?.contains("Access denied") == true)
+        #expect(frames.allSatisfy { !$0.contains("9") })
+        #expect(!result.stderr.contains("9999"))
+    }
+
+    @Test func deleteAndClearWorkThroughAPipe() throws {
+        // 5, Backspace, 1 2, Esc (cancel), 1 2 3, '*' (erase), 3 4 -> 1234
+        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "5\u{7F}12\u{1B}123*34")
+        #expect(CLI.frames(result.stdout).last?.contains("Access granted") == true)
+    }
+
+    @Test func simulateWithTheShippedConfigUsesItsUsersFile() throws {
+        let result = try CLI.run(["simulate", "--config", "config/simulate.yaml", "--display", "plain", "--log-level", "info"], stdin: "7395\n1234\n")
+        #expect(result.status == 0)
+        #expect(!result.stdout.contains("demo PIN"))
+        let outcomes = CLI.frames(result.stdout).compactMap { frame in
+            ["Access granted", "Access denied"].first { frame.contains($0) }
+        }
+        #expect(outcomes.first == "Access denied")
+        #expect(outcomes.last == "Access granted")
+        // Logs count digits and never carry them.
+        #expect(result.stderr.contains("digits=4"))
+        #expect(!result.stderr.contains("1234") && !result.stderr.contains("7395"))
+    }
+
+    @Test func configCheckNamesATypoedKeyAndExits2() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kioskpad-typo-\(UUID()).yaml")
+        try "verifier:\n  kind: demo\nentry:\n  max_lenght: 6\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try CLI.run(["config", "check", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("entry.max_lenght: unknown key"))
+        let ok = try CLI.run(["config", "check", "config/pi-4x4-lcd1602.yaml"])
+        #expect(ok.status == 0)
+        #expect(ok.stdout == "ok\n")
+    }
+
+    @Test func pinHashMakesALineTheUsersFileAccepts() throws {
+        let result = try CLI.run(["pin", "hash", "--user", "carol", "--iterations", "1000"], stdin: "246810\n")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("carol:$pbkdf2-sha256$i=1000$"))
+        #expect(!result.stdout.contains("246810"))
+        let bad = try CLI.run(["pin", "hash"], stdin: "12ab\n")
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("4 to 12 digits"))
+    }
+
+    @Test func badUsageExits2() throws {
+        let result = try CLI.run(["simulate", "--display", "hologram"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--display"))
+    }
+
+    @Test func aMissingUsersFileIsAClearError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kioskpad-nousers-\(UUID()).yaml")
+        try "verifier:\n  kind: local\n  users_file: /nonexistent/users\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try CLI.run(["simulate", "--config", file.path, "--display", "plain"], stdin: "1234")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("verifier.users_file: /nonexistent/users"))
+    }
+}
