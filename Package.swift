@@ -12,6 +12,12 @@ let package = Package(
         .executable(name: "kioskpad", targets: ["kioskpad"]),
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
     ],
+    // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
+    // builds simulated mode without it.
+    traits: [
+        .trait(name: "GPIO", description: "Matrix keypad on Linux GPIO through libgpiod (libgpiod-dev)."),
+        .default(enabledTraits: ["GPIO"]),
+    ],
     dependencies: [
         // CLI: one type per subcommand, help text on every option.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,7 +32,24 @@ let package = Package(
         .target(name: "KeypadCore", swiftSettings: strict),
         // Terminal raw mode and restore-on-every-exit, shared by the keyboard source and ANSI display.
         .target(name: "TerminalIO", swiftSettings: strict),
-        .target(name: "KeypadHAL", dependencies: ["KeypadCore", "TerminalIO"], swiftSettings: strict),
+        // libgpiod from the system (v1.6 API on Debian 12 / Raspberry Pi OS bookworm).
+        .systemLibrary(
+            name: "CGPIOD", pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        // A thin C shim: arrays of offsets in, bulk set/get, edge waits, precise errors.
+        .target(
+            name: "CKeypadGPIO",
+            dependencies: [.target(name: "CGPIOD", condition: .when(platforms: [.linux], traits: ["GPIO"]))]
+        ),
+        .target(
+            name: "KeypadHAL",
+            dependencies: [
+                "KeypadCore", "TerminalIO",
+                .target(name: "CKeypadGPIO", condition: .when(platforms: [.linux], traits: ["GPIO"])),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO"], swiftSettings: strict),
         .target(
             name: "KeypadVerifier",
@@ -59,6 +82,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Hardware-in-loop tooling: emulates a key matrix on a gpio-sim chip (Tests/HIL/run.sh).
+        .executableTarget(name: "keypad-emu", path: "Tests/HIL/KeypadEmulator"),
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore"], swiftSettings: strict),

@@ -3,9 +3,8 @@
 # bookworm, only where missing. Safe to run again. Called by simulate.sh and test.sh.
 set -euo pipefail
 
-# Debian packages the build needs (none yet beyond the Swift toolchain; GPIO and LCD
-# support add theirs here).
-packages=()
+# Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend.
+packages=(libgpiod-dev pkg-config)
 
 missing=()
 for package in "${packages[@]+"${packages[@]}"}"; do

@@ -1,0 +1,72 @@
+/* A thin C layer over libgpiod for a key matrix: arrays of offsets in, bulk set/get,
+ * edge waits, and errors that say which line failed and why. Plain C types only, so the
+ * Swift side never touches libgpiod's structs. */
+#ifndef KEYPAD_GPIO_H
+#define KEYPAD_GPIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum kp_error_code {
+    KP_OK = 0,
+    KP_ERR_CHIP_NOT_FOUND = 1,
+    KP_ERR_PERMISSION = 2,
+    KP_ERR_LINE_RANGE = 3,
+    KP_ERR_LINE_NAME = 4,
+    KP_ERR_BUSY = 5,
+    KP_ERR_SYSTEM = 6,
+    KP_ERR_UNSUPPORTED = 7,
+};
+
+enum kp_line_group { KP_GROUP_NONE = 0, KP_GROUP_ROWS = 1, KP_GROUP_COLUMNS = 2 };
+
+/* What went wrong: the code, errno, which line (group + index), and text (chip list,
+ * consumer of a busy line, library message). */
+struct kp_error {
+    int code;
+    int sys_errno;
+    int group;
+    int index;
+    char detail[512];
+};
+
+typedef struct kp_matrix kp_matrix;
+
+/* Opens `chip` (name, /dev path, number or label) and requests the lines.
+ * Each line is `offsets[i]` when >= 0, else looked up by `names[i]`.
+ * Rows: outputs, open-drain with pull-up when active_low (open-source with pull-down
+ * otherwise), all released. Columns: inputs with the matching pull, both-edge events. */
+kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
+                   const char *consumer, struct kp_error *error);
+
+/* Makes only `row` active (row < 0: every row), in one bulk set. 0 or -1 (errno set). */
+int kp_drive(kp_matrix *matrix, int row);
+/* Bit c set when column c reads active, in one bulk read. 0 or -1. */
+int kp_read_columns(kp_matrix *matrix, uint8_t *mask);
+/* Discards queued edge events. 0 or -1. */
+int kp_drain_edges(kp_matrix *matrix);
+/* Waits for an edge or kp_wake(); timeout_ms < 0 waits forever. 1 woke, 0 timed out, -1 error. */
+int kp_wait_edge(kp_matrix *matrix, int timeout_ms);
+/* Makes a waiting kp_wait_edge() return; safe from any thread. */
+void kp_wake(kp_matrix *matrix);
+/* Bulk set + bulk get calls issued so far. */
+unsigned long kp_value_calls(const kp_matrix *matrix);
+/* Releases every line and closes the chip. */
+void kp_close(kp_matrix *matrix);
+/* Lists the GPIO chips present, "gpiochip0 [label] (N lines), ..." into buffer. */
+void kp_list_chips(char *buffer, size_t length);
+/* Names the calling thread (visible in /proc/PID/task/TID/comm). */
+void kp_set_thread_name(const char *name);
+/* 1 when built against the v1 API, 2 for v2, 0 without libgpiod. */
+int kp_api_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

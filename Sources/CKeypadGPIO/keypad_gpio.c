@@ -1,0 +1,302 @@
+#define _GNU_SOURCE
+#include "keypad_gpio.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__linux__) && __has_include(<gpiod.h>)
+#include <gpiod.h>
+#endif
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+void kp_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+#else
+void kp_set_thread_name(const char *name) { (void)name; }
+#endif
+
+#if defined(__linux__) && defined(GPIOD_LINE_BULK_MAX_LINES)
+/* ---- libgpiod v1 (1.6: Debian 12, Raspberry Pi OS bookworm) ---------------------- */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct kp_matrix {
+    struct gpiod_chip *chip;
+    struct gpiod_line_bulk rows;
+    struct gpiod_line_bulk columns;
+    unsigned row_count;
+    unsigned column_count;
+    int active_low;
+    int wake_pipe[2];
+    unsigned long value_calls;
+};
+
+int kp_api_version(void) { return 1; }
+
+static void set_error(struct kp_error *error, int code, int group, int index, const char *detail) {
+    if (!error) return;
+    error->code = code;
+    error->sys_errno = errno;
+    error->group = group;
+    error->index = index;
+    snprintf(error->detail, sizeof error->detail, "%s", detail ? detail : "");
+}
+
+void kp_list_chips(char *buffer, size_t length) {
+    size_t used = 0;
+    buffer[0] = '\0';
+    DIR *dir = opendir("/dev");
+    if (!dir) return;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strncmp(entry->d_name, "gpiochip", 8) != 0) continue;
+        struct gpiod_chip *chip = gpiod_chip_open_by_name(entry->d_name);
+        int written;
+        if (chip) {
+            written = snprintf(buffer + used, length - used, "%s%s [%s] (%u lines)", used ? ", " : "", entry->d_name,
+                               gpiod_chip_label(chip), gpiod_chip_num_lines(chip));
+            gpiod_chip_close(chip);
+        } else {
+            written = snprintf(buffer + used, length - used, "%s%s (cannot open: %s)", used ? ", " : "", entry->d_name,
+                               strerror(errno));
+        }
+        if (written < 0 || (size_t)written >= length - used) break;
+        used += (size_t)written;
+    }
+    closedir(dir);
+}
+
+static int resolve(kp_matrix *m, struct gpiod_line_bulk *bulk, const int *offsets, const char *const *names,
+                   unsigned count, int group, struct kp_error *error) {
+    unsigned lines = gpiod_chip_num_lines(m->chip);
+    gpiod_line_bulk_init(bulk);
+    for (unsigned i = 0; i < count; i++) {
+        struct gpiod_line *line;
+        if (offsets[i] >= 0) {
+            if ((unsigned)offsets[i] >= lines) {
+                char detail[128];
+                snprintf(detail, sizeof detail, "%u", lines);
+                errno = ERANGE;
+                set_error(error, KP_ERR_LINE_RANGE, group, (int)i, detail);
+                return -1;
+            }
+            line = gpiod_chip_get_line(m->chip, (unsigned)offsets[i]);
+        } else {
+            line = gpiod_chip_find_line(m->chip, names[i]);
+            if (!line) {
+                set_error(error, KP_ERR_LINE_NAME, group, (int)i, names[i]);
+                return -1;
+            }
+        }
+        if (!line) {
+            set_error(error, KP_ERR_SYSTEM, group, (int)i, strerror(errno));
+            return -1;
+        }
+        gpiod_line_bulk_add(bulk, line);
+    }
+    return 0;
+}
+
+/* After a failed request: find the line another consumer holds. */
+static void explain_busy(struct gpiod_line_bulk *bulk, int group, struct kp_error *error) {
+    int saved = errno;
+    for (unsigned i = 0; i < gpiod_line_bulk_num_lines(bulk); i++) {
+        struct gpiod_line *line = gpiod_line_bulk_get_line(bulk, i);
+        gpiod_line_update(line);
+        if (gpiod_line_is_used(line)) {
+            const char *consumer = gpiod_line_consumer(line);
+            errno = saved;
+            set_error(error, KP_ERR_BUSY, group, (int)i, consumer ? consumer : "(unnamed consumer)");
+            return;
+        }
+    }
+    errno = saved;
+    set_error(error, saved == EBUSY ? KP_ERR_BUSY : (saved == EACCES || saved == EPERM ? KP_ERR_PERMISSION : KP_ERR_SYSTEM),
+              group, -1, strerror(saved));
+}
+
+kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
+                   const char *consumer, struct kp_error *error) {
+    if (error) memset(error, 0, sizeof *error);
+    if (rows == 0 || columns == 0 || rows > 8 || columns > 8) {
+        errno = EINVAL;
+        set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, "a matrix has 1...8 rows and 1...8 columns");
+        return NULL;
+    }
+    kp_matrix *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->row_count = rows;
+    m->column_count = columns;
+    m->active_low = active_low;
+    m->wake_pipe[0] = m->wake_pipe[1] = -1;
+    m->chip = gpiod_chip_open_lookup(chip);
+    if (!m->chip) {
+        int saved = errno;
+        char list[400];
+        kp_list_chips(list, sizeof list);
+        errno = saved;
+        set_error(error, (saved == EACCES || saved == EPERM) ? KP_ERR_PERMISSION : KP_ERR_CHIP_NOT_FOUND,
+                  KP_GROUP_NONE, -1, list);
+        free(m);
+        return NULL;
+    }
+    if (resolve(m, &m->rows, row_offsets, row_names, rows, KP_GROUP_ROWS, error) < 0 ||
+        resolve(m, &m->columns, column_offsets, column_names, columns, KP_GROUP_COLUMNS, error) < 0) {
+        gpiod_chip_close(m->chip);
+        free(m);
+        return NULL;
+    }
+    /* Rows: never driven to the inactive level, so two keys in one column cannot short
+     * two outputs. Released = high impedance, held at the inactive level by the pull. */
+    int row_flags = active_low ? (GPIOD_LINE_REQUEST_FLAG_OPEN_DRAIN | GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP)
+                               : (GPIOD_LINE_REQUEST_FLAG_OPEN_SOURCE | GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN);
+    int released[GPIOD_LINE_BULK_MAX_LINES];
+    for (unsigned i = 0; i < rows; i++) released[i] = active_low ? 1 : 0;
+    struct gpiod_line_request_config config = {
+        .consumer = consumer, .request_type = GPIOD_LINE_REQUEST_DIRECTION_OUTPUT, .flags = row_flags};
+    if (gpiod_line_request_bulk(&m->rows, &config, released) < 0) {
+        explain_busy(&m->rows, KP_GROUP_ROWS, error);
+        gpiod_chip_close(m->chip);
+        free(m);
+        return NULL;
+    }
+    int column_flags = active_low ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
+    if (gpiod_line_request_bulk_both_edges_events_flags(&m->columns, consumer, column_flags) < 0) {
+        explain_busy(&m->columns, KP_GROUP_COLUMNS, error);
+        gpiod_line_release_bulk(&m->rows);
+        gpiod_chip_close(m->chip);
+        free(m);
+        return NULL;
+    }
+    if (pipe2(m->wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, strerror(errno));
+        kp_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+int kp_drive(kp_matrix *m, int row) {
+    int values[GPIOD_LINE_BULK_MAX_LINES];
+    int active = m->active_low ? 0 : 1;
+    for (unsigned i = 0; i < m->row_count; i++) values[i] = (row < 0 || (unsigned)row == i) ? active : !active;
+    m->value_calls++;
+    return gpiod_line_set_value_bulk(&m->rows, values);
+}
+
+int kp_read_columns(kp_matrix *m, uint8_t *mask) {
+    int values[GPIOD_LINE_BULK_MAX_LINES];
+    m->value_calls++;
+    if (gpiod_line_get_value_bulk(&m->columns, values) < 0) return -1;
+    uint8_t bits = 0;
+    int active = m->active_low ? 0 : 1;
+    for (unsigned i = 0; i < m->column_count; i++)
+        if (values[i] == active) bits |= (uint8_t)(1u << i);
+    *mask = bits;
+    return 0;
+}
+
+int kp_drain_edges(kp_matrix *m) {
+    struct gpiod_line_event events[16];
+    for (unsigned i = 0; i < m->column_count; i++) {
+        int fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
+        if (fd < 0) return -1;
+        for (;;) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            int ready = poll(&p, 1, 0);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready <= 0) break;
+            if (gpiod_line_event_read_fd_multiple(fd, events, 16) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+int kp_wait_edge(kp_matrix *m, int timeout_ms) {
+    struct pollfd fds[GPIOD_LINE_BULK_MAX_LINES + 1];
+    unsigned count = 0;
+    for (unsigned i = 0; i < m->column_count; i++) {
+        fds[count].fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
+        fds[count].events = POLLIN;
+        fds[count].revents = 0;
+        count++;
+    }
+    fds[count].fd = m->wake_pipe[0];
+    fds[count].events = POLLIN;
+    fds[count].revents = 0;
+    count++;
+    int ready;
+    do {
+        ready = poll(fds, count, timeout_ms);
+    } while (ready < 0 && errno == EINTR);
+    if (ready < 0) return -1;
+    if (fds[count - 1].revents & POLLIN) {
+        char sink[16];
+        while (read(m->wake_pipe[0], sink, sizeof sink) > 0) {}
+    }
+    return ready > 0 ? 1 : 0;
+}
+
+void kp_wake(kp_matrix *m) {
+    char byte = 1;
+    ssize_t ignored = write(m->wake_pipe[1], &byte, 1);
+    (void)ignored;
+}
+
+unsigned long kp_value_calls(const kp_matrix *m) { return m->value_calls; }
+
+void kp_close(kp_matrix *m) {
+    if (!m) return;
+    if (gpiod_line_bulk_num_lines(&m->rows) > 0) {
+        gpiod_line_release_bulk(&m->rows);
+    }
+    if (gpiod_line_bulk_num_lines(&m->columns) > 0) gpiod_line_release_bulk(&m->columns);
+    if (m->wake_pipe[0] >= 0) close(m->wake_pipe[0]);
+    if (m->wake_pipe[1] >= 0) close(m->wake_pipe[1]);
+    gpiod_chip_close(m->chip);
+    free(m);
+}
+
+#else
+/* ---- no libgpiod v1: every call reports why ------------------------------------------ */
+#include <errno.h>
+
+struct kp_matrix { int unused; };
+
+int kp_api_version(void) {
+#if defined(__linux__) && __has_include(<gpiod.h>)
+    return 2;
+#else
+    return 0;
+#endif
+}
+
+kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
+                   const char *consumer, struct kp_error *error) {
+    (void)chip; (void)row_offsets; (void)row_names; (void)rows; (void)column_offsets; (void)column_names;
+    (void)columns; (void)active_low; (void)consumer;
+    if (error) {
+        memset(error, 0, sizeof *error);
+        error->code = KP_ERR_UNSUPPORTED;
+        snprintf(error->detail, sizeof error->detail, "%s",
+                 kp_api_version() == 2 ? "this build found the libgpiod v2 API; KioskPad supports the v1.6 API"
+                                       : "this build has no libgpiod (install libgpiod-dev and rebuild)");
+    }
+    errno = ENOTSUP;
+    return NULL;
+}
+int kp_drive(kp_matrix *m, int row) { (void)m; (void)row; errno = ENOTSUP; return -1; }
+int kp_read_columns(kp_matrix *m, uint8_t *mask) { (void)m; (void)mask; errno = ENOTSUP; return -1; }
+int kp_drain_edges(kp_matrix *m) { (void)m; errno = ENOTSUP; return -1; }
+int kp_wait_edge(kp_matrix *m, int timeout_ms) { (void)m; (void)timeout_ms; errno = ENOTSUP; return -1; }
+void kp_wake(kp_matrix *m) { (void)m; }
+unsigned long kp_value_calls(const kp_matrix *m) { (void)m; return 0; }
+void kp_close(kp_matrix *m) { (void)m; }
+void kp_list_chips(char *buffer, size_t length) { if (length) buffer[0] = '\0'; }
+#endif

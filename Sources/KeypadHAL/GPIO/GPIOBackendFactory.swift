@@ -1,0 +1,20 @@
+/// Opens the GPIO matrix backend, or says why this build cannot.
+public enum GPIOBackendFactory {
+    public static func open(_ wiring: GPIOMatrixWiring) throws -> any MatrixBackend {
+        #if canImport(CKeypadGPIO)
+        return try GPIOMatrixBackend(wiring: wiring)
+        #else
+        throw GPIOKeypadError(key: "keypad.driver", message: "gpio is not available: this build has no libgpiod support (install libgpiod-dev and build with the default GPIO trait)")
+        #endif
+    }
+
+    /// The GPIO chips present, or an explanation.
+    public static func chips() -> String {
+        #if canImport(CKeypadGPIO)
+        let list = GPIOMatrixBackend.listChips()
+        return list.isEmpty ? "none" : list
+        #else
+        return "unknown (built without GPIO support)"
+        #endif
+    }
+}

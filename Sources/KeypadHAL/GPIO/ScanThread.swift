@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+#if canImport(CKeypadGPIO)
+import CKeypadGPIO
+#endif
+
+/// Runs a ``MatrixScanLoop`` on a dedicated, named thread (`kp-scan`) so that an idle
+/// keypad is one thread blocked in `poll(2)`, visible and countable in `/proc`.
+public final class ScanThread: @unchecked Sendable {
+    // @unchecked: after start() the loop and backend are touched only by the scan thread;
+    // stop() only sets a lock-protected flag and calls the backend's thread-safe wake().
+    public static let threadName = "kp-scan"
+
+    private let loop: MatrixScanLoop
+    private let lock = NSLock()
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(loop: MatrixScanLoop) {
+        self.loop = loop
+    }
+
+    /// Starts scanning; `deliver` runs on the scan thread for every event, `failed` once if
+    /// the backend fails (the thread then ends).
+    public func start(deliver: @escaping @Sendable (ScanEvent) -> Void, failed: @escaping @Sendable (any Error) -> Void) {
+        let thread = Thread { [self] in
+            #if canImport(CKeypadGPIO)
+            kp_set_thread_name(ScanThread.threadName)
+            #endif
+            defer { finished.signal() }
+            do {
+                try loop.run(shouldStop: { isStopping }, deliver: deliver)
+            } catch {
+                failed(error)
+            }
+        }
+        thread.name = ScanThread.threadName
+        thread.start()
+    }
+
+    public func stop() {
+        lock.withLock { stopping = true }
+        loop.backend.wake()
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Stops the thread and waits (up to `timeout`) until it has ended; then returns the
+    /// scan statistics: scans, idle waits, and the GPIO value calls of the costliest scan.
+    public func stopAndCollect(timeout: Duration = .seconds(2)) -> (scans: Int, idleWaits: Int, valueCallsPerScan: Int)? {
+        stop()
+        let milliseconds = Int(timeout.components.seconds * 1000)
+        guard finished.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
+        return (loop.scans, loop.idleWaits, loop.maxValueCallsPerScan)
+    }
+}

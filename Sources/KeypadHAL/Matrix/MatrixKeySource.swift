@@ -1,0 +1,41 @@
+import KeypadCore
+
+/// A ``KeySource`` over a matrix keypad: the scan loop runs on its own thread and every
+/// debounced press becomes a key label. Releases, holds, ghosting and stuck keys go to
+/// `diagnostics` (for logs and `keytest`); a backend failure ends the stream after
+/// reporting it.
+public final class MatrixKeySource: KeySource, @unchecked Sendable {
+    // @unchecked: the scan thread owns the loop; this object only starts and stops it.
+    public var isScripted: Bool { false }
+    public let thread: ScanThread
+    private let diagnostics: @Sendable (ScanEvent) -> Void
+    private let failure: @Sendable (any Error) -> Void
+
+    public init(
+        loop: MatrixScanLoop,
+        diagnostics: @escaping @Sendable (ScanEvent) -> Void = { _ in },
+        failure: @escaping @Sendable (any Error) -> Void = { _ in }
+    ) {
+        thread = ScanThread(loop: loop)
+        self.diagnostics = diagnostics
+        self.failure = failure
+    }
+
+    public func events() -> AsyncStream<KeySourceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: KeySourceEvent.self)
+        let diagnostics = self.diagnostics
+        let failure = self.failure
+        let thread = self.thread
+        continuation.onTermination = { _ in thread.stop() }
+        thread.start(
+            deliver: { event in
+                if case .pressed(let key) = event { continuation.yield(.key(.label(key.label))) }
+                diagnostics(event)
+            },
+            failed: { error in
+                failure(error)
+                continuation.finish()
+            })
+        return stream
+    }
+}

@@ -1,0 +1,124 @@
+/// The matrix scanner's state machine (pure; in the style of Zephyr's input_kbd_matrix).
+/// Feed it one full scan at a time: for each row, a bitmask of the columns that read
+/// active while that row was driven. It owns per-key debounce (a change must persist for
+/// the press or release time), ghost rejection, and hold and stuck detection.
+public struct MatrixScanner: Sendable {
+    public let layout: MatrixLayout
+    public let settings: ScannerSettings
+
+    private var stable: [UInt8]
+    /// When each key's raw reading began to differ from its stable state (nil: no change).
+    private var changedAt: [Duration?]
+    private var downSince: [Duration?]
+    private var heldReported: [Bool]
+    private var stuckReported: [Bool]
+    private var ghosting = false
+
+    public init(layout: MatrixLayout, settings: ScannerSettings) {
+        self.layout = layout
+        self.settings = settings
+        let keys = layout.rows * layout.columns
+        stable = Array(repeating: 0, count: layout.rows)
+        changedAt = Array(repeating: nil, count: keys)
+        downSince = Array(repeating: nil, count: keys)
+        heldReported = Array(repeating: false, count: keys)
+        stuckReported = Array(repeating: false, count: keys)
+    }
+
+    /// Processes one full scan taken at `now`; returns the events it causes.
+    public mutating func process(_ sample: [UInt8], at now: Duration) -> [ScanEvent] {
+        precondition(sample.count == layout.rows)
+        if !settings.hasDiodes && MatrixScanner.hasGhost(sample) {
+            // Ambiguous: a phantom key may be in this scan. Make no new events.
+            guard !ghosting else { return [] }
+            ghosting = true
+            return [.ghosting(keys(in: sample))]
+        }
+        ghosting = false
+        var events: [ScanEvent] = []
+        for row in 0..<layout.rows {
+            for column in 0..<layout.columns {
+                let index = row * layout.columns + column
+                let bit = UInt8(1) << column
+                let raw = sample[row] & bit != 0
+                let current = stable[row] & bit != 0
+                guard raw != current else {
+                    changedAt[index] = nil
+                    continue
+                }
+                let since = changedAt[index] ?? now
+                changedAt[index] = since
+                let threshold = raw ? settings.debouncePress : settings.debounceRelease
+                guard now - since >= threshold else { continue }
+                changedAt[index] = nil
+                stable[row] ^= bit
+                let key = layout.key(row: row, column: column)
+                if raw {
+                    downSince[index] = now
+                    events.append(.pressed(key))
+                } else {
+                    downSince[index] = nil
+                    heldReported[index] = false
+                    stuckReported[index] = false
+                    events.append(.released(key))
+                }
+            }
+        }
+        events += holdAndStuck(at: now)
+        return events
+    }
+
+    /// True while a key is down (and not given up as stuck) or a change is being debounced:
+    /// the loop must keep scanning. False means it may idle on edge events.
+    public var needsScanning: Bool {
+        if changedAt.contains(where: { $0 != nil }) { return true }
+        for index in downSince.indices where downSince[index] != nil && !stuckReported[index] { return true }
+        return false
+    }
+
+    /// True while a stuck key is down: idle waits must time out now and then to see it released.
+    public var hasStuckKey: Bool {
+        downSince.indices.contains { downSince[$0] != nil && stuckReported[$0] }
+    }
+
+    /// The keys currently down after debouncing.
+    public var pressedKeys: [MatrixKey] {
+        (0..<layout.rows).flatMap { row in
+            (0..<layout.columns).filter { stable[row] & (1 << $0) != 0 }.map { layout.key(row: row, column: $0) }
+        }
+    }
+
+    /// Without diodes, any two rows that share two or more active columns form a rectangle
+    /// whose fourth corner may be a phantom.
+    public static func hasGhost(_ sample: [UInt8]) -> Bool {
+        for first in sample.indices where sample[first].nonzeroBitCount >= 2 {
+            for second in sample.indices where second > first && (sample[first] & sample[second]).nonzeroBitCount >= 2 {
+                return true
+            }
+        }
+        return false
+    }
+
+    private func keys(in sample: [UInt8]) -> [MatrixKey] {
+        (0..<layout.rows).flatMap { row in
+            (0..<layout.columns).filter { sample[row] & (1 << $0) != 0 }.map { layout.key(row: row, column: $0) }
+        }
+    }
+
+    private mutating func holdAndStuck(at now: Duration) -> [ScanEvent] {
+        var events: [ScanEvent] = []
+        for index in downSince.indices {
+            guard let since = downSince[index] else { continue }
+            let key = layout.key(row: index / layout.columns, column: index % layout.columns)
+            if settings.hold > .zero && !heldReported[index] && now - since >= settings.hold {
+                heldReported[index] = true
+                events.append(.held(key))
+            }
+            if !stuckReported[index] && now - since >= settings.stuck {
+                stuckReported[index] = true
+                events.append(.stuck(key))
+            }
+        }
+        return events
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import KeypadHAL
+import KioskPad
+import KioskPadConfig
+
+/// `kioskpad keytest`: a wiring check that prints every key event until Ctrl-C.
+struct KeytestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keytest",
+        abstract: "Wiring check: print every key press and release with row, column and label until Ctrl-C.",
+        discussion: "Also prints hold events and warnings for ghosting (three keys forming a rectangle on a keypad without diodes) and stuck keys. On exit it prints scan statistics."
+    )
+
+    @Option(help: "Config file with a keypad section (driver: gpio).")
+    var config: String
+
+    func run() async throws {
+        let configuration = try ConfigLoader.load(path: config)
+        let loop: MatrixScanLoop
+        let gpio: GPIOKeypadConfiguration
+        do {
+            gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
+            loop = try KeypadAssembly.scanLoop(gpio)
+        } catch let error as AssemblyError {
+            throw UsageError(description: error.description)
+        } catch let error as GPIOKeypadError {
+            throw RuntimeFailure(description: error.description)
+        }
+        let thread = ScanThread(loop: loop)
+        writeLine("keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns; press keys, Ctrl-C to stop")
+        let failure = AsyncStream.makeStream(of: String.self)
+        thread.start(
+            deliver: { writeLine(KeytestCommand.line(for: $0)) },
+            failed: { error in
+                failure.continuation.yield("\(error)")
+                failure.continuation.finish()
+            })
+        let outcome = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                _ = await SignalWaiter.wait()
+                return nil
+            }
+            group.addTask {
+                for await message in failure.stream { return message }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            failure.continuation.finish()
+            return first
+        }
+        if let stats = thread.stopAndCollect() {
+            writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rows=\(gpio.rows.count)")
+        }
+        if let outcome { throw RuntimeFailure(description: outcome) }
+    }
+
+    static func line(for event: ScanEvent) -> String {
+        func describe(_ key: MatrixKey) -> String { "row \(key.row) column \(key.column) key '\(key.label)'" }
+        switch event {
+        case .pressed(let key): return "press   \(describe(key))"
+        case .released(let key): return "release \(describe(key))"
+        case .held(let key): return "hold    \(describe(key))"
+        case .stuck(let key): return "warning: stuck key: \(describe(key)) is ignored until released"
+        case .ghosting(let keys):
+            let labels = keys.map { "'\($0.label)'" }.joined(separator: " ")
+            return "warning: ghosting: keys \(labels) form a rectangle; no key is read until one is released (a keypad with diodes avoids this: has_diodes: true)"
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/* keypad-emu: emulates a key matrix on a gpio-sim chip for the hardware-in-loop suite.
+ *
+ *   keypad-emu SIMDIR ROWS COLUMNS SCRIPT
+ *     SIMDIR   /sys/devices/platform/gpio-sim.N/gpiochipM
+ *     ROWS     comma-separated row line offsets (driven by the program under test)
+ *     COLUMNS  comma-separated column line offsets (read by it, with pull-ups)
+ *     SCRIPT   lines: "press R C [BOUNCE_MS]", "release R C [BOUNCE_MS]", "wait MS", "# ..."
+ *   env DIODES=1 models a keypad with diodes (no phantom keys).
+ *
+ * It polls the rows' sim_gpioN/value (gpio-sim has no change notification) and sets each
+ * column's pull to what the matrix would produce: a column reads low when a closed contact
+ * connects it to a row driven low - through other closed contacts too, unless the keypad
+ * has diodes, so three keys of a rectangle make the fourth read pressed, as on hardware.
+ * Bounce toggles the contact every 0.2-1 ms for BOUNCE_MS before it settles. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LINES 8
+#define MAX_STEPS 20000
+
+struct step { double at_ms; int row, column, closed; };
+
+static int rows, columns, row_lines[MAX_LINES], column_lines[MAX_LINES];
+static int row_fd[MAX_LINES], pull_fd[MAX_LINES], column_state[MAX_LINES];
+static unsigned contacts[MAX_LINES];
+static struct step steps[MAX_STEPS];
+static int step_count;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int parse_list(const char *text, int *out) {
+    int n = 0;
+    char *copy = strdup(text), *save = NULL;
+    for (char *part = strtok_r(copy, ",", &save); part && n < MAX_LINES; part = strtok_r(NULL, ",", &save)) out[n++] = atoi(part);
+    free(copy);
+    return n;
+}
+
+static void add(double at, int row, int column, int closed) {
+    if (step_count >= MAX_STEPS) { fprintf(stderr, "keypad-emu: script too long\n"); exit(2); }
+    steps[step_count++] = (struct step){at, row, column, closed};
+}
+
+static void load_script(const char *path) {
+    FILE *file = fopen(path, "r");
+    if (!file) { perror(path); exit(2); }
+    char line[256];
+    double at = 0;
+    unsigned seed = 12345;
+    while (fgets(line, sizeof line, file)) {
+        char verb[16];
+        double a = 0, b = 0, c = 0;
+        int fields = sscanf(line, "%15s %lf %lf %lf", verb, &a, &b, &c);
+        if (fields < 1 || verb[0] == '#') continue;
+        if (strcmp(verb, "wait") == 0) { at += a; continue; }
+        int closed = strcmp(verb, "press") == 0;
+        if (!closed && strcmp(verb, "release") != 0) { fprintf(stderr, "keypad-emu: bad line: %s", line); exit(2); }
+        double bounce = fields >= 4 ? c : 0, t = at;
+        int state = closed;
+        while (t < at + bounce) {                 /* chatter, then settle */
+            add(t, (int)a, (int)b, state);
+            seed = seed * 1103515245u + 12345u;
+            t += 0.2 + (seed >> 16) % 800 / 1000.0;
+            state = !state;
+        }
+        add(at + bounce, (int)a, (int)b, closed);
+    }
+    fclose(file);
+}
+
+static int read_value(int fd) {
+    char c = '0';
+    if (pread(fd, &c, 1, 0) != 1) return -1;
+    return c == '1';
+}
+
+static void set_pull(int column, int low) {
+    if (column_state[column] == low) return;
+    const char *text = low ? "pull-down" : "pull-up";
+    if (pwrite(pull_fd[column], text, strlen(text), 0) < 0) { perror("pull"); exit(3); }
+    column_state[column] = low;
+}
+
+static void update(void) {
+    unsigned driven = 0;
+    for (int r = 0; r < rows; r++) if (read_value(row_fd[r]) == 0) driven |= 1u << r;
+    unsigned reached_rows = driven, reached_columns = 0;
+    if (getenv("DIODES")) {
+        for (int r = 0; r < rows; r++) if (driven & (1u << r)) reached_columns |= contacts[r];
+    } else {
+        int grew = 1;
+        while (grew) {
+            grew = 0;
+            for (int r = 0; r < rows; r++) {
+                if ((reached_rows & (1u << r)) && (contacts[r] & ~reached_columns)) { reached_columns |= contacts[r]; grew = 1; }
+                if (!(reached_rows & (1u << r)) && (contacts[r] & reached_columns)) { reached_rows |= 1u << r; grew = 1; }
+            }
+        }
+    }
+    for (int c = 0; c < columns; c++) set_pull(c, (reached_columns >> c) & 1);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) { fprintf(stderr, "usage: keypad-emu SIMDIR ROWS COLUMNS SCRIPT\n"); return 2; }
+    rows = parse_list(argv[2], row_lines);
+    columns = parse_list(argv[3], column_lines);
+    load_script(argv[4]);
+    char path[512];
+    for (int r = 0; r < rows; r++) {
+        snprintf(path, sizeof path, "%s/sim_gpio%d/value", argv[1], row_lines[r]);
+        if ((row_fd[r] = open(path, O_RDONLY)) < 0) { perror(path); return 2; }
+    }
+    for (int c = 0; c < columns; c++) {
+        snprintf(path, sizeof path, "%s/sim_gpio%d/pull", argv[1], column_lines[c]);
+        if ((pull_fd[c] = open(path, O_WRONLY)) < 0) { perror(path); return 2; }
+        column_state[c] = -1;
+        set_pull(c, 0);
+    }
+    double start = now_ms();
+    int next = 0;
+    struct timespec pause = {0, 50000};
+    for (;;) {
+        double elapsed = now_ms() - start;
+        while (next < step_count && steps[next].at_ms <= elapsed) {
+            struct step *s = &steps[next++];
+            if (s->closed) contacts[s->row] |= 1u << s->column; else contacts[s->row] &= ~(1u << s->column);
+        }
+        update();
+        if (next >= step_count) break;
+        nanosleep(&pause, NULL);
+    }
+    /* Keep the final state applied for a moment so the last release is seen. */
+    double end = now_ms() + 300;
+    while (now_ms() < end) { update(); nanosleep(&pause, NULL); }
+    fprintf(stderr, "keypad-emu: script done (%d steps)\n", step_count);
+    return 0;
+}

@@ -1,0 +1,189 @@
+#!/bin/sh
+# Runs inside the HIL guest as root: a gpio-sim chip, the compiled keypad emulator, and
+# kioskpad's real libgpiod path. Usage: guest.sh BIN_DIR OUT_DIR
+set -u
+BIN=$1; OUT=$2
+KP=$BIN/kioskpad; EMU=$BIN/keypad-emu
+W=/tmp/hil; mkdir -p $W
+passed=0; failed=0
+pass() { passed=$((passed + 1)); echo "PASS $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2', got '$3'"; fi; }
+
+# ---- a 4x4 keypad chip: lines 0-3 rows, 4-7 columns ------------------------------------
+C=/sys/kernel/config/gpio-sim/kp
+mkdir $C $C/bank0
+echo 8 > $C/bank0/num_lines; echo keypad-sim > $C/bank0/label
+for i in 0 1 2 3; do mkdir $C/bank0/line$i; echo ROW$i > $C/bank0/line$i/name; done
+for i in 4 5 6 7; do mkdir $C/bank0/line$i; echo COL$((i - 4)) > $C/bank0/line$i/name; done
+echo 1 > $C/live
+CHIP=$(cat $C/bank0/chip_name); SIM=/sys/devices/platform/$(cat $C/dev_name)/$CHIP
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$CHIP ] && break; sleep 0.2; done
+echo "chip $CHIP at $SIM"
+
+USERS=$W/users
+printf '2468\n' | $KP pin hash --user hil --iterations 1000 > $USERS
+config() { # config FILE CHIP [extra keypad lines]
+    cat > $1 <<YAML
+terminal_id: hil-door
+keypad:
+  driver: gpio
+  chip: $2
+  rows: [ROW0, ROW1, ROW2, ROW3]
+  columns: [4, 5, 6, 7]
+  keys: "123A456B789C*0#D"
+  settle_us: 3000
+  debounce_press_ms: 10
+  debounce_release_ms: 10
+  hold_ms: 0
+display:
+  driver: plain
+  columns: 16
+  rows: 2
+verifier:
+  kind: local
+  users_file: $USERS
+YAML
+}
+config $W/label.yaml keypad-sim
+config $W/name.yaml $CHIP
+
+# keytest in the background on CPU 0, the emulator on CPU 1.
+start_keytest() { # start_keytest CONFIG OUTFILE
+    taskset -c 0 $KP keytest --config $1 > $2 2>&1 &
+    KT=$!
+    i=0; while ! grep -q '^keytest:' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+stop_keytest() { kill -INT $KT 2>/dev/null; wait $KT 2>/dev/null; }
+emulate() { taskset -c 1 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
+presses() { sed -n "s/^press   row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
+releases() { sed -n "s/^release row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
+key_rc() { # key_rc LABEL -> "R C"
+    keys=123A456B789C*0#D; i=0
+    while [ $i -lt 16 ]; do
+        [ "$(echo "$keys" | cut -c$((i + 1)))" = "$1" ] && { echo "$((i / 4)) $((i % 4))"; return; }
+        i=$((i + 1))
+    done
+}
+tap() { # tap LABEL [BOUNCE_MS] -> script lines
+    rc=$(key_rc "$1"); echo "press $rc ${2:-0}"; echo "wait 120"; echo "release $rc ${2:-0}"; echo "wait 120"
+}
+
+# ---- 1. every key of the 4x4 keypad, chip found by label ------------------------------
+: > $W/all.script
+for k in 1 2 3 A 4 5 6 B 7 8 9 C '*' 0 '#' D; do tap "$k" >> $W/all.script; done
+start_keytest $W/label.yaml $W/all.out
+emulate $W/all.script; sleep 0.3; stop_keytest
+check "all 16 keys pressed, chip by label" '123A456B789C*0#D' "$(presses $W/all.out)"
+check "all 16 keys released" '123A456B789C*0#D' "$(releases $W/all.out)"
+calls=$(sed -n 's/.*value_calls_per_scan=\([0-9]*\).*/\1/p' $W/all.out)
+if [ -n "$calls" ] && [ "$calls" -le 8 ]; then pass "one full scan issues $calls GPIO value calls (<= 2R = 8)"; else fail "value calls per scan: '$calls' (want <= 8)"; fi
+
+# ---- 2. two keys in one row, two keys in one column (chip by name) ----------------------
+cat > $W/pairs.script <<S
+press 0 0
+wait 80
+press 0 2
+wait 120
+release 0 0
+wait 80
+release 0 2
+wait 150
+press 1 1
+wait 80
+press 3 1
+wait 120
+release 1 1
+wait 80
+release 3 1
+wait 150
+S
+start_keytest $W/name.yaml $W/pairs.out
+emulate $W/pairs.script; sleep 0.3; stop_keytest
+check "two keys in one row, two in one column, chip by name" '1350' "$(presses $W/pairs.out)"
+check "their releases" '1350' "$(releases $W/pairs.out)"
+
+# ---- 3. ghost rectangle: 1, 2, 4 down -> 5 would be a phantom ---------------------------
+cat > $W/ghost.script <<S
+press 0 0
+wait 100
+press 0 1
+wait 100
+press 1 0
+wait 200
+release 1 0
+wait 100
+release 0 1
+wait 100
+release 0 0
+wait 150
+S
+start_keytest $W/label.yaml $W/ghost.out
+emulate $W/ghost.script; sleep 0.3; stop_keytest
+check "ghost rectangle: only the two unambiguous keys" '12' "$(presses $W/ghost.out)"
+if grep -q "warning: ghosting" $W/ghost.out; then pass "ghosting reported"; else fail "no ghosting warning"; fi
+
+# ---- 4. 200 presses with 0-5 ms bounce: none lost, none doubled ------------------------
+: > $W/bounce.script; expect=''
+n=0; seed=7
+while [ $n -lt 200 ]; do
+    seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+    k=$(echo "123A456B789C*0#D" | cut -c$(( seed / 65536 % 16 + 1 )))
+    tap "$k" $(( seed / 16 % 6 )) >> $W/bounce.script
+    expect="$expect$k"; n=$((n + 1))
+done
+start_keytest $W/label.yaml $W/bounce.out
+emulate $W/bounce.script; sleep 0.3; stop_keytest
+got=$(presses $W/bounce.out)
+check "200 bounced presses decoded in order" "$expect" "$got"
+check "200 bounced releases" 200 "$(releases $W/bounce.out | wc -c)"
+
+# ---- 5. idle: the scanning thread sleeps in poll() ------------------------------------
+start_keytest $W/label.yaml $W/idle.out
+sleep 2
+task=''
+for t in /proc/$KT/task/*; do [ "$(cat $t/comm)" = kp-scan ] && task=$t; done
+if [ -n "$task" ]; then
+    before=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' $task/status)
+    sleep 5
+    after=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' $task/status)
+    wakeups=$((after - before))
+    if [ $wakeups -le 2 ]; then pass "idle 5 s: scan thread had $wakeups voluntary context switches (<= 2)"; else fail "idle 5 s: $wakeups voluntary context switches"; fi
+    echo "idle_wakeups=$wakeups" > $OUT/idle.txt
+else
+    fail "no kp-scan thread found"
+fi
+stop_keytest
+
+# ---- 6. a busy line is a clear error naming the key and the holder --------------------
+gpioset --mode=signal $CHIP 2=1 & HOLD=$!
+sleep 0.5
+$KP keytest --config $W/label.yaml > $W/busy.out 2>&1; rc=$?
+kill $HOLD; wait $HOLD 2>/dev/null
+check "busy line exits 1" 1 $rc
+if grep -q "keypad.rows\[2\]: line 'ROW2' on 'keypad-sim' is busy, held by 'gpioset'" $W/busy.out; then pass "busy line error names keypad.rows[2] and gpioset"; else fail "busy error: $(cat $W/busy.out)"; fi
+
+# ---- 7. a chip that does not exist lists the chips present ----------------------------
+config $W/nochip.yaml no-such-chip
+$KP keytest --config $W/nochip.yaml > $W/nochip.out 2>&1; rc=$?
+check "missing chip exits 1" 1 $rc
+if grep -q "keypad.chip: no GPIO chip 'no-such-chip'.*$CHIP \[keypad-sim\] (8 lines)" $W/nochip.out; then pass "missing chip lists $CHIP [keypad-sim]"; else fail "missing chip: $(cat $W/nochip.out)"; fi
+
+# ---- 8. a full PIN entry through `kioskpad run` with the local verifier ----------------
+: > $W/pin.script
+for k in 2 4 6 8; do tap $k 2 >> $W/pin.script; done
+taskset -c 0 $KP run --config $W/label.yaml --display plain > $W/run.out 2> $W/run.err &
+RUN=$!
+i=0; while ! grep -q 'Enter PIN' $W/run.out 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+emulate $W/pin.script
+i=0; while ! grep -q 'Access granted' $W/run.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $RUN; wait $RUN; rc=$?
+if grep -q 'Access granted' $W/run.out; then pass "PIN typed on the GPIO keypad: Access granted"; else fail "run output: $(cat $W/run.out $W/run.err)"; fi
+check "run stops on SIGTERM with exit 0" 0 $rc
+if grep -q 2468 $W/run.out $W/run.err $W/*.out; then fail "the PIN appears in output"; else pass "the PIN 2468 appears in no frame, log or output"; fi
+
+cp $W/*.out $W/run.err $W/emu.log $OUT/ 2>/dev/null
+echo 0 > $C/live
+for i in 0 1 2 3 4 5 6 7; do rmdir $C/bank0/line$i; done; rmdir $C/bank0 $C
+echo "hil: $passed passed, $failed failed"
+[ $failed -eq 0 ]
