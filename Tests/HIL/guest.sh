@@ -21,6 +21,19 @@ CHIP=$(cat $C/bank0/chip_name); SIM=/sys/devices/platform/$(cat $C/dev_name)/$CH
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$CHIP ] && break; sleep 0.2; done
 echo "chip $CHIP at $SIM"
 
+# Open-drain rows are emulated by gpiolib as "released = input"; gpio-sim does not show
+# that in sim_gpioN/value, so the emulator follows the gpio_direction tracepoint instead.
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+echo 1 > /sys/kernel/tracing/events/gpio/gpio_direction/enable
+BASE=''
+for d in /sys/class/gpio/gpiochip*; do [ "$(cat $d/label 2>/dev/null)" = keypad-sim ] && BASE=$(cat $d/base); done
+if [ -z "$BASE" ]; then
+    mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
+    BASE=$(sed -n 's/^gpiochip[0-9]*: GPIOs \([0-9]*\)-.*keypad-sim.*/\1/p' /sys/kernel/debug/gpio)
+fi
+echo "global GPIO base $BASE"
+export TRACE_BASE=$BASE
+
 USERS=$W/users
 printf '2468\n' | $KP pin hash --user hil --iterations 1000 > $USERS
 config() { # config FILE CHIP [extra keypad lines]

@@ -6,8 +6,14 @@
  *     COLUMNS  comma-separated column line offsets (read by it, with pull-ups)
  *     SCRIPT   lines: "press R C [BOUNCE_MS]", "release R C [BOUNCE_MS]", "wait MS", "# ..."
  *   env DIODES=1 models a keypad with diodes (no phantom keys).
+ *   env TRACE_BASE=N: learn which rows are driven from the kernel's gpio_direction
+ *       tracepoint (tracefs trace_pipe; N is the chip's global GPIO base). Needed for
+ *       open-drain rows: gpiolib emulates open drain by switching a released row to
+ *       input, and gpio-sim then keeps showing the last driven value in sim_gpioN/value,
+ *       so polling values cannot tell a released row from a driven one. On hardware
+ *       the row's pull-up makes a released row read high.
  *
- * It polls the rows' sim_gpioN/value (gpio-sim has no change notification) and sets each
+ * Without TRACE_BASE it polls the rows' sim_gpioN/value (push-pull rows) and sets each
  * column's pull to what the matrix would produce: a column reads low when a closed contact
  * connects it to a row driven low - through other closed contacts too, unless the keypad
  * has diodes, so three keys of a rectangle make the fourth read pressed, as on hardware.
@@ -29,6 +35,38 @@ struct step { double at_ms; int row, column, closed; };
 static int rows, columns, row_lines[MAX_LINES], column_lines[MAX_LINES];
 static int row_fd[MAX_LINES], pull_fd[MAX_LINES], column_state[MAX_LINES];
 static unsigned contacts[MAX_LINES];
+static int trace_fd = -1, trace_base = 0;
+static unsigned traced_driven;
+static char trace_buffer[1 << 16];
+static size_t trace_used;
+
+/* Applies "gpio_direction: N in|out" events for our rows; returns the driven-row mask. */
+static unsigned traced_rows(void) {
+    for (;;) {
+        ssize_t got = read(trace_fd, trace_buffer + trace_used, sizeof trace_buffer - trace_used - 1);
+        if (got <= 0) break;
+        trace_used += (size_t)got;
+        trace_buffer[trace_used] = '\0';
+        char *line = trace_buffer, *end;
+        while ((end = strchr(line, '\n')) != NULL) {
+            *end = '\0';
+            char *event = strstr(line, "gpio_direction: ");
+            unsigned gpio;
+            char direction[8];
+            if (event && sscanf(event + 16, "%u %7s", &gpio, direction) == 2) {
+                for (int r = 0; r < rows; r++) {
+                    if ((int)gpio != trace_base + row_lines[r]) continue;
+                    if (strcmp(direction, "out") == 0) traced_driven |= 1u << r; else traced_driven &= ~(1u << r);
+                }
+            }
+            line = end + 1;
+        }
+        trace_used -= (size_t)(line - trace_buffer);
+        memmove(trace_buffer, line, trace_used);
+        if (trace_used >= sizeof trace_buffer - 1) trace_used = 0; /* an absurd line: drop it */
+    }
+    return traced_driven;
+}
 static struct step steps[MAX_STEPS];
 static int step_count;
 
@@ -93,7 +131,11 @@ static void set_pull(int column, int low) {
 
 static void update(void) {
     unsigned driven = 0;
-    for (int r = 0; r < rows; r++) if (read_value(row_fd[r]) == 0) driven |= 1u << r;
+    if (trace_fd >= 0) {
+        driven = traced_rows();
+    } else {
+        for (int r = 0; r < rows; r++) if (read_value(row_fd[r]) == 0) driven |= 1u << r;
+    }
     unsigned reached_rows = driven, reached_columns = 0;
     if (getenv("DIODES")) {
         for (int r = 0; r < rows; r++) if (driven & (1u << r)) reached_columns |= contacts[r];
@@ -116,6 +158,11 @@ int main(int argc, char **argv) {
     columns = parse_list(argv[3], column_lines);
     load_script(argv[4]);
     char path[512];
+    if (getenv("TRACE_BASE")) {
+        trace_base = atoi(getenv("TRACE_BASE"));
+        trace_fd = open("/sys/kernel/tracing/trace_pipe", O_RDONLY | O_NONBLOCK);
+        if (trace_fd < 0) { perror("/sys/kernel/tracing/trace_pipe"); return 2; }
+    }
     for (int r = 0; r < rows; r++) {
         snprintf(path, sizeof path, "%s/sim_gpio%d/value", argv[1], row_lines[r]);
         if ((row_fd[r] = open(path, O_RDONLY)) < 0) { perror(path); return 2; }
