@@ -50,7 +50,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO"], swiftSettings: strict),
+        // Linux i2c-dev (open + I2C_SLAVE ioctl) for the HD44780 LCD's PCF8574 backpack.
+        .target(name: "CKeypadI2C"),
+        .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO", "CKeypadI2C"], swiftSettings: strict),
         .target(
             name: "KeypadVerifier",
             dependencies: [
@@ -84,14 +86,16 @@ let package = Package(
         ),
         // Hardware-in-loop tooling: emulates a key matrix on a gpio-sim chip (Tests/HIL/run.sh).
         .executableTarget(name: "keypad-emu", path: "Tests/HIL/KeypadEmulator"),
+        // Test doubles shared by test targets: the HD44780 + PCF8574 emulator.
+        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadCore"], path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
-        .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore"], swiftSettings: strict),
+        .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier"], swiftSettings: strict),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadTests",
-            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig", "KeypadCore"],
+            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig", "KeypadCore", "KeypadTestSupport"],
             swiftSettings: strict
         ),
     ],

@@ -37,17 +37,36 @@ public enum TerminalAssembly {
         }
     }
 
-    /// A terminal display (ANSI panel or plain text). LCDs arrive with the HD44780 driver.
-    public static func terminalDisplay(for configuration: DisplayConfiguration) throws -> any DisplayDriver {
+    /// The configured display: an ANSI panel, plain text, or an HD44780 LCD on I2C (opened
+    /// and probed now, so a missing device stops start-up with an error naming the key).
+    public static func display(
+        for configuration: DisplayConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws -> any DisplayDriver {
         switch configuration.driver {
         case .ansi: return ANSITerminalDisplay(geometry: configuration.geometry)
         case .plain: return PlainTextDisplay(geometry: configuration.geometry)
         case .hd44780:
-            throw AssemblyError(key: "display.driver", message: "hd44780 is not available in this build yet; use ansi or plain")
+            let i2c = configuration.i2c ?? I2CDisplayConfiguration(bus: 1, address: 0x27, backlight: true)
+            let bus: LinuxI2CBus
+            do {
+                bus = try LinuxI2CBus(bus: i2c.bus, address: i2c.address)
+            } catch let error as DisplayStartError {
+                throw AssemblyError(key: error.key, message: error.message)
+            }
+            return HD44780Display(geometry: configuration.geometry, bus: bus, encoder: encoder(for: i2c), log: log)
         }
     }
 
+    public static func encoder(for i2c: I2CDisplayConfiguration) -> HD44780Encoder {
+        let p = i2c.pins
+        return HD44780Encoder(
+            pins: HD44780PinMap(rs: p[0], rw: p[1], enable: p[2], backlight: p[3], d4: p[4], d5: p[5], d6: p[6], d7: p[7]),
+            backlight: i2c.backlight)
+    }
+
     public static func composer(for configuration: DisplayConfiguration) -> FrameComposer {
-        FrameComposer(geometry: configuration.geometry, texts: configuration.texts, maskCharacter: configuration.maskCharacter)
+        FrameComposer(
+            geometry: configuration.geometry, texts: configuration.texts,
+            maskCharacter: configuration.maskGlyph == .dot ? HD44780Encoder.maskDot : configuration.maskCharacter)
     }
 }

@@ -4,7 +4,7 @@ import Yams
 /// `display:` - driver, geometry, mask character, texts, and the LCD's I2C settings.
 enum DisplaySection {
     static let lcdGeometries = [DisplayGeometry.lcd1602, DisplayGeometry.lcd2004]
-    static let i2cKeys = ["i2c_bus", "i2c_address", "backlight"]
+    static let i2cKeys = ["i2c_bus", "i2c_address", "backlight", "pin_map"]
 
     static func read(_ reader: MappingReader) -> DisplayConfiguration {
         let driver: DisplayDriverKind = reader.choice("driver", default: .ansi)
@@ -22,20 +22,36 @@ enum DisplaySection {
             reader.log.report(reader.keyPath("mask_char"), "must be exactly one printable character", at: reader.value("mask_char"))
             mask = ["*"]
         }
+        let maskGlyph: MaskGlyph = reader.choice("mask_glyph", default: .char)
         let texts = readTexts(reader.child("texts"))
         var i2c: I2CDisplayConfiguration?
         if isLCD {
             i2c = I2CDisplayConfiguration(
                 bus: reader.int("i2c_bus", default: 1, range: 0...255),
                 address: address(reader),
-                backlight: reader.bool("backlight", default: true))
+                backlight: reader.bool("backlight", default: true),
+                pins: pinMap(reader))
         } else {
             for key in i2cKeys where reader.has(key) {
                 reader.log.report(reader.keyPath(key), "is only used with driver: hd44780", at: reader.value(key))
             }
         }
         reader.finish()
-        return DisplayConfiguration(driver: driver, geometry: geometry, maskCharacter: mask[0], texts: texts, i2c: i2c)
+        return DisplayConfiguration(driver: driver, geometry: geometry, maskCharacter: mask[0], maskGlyph: maskGlyph, texts: texts, i2c: i2c)
+    }
+
+    /// `pin_map`: which PCF8574 pin (0...7) carries each LCD signal; all eight distinct.
+    static func pinMap(_ parent: MappingReader) -> [Int] {
+        guard parent.has("pin_map") else { return I2CDisplayConfiguration.standardPins }
+        let reader = parent.child("pin_map")
+        let pins = zip(I2CDisplayConfiguration.pinNames, I2CDisplayConfiguration.standardPins).map { name, fallback in
+            reader.int(name, default: fallback, range: 0...7)
+        }
+        if Set(pins).count != pins.count {
+            reader.log.report(reader.path, "every signal needs its own PCF8574 pin; got \(zip(I2CDisplayConfiguration.pinNames, pins).map { "\($0)=P\($1)" }.joined(separator: " "))", at: reader.node)
+        }
+        reader.finish()
+        return pins
     }
 
     /// A 7-bit I2C address, written `0x27` or `39`.

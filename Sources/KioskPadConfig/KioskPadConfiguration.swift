@@ -42,31 +42,47 @@ public struct DisplayConfiguration: Sendable {
     public var driver: DisplayDriverKind
     public var geometry: DisplayGeometry
     public var maskCharacter: Character
+    /// `char`: slots show `mask_char`; `dot`: a filled dot (a custom glyph on an LCD).
+    public var maskGlyph: MaskGlyph
     public var texts: DisplayTexts
     public var i2c: I2CDisplayConfiguration?
 
     public init(
         driver: DisplayDriverKind, geometry: DisplayGeometry, maskCharacter: Character = "*",
-        texts: DisplayTexts = DisplayTexts(), i2c: I2CDisplayConfiguration? = nil
+        maskGlyph: MaskGlyph = .char, texts: DisplayTexts = DisplayTexts(), i2c: I2CDisplayConfiguration? = nil
     ) {
         self.driver = driver
         self.geometry = geometry
         self.maskCharacter = maskCharacter
+        self.maskGlyph = maskGlyph
         self.texts = texts
         self.i2c = i2c
     }
 }
 
-/// Where an HD44780 LCD's PCF8574 backpack sits: `/dev/i2c-<bus>`, 7-bit address.
+/// What a masked slot looks like.
+public enum MaskGlyph: String, Sendable, CaseIterable {
+    case char
+    case dot
+}
+
+/// Where an HD44780 LCD's PCF8574 backpack sits (`/dev/i2c-<bus>`, 7-bit address) and how
+/// its pins are wired.
 public struct I2CDisplayConfiguration: Equatable, Sendable {
+    /// PCF8574 pins in `pin_map` order: rs, rw, e, backlight, d4, d5, d6, d7.
+    public static let pinNames = ["rs", "rw", "e", "backlight", "d4", "d5", "d6", "d7"]
+    public static let standardPins = [0, 1, 2, 3, 4, 5, 6, 7]
+
     public var bus: Int
     public var address: Int
     public var backlight: Bool
+    public var pins: [Int]
 
-    public init(bus: Int, address: Int, backlight: Bool) {
+    public init(bus: Int, address: Int, backlight: Bool, pins: [Int] = I2CDisplayConfiguration.standardPins) {
         self.bus = bus
         self.address = address
         self.backlight = backlight
+        self.pins = pins
     }
 }
 

@@ -37,7 +37,9 @@ struct RunCommand: AsyncParsableCommand {
         let loop: MatrixScanLoop
         do {
             verifier = try TerminalAssembly.verifier(for: configuration.verifier)
-            displayDriver = try TerminalAssembly.terminalDisplay(for: configuration.display)
+            displayDriver = try TerminalAssembly.display(for: configuration.display) { message in
+                logger.warning("\(message)")
+            }
             loop = try KeypadAssembly.scanLoop(try KeypadAssembly.gpioConfiguration(configuration.keypad))
         } catch let error as AssemblyError {
             throw UsageError(description: error.description)

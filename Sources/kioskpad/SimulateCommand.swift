@@ -62,7 +62,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let displayDriver: any DisplayDriver
         do {
-            displayDriver = try TerminalAssembly.terminalDisplay(for: configuration.display)
+            displayDriver = try TerminalAssembly.display(for: configuration.display)
         } catch let error as AssemblyError {
             throw UsageError(description: error.description)
         }

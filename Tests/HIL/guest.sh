@@ -36,7 +36,7 @@ export TRACE_BASE=$BASE
 
 USERS=$W/users
 printf '2468\n' | $KP pin hash --user hil --iterations 1000 > $USERS
-config() { # config FILE CHIP [extra keypad lines]
+config() { # config FILE CHIP [DEBOUNCE_MS]
     cat > $1 <<YAML
 terminal_id: hil-door
 keypad:
@@ -46,8 +46,8 @@ keypad:
   columns: [4, 5, 6, 7]
   keys: "123A456B789C*0#D"
   settle_us: 3000
-  debounce_press_ms: 10
-  debounce_release_ms: 10
+  debounce_press_ms: ${3:-10}
+  debounce_release_ms: ${3:-10}
   hold_ms: 0
 display:
   driver: plain
@@ -60,6 +60,11 @@ YAML
 }
 config $W/label.yaml keypad-sim
 config $W/name.yaml $CHIP
+# Under QEMU/TCG on two host cores the emulator's vCPU is sometimes stalled for more than
+# 10 ms; if that happens while a bouncing contact is open, the scanner rightly sees a
+# release. The long bounce run therefore debounces for 20 ms (the exact 10 ms behaviour
+# is pinned down in virtual time by the mock-backend unit tests).
+config $W/bounce.yaml keypad-sim 20
 
 # keytest in the background on CPU 0, the emulator on CPU 1.
 start_keytest() { # start_keytest CONFIG OUTFILE
@@ -68,7 +73,7 @@ start_keytest() { # start_keytest CONFIG OUTFILE
     i=0; while ! grep -q '^keytest:' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 stop_keytest() { kill -INT $KT 2>/dev/null; wait $KT 2>/dev/null; }
-emulate() { taskset -c 1 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
+emulate() { taskset -c 1 chrt -f 10 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
 presses() { sed -n "s/^press   row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
 releases() { sed -n "s/^release row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
 key_rc() { # key_rc LABEL -> "R C"
@@ -145,7 +150,7 @@ while [ $n -lt 200 ]; do
     tap "$k" $(( seed / 16 % 6 )) >> $W/bounce.script
     expect="$expect$k"; n=$((n + 1))
 done
-start_keytest $W/label.yaml $W/bounce.out
+start_keytest $W/bounce.yaml $W/bounce.out
 emulate $W/bounce.script; sleep 0.3; stop_keytest
 got=$(presses $W/bounce.out)
 check "200 bounced presses decoded in order" "$expect" "$got"
@@ -194,6 +199,29 @@ kill -TERM $RUN; wait $RUN; rc=$?
 if grep -q 'Access granted' $W/run.out; then pass "PIN typed on the GPIO keypad: Access granted"; else fail "run output: $(cat $W/run.out $W/run.err)"; fi
 check "run stops on SIGTERM with exit 0" 0 $rc
 if grep -q 2468 $W/run.out $W/run.err $W/*.out; then fail "the PIN appears in output"; else pass "the PIN 2468 appears in no frame, log or output"; fi
+
+# ---- 9. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
+if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
+    BUS=''
+    for a in /sys/class/i2c-adapter/i2c-*; do grep -q 'SMBus stub' $a/name 2>/dev/null && BUS=${a##*/i2c-}; done
+    for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/i2c-$BUS ] && break; sleep 0.2; done
+    lcd_config() { # lcd_config FILE ADDRESS
+        printf 'display:\n  driver: hd44780\n  i2c_bus: %s\n  i2c_address: %s\nverifier:\n  kind: demo\n' "$BUS" "$2" > $1
+    }
+    lcd_config $W/lcd.yaml 0x27
+    $KP display test --config $W/lcd.yaml --pause-ms 0 > $W/lcd.out 2>&1; rc=$?
+    check "display test over /dev/i2c-$BUS (i2c-stub at 0x27) exits 0" 0 $rc
+    if grep -q 'display test done: [0-9]* bytes written' $W/lcd.out; then pass "display test wrote every frame: $(tail -1 $W/lcd.out)"; else fail "display test: $(cat $W/lcd.out)"; fi
+    lcd_config $W/lcd-missing.yaml 0x3f
+    $KP display test --config $W/lcd-missing.yaml --pause-ms 0 > $W/lcd-missing.out 2>&1; rc=$?
+    check "no device at 0x3f exits 1" 1 $rc
+    if grep -q 'display.i2c_address: no device answered at 0x3f' $W/lcd-missing.out; then pass "missing LCD names display.i2c_address"; else fail "missing LCD: $(cat $W/lcd-missing.out)"; fi
+    lcd_config $W/lcd-nobus.yaml 0x27; sed -i 's/i2c_bus: .*/i2c_bus: 250/' $W/lcd-nobus.yaml
+    $KP display test --config $W/lcd-nobus.yaml --pause-ms 0 > $W/lcd-nobus.out 2>&1
+    if grep -q 'display.i2c_bus: /dev/i2c-250 does not exist' $W/lcd-nobus.out; then pass "missing bus names display.i2c_bus"; else fail "missing bus: $(cat $W/lcd-nobus.out)"; fi
+else
+    fail "could not load i2c-dev and i2c-stub"
+fi
 
 cp $W/*.out $W/run.err $W/emu.log $OUT/ 2>/dev/null
 echo 0 > $C/live

@@ -11,7 +11,13 @@ swift build --product kioskpad >&2
 swift build --product keypad-emu >&2
 bin=$(swift build --show-bin-path)
 out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
-status=0
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out'" || status=$?
-echo "hil: guest exit $status; artifacts in $out"
+set +e
+HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out'" | tee "$out/console.log"
+status=${PIPESTATUS[0]}
+set -e
+echo "hil: guest exit $status; artifacts in $out" >&2
+# The guest's summary ("hil: N passed, M failed") closes the run.
+summary=$(grep -a '^hil: [0-9]* passed, [0-9]* failed' "$out/console.log" | tail -1)
+echo "${summary:-hil: 0 passed, 1 failed}"
+[ -n "$summary" ] || status=1
 exit $status

@@ -100,6 +100,20 @@ struct ConfigLoaderTests {
         #expect(configuration.display.i2c?.address == value)
     }
 
+    @Test func pinMapsMustUseEightDistinctPins() {
+        let yaml = minimal + "display:\n  driver: hd44780\n  pin_map:\n    rs: 0\n    rw: 0\n    e: 9\n"
+        let found = problems(yaml)
+        #expect(found.contains { $0.hasPrefix("display.pin_map.e: 9 is out of range 0...7") })
+        #expect(found.contains { $0.hasPrefix("display.pin_map: every signal needs its own PCF8574 pin") })
+        #expect(problems(minimal + "display:\n  driver: hd44780\n  pin_map: {rs: 0, enable: 2}\n").first?.hasPrefix("display.pin_map.enable: unknown key") == true)
+        #expect(problems(minimal + "display:\n  pin_map: {rs: 0}\n").first?.hasPrefix("display.pin_map: is only used with driver: hd44780") == true)
+    }
+
+    @Test func maskGlyphIsCharOrDot() throws {
+        #expect(try ConfigLoader.parse(yaml: minimal + "display:\n  mask_glyph: dot\n", source: "t").display.maskGlyph == .dot)
+        #expect(problems(minimal + "display:\n  mask_glyph: star\n").first?.hasPrefix("display.mask_glyph: 'star' is not one of: char, dot") == true)
+    }
+
     @Test func hd44780OnlyComesIn16x2And20x4() {
         #expect(problems(minimal + "display:\n  driver: hd44780\n  columns: 24\n  rows: 2\n").first?.contains("24x2 is not a supported HD44780 size") == true)
     }
