@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .executable(name: "kioskpad", targets: ["kioskpad"]),
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
+        .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
+        .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
+        .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
     // builds simulated mode without it.
@@ -27,6 +30,14 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // PBKDF2-SHA256 for the users file (CryptoExtras) and constant-time-friendly primitives.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // HTTP verifier client: connection pooling, deadlines, TLS with custom CA and mTLS.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The reference verifier server (`kioskpad verifier serve`).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "KeypadCore", swiftSettings: strict),
@@ -63,14 +74,37 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "KeypadHTTPVerifier",
+            dependencies: [
+                "KeypadCore", "KeypadVerifier",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "KioskPadVerifierServer",
+            dependencies: [
+                "KeypadVerifier",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "KioskPadConfig",
-            dependencies: ["KeypadCore", .product(name: "Yams", package: "Yams")],
+            dependencies: ["KeypadCore", "KeypadVerifier", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         .target(
             name: "KioskPad",
             dependencies: [
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -78,8 +112,9 @@ let package = Package(
         .executableTarget(
             name: "kioskpad",
             dependencies: [
-                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
+                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -91,7 +126,16 @@ let package = Package(
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier"], swiftSettings: strict),
+        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "KeypadCore"], swiftSettings: strict),
+        .testTarget(
+            name: "KeypadHTTPVerifierTests",
+            dependencies: [
+                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadTests",

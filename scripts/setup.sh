@@ -18,6 +18,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The signature interop tests check our Standard Webhooks signatures against an
+# independent implementation (PyPI: standardwebhooks).
+if ! python3 -c 'import standardwebhooks' 2>/dev/null; then
+    echo "setup: installing the standardwebhooks package (PyPI) for the signature interop tests" >&2
+    python3 -m pip install --quiet --disable-pip-version-check standardwebhooks >&2 2>/dev/null \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages standardwebhooks >&2
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
     for candidate in /opt/swift/usr/bin /opt/swift/bin; do
         [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH"

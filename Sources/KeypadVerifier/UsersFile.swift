@@ -1,19 +1,22 @@
 import Foundation
 
-/// One person who may open the door with a PIN.
+/// One person who may open the door with a PIN (and, optionally, a TOTP code).
 public struct UserRecord: Equatable, Sendable {
     public let name: String
     public let pinHash: PINHash
+    /// RFC 6238 secret for authenticator-app codes (`:totp=BASE32` on the line).
+    public let totpSecret: [UInt8]?
 
-    public init(name: String, pinHash: PINHash) {
+    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil) {
         self.name = name
         self.pinHash = pinHash
+        self.totpSecret = totpSecret
     }
 }
 
 /// The users file: one `NAME:HASH` line per user (`kioskpad pin hash --user NAME` makes
-/// one); blank lines and lines starting with `#` are ignored. Names are letters, digits,
-/// `.`, `_` and `-`.
+/// one), optionally followed by `:totp=BASE32SECRET`; blank lines and lines starting with
+/// `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
 
@@ -36,16 +39,24 @@ public struct UsersFile: Equatable, Sendable {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fail = { (reason: String) in ParseError(source: source, line: index + 1, reason: reason) }
-            guard let colon = line.firstIndex(of: ":") else {
+            let fields = line.split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count >= 2 else {
                 throw fail("expected NAME:HASH (make a line with `kioskpad pin hash --user NAME`)")
             }
-            let name = String(line[..<colon])
+            let name = String(fields[0])
             guard UsersFile.isValidName(name) else {
                 throw fail("user name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'")
             }
             guard seen.insert(name).inserted else { throw fail("user '\(name)' is listed twice") }
+            var totp: [UInt8]?
+            for option in fields.dropFirst(2) {
+                guard option.hasPrefix("totp="), let secret = TOTP.base32Decode(String(option.dropFirst(5))), secret.count >= 10 else {
+                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters)")
+                }
+                totp = secret
+            }
             do {
-                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: line[line.index(after: colon)...])))
+                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp))
             } catch let error as PINHash.FormatError {
                 throw fail("user '\(name)': \(error)")
             }

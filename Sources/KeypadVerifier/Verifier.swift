@@ -34,4 +34,10 @@ public struct VerificationAttempt: Sendable {
 /// ``AttemptOutcome/unavailable`` (fail secure).
 public protocol Verifier: Sendable {
     func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome
+    /// Releases connections and threads; called once when the terminal stops.
+    func shutdown() async
+}
+
+extension Verifier {
+    public func shutdown() async {}
 }

@@ -2,8 +2,10 @@ import Foundation
 import KeypadCore
 import KeypadDisplay
 import KeypadHAL
+import KeypadHTTPVerifier
 import KeypadVerifier
 import KioskPadConfig
+import Logging
 
 /// A component that could not be built from the config (missing users file, a driver
 /// this build or command does not offer), naming the config key.
@@ -18,8 +20,39 @@ public enum TerminalAssembly {
     /// The PIN the built-in demo verifier accepts.
     public static let demoPIN = "1234"
 
-    public static func verifier(for configuration: VerifierConfiguration) throws -> any Verifier {
+    public static func verifier(
+        for configuration: VerifierConfiguration, logger: Logger = Logger(label: "kioskpad.verifier")
+    ) throws -> any Verifier {
         switch configuration {
+        case .http(let http):
+            let secret = try http.secret.map { source in
+                do {
+                    return try WebhookSecret(parsing: source.read())
+                } catch {
+                    throw AssemblyError(key: key("verifier.secret", source), message: "\(source): \(error)")
+                }
+            }
+            let token = try http.token.map { source in
+                do {
+                    let token = try source.read().trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
+                        throw WebhookSecret.FormatError(description: "the token must be one word")
+                    }
+                    return token
+                } catch {
+                    throw AssemblyError(key: key("verifier.token", source), message: "\(source): \(error)")
+                }
+            }
+            do {
+                return try HTTPVerifier(
+                    settings: HTTPVerifier.Settings(
+                        url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
+                        clientCertificate: http.clientCertificate, clientKey: http.clientKey,
+                        allowInsecureHTTP: http.allowInsecureHTTP, maxUnlockSeconds: http.maxUnlockSeconds),
+                    logger: logger)
+            } catch let error as HTTPVerifier.SettingError {
+                throw AssemblyError(key: error.key, message: error.message)
+            }
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }
             let hash = try PINHash.make(pin: pin)
@@ -34,6 +67,15 @@ public enum TerminalAssembly {
             } catch let error as UsersFile.ParseError {
                 throw AssemblyError(key: "verifier.users_file", message: error.description)
             }
+        }
+    }
+
+    /// `verifier.secret_file`, `..._env` or `..._credential`, by where it came from.
+    static func key(_ prefix: String, _ source: SecretSource) -> String {
+        switch source {
+        case .file: return prefix + "_file"
+        case .environment: return prefix + "_env"
+        case .credential: return prefix + "_credential"
         }
     }
 

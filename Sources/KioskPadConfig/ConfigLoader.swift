@@ -11,27 +11,36 @@ public enum ConfigLoader {
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> KioskPadConfiguration {
-        let text: String
+        let (text, directory) = try read(path)
+        return try parse(yaml: text, source: path, baseDirectory: directory, environment: environment)
+    }
+
+    /// The file's text and the directory relative paths in it are resolved against.
+    static func read(_ path: String) throws -> (text: String, directory: String) {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let directory = (path as NSString).deletingLastPathComponent
+            return (text, directory.isEmpty ? "." : directory)
         } catch {
             throw ConfigError(problems: [
                 ConfigProblem(path: "", message: "cannot read config file \(path): \(error.localizedDescription)", location: nil)
             ])
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        return try parse(yaml: text, source: path, baseDirectory: directory.isEmpty ? "." : directory, environment: environment)
+    }
+
+    /// The YAML node tree, or a config error saying where the YAML is broken.
+    static func compose(_ yaml: String, source: String) throws -> Node? {
+        do {
+            return try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigError(problems: [ConfigProblem(path: "", message: "not valid YAML: \(error)", location: source)])
+        }
     }
 
     public static func parse(
         yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
     ) throws -> KioskPadConfiguration {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch {
-            throw ConfigError(problems: [ConfigProblem(path: "", message: "not valid YAML: \(error)", location: source)])
-        }
+        let root = try compose(yaml, source: source)
         let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
         let top = MappingReader(root, path: "", log: log)
         let terminalID = top.string("terminal_id", default: "kioskpad")

@@ -1,4 +1,5 @@
 import KeypadCore
+import KeypadVerifier
 
 /// A validated configuration: everything the controller needs to wire a terminal.
 public struct KioskPadConfiguration: Sendable {
@@ -157,4 +158,35 @@ public enum VerifierConfiguration: Equatable, Sendable {
     case demo
     /// A users file of salted slow hashes on this terminal.
     case local(usersFile: String)
+    /// An HTTP(S) endpoint (CONTRACTS section 2).
+    case http(HTTPVerifierConfiguration)
+}
+
+/// `verifier:` with `kind: http`.
+public struct HTTPVerifierConfiguration: Equatable, Sendable {
+    public var url: String
+    public var timeout: Duration
+    public var secret: SecretSource?
+    public var token: SecretSource?
+    public var caFile: String?
+    public var clientCertificate: String?
+    public var clientKey: String?
+    public var allowInsecureHTTP: Bool
+    public var maxUnlockSeconds: Int
+
+    public init(
+        url: String, timeout: Duration = .seconds(3), secret: SecretSource? = nil, token: SecretSource? = nil,
+        caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
+        allowInsecureHTTP: Bool = false, maxUnlockSeconds: Int = 30
+    ) {
+        self.url = url
+        self.timeout = timeout
+        self.secret = secret
+        self.token = token
+        self.caFile = caFile
+        self.clientCertificate = clientCertificate
+        self.clientKey = clientKey
+        self.allowInsecureHTTP = allowInsecureHTTP
+        self.maxUnlockSeconds = maxUnlockSeconds
+    }
 }

@@ -36,7 +36,7 @@ struct RunCommand: AsyncParsableCommand {
         let displayDriver: any DisplayDriver
         let loop: MatrixScanLoop
         do {
-            verifier = try TerminalAssembly.verifier(for: configuration.verifier)
+            verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
             displayDriver = try TerminalAssembly.display(for: configuration.display) { message in
                 logger.warning("\(message)")
             }
@@ -80,6 +80,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         _ = source.thread.stopAndCollect()
         await displayDriver.close()
+        await verifier.shutdown()
         if !stoppedBySignal {
             throw RuntimeFailure(description: failure.message ?? "the keypad stopped")
         }

@@ -28,8 +28,23 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Display: ansi (a panel redrawn in place) or plain (each frame as text, then ----).")
     var display: DisplayChoice?
 
+    @Option(name: .long, help: "Verifier endpoint (e.g. http://127.0.0.1:8787/verify); overrides the config's verifier.")
+    var verifier: String?
+
+    @Option(name: .long, help: "File holding the verifier's Standard Webhooks secret (whsec_...), to sign requests to --verifier.")
+    var verifierSecretFile: String?
+
     @Option(name: .long, help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
+
+    func validate() throws {
+        if verifierSecretFile != nil && verifier == nil {
+            throw ValidationError("--verifier-secret-file needs --verifier URL")
+        }
+        if let verifier, let problem = VerifierURL.problem(verifier, allowInsecureHTTP: false) {
+            throw ValidationError("--verifier: \(problem)")
+        }
+    }
 
     enum DisplayChoice: String, ExpressibleByArgument, CaseIterable {
         case ansi
@@ -43,6 +58,9 @@ struct SimulateCommand: AsyncParsableCommand {
             configuration = try ConfigLoader.load(path: config)
         } else {
             configuration = .simulatedDefault()
+        }
+        if let verifier {
+            configuration.verifier = .http(HTTPVerifierConfiguration(url: verifier, secret: verifierSecretFile.map { .file($0) }))
         }
         // The terminal is the display: keep the configured geometry (preview a 16x2 LCD),
         // but draw it with a terminal driver.
@@ -73,5 +91,6 @@ struct SimulateCommand: AsyncParsableCommand {
             terminalID: configuration.terminalID, logger: Logger(label: "kioskpad.simulate"))
         _ = await controller.run()
         await displayDriver.close()
+        await verifier.shutdown()
     }
 }

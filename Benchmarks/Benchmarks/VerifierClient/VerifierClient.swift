@@ -1,0 +1,70 @@
+import Benchmark
+import Foundation
+import KeypadCore
+import KeypadHTTPVerifier
+import KeypadVerifier
+import KioskPadVerifierServer
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Latency the HTTP verifier client adds on loopback: one signed `verify()` round trip
+/// against the reference server (one user, PBKDF2 at 1,000 iterations so the server's
+/// hash costs little), with connection reuse.
+final class LoopbackServer: Sendable {
+    static let shared = LoopbackServer()
+    let secret = WebhookSecret.generate()
+    private let port = Mutex<Int?>(nil)
+
+    func start() async throws -> Int {
+        if let port = port.withLock({ $0 }) { return port }
+        let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
+        let reference = ReferenceVerifier(
+            settings: .init(secret: secret, replayCapacity: 1_000_000),
+            users: UsersFile(users: [UserRecord(name: "bench", pinHash: hash)]), codes: nil, audit: nil)
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = VerifierServer.application(verifier: reference, host: "127.0.0.1", port: 0, logger: logger) {
+            continuation.yield($0)
+        }
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let bound = await iterator.next()!
+        port.withLock { $0 = bound }
+        return bound
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock], warmupIterations: 50, maxDuration: .seconds(10), maxIterations: 2_000)
+
+    Benchmark("HTTPVerifier.verify, signed, loopback, reference server") { benchmark in
+        let port = try await LoopbackServer.shared.start()
+        var logger = Logger(label: "bench-client")
+        logger.logLevel = .error
+        let verifier = try HTTPVerifier(
+            settings: .init(url: "http://127.0.0.1:\(port)/verify", secret: LoopbackServer.shared.secret), logger: logger)
+        _ = await verifier.verify(VerificationAttempt(terminalID: "bench", kind: .pin, value: SecretDigits(ascii: "4826")!))
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let outcome = await verifier.verify(VerificationAttempt(terminalID: "bench", kind: .pin, value: SecretDigits(ascii: "4826")!))
+            blackHole(outcome)
+        }
+        benchmark.stopMeasurement()
+        await verifier.shutdown()
+    }
+
+    Benchmark("Reference decision only (no HTTP), same user and hash") { benchmark in
+        let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
+        let reference = ReferenceVerifier(
+            settings: .init(secret: nil), users: UsersFile(users: [UserRecord(name: "bench", pinHash: hash)]), codes: nil, audit: nil)
+        let body = Array("{\"terminal_id\":\"bench\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"a\",\"entered_at\":\"2026-11-20T10:00:00Z\"}".utf8)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(await reference.handle(.init(contentType: "application/json", webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: body)))
+        }
+        benchmark.stopMeasurement()
+    }
+}

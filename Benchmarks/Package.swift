@@ -1,0 +1,32 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so the main build and tests do not pay for them.
+//   cd Benchmarks && swift package benchmark
+import PackageDescription
+
+let package = Package(
+    name: "KioskPadBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "KioskPad", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "VerifierClient",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
+                .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "KioskPadVerifierServer", package: "KioskPad"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/VerifierClient",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

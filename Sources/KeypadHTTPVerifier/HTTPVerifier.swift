@@ -1,0 +1,146 @@
+import AsyncHTTPClient
+import Foundation
+import KeypadCore
+import KeypadVerifier
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Posts each completed entry to a verifier endpoint (CONTRACTS section 2) and fails
+/// secure: anything but a 200 with a known decision, in time and within the size cap, is
+/// ``AttemptOutcome/unavailable``. One connection pool is reused; each attempt has one
+/// overall deadline; only failures before any response are retried (same `attempt_id`,
+/// inside the deadline); requests are signed per Standard Webhooks when a secret is set.
+public final class HTTPVerifier: Verifier {
+    public struct Settings: Sendable {
+        public var url: String
+        public var deadline: Duration
+        public var secret: WebhookSecret?
+        public var bearerToken: String?
+        public var caFile: String?
+        public var clientCertificate: String?
+        public var clientKey: String?
+        public var allowInsecureHTTP: Bool
+        public var maxUnlockSeconds: Int
+        public var maxResponseBytes: Int
+        public var retryDelay: Duration
+
+        public init(
+            url: String, deadline: Duration = .seconds(3), secret: WebhookSecret? = nil, bearerToken: String? = nil,
+            caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
+            allowInsecureHTTP: Bool = false, maxUnlockSeconds: Int = 30, maxResponseBytes: Int = 16_384,
+            retryDelay: Duration = .milliseconds(100)
+        ) {
+            self.url = url
+            self.deadline = deadline
+            self.secret = secret
+            self.bearerToken = bearerToken
+            self.caFile = caFile
+            self.clientCertificate = clientCertificate
+            self.clientKey = clientKey
+            self.allowInsecureHTTP = allowInsecureHTTP
+            self.maxUnlockSeconds = maxUnlockSeconds
+            self.maxResponseBytes = maxResponseBytes
+            self.retryDelay = retryDelay
+        }
+    }
+
+    /// A setting that cannot work, naming the config key.
+    public struct SettingError: Error, CustomStringConvertible {
+        public let key: String
+        public let message: String
+        public var description: String { "\(key): \(message)" }
+    }
+
+    public let settings: Settings
+    private let client: HTTPClient
+    private let logger: Logger
+
+    public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
+        try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        do {
+            if let caFile = settings.caFile {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+            }
+            if let certificate = settings.clientCertificate, let key = settings.clientKey {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            }
+        } catch {
+            throw SettingError(key: "verifier.ca_file", message: "cannot load TLS files: \(error)")
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.components.seconds)))))
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// `http://` only to loopback unless explicitly allowed; only http and https.
+    public static func checkURL(_ text: String, allowInsecureHTTP: Bool) throws {
+        if let problem = VerifierURL.problem(text, allowInsecureHTTP: allowInsecureHTTP) {
+            throw SettingError(key: "verifier.url", message: problem)
+        }
+    }
+
+    public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        var body = VerificationRequestBody.encode(attempt)
+        defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        let id = attempt.attemptID.uuidString.lowercased()
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "user-agent", value: "kioskpad")
+        if let secret = settings.secret {
+            let timestamp = Int(Date().timeIntervalSince1970)
+            request.headers.add(name: "webhook-id", value: id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secret: secret))
+        }
+        if let token = settings.bearerToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(settings.deadline.components.seconds) * 1_000_000_000 + settings.deadline.components.attoseconds / 1_000_000_000)
+        var tries = 0
+        while true {
+            tries += 1
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: deadline, logger: logger)
+            } catch {
+                // No response yet: a retry with the same attempt_id is allowed inside the deadline.
+                let retryAt = NIODeadline.now() + .nanoseconds(Int64(settings.retryDelay.components.attoseconds / 1_000_000_000))
+                if !(error is CancellationError), retryAt < deadline {
+                    logger.info("verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
+                    try? await Task.sleep(for: settings.retryDelay)
+                    continue
+                }
+                return unavailable(id, "no response: \(error)")
+            }
+            // A response arrived: never retried, whatever it is.
+            guard response.status == .ok else {
+                return unavailable(id, "status \(response.status.code)")
+            }
+            do {
+                let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
+                return try VerificationResponseBody.decode(Array(buffer: buffer), maxUnlockSeconds: settings.maxUnlockSeconds)
+            } catch let error as VerificationResponseBody.Invalid {
+                return unavailable(id, error.description)
+            } catch {
+                return unavailable(id, "bad response body: \(error)")
+            }
+        }
+    }
+
+    private func unavailable(_ id: String, _ reason: String) -> AttemptOutcome {
+        logger.warning("verifier unavailable; door stays shut", metadata: ["attempt_id": "\(id)", "reason": "\(reason)"])
+        return .unavailable
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+}

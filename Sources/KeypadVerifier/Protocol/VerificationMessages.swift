@@ -1,0 +1,106 @@
+import Foundation
+import KeypadCore
+
+/// The JSON a terminal posts (CONTRACTS section 2). Built by hand into a byte buffer so the
+/// PIN is copied exactly once and the buffer can be zeroed after sending.
+public enum VerificationRequestBody {
+    public static func encode(_ attempt: VerificationAttempt) -> [UInt8] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        var body = Array("{\"terminal_id\":\(jsonString(attempt.terminalID)),\"kind\":\"\(attempt.kind.rawValue)\",\"value\":\"".utf8)
+        body.reserveCapacity(body.count + 160)
+        attempt.value.withASCIIBytes { body.append(contentsOf: $0) }
+        body += Array("\",\"attempt_id\":\"\(attempt.attemptID.uuidString.lowercased())\",\"entered_at\":\"\(formatter.string(from: attempt.enteredAt))\"}".utf8)
+        return body
+    }
+
+    /// A JSON string literal (terminal ids are restricted, but be correct anyway).
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A request as the reference verifier reads it.
+    public struct Decoded: Sendable {
+        public let terminalID: String
+        public let kind: AttemptKind
+        public let value: SecretDigits
+        public let attemptID: String
+    }
+
+    /// Why a request body was refused (400).
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func decode(_ body: [UInt8]) throws -> Decoded {
+        struct Wire: Decodable {
+            let terminal_id: String
+            let kind: String
+            let value: String
+            let attempt_id: String
+            let entered_at: String?
+        }
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
+        } catch {
+            throw Invalid(description: "body is not the verification JSON (terminal_id, kind, value, attempt_id, entered_at)")
+        }
+        guard let kind = AttemptKind(rawValue: wire.kind) else { throw Invalid(description: "kind must be pin or code") }
+        guard EntryOptions.lengthRange.contains(wire.value.utf8.count), let value = SecretDigits(ascii: wire.value) else {
+            throw Invalid(description: "value must be 4 to 12 digits")
+        }
+        guard (1...64).contains(wire.terminal_id.count), (1...64).contains(wire.attempt_id.count) else {
+            throw Invalid(description: "terminal_id and attempt_id must be 1-64 characters")
+        }
+        return Decoded(terminalID: wire.terminal_id, kind: kind, value: value, attemptID: wire.attempt_id)
+    }
+}
+
+/// The verifier's answer: `{"decision": "granted"|"denied", "message": "...", "unlock_seconds": 5}`.
+public enum VerificationResponseBody {
+    /// Why a response was not a decision (the terminal treats all of these as a verifier error).
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func decode(_ body: [UInt8], maxUnlockSeconds: Int) throws -> AttemptOutcome {
+        struct Wire: Decodable {
+            let decision: String
+            let message: String?
+            let unlock_seconds: Int?
+        }
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
+        } catch {
+            throw Invalid(description: "response is not the decision JSON")
+        }
+        let message = wire.message.map { String($0.prefix(200)) }
+        switch wire.decision {
+        case "granted":
+            let unlock = wire.unlock_seconds.map { min(max($0, 1), maxUnlockSeconds) }
+            return .granted(message: message, unlockSeconds: unlock)
+        case "denied":
+            return .denied(message: message)
+        default:
+            throw Invalid(description: "unknown decision (want granted or denied)")
+        }
+    }
+
+    public static func encode(granted: Bool, message: String? = nil, unlockSeconds: Int? = nil) -> [UInt8] {
+        var text = "{\"decision\":\"\(granted ? "granted" : "denied")\""
+        if let message { text += ",\"message\":\(VerificationRequestBody.jsonString(message))" }
+        if let unlockSeconds { text += ",\"unlock_seconds\":\(unlockSeconds)" }
+        return Array((text + "}").utf8)
+    }
+}

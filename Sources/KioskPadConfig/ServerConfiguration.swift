@@ -1,0 +1,71 @@
+import Foundation
+import KeypadCore
+import KeypadVerifier
+import Yams
+
+/// The reference verifier's own config file (`kioskpad verifier serve --config FILE`),
+/// one top-level `server:` section.
+public struct VerifierServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var usersFile: String
+    /// Holds `codes` (one-time codes, hashed) and `audit.jsonl`.
+    public var stateDirectory: String
+    public var secret: SecretSource?
+    public var allowUnsigned: Bool
+    public var unlockSeconds: Int?
+    public var codeLength: Int
+    public var lockout: LockoutPolicy
+    public var maxBodyBytes: Int
+
+    public var codesFile: String { stateDirectory + "/codes" }
+    public var auditLog: String { stateDirectory + "/audit.jsonl" }
+}
+
+extension ConfigLoader {
+    public static func loadServer(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> VerifierServerConfiguration {
+        let (text, directory) = try read(path)
+        return try parseServer(yaml: text, source: path, baseDirectory: directory, environment: environment)
+    }
+
+    public static func parseServer(
+        yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
+    ) throws -> VerifierServerConfiguration {
+        let root = try compose(yaml, source: source)
+        let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
+        let top = MappingReader(root, path: "", log: log)
+        if !top.has("server") { log.report("server", "is required: the reference verifier's settings", at: nil) }
+        let reader = top.child("server")
+        let listen = reader.string("listen", default: "127.0.0.1:8787")
+        var host = "127.0.0.1", port = 8787
+        if let colon = listen.lastIndex(of: ":"), let number = Int(listen[listen.index(after: colon)...]), (0...65535).contains(number) {
+            host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            port = number
+        } else {
+            log.report(reader.keyPath("listen"), "'\(listen)' is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
+        }
+        if !reader.has("users_file") {
+            log.report(reader.keyPath("users_file"), "is required (lines made by `kioskpad pin hash`)", at: reader.node)
+        }
+        let usersFile = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
+        let stateDirectory = VerifierSection.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
+        let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+        let allowUnsigned = reader.bool("allow_unsigned", default: false)
+        if secret == nil && !allowUnsigned {
+            log.report(reader.keyPath("secret_file"), "a signing secret is required (secret_file, secret_env or secret_credential; `kioskpad verifier secret` makes one), or set allow_unsigned: true", at: reader.node)
+        }
+        let unlock = reader.has("unlock_seconds") ? reader.int("unlock_seconds", default: 5, range: 1...300) : nil
+        let codeLength = reader.int("code_length", default: 8, range: 6...12)
+        let lockout = EntrySection.readLockout(reader.child("lockout"))
+        let maxBody = reader.int("max_body_bytes", default: 16_384, range: 1_024...1_048_576)
+        reader.finish()
+        top.finish()
+        guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
+        return VerifierServerConfiguration(
+            host: host, port: port, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
+            allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
+            maxBodyBytes: maxBody)
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import KeypadVerifier
+import KioskPadConfig
+import KioskPadVerifierServer
+import Logging
+import ServiceLifecycle
+
+/// `kioskpad verifier`: the reference verifier and its tools.
+struct VerifierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verifier", abstract: "The reference verifier server and its tools.",
+        subcommands: [VerifierServeCommand.self, VerifierCodeCommand.self, VerifierSecretCommand.self])
+}
+
+/// `kioskpad verifier serve`: POST /verify and GET /healthz.
+struct VerifierServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the reference verifier: POST /verify (signed, CONTRACTS section 2) and GET /healthz.",
+        discussion: "Prints `verifier listening on http://HOST:PORT` when ready. Stops on SIGTERM or SIGINT."
+    )
+
+    @Option(help: "Verifier config file (YAML, a `server:` section).")
+    var config: String
+
+    @Option(help: "Log level on stderr.")
+    var logLevel: Logger.Level = .notice
+
+    func run() async throws {
+        LoggingSetup.bootstrap(level: logLevel)
+        let logger = Logger(label: "kioskpad.verifier-server")
+        let settings = try ConfigLoader.loadServer(path: config)
+        let users = try loadUsers(settings)
+        let secret = try settings.secret.map { source in
+            do {
+                return try WebhookSecret(parsing: source.read())
+            } catch {
+                throw UsageError(description: "server.secret: \(source): \(error)")
+            }
+        }
+        let audit: AuditLog
+        do {
+            try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            audit = try AuditLog(path: settings.auditLog)
+        } catch {
+            throw RuntimeFailure(description: "server.state_dir: cannot write \(settings.stateDirectory): \(error)")
+        }
+        let verifier = ReferenceVerifier(
+            settings: ReferenceVerifier.Settings(
+                secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
+                maxBodyBytes: settings.maxBodyBytes),
+            users: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit)
+        let host = settings.host
+        let app = VerifierServer.application(verifier: verifier, host: host, port: settings.port, logger: logger) { port in
+            writeLine("verifier listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+        }
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+    }
+}
+
+/// `kioskpad verifier code`: single-use codes.
+struct VerifierCodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "code", abstract: "Single-use codes.", subcommands: [VerifierCodeIssueCommand.self])
+}
+
+/// `kioskpad verifier code issue`: prints a fresh code once; only its hash is stored.
+struct VerifierCodeIssueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "issue",
+        abstract: "Issue a single-use code for a user: printed once, stored only as a salted hash, valid for --ttl.")
+
+    @Option(help: "Verifier config file (YAML, a `server:` section).")
+    var config: String
+
+    @Option(help: "The user the code belongs to (a name in the users file).")
+    var user: String
+
+    @Option(help: "How long the code is valid: 90s, 10m, 2h (up to 7 days).")
+    var ttl: String = "10m"
+
+    func run() async throws {
+        guard let seconds = Self.parseTTL(ttl) else {
+            throw UsageError(description: "--ttl '\(ttl)' must be a number with s, m or h, from 30s to 168h")
+        }
+        let settings = try ConfigLoader.loadServer(path: config)
+        let users = try loadUsers(settings)
+        guard users.users.contains(where: { $0.name == user }) else {
+            throw UsageError(description: "--user '\(user)' is not in \(settings.usersFile)")
+        }
+        try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let code = try OneTimeCodeStore(path: settings.codesFile).issue(user: user, ttl: seconds, length: settings.codeLength)
+        code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    static func parseTTL(_ text: String) -> TimeInterval? {
+        guard let unit = text.last, let number = Double(text.dropLast()) else { return nil }
+        let factor: Double
+        switch unit {
+        case "s": factor = 1
+        case "m": factor = 60
+        case "h": factor = 3600
+        default: return nil
+        }
+        let seconds = number * factor
+        return (30...(168 * 3600)).contains(seconds) ? seconds : nil
+    }
+}
+
+/// `kioskpad verifier secret`: a new Standard Webhooks secret for terminals and the server.
+struct VerifierSecretCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "secret",
+        abstract: "Print a new random signing secret (whsec_...) for verifier.secret_file and server.secret_file.",
+        discussion: "Example: (umask 077; kioskpad verifier secret > /etc/kioskpad/verifier.secret)")
+
+    func run() async throws {
+        writeLine(WebhookSecret.generate().text)
+    }
+}
+
+/// The server's users file, or a usage error naming `server.users_file`.
+func loadUsers(_ settings: VerifierServerConfiguration) throws -> UsersFile {
+    do {
+        return try UsersFile.load(path: settings.usersFile)
+    } catch {
+        throw UsageError(description: "server.users_file: \(error)")
+    }
+}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A deliberately broken HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is
+/// exactly what the test asks for): wrong statuses, garbage, oversized or slow bodies,
+/// connections reset before or in the middle of a response. It records every request.
+final class BrokenHTTPServer: Sendable {
+    enum Behaviour: Sendable {
+        case respond(status: Int, body: String)
+        case hugeBody(bytes: Int)
+        case slow(seconds: Double, body: String)
+        case resetMidResponse
+        case resetBeforeResponse
+    }
+
+    struct Recorded: Sendable {
+        let headers: [String: String]
+        let body: [UInt8]
+    }
+
+    let port: Int
+    let behaviour: Behaviour
+    private let listener: Int32
+    private let recorded = Mutex<[Recorded]>([])
+
+    init(_ behaviour: Behaviour) throws {
+        self.behaviour = behaviour
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    var requests: [Recorded] { recorded.withLock { $0 } }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// A port on which nothing listens (connections are refused).
+    static func closedPort() -> Int {
+        let probe = try! BrokenHTTPServer(.respond(status: 200, body: ""))
+        probe.stop()
+        return probe.port
+    }
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { return }
+            handle(connection)
+        }
+    }
+
+    private func handle(_ connection: Int32) {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var headerEnd: Int?
+        var contentLength = 0
+        while true {
+            let count = read(connection, &buffer, buffer.count)
+            if count <= 0 { break }
+            data += buffer[0..<count]
+            if headerEnd == nil, let end = data.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+                headerEnd = end
+                let head = String(decoding: data[0..<end], as: UTF8.self).lowercased()
+                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }) {
+                    contentLength = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+            if let end = headerEnd, data.count >= end + contentLength { break }
+        }
+        if let end = headerEnd {
+            var headers: [String: String] = [:]
+            for line in String(decoding: data[0..<end], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            recorded.withLock { $0.append(Recorded(headers: headers, body: Array(data[end...]))) }
+        }
+        switch behaviour {
+        case .respond(let status, let body):
+            send(connection, response(status: status, body: body))
+            close(connection)
+        case .hugeBody(let bytes):
+            send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes)\r\n\r\n{\"decision\":\"granted\",\"message\":\"" + String(repeating: "x", count: bytes - 40) + "\"}    ")
+            close(connection)
+        case .slow(let seconds, let body):
+            Thread.sleep(forTimeInterval: seconds)
+            send(connection, response(status: 200, body: body))
+            close(connection)
+        case .resetMidResponse:
+            send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"decis")
+            reset(connection)
+        case .resetBeforeResponse:
+            reset(connection)
+        }
+    }
+
+    private func response(status: Int, body: String) -> String {
+        "HTTP/1.1 \(status) Whatever\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+    }
+
+    private func send(_ connection: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+    }
+
+    /// Closes with SO_LINGER 0, so the peer sees a TCP reset.
+    private func reset(_ connection: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(connection)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import KeypadCore
+import KeypadVerifier
+import Testing
+
+@Suite("Standard Webhooks signatures")
+struct WebhookSignatureTests {
+    // The Standard Webhooks reference vector (also produced by the `standardwebhooks` package).
+    let secret = try! WebhookSecret(parsing: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+    let body = Array("{\"test\": 2432232314}".utf8)
+
+    @Test func signsTheReferenceVector() {
+        #expect(WebhookSignature.sign(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1614265330, body: body, secret: secret)
+            == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+
+    @Test func verifiesAndRefuses() {
+        let now = Date(timeIntervalSince1970: 1614265330)
+        let signature = WebhookSignature.sign(id: "m1", timestamp: 1614265330, body: body, secret: secret)
+        func check(id: String? = "m1", timestamp: String? = "1614265330", signature sig: String? = nil, body b: [UInt8]? = nil, at: Date? = nil) -> WebhookSignature.Failure? {
+            WebhookSignature.verify(id: id, timestamp: timestamp, signature: sig ?? signature, body: b ?? body, secret: secret, now: at ?? now)
+        }
+        #expect(check() == nil)
+        #expect(check(signature: "v1,bogus " + signature) == nil)
+        #expect(check(body: Array("{\"test\": 2432232315}".utf8)) == .badSignature)
+        #expect(check(id: "m2") == .badSignature)
+        #expect(check(id: nil) == .missingHeaders)
+        #expect(check(timestamp: "soon") == .badTimestamp)
+        #expect(check(at: now.addingTimeInterval(301)) == .stale)
+        #expect(check(at: now.addingTimeInterval(-299)) == nil)
+    }
+
+    @Test func secretsMustBeWhsecBase64AndNeverPrint() throws {
+        #expect(throws: WebhookSecret.FormatError.self) { try WebhookSecret(parsing: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") }
+        #expect(throws: WebhookSecret.FormatError.self) { try WebhookSecret(parsing: "whsec_not base64!") }
+        #expect(throws: WebhookSecret.FormatError.self) { try WebhookSecret(parsing: "whsec_c2hvcnQ=") }
+        let generated = WebhookSecret.generate()
+        #expect(try WebhookSecret(parsing: generated.text + "\n").key == generated.key)
+        #expect(!"\(generated)".contains(generated.text))
+    }
+
+    @Test func secretSourcesReadFilesEnvironmentAndCredentials() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-cred-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "whsec_abc\n".write(to: directory.appendingPathComponent("verifier"), atomically: true, encoding: .utf8)
+        #expect(try SecretSource.credential("verifier").read(environment: ["CREDENTIALS_DIRECTORY": directory.path]) == "whsec_abc\n")
+        #expect(try SecretSource.environment("S").read(environment: ["S": "x"]) == "x")
+        #expect(throws: WebhookSecret.FormatError.self) { try SecretSource.environment("S").read(environment: [:]) }
+        #expect(throws: WebhookSecret.FormatError.self) { try SecretSource.credential("v").read(environment: [:]) }
+    }
+}
+
+@Suite("RFC 6238 TOTP")
+struct TOTPTests {
+    // RFC 6238 Appendix B, SHA-1, secret "12345678901234567890", 8 digits.
+    @Test(arguments: [
+        (59, "94287082"), (1111111109, "07081804"), (1111111111, "14050471"),
+        (1234567890, "89005924"), (2000000000, "69279037"), (20000000000, "65353130"),
+    ])
+    func appendixBVectors(time: Int, code: String) {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
+        #expect(totp.code(step: totp.step(at: time)) == code)
+    }
+
+    @Test func acceptsOneStepEitherSideAndNoMore() {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8))
+        let now = 1_700_000_000
+        let current = Array(totp.code(step: totp.step(at: now)).utf8)
+        #expect(totp.matchingStep(current, at: now) == totp.step(at: now))
+        #expect(totp.matchingStep(current, at: now + 30) != nil)
+        #expect(totp.matchingStep(current, at: now - 30) != nil)
+        #expect(totp.matchingStep(current, at: now + 61) == nil)
+    }
+
+    @Test func base32DecodesAuthenticatorSecrets() {
+        #expect(TOTP.base32Decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == Array("12345678901234567890".utf8))
+        #expect(TOTP.base32Decode("not base32!") == nil)
+    }
+}
+
+@Suite("Verification messages")
+struct VerificationMessageTests {
+    @Test func requestBodyRoundTrips() throws {
+        let attempt = VerificationAttempt(terminalID: "door-1", kind: .code, value: SecretDigits(ascii: "123456")!)
+        let body = VerificationRequestBody.encode(attempt)
+        let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: String]
+        #expect(json?["terminal_id"] == "door-1")
+        #expect(json?["kind"] == "code")
+        #expect(json?["attempt_id"] == attempt.attemptID.uuidString.lowercased())
+        #expect(json?["entered_at"]?.hasSuffix("Z") == true)
+        let decoded = try VerificationRequestBody.decode(body)
+        #expect(decoded.value.withASCIIBytes { Array($0) } == Array("123456".utf8))
+    }
+
+    @Test(arguments: [
+        "{}", "not json", "{\"terminal_id\":\"t\",\"kind\":\"pin\",\"value\":\"12\",\"attempt_id\":\"a\"}",
+        "{\"terminal_id\":\"t\",\"kind\":\"face\",\"value\":\"1234\",\"attempt_id\":\"a\"}",
+        "{\"terminal_id\":\"t\",\"kind\":\"pin\",\"value\":\"12a4\",\"attempt_id\":\"a\"}",
+    ])
+    func badRequestsAreRefused(text: String) {
+        #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(text.utf8)) }
+    }
+
+    @Test func responsesDecodeStrictlyAndClampUnlockTime() throws {
+        func decode(_ text: String) throws -> AttemptOutcome {
+            try VerificationResponseBody.decode(Array(text.utf8), maxUnlockSeconds: 10)
+        }
+        #expect(try decode("{\"decision\":\"granted\",\"unlock_seconds\":600,\"message\":\"Hi\"}") == .granted(message: "Hi", unlockSeconds: 10))
+        #expect(try decode("{\"decision\":\"denied\"}") == .denied())
+        #expect(throws: VerificationResponseBody.Invalid.self) { try decode("{\"decision\":\"maybe\"}") }
+        #expect(throws: VerificationResponseBody.Invalid.self) { try decode("<html>") }
+    }
+
+    @Test func verifierURLsRefusePlainHTTPOffLoopback() {
+        #expect(VerifierURL.problem("http://127.0.0.1:8787/verify", allowInsecureHTTP: false) == nil)
+        #expect(VerifierURL.problem("http://localhost/verify", allowInsecureHTTP: false) == nil)
+        #expect(VerifierURL.problem("http://[::1]:80/verify", allowInsecureHTTP: false) == nil)
+        #expect(VerifierURL.problem("https://verifier.example/verify", allowInsecureHTTP: false) == nil)
+        #expect(VerifierURL.problem("http://10.0.0.5/verify", allowInsecureHTTP: false)?.contains("unencrypted") == true)
+        #expect(VerifierURL.problem("http://10.0.0.5/verify", allowInsecureHTTP: true) == nil)
+        #expect(VerifierURL.problem("ftp://x/verify", allowInsecureHTTP: true) != nil)
+    }
+
+    @Test func replayCacheIsBounded() {
+        var cache = ReplayCache(capacity: 2)
+        let results = ["a", "a", "b", "c", "a"].map { cache.insert($0) }
+        // "a" is new, repeated, then forgotten once "b" and "c" filled the cache.
+        #expect(results == [true, false, true, true, true])
+        #expect(cache.count == 2)
+    }
+}

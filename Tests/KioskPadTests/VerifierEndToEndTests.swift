@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// `kioskpad verifier serve` and `kioskpad simulate --verifier` as separate processes,
+/// exactly as the README shows them, on loopback.
+@Suite("verifier serve + simulate --verifier, end to end", .serialized)
+struct VerifierEndToEndTests {
+    final class Server {
+        let process = Process()
+        let port: Int
+        let directory: URL
+
+        init(directory: URL) throws {
+            self.directory = directory
+            process.executableURL = CLI.binary
+            process.arguments = ["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var line = ""
+            while !line.contains("\n") {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                line += String(decoding: data, as: UTF8.self)
+            }
+            guard let range = line.range(of: "listening on http://127.0.0.1:") else {
+                process.terminate()
+                throw POSIXError(.ECONNREFUSED)
+            }
+            port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    func prepare() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-e2e-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let hash = try CLI.run(["pin", "hash", "--user", "dana", "--iterations", "1000"], stdin: "3691\n").stdout
+        try hash.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
+        let secret = try CLI.run(["verifier", "secret"]).stdout
+        try secret.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
+        try """
+            server:
+              listen: 127.0.0.1:0
+              users_file: users
+              state_dir: state
+              secret_file: secret
+            """.write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    @Test func aPINTypedInSimulateIsDecidedByTheReferenceServer() throws {
+        let directory = try prepare()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try Server(directory: directory)
+        let url = "http://127.0.0.1:\(server.port)/verify"
+        let secret = directory.appendingPathComponent("secret").path
+        let granted = try CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "3691")
+        let denied = try CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "8024")
+        let unsigned = try CLI.run(["simulate", "--display", "plain", "--verifier", url], stdin: "3691")
+        #expect(server.stop() == 0)
+        #expect(CLI.frames(granted.stdout).last?.contains("Access granted") == true)
+        #expect(CLI.frames(denied.stdout).last?.contains("Access denied") == true)
+        // The server answers 401 to an unsigned request: a verifier error, not a wrong PIN.
+        #expect(CLI.frames(unsigned.stdout).last?.contains("Verifier") == true)
+        #expect(!granted.stdout.contains("demo PIN"))
+        let audit = try String(contentsOf: directory.appendingPathComponent("state/audit.jsonl"), encoding: .utf8)
+        #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"status\":\"401\""))
+        for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr] {
+            #expect(!text.contains("3691") && !text.contains("8024"))
+        }
+    }
+
+    @Test func aOneTimeCodeIssuedOnTheCommandLineOpensOnce() throws {
+        let directory = try prepare()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        let issued = try CLI.run(["verifier", "code", "issue", "--config", config, "--user", "dana", "--ttl", "10m"])
+        #expect(issued.status == 0)
+        let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(code.count == 8 && code.allSatisfy(\.isNumber))
+        #expect(try CLI.run(["verifier", "code", "issue", "--config", config, "--user", "nobody"]).status == 2)
+        let server = try Server(directory: directory)
+        defer { _ = server.stop() }
+        let configFile = directory.appendingPathComponent("terminal.yaml")
+        try """
+            entry: {mode: code, min_length: 8, max_length: 8}
+            verifier:
+              kind: http
+              url: http://127.0.0.1:\(server.port)/verify
+              secret_file: secret
+            """.write(to: configFile, atomically: true, encoding: .utf8)
+        let first = try CLI.run(["simulate", "--config", configFile.path, "--display", "plain"], stdin: code)
+        let again = try CLI.run(["simulate", "--config", configFile.path, "--display", "plain"], stdin: code)
+        #expect(CLI.frames(first.stdout).last?.contains("Access granted") == true)
+        #expect(CLI.frames(again.stdout).last?.contains("Access denied") == true)
+        #expect(CLI.frames(first.stdout).contains { $0.contains("Enter code") })
+    }
+
+    @Test func aVerifierThatIsDownMeansVerifierUnavailable() throws {
+        let result = try CLI.run(["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:9/verify"], stdin: "3691")
+        #expect(result.status == 0)
+        let last = CLI.frames(result.stdout).last ?? ""
+        #expect(last.contains("Verifier") && !last.contains("granted"))
+    }
+
+    @Test func configErrorsForTheHTTPVerifierNameTheKey() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kp-http-\(UUID()).yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "verifier:\n  kind: http\n  url: http://10.1.2.3/verify\n  secret: whsec_abc\n".write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["config", "check", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("verifier.url: plain http:// to 10.1.2.3"))
+        #expect(result.stderr.contains("verifier.secret: secrets are never read from the config file"))
+        try "verifier:\n  kind: http\n  url: http://127.0.0.1:1/verify\n  secret_file: /nonexistent\n".write(to: file, atomically: true, encoding: .utf8)
+        let missing = try CLI.run(["simulate", "--config", file.path, "--display", "plain"], stdin: "1234")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("verifier.secret_file: file /nonexistent"))
+    }
+}
