@@ -38,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Metrics for the daemon: swift-metrics API, Prometheus text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(name: "KeypadCore", swiftSettings: strict),
@@ -109,10 +112,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "KioskPadDaemon",
+            dependencies: [
+                "KioskPad", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "kioskpad",
             dependencies: [
-                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer",
+                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "KioskPadDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,10 +147,15 @@ let package = Package(
         .testTarget(
             name: "KeypadHTTPVerifierTests",
             dependencies: [
-                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer",
+                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "KeypadTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "KioskPadDaemonTests",
+            dependencies: ["KioskPadDaemon", "KioskPad", "KeypadHAL", "KeypadCore", "KeypadVerifier", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),

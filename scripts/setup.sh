@@ -18,13 +18,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The signature interop tests check our Standard Webhooks signatures against an
-# independent implementation (PyPI: standardwebhooks).
-if ! python3 -c 'import standardwebhooks' 2>/dev/null; then
-    echo "setup: installing the standardwebhooks package (PyPI) for the signature interop tests" >&2
-    python3 -m pip install --quiet --disable-pip-version-check standardwebhooks >&2 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages standardwebhooks >&2
-fi
+# Independent implementations the tests check us against (PyPI): Standard Webhooks
+# signatures (standardwebhooks) and the Prometheus text format (prometheus_client).
+for module in standardwebhooks:standardwebhooks prometheus_client:prometheus-client; do
+    if ! python3 -c "import ${module%%:*}" 2>/dev/null; then
+        echo "setup: installing ${module#*:} (PyPI) for the interop tests" >&2
+        python3 -m pip install --quiet --disable-pip-version-check "${module#*:}" >&2 2>/dev/null \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${module#*:}" >&2
+    fi
+done
 
 if ! command -v swift >/dev/null 2>&1; then
     for candidate in /opt/swift/usr/bin /opt/swift/bin; do

@@ -70,6 +70,20 @@ void kp_list_chips(char *buffer, size_t length) {
     closedir(dir);
 }
 
+/* Opens a chip by name, path, number or label; on failure says which chips exist. */
+static struct gpiod_chip *open_chip(const char *chip, struct kp_error *error) {
+    struct gpiod_chip *opened = gpiod_chip_open_lookup(chip);
+    if (!opened) {
+        int saved = errno;
+        char list[400];
+        kp_list_chips(list, sizeof list);
+        errno = saved;
+        set_error(error, (saved == EACCES || saved == EPERM) ? KP_ERR_PERMISSION : KP_ERR_CHIP_NOT_FOUND,
+                  KP_GROUP_NONE, -1, list);
+    }
+    return opened;
+}
+
 static int resolve(kp_matrix *m, struct gpiod_line_bulk *bulk, const int *offsets, const char *const *names,
                    unsigned count, int group, struct kp_error *error) {
     unsigned lines = gpiod_chip_num_lines(m->chip);
@@ -134,14 +148,8 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
     m->column_count = columns;
     m->active_low = active_low;
     m->wake_pipe[0] = m->wake_pipe[1] = -1;
-    m->chip = gpiod_chip_open_lookup(chip);
+    m->chip = open_chip(chip, error);
     if (!m->chip) {
-        int saved = errno;
-        char list[400];
-        kp_list_chips(list, sizeof list);
-        errno = saved;
-        set_error(error, (saved == EACCES || saved == EPERM) ? KP_ERR_PERMISSION : KP_ERR_CHIP_NOT_FOUND,
-                  KP_GROUP_NONE, -1, list);
         free(m);
         return NULL;
     }
@@ -262,6 +270,65 @@ void kp_close(kp_matrix *m) {
     free(m);
 }
 
+struct kp_output {
+    struct gpiod_chip *chip;
+    struct gpiod_line *line;
+};
+
+kp_output *kp_output_open(const char *chip, int offset, const char *name, int active_low, const char *consumer,
+                          struct kp_error *error) {
+    if (error) memset(error, 0, sizeof *error);
+    kp_output *out = calloc(1, sizeof *out);
+    if (!out) return NULL;
+    out->chip = open_chip(chip, error);
+    if (!out->chip) {
+        free(out);
+        return NULL;
+    }
+    if (offset >= 0) {
+        unsigned lines = gpiod_chip_num_lines(out->chip);
+        if ((unsigned)offset >= lines) {
+            char detail[32];
+            snprintf(detail, sizeof detail, "%u", lines);
+            errno = ERANGE;
+            set_error(error, KP_ERR_LINE_RANGE, KP_GROUP_NONE, 0, detail);
+            gpiod_chip_close(out->chip);
+            free(out);
+            return NULL;
+        }
+        out->line = gpiod_chip_get_line(out->chip, (unsigned)offset);
+    } else {
+        out->line = gpiod_chip_find_line(out->chip, name);
+        if (!out->line) {
+            set_error(error, KP_ERR_LINE_NAME, KP_GROUP_NONE, 0, name);
+            gpiod_chip_close(out->chip);
+            free(out);
+            return NULL;
+        }
+    }
+    int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
+    if (gpiod_line_request_output_flags(out->line, consumer, flags, 0) < 0) {
+        struct gpiod_line_bulk bulk;
+        gpiod_line_bulk_init(&bulk);
+        gpiod_line_bulk_add(&bulk, out->line);
+        explain_busy(&bulk, KP_GROUP_NONE, error);
+        gpiod_chip_close(out->chip);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int kp_output_set(kp_output *out, int on) { return gpiod_line_set_value(out->line, on ? 1 : 0); }
+
+void kp_output_close(kp_output *out) {
+    if (!out) return;
+    gpiod_line_set_value(out->line, 0);
+    gpiod_line_release(out->line);
+    gpiod_chip_close(out->chip);
+    free(out);
+}
+
 #else
 /* ---- no libgpiod v1: every call reports why ------------------------------------------ */
 #include <errno.h>
@@ -299,4 +366,18 @@ void kp_wake(kp_matrix *m) { (void)m; }
 unsigned long kp_value_calls(const kp_matrix *m) { (void)m; return 0; }
 void kp_close(kp_matrix *m) { (void)m; }
 void kp_list_chips(char *buffer, size_t length) { if (length) buffer[0] = '\0'; }
+struct kp_output { int unused; };
+kp_output *kp_output_open(const char *chip, int offset, const char *name, int active_low, const char *consumer,
+                          struct kp_error *error) {
+    (void)chip; (void)offset; (void)name; (void)active_low; (void)consumer;
+    if (error) {
+        memset(error, 0, sizeof *error);
+        error->code = KP_ERR_UNSUPPORTED;
+        snprintf(error->detail, sizeof error->detail, "%s", "this build has no libgpiod v1 support");
+    }
+    errno = ENOTSUP;
+    return NULL;
+}
+int kp_output_set(kp_output *out, int on) { (void)out; (void)on; errno = ENOTSUP; return -1; }
+void kp_output_close(kp_output *out) { (void)out; }
 #endif

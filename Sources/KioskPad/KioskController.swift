@@ -26,6 +26,7 @@ public actor KioskController {
     private let terminalID: String
     private let clock: any EntryClock
     private let logger: Logger
+    private let sinks: [any TerminalEventSink]
 
     private var continuation: AsyncStream<ControllerEvent>.Continuation?
     private var timer: Task<Void, Never>?
@@ -37,7 +38,8 @@ public actor KioskController {
     public init(
         entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
         verifier: any Verifier, source: any KeySource, terminalID: String,
-        clock: any EntryClock = SystemEntryClock(), logger: Logger = Logger(label: "kioskpad")
+        clock: any EntryClock = SystemEntryClock(), logger: Logger = Logger(label: "kioskpad"),
+        sinks: [any TerminalEventSink] = []
     ) {
         model = EntryModel(options: entry, clock: clock)
         self.composer = composer
@@ -47,6 +49,15 @@ public actor KioskController {
         self.terminalID = terminalID
         self.clock = clock
         self.logger = logger
+        self.sinks = sinks
+    }
+
+    /// Answers at once unless the entry loop is stuck (for the watchdog).
+    public func heartbeat() -> Bool { true }
+
+    /// Hands `event` to every sink, in order.
+    public func publish(_ event: TerminalEvent) async {
+        for sink in sinks { await sink.handle(event) }
     }
 
     /// Runs until the user quits or a scripted input has been played out.
@@ -69,13 +80,18 @@ public actor KioskController {
             case .input(.quit):
                 return .quit
             case .input(.key(let key)):
+                await publish(.keyPressed)
                 handle(key)
             case .inputEnded:
                 inputEnded = true
             case .tick:
                 model.tick()
             case .verdict(let attempt, let outcome, let milliseconds):
-                conclude(attempt: attempt, outcome: outcome, milliseconds: milliseconds)
+                if let kind = conclude(attempt: attempt, outcome: outcome, milliseconds: milliseconds) {
+                    await publish(.attemptDecided(
+                        kind: kind, outcome: outcome, latency: .milliseconds(milliseconds),
+                        lockedOut: model.phase == .lockedOut))
+                }
                 await render()
                 replayDeferredKeys()
             }
@@ -123,8 +139,9 @@ public actor KioskController {
         }
     }
 
-    private func conclude(attempt: UInt64, outcome: AttemptOutcome, milliseconds: Int) {
-        guard model.complete(attempt: attempt, outcome: outcome) else { return }
+    /// Applies a verdict; returns the attempt's kind when it was the pending one.
+    private func conclude(attempt: UInt64, outcome: AttemptOutcome, milliseconds: Int) -> AttemptKind? {
+        guard model.complete(attempt: attempt, outcome: outcome) else { return nil }
         let decision: String
         switch outcome {
         case .granted: decision = "granted"
@@ -134,6 +151,7 @@ public actor KioskController {
         logger.notice("attempt decided", metadata: [
             "attempt": "\(attempt)", "decision": "\(decision)", "latency_ms": "\(milliseconds)",
         ])
+        return AttemptKind(model.options.mode)
     }
 
     private func render() async {
@@ -149,6 +167,7 @@ public actor KioskController {
         } catch {
             if !displayFailing { logger.error("display failed; entry goes on without it", metadata: ["error": "\(error)"]) }
             displayFailing = true
+            await publish(.displayError)
         }
     }
 

@@ -6,7 +6,7 @@ import Yams
 /// all reported at once, each naming its key path, what is valid, and where it is.
 public enum ConfigLoader {
     /// The top-level sections.
-    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier"]
+    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "door", "feedback", "events", "metrics"]
 
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -52,12 +52,13 @@ public enum ConfigLoader {
         let display = DisplaySection.read(top.child("display"))
         let keypad = KeypadSection.read(top.child("keypad"), entry: entry)
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        let daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         top.finish()
         for unused in log.overrides.unused {
             log.report(unused.path, "unknown key; the variable names no config setting", at: nil)
         }
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
-        return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier)
+        return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
     }
 
     static func isValidTerminalID(_ id: String) -> Bool {

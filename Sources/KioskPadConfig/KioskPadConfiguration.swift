@@ -8,16 +8,18 @@ public struct KioskPadConfiguration: Sendable {
     public var display: DisplayConfiguration
     public var keypad: KeypadConfiguration
     public var verifier: VerifierConfiguration
+    public var daemon: DaemonConfiguration
 
     public init(
         terminalID: String, entry: EntryOptions, display: DisplayConfiguration,
-        keypad: KeypadConfiguration, verifier: VerifierConfiguration
+        keypad: KeypadConfiguration, verifier: VerifierConfiguration, daemon: DaemonConfiguration = DaemonConfiguration()
     ) {
         self.terminalID = terminalID
         self.entry = entry
         self.display = display
         self.keypad = keypad
         self.verifier = verifier
+        self.daemon = daemon
     }
 
     /// `kioskpad simulate` with no file: 4-digit masked PIN, keyboard, terminal panel,

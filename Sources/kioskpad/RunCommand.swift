@@ -4,15 +4,20 @@ import KeypadHAL
 import KeypadVerifier
 import KioskPad
 import KioskPadConfig
+import KioskPadDaemon
 import Logging
-import Synchronization
 
-/// `kioskpad run`: the door/kiosk terminal on real hardware.
+/// `kioskpad run`: the door/kiosk terminal daemon on real hardware.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the door/kiosk terminal: GPIO keypad, display and verifier from a config file.",
-        discussion: "Stops cleanly on SIGTERM or SIGINT (exit 0). A keypad that fails while running stops it with exit 1."
+        abstract: "Run the door/kiosk terminal: GPIO keypad, display, verifier, door relay, journal and metrics from a config file.",
+        discussion: """
+            Stops cleanly on SIGTERM or SIGINT (exit 0), switching the door relay off first. Under \
+            systemd (Type=notify) it reports READY=1 and feeds the watchdog while the keypad and the \
+            entry loop work. A keypad that fails is reported and reopened; a display that fails is \
+            retried in the background.
+            """
     )
 
     @Option(help: "Config file (YAML) with keypad driver: gpio.")
@@ -29,68 +34,92 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "kioskpad.run")
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display == .plain ? .plain : .ansi }
+        if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
         if configuration.verifier == .demo {
             throw UsageError(description: "verifier.kind: demo accepts PIN 1234 and is for `kioskpad simulate` only; use kind: local with a users_file")
         }
+        let gpio: GPIOKeypadConfiguration
         let verifier: any Verifier
         let displayDriver: any DisplayDriver
-        let loop: MatrixScanLoop
+        let daemon: DaemonServices
         do {
+            gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
+            daemon = try DaemonServices(
+                configuration: configuration,
+                stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
+                outputs: true, logger: logger)
             verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
             displayDriver = try TerminalAssembly.display(for: configuration.display) { message in
                 logger.warning("\(message)")
             }
-            loop = try KeypadAssembly.scanLoop(try KeypadAssembly.gpioConfiguration(configuration.keypad))
         } catch let error as AssemblyError {
             throw UsageError(description: error.description)
-        } catch let error as GPIOKeypadError {
+        } catch let error as DaemonServices.StartError {
             throw RuntimeFailure(description: error.description)
         }
-        let failure = FailureNote()
-        let source = MatrixKeySource(
-            loop: loop,
-            diagnostics: { event in
-                switch event {
-                case .ghosting(let keys): logger.warning("keypad ghosting: \(keys.count) keys form a rectangle; ignored until one is released")
-                case .stuck(let key): logger.warning("keypad stuck key at row \(key.row) column \(key.column); ignored until released")
-                default: break
-                }
+        // Fail fast on a wrong chip or line, so an installer sees the error at once.
+        let first: MatrixScanLoop
+        do {
+            first = try KeypadAssembly.scanLoop(gpio)
+        } catch let error as GPIOKeypadError {
+            daemon.door?.shutdown()
+            throw RuntimeFailure(description: error.description)
+        }
+        let sinks = daemon.sinks
+        let pending = FirstLoop(first)
+        let source = RetryingKeySource(
+            open: { failure in
+                let loop = try pending.take() ?? KeypadAssembly.scanLoop(gpio)
+                return MatrixKeySource(loop: loop, diagnostics: { event in
+                    let fault: TerminalEvent?
+                    switch event {
+                    case .ghosting(let keys): fault = .keypadFault(kind: "ghosting", detail: "\(keys.count) keys form a rectangle")
+                    case .stuck(let key): fault = .keypadFault(kind: "stuck", detail: "row \(key.row) column \(key.column)")
+                    default: fault = nil
+                    }
+                    if let fault {
+                        logger.warning("keypad fault", metadata: ["fault": "\(fault)"])
+                        Task { for sink in sinks { await sink.handle(fault) } }
+                    }
+                }, failure: failure)
             },
-            failure: { error in
-                failure.set("\(error)")
-                logger.error("keypad failed", metadata: ["error": "\(error)"])
+            report: { ok, problem in
+                if ok {
+                    logger.notice("keypad recovered")
+                } else {
+                    logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
+                }
+                for sink in sinks { await sink.handle(.keypadHealth(ok: ok)) }
             })
         let controller = KioskController(
             entry: configuration.entry, composer: TerminalAssembly.composer(for: configuration.display),
             display: displayDriver, verifier: verifier, source: source,
-            terminalID: configuration.terminalID, logger: logger)
+            terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
-        let stoppedBySignal = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                _ = await SignalWaiter.wait()
-                return true
-            }
-            group.addTask {
-                _ = await controller.run()
-                return false
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first
-        }
-        _ = source.thread.stopAndCollect()
+        try await TerminalRunner.run(controller: controller, daemon: daemon, handleSignals: true, logger: logger)
         await displayDriver.close()
         await verifier.shutdown()
-        if !stoppedBySignal {
-            throw RuntimeFailure(description: failure.message ?? "the keypad stopped")
-        }
         logger.notice("terminal stopped")
     }
 }
 
-/// The first failure message, set from the scan thread.
-final class FailureNote: Sendable {
-    private let text = Mutex<String?>(nil)
-    func set(_ message: String) { text.withLock { if $0 == nil { $0 = message } } }
-    var message: String? { text.withLock { $0 } }
+import Synchronization
+
+/// Hands the scan loop opened at start to the first keypad open, once.
+final class FirstLoop: @unchecked Sendable {
+    // @unchecked: the loop is handed over exactly once, under the lock.
+    private let slot: Mutex<Bool>
+    private let loop: MatrixScanLoop
+
+    init(_ loop: MatrixScanLoop) {
+        self.loop = loop
+        slot = Mutex(true)
+    }
+
+    func take() -> MatrixScanLoop? {
+        slot.withLock { available in
+            defer { available = false }
+            return available ? loop : nil
+        }
+    }
 }

@@ -6,6 +6,7 @@ import KeypadHAL
 import KeypadVerifier
 import KioskPad
 import KioskPadConfig
+import KioskPadDaemon
 import Logging
 
 /// `kioskpad simulate`: laptop mode; the keyboard is the keypad and the terminal the display.
@@ -84,12 +85,23 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch let error as AssemblyError {
             throw UsageError(description: error.description)
         }
+        // The journal, event forwarding and metrics run here too when the config asks for
+        // them (state_dir, events, metrics); the door relay and feedback outputs do not.
+        let logger = Logger(label: "kioskpad.simulate")
+        let daemon: DaemonServices
+        do {
+            daemon = try DaemonServices(
+                configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,
+                logger: logger) { port in logger.notice("metrics on http://127.0.0.1:\(port)/metrics") }
+        } catch let error as DaemonServices.StartError {
+            throw RuntimeFailure(description: error.description)
+        }
         let controller = KioskController(
             entry: configuration.entry,
             composer: TerminalAssembly.composer(for: configuration.display),
             display: displayDriver, verifier: verifier, source: TerminalKeySource(),
-            terminalID: configuration.terminalID, logger: Logger(label: "kioskpad.simulate"))
-        _ = await controller.run()
+            terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
+        try await TerminalRunner.run(controller: controller, daemon: daemon, handleSignals: false, logger: logger)
         await displayDriver.close()
         await verifier.shutdown()
     }

@@ -32,11 +32,13 @@ if [ -z "$BASE" ]; then
     BASE=$(sed -n 's/^gpiochip[0-9]*: GPIOs \([0-9]*\)-.*keypad-sim.*/\1/p' /sys/kernel/debug/gpio)
 fi
 echo "global GPIO base $BASE"
-export TRACE_BASE=$BASE
+export TRACE_BASE=$BASE TRACE_STATE=$W/rows.state
 
 USERS=$W/users
 printf '2468\n' | $KP pin hash --user hil --iterations 1000 > $USERS
-config() { # config FILE CHIP [DEBOUNCE_MS]
+config() { # config FILE CHIP [DEBOUNCE_MS] [VERIFIER_YAML]
+    verifier_yaml=${4:-"  kind: local
+  users_file: $USERS"}
     cat > $1 <<YAML
 terminal_id: hil-door
 keypad:
@@ -54,8 +56,7 @@ display:
   columns: 16
   rows: 2
 verifier:
-  kind: local
-  users_file: $USERS
+$verifier_yaml
 YAML
 }
 config $W/label.yaml keypad-sim
@@ -200,7 +201,109 @@ if grep -q 'Access granted' $W/run.out; then pass "PIN typed on the GPIO keypad:
 check "run stops on SIGTERM with exit 0" 0 $rc
 if grep -q 2468 $W/run.out $W/run.err $W/*.out; then fail "the PIN appears in output"; else pass "the PIN 2468 appears in no frame, log or output"; fi
 
-# ---- 9. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
+# ---- 9. the door relay: on for the unlock time on a grant, never otherwise -------------
+D=/sys/kernel/config/gpio-sim/door
+mkdir $D $D/bank0; echo 2 > $D/bank0/num_lines; echo door-sim > $D/bank0/label
+mkdir $D/bank0/line0; echo RELAY > $D/bank0/line0/name
+echo 1 > $D/live
+DCHIP=$(cat $D/bank0/chip_name); DSIM=/sys/devices/platform/$(cat $D/dev_name)/$DCHIP
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$DCHIP ] && break; sleep 0.2; done
+relay_config() { # relay_config FILE [VERIFIER_YAML]
+    config $1 keypad-sim 10 "${2:-}"
+    cat >> $1 <<YAML
+state_dir: $W/state
+metrics:
+  listen: "off"
+door:
+  relay: {chip: door-sim, line: RELAY}
+  unlock_s: 2
+  max_unlock_s: 10
+lockout:
+  max_failures: 2
+  lockout_s: 60
+YAML
+}
+relay_config $W/relay.yaml
+# The relay watcher logs every change of the line as "UPTIME VALUE" (shell builtins only).
+watch_relay() { # watch_relay LOG
+    ( last=x; while :; do read v < $DSIM/sim_gpio0/value; if [ "$v" != "$last" ]; then read t _ < /proc/uptime; echo "$t $v" >> $1; last=$v; fi; done ) &
+    WATCH=$!
+}
+ever_on() { grep -q ' 1$' $1; }
+run_door() { # run_door CONFIG OUT -> RUN pid
+    taskset -c 0 $KP run --config $1 --display plain > $2 2>&1 &
+    RUN=$!
+    i=0; while ! grep -q 'Enter PIN' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
+wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }
+
+# 9a. a grant: on, then off after about unlock_s
+watch_relay $W/relay-grant.log
+run_door $W/relay.yaml $W/relay-grant.out
+type_pin 2468; wait_for $W/relay-grant.out 'Access granted'; sleep 3
+kill -TERM $RUN; wait $RUN; kill $WATCH
+on=$(awk '$2 == 1 {print $1; exit}' $W/relay-grant.log); off=$(awk -v on="$on" '$2 == 0 && $1 > on {print $1; exit}' $W/relay-grant.log)
+held=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a == "" || b == "") print "none"; else printf "%.1f", b - a }')
+case $held in none) fail "granted: relay was not pulsed ($(cat $W/relay-grant.log | tr '\n' ' '))";; *) if awk -v h=$held 'BEGIN { exit !(h >= 1.5 && h <= 3.5) }'; then pass "granted: relay on for ${held}s (unlock_s 2), then off"; else fail "granted: relay on for ${held}s"; fi;; esac
+echo "relay_on_seconds=$held" >> $OUT/relay.txt
+
+# 9b. denied twice (lockout), then the right PIN during the lockout: never on
+watch_relay $W/relay-deny.log
+run_door $W/relay.yaml $W/relay-deny.out
+type_pin 1111; wait_for $W/relay-deny.out 'Access denied'
+type_pin 2222; wait_for $W/relay-deny.out 'Locked'
+type_pin 2468; sleep 1
+kill -TERM $RUN; wait $RUN; kill $WATCH
+if grep -q 'Locked' $W/relay-deny.out && ! ever_on $W/relay-deny.log; then pass "denied and locked out: relay never on"; else fail "denied/lockout: $(tr '\n' ' ' < $W/relay-deny.log)"; fi
+
+# 9c. verifier error: never on, shown as unavailable
+relay_config $W/relay-error.yaml "  kind: http
+  url: http://127.0.0.1:9/verify
+  timeout_s: 1"
+watch_relay $W/relay-error.log
+run_door $W/relay-error.yaml $W/relay-error.out
+type_pin 2468; wait_for $W/relay-error.out 'Verifier'; sleep 0.5
+kill -TERM $RUN; wait $RUN; kill $WATCH
+if grep -q 'unavailable' $W/relay-error.out && ! ever_on $W/relay-error.log; then pass "verifier error: relay never on"; else fail "verifier error: $(tail -5 $W/relay-error.out)"; fi
+
+# 9d. SIGTERM while verifying (a verifier that never answers): off, and stays off
+python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', 8799)); s.listen(); c, _ = s.accept(); time.sleep(60)" &
+SLOW=$!
+relay_config $W/relay-slow.yaml "  kind: http
+  url: http://127.0.0.1:8799/verify
+  timeout_s: 20"
+watch_relay $W/relay-term.log
+run_door $W/relay-slow.yaml $W/relay-term.out
+type_pin 2468; wait_for $W/relay-term.out 'Verifying'
+kill -TERM $RUN; wait $RUN; rc=$?; sleep 1; kill $WATCH; kill $SLOW 2>/dev/null
+if [ $rc = 0 ] && ! ever_on $W/relay-term.log && [ "$(cat $DSIM/sim_gpio0/value)" = 0 ]; then pass "SIGTERM during verification: exit 0, relay never on"; else fail "SIGTERM during verification: rc=$rc $(tr '\n' ' ' < $W/relay-term.log)"; fi
+
+# 9e. a crash (SIGKILL) while the door is open: the kernel releases the line, relay off
+relay_config $W/relay-long.yaml; sed -i 's/unlock_s: 2/unlock_s: 8/' $W/relay-long.yaml
+watch_relay $W/relay-kill.log
+run_door $W/relay-long.yaml $W/relay-kill.out
+type_pin 2468; wait_for $W/relay-kill.out 'Access granted'; sleep 0.5
+before=$(cat $DSIM/sim_gpio0/value)
+kill -KILL $RUN; wait $RUN 2>/dev/null; sleep 0.5; kill $WATCH
+after=$(cat $DSIM/sim_gpio0/value)
+check "crash while open: relay was on, off once the process died" "1 0" "$before $after"
+
+# 9f. the relay line busy at start: a clear error, nothing energised
+gpioset --mode=signal $DCHIP 0=0 & HOLD=$!
+sleep 0.5
+$KP run --config $W/relay.yaml --display plain > $W/relay-busy.out 2>&1; rc=$?
+kill $HOLD; wait $HOLD 2>/dev/null
+check "relay line busy exits 1" 1 $rc
+if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'gpioset'" $W/relay-busy.out; then pass "busy relay line names door.relay.line and gpioset"; else fail "busy relay: $(cat $W/relay-busy.out)"; fi
+
+# 9g. the journal recorded it all, without a PIN
+if grep -q '"type":"door_unlocked"' $W/state/journal.jsonl && grep -q '"decision":"error"' $W/state/journal.jsonl && grep -q '"type":"lockout"' $W/state/journal.jsonl; then pass "journal has unlock, error and lockout records"; else fail "journal: $(tail -3 $W/state/journal.jsonl)"; fi
+if grep -q -e 2468 -e 1111 -e 2222 $W/state/journal.jsonl $W/relay-*.out; then fail "a PIN appears in the journal or output"; else pass "no typed PIN in the journal or any relay run output"; fi
+cp $W/state/journal.jsonl $OUT/ 2>/dev/null
+echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0 $D
+
+# ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''
     for a in /sys/class/i2c-adapter/i2c-*; do grep -q 'SMBus stub' $a/name 2>/dev/null && BUS=${a##*/i2c-}; done

@@ -60,6 +60,18 @@ unsigned long kp_value_calls(const kp_matrix *matrix);
 void kp_close(kp_matrix *matrix);
 /* Lists the GPIO chips present, "gpiochip0 [label] (N lines), ..." into buffer. */
 void kp_list_chips(char *buffer, size_t length);
+/* ---- single output lines (door relay, buzzer, LEDs) ------------------------------ */
+typedef struct kp_output kp_output;
+
+/* Requests one line as a push-pull output, initially inactive. The line is `offset` when
+ * >= 0, else found by `name`. On error: NULL and *error filled (group KP_GROUP_NONE). */
+kp_output *kp_output_open(const char *chip, int offset, const char *name, int active_low, const char *consumer,
+                          struct kp_error *error);
+/* Drives the line active (on != 0) or inactive. 0 or -1 (errno set). */
+int kp_output_set(kp_output *output, int on);
+/* Drives the line inactive, then releases it. */
+void kp_output_close(kp_output *output);
+
 /* Names the calling thread (visible in /proc/PID/task/TID/comm). */
 void kp_set_thread_name(const char *name);
 /* 1 when built against the v1 API, 2 for v2, 0 without libgpiod. */

@@ -15,7 +15,7 @@ public enum VerificationRequestBody {
     }
 
     /// A JSON string literal (terminal ids are restricted, but be correct anyway).
-    static func jsonString(_ text: String) -> String {
+    public static func jsonString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

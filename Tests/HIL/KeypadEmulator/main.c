@@ -12,6 +12,9 @@
  *       input, and gpio-sim then keeps showing the last driven value in sim_gpioN/value,
  *       so polling values cannot tell a released row from a driven one. On hardware
  *       the row's pull-up makes a released row read high.
+ *   env TRACE_STATE=FILE: with TRACE_BASE, the driven-row mask is loaded from FILE at start
+ *       and saved at exit, so back-to-back runs against one idle program stay exact (the
+ *       trace pipe hands each event to one reader only).
  *
  * Without TRACE_BASE it polls the rows' sim_gpioN/value (push-pull rows) and sets each
  * column's pull to what the matrix would produce: a column reads low when a closed contact
@@ -158,8 +161,14 @@ int main(int argc, char **argv) {
     columns = parse_list(argv[3], column_lines);
     load_script(argv[4]);
     char path[512];
+    const char *state_file = getenv("TRACE_STATE");
     if (getenv("TRACE_BASE")) {
         trace_base = atoi(getenv("TRACE_BASE"));
+        FILE *state = state_file ? fopen(state_file, "r") : NULL;
+        if (state) {
+            if (fscanf(state, "%u", &traced_driven) != 1) traced_driven = 0;
+            fclose(state);
+        }
         trace_fd = open("/sys/kernel/tracing/trace_pipe", O_RDONLY | O_NONBLOCK);
         if (trace_fd < 0) { perror("/sys/kernel/tracing/trace_pipe"); return 2; }
     }
@@ -189,6 +198,14 @@ int main(int argc, char **argv) {
     /* Keep the final state applied for a moment so the last release is seen. */
     double end = now_ms() + 300;
     while (now_ms() < end) { update(); nanosleep(&pause, NULL); }
+    if (trace_fd >= 0 && state_file) {
+        traced_rows();
+        FILE *state = fopen(state_file, "w");
+        if (state) {
+            fprintf(state, "%u\n", traced_driven);
+            fclose(state);
+        }
+    }
     fprintf(stderr, "keypad-emu: script done (%d steps)\n", step_count);
     return 0;
 }

@@ -4,11 +4,11 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// A deliberately broken HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is
-/// exactly what the test asks for): wrong statuses, garbage, oversized or slow bodies,
-/// connections reset before or in the middle of a response. It records every request.
-final class BrokenHTTPServer: Sendable {
-    enum Behaviour: Sendable {
+/// A tiny HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is exactly what the
+/// test asks for): it records every request and answers as told - a status, garbage, an
+/// oversized or slow body, or a reset before or in the middle of a response.
+public final class RecordingHTTPServer: Sendable {
+    public enum Behaviour: Sendable {
         case respond(status: Int, body: String)
         case hugeBody(bytes: Int)
         case slow(seconds: Double, body: String)
@@ -16,17 +16,17 @@ final class BrokenHTTPServer: Sendable {
         case resetBeforeResponse
     }
 
-    struct Recorded: Sendable {
-        let headers: [String: String]
-        let body: [UInt8]
+    public struct Recorded: Sendable {
+        public let headers: [String: String]
+        public let body: [UInt8]
     }
 
-    let port: Int
-    let behaviour: Behaviour
+    public let port: Int
+    public let behaviour: Behaviour
     private let listener: Int32
     private let recorded = Mutex<[Recorded]>([])
 
-    init(_ behaviour: Behaviour) throws {
+    public init(_ behaviour: Behaviour, port requested: Int = 0) throws {
         self.behaviour = behaviour
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -35,7 +35,7 @@ final class BrokenHTTPServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(requested).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -49,16 +49,16 @@ final class BrokenHTTPServer: Sendable {
         thread.start()
     }
 
-    var requests: [Recorded] { recorded.withLock { $0 } }
+    public var requests: [Recorded] { recorded.withLock { $0 } }
 
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
 
     /// A port on which nothing listens (connections are refused).
-    static func closedPort() -> Int {
-        let probe = try! BrokenHTTPServer(.respond(status: 200, body: ""))
+    public static func closedPort() -> Int {
+        let probe = try! RecordingHTTPServer(.respond(status: 200, body: ""))
         probe.stop()
         return probe.port
     }

@@ -1,0 +1,29 @@
+import Synchronization
+
+/// One on/off output: the door relay, a buzzer, an LED. ``GPIOOutputLine`` drives a real
+/// line; ``RecordingOutput`` keeps what it was told, for tests.
+public protocol DigitalOutput: AnyObject, Sendable {
+    func set(_ on: Bool) throws
+}
+
+/// Keeps every state change with its time, and can be told to fail.
+public final class RecordingOutput: DigitalOutput {
+    private let state = Mutex<(changes: [(on: Bool, at: ContinuousClock.Instant)], failing: Bool)>(([], false))
+
+    public init() {}
+
+    public func set(_ on: Bool) throws {
+        try state.withLock {
+            if $0.failing { throw GPIOKeypadError(key: "test", message: "output failing") }
+            $0.changes.append((on, ContinuousClock.now))
+        }
+    }
+
+    public var changes: [(on: Bool, at: ContinuousClock.Instant)] { state.withLock { $0.changes } }
+    public var isOn: Bool { changes.last?.on ?? false }
+    public var everOn: Bool { changes.contains { $0.on } }
+
+    public func setFailing(_ failing: Bool) {
+        state.withLock { $0.failing = failing }
+    }
+}

@@ -1,0 +1,52 @@
+import AsyncHTTPClient
+import Foundation
+import KeypadVerifier
+import Logging
+import NIOCore
+
+/// Posts JSON to one endpoint, signed per Standard Webhooks when a secret is set, with a
+/// deadline; reports only whether a 2xx came back. Used to forward journal records.
+public final class SignedPoster: Sendable {
+    public let url: String
+    private let secret: WebhookSecret?
+    private let timeout: Duration
+    private let client: HTTPClient
+    private let logger: Logger
+
+    public init(url: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger) throws {
+        if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
+            throw HTTPVerifier.SettingError(key: "events.url", message: problem)
+        }
+        self.url = url
+        self.secret = secret
+        self.timeout = timeout
+        self.logger = logger
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    }
+
+    /// True when the endpoint answered 2xx.
+    public func post(body: [UInt8], id: String) async -> Bool {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        if let secret {
+            let timestamp = Int(Date().timeIntervalSince1970)
+            request.headers.add(name: "webhook-id", value: id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secret: secret))
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .seconds(timeout.components.seconds))
+            _ = try? await response.body.collect(upTo: 16_384)
+            return (200..<300).contains(Int(response.status.code))
+        } catch {
+            logger.debug("event post failed", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+}

@@ -1,0 +1,21 @@
+import KeypadCore
+import KeypadVerifier
+
+/// What happened at the terminal, for everything that reacts to it without being part of
+/// entry: the door relay, feedback outputs, the audit journal, metrics. Never carries the
+/// digits typed.
+public enum TerminalEvent: Sendable, Equatable {
+    case keyPressed
+    /// A verifier answered (or failed) for one attempt; `lockedOut` when this denial started a lockout.
+    case attemptDecided(kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
+    /// A stuck key or a ghosting scan (tamper-like faults).
+    case keypadFault(kind: String, detail: String)
+    /// The keypad stopped or came back.
+    case keypadHealth(ok: Bool)
+    case displayError
+}
+
+/// Receives ``TerminalEvent``s in order. Implementations must not block for long.
+public protocol TerminalEventSink: Sendable {
+    func handle(_ event: TerminalEvent) async
+}

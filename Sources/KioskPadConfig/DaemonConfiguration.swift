@@ -1,0 +1,144 @@
+import Foundation
+import KeypadVerifier
+import Yams
+
+/// One output line: `{chip: gpiochip0, line: 26, active_low: false}`.
+public struct OutputLineConfiguration: Equatable, Sendable {
+    public var chip: String
+    public var line: LineReference
+    public var activeLow: Bool
+}
+
+/// `door:` - the relay that releases the door.
+public struct DoorConfiguration: Equatable, Sendable {
+    public var relay: OutputLineConfiguration
+    public var unlock: Duration
+    public var maxUnlock: Duration
+}
+
+/// `feedback:` - optional buzzer and LEDs.
+public struct FeedbackConfiguration: Equatable, Sendable {
+    public var buzzer: OutputLineConfiguration?
+    public var grantedLED: OutputLineConfiguration?
+    public var deniedLED: OutputLineConfiguration?
+}
+
+/// `events:` - where journal records are forwarded.
+public struct EventsConfiguration: Equatable, Sendable {
+    public var url: String
+    public var secret: SecretSource?
+    public var allowInsecureHTTP: Bool
+}
+
+/// `metrics:` - the loopback monitoring endpoint.
+public struct MetricsConfiguration: Equatable, Sendable {
+    public var host: String
+    public var port: Int
+}
+
+/// The parts only the daemon (`kioskpad run`) uses.
+public struct DaemonConfiguration: Equatable, Sendable {
+    /// `state_dir`; nil when the file does not set it (run then uses /var/lib/kioskpad).
+    public var stateDirectory: String?
+    public var door: DoorConfiguration?
+    public var feedback: FeedbackConfiguration?
+    public var events: EventsConfiguration?
+    /// nil when `metrics.listen: off` (run) or not configured (simulate).
+    public var metrics: MetricsConfiguration?
+    public var metricsConfigured: Bool
+
+    public static let defaultStateDirectory = "/var/lib/kioskpad"
+    public static let defaultMetrics = MetricsConfiguration(host: "127.0.0.1", port: 9464)
+
+    public init(
+        stateDirectory: String? = nil, door: DoorConfiguration? = nil, feedback: FeedbackConfiguration? = nil,
+        events: EventsConfiguration? = nil, metrics: MetricsConfiguration? = nil, metricsConfigured: Bool = false
+    ) {
+        self.stateDirectory = stateDirectory
+        self.door = door
+        self.feedback = feedback
+        self.events = events
+        self.metrics = metrics
+        self.metricsConfigured = metricsConfigured
+    }
+}
+
+/// Reads `state_dir`, `door`, `feedback`, `events` and `metrics`.
+enum DaemonSection {
+    static func read(_ top: MappingReader, baseDirectory: String) -> DaemonConfiguration {
+        var daemon = DaemonConfiguration()
+        if top.has("state_dir") {
+            daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
+        }
+        if top.has("door") {
+            let reader = top.child("door")
+            let relay = outputLine(reader, "relay", required: true)
+            let unlock = reader.seconds("unlock_s", default: 5, range: 1...300)
+            let maxUnlock = reader.seconds("max_unlock_s", default: 30, range: 1...300)
+            if maxUnlock < unlock {
+                reader.log.report(reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s", at: reader.value("max_unlock_s"))
+            }
+            reader.finish()
+            if let relay { daemon.door = DoorConfiguration(relay: relay, unlock: unlock, maxUnlock: maxUnlock) }
+        }
+        if top.has("feedback") {
+            let reader = top.child("feedback")
+            daemon.feedback = FeedbackConfiguration(
+                buzzer: outputLine(reader, "buzzer", required: false),
+                grantedLED: outputLine(reader, "led_granted", required: false),
+                deniedLED: outputLine(reader, "led_denied", required: false))
+            reader.finish()
+        }
+        if top.has("events") {
+            let reader = top.child("events")
+            if !reader.has("url") { reader.log.report(reader.keyPath("url"), "is required: where journal records are posted", at: reader.node) }
+            let url = reader.string("url", default: "https://invalid.invalid/events")
+            let allowInsecure = reader.bool("allow_insecure_http", default: false)
+            if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecure) {
+                reader.log.report(reader.keyPath("url"), problem.replacingOccurrences(of: "verifier.", with: "events."), at: reader.value("url"))
+            }
+            let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+            reader.finish()
+            daemon.events = EventsConfiguration(url: url, secret: secret, allowInsecureHTTP: allowInsecure)
+        }
+        if top.has("metrics") {
+            daemon.metricsConfigured = true
+            let reader = top.child("metrics")
+            let listen = reader.string("listen", default: "127.0.0.1:9464")
+            if listen != "off" {
+                if let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) {
+                    daemon.metrics = MetricsConfiguration(host: String(listen[..<colon]), port: port)
+                } else {
+                    reader.log.report(reader.keyPath("listen"), "'\(listen)' is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
+                }
+            }
+            reader.finish()
+        }
+        return daemon
+    }
+
+    static func outputLine(_ parent: MappingReader, _ key: String, required: Bool) -> OutputLineConfiguration? {
+        guard parent.has(key) else {
+            if required { parent.log.report(parent.keyPath(key), "is required: {chip: gpiochip0, line: 26, active_low: false}", at: parent.node) }
+            return nil
+        }
+        let reader = parent.child(key)
+        defer { reader.finish() }
+        if !reader.has("chip") || !reader.has("line") {
+            reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 26}", at: reader.node)
+            return nil
+        }
+        let chip = reader.string("chip", default: "gpiochip0")
+        let node = reader.value("line")
+        let line: LineReference
+        if let offset = node?.int, (0...1023).contains(offset) {
+            line = .offset(offset)
+        } else if case .scalar = node, let name = node?.string, !name.isEmpty, node?.int == nil {
+            line = .name(name)
+        } else {
+            reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
+            return nil
+        }
+        return OutputLineConfiguration(chip: chip, line: line, activeLow: reader.bool("active_low", default: false))
+    }
+}

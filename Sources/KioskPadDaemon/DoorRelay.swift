@@ -1,0 +1,112 @@
+import KeypadCore
+import KeypadHAL
+import KioskPad
+import Logging
+import Synchronization
+
+/// The door relay: energised for the unlock time on a grant, and only then. Off at start,
+/// off when the time is up, off on shutdown, off on any error. A grant's `unlock_seconds`
+/// overrides the default and is clamped to the maximum. Every write to the relay happens
+/// under one lock, so after ``shutdown()`` (callable from a signal handler) it can never
+/// be energised again, not even by an answer that was already on its way.
+public final class DoorRelay: TerminalEventSink {
+    private struct State {
+        var generation = 0
+        var stopped = false
+        var energised = false
+    }
+
+    private let output: any DigitalOutput
+    public let defaultUnlock: Duration
+    public let maxUnlock: Duration
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// Told (on, seconds) whenever the relay changes, for the journal and metrics.
+    private let observer: @Sendable (Bool, Int) async -> Void
+    /// How the unlock time passes (injected so tests control time).
+    private let sleep: @Sendable (Duration) async -> Void
+
+    public init(
+        output: any DigitalOutput, defaultUnlock: Duration, maxUnlock: Duration, logger: Logger,
+        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
+        observer: @escaping @Sendable (Bool, Int) async -> Void = { _, _ in }
+    ) throws {
+        self.output = output
+        self.sleep = sleep
+        self.defaultUnlock = defaultUnlock
+        self.maxUnlock = maxUnlock
+        self.logger = logger
+        self.observer = observer
+        try output.set(false)
+    }
+
+    public var isEnergised: Bool { state.withLock { $0.energised } }
+
+    public func handle(_ event: TerminalEvent) async {
+        guard case .attemptDecided(_, let outcome, _, _) = event else { return }
+        if case .granted(_, let seconds) = outcome {
+            let requested = seconds.map { Duration.seconds($0) } ?? defaultUnlock
+            await unlock(for: min(max(requested, .seconds(1)), maxUnlock))
+        }
+    }
+
+    /// Energises the relay for `duration` (restarting the timer if already open).
+    public func unlock(for duration: Duration) async {
+        let result: Result<Int, any Error>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            do {
+                try output.set(true)
+                state.generation += 1
+                state.energised = true
+                return .success(state.generation)
+            } catch {
+                try? output.set(false)
+                state.energised = false
+                return .failure(error)
+            }
+        }
+        switch result {
+        case nil:
+            return
+        case .failure(let error):
+            logger.error("door relay failed; forced off", metadata: ["error": "\(error)"])
+        case .success(let generation):
+            logger.notice("door unlocked", metadata: ["seconds": "\(duration.components.seconds)"])
+            await observer(true, Int(duration.components.seconds))
+            Task {
+                await sleep(duration)
+                await self.release(ifGeneration: generation)
+            }
+        }
+    }
+
+    private func release(ifGeneration generation: Int?) async {
+        let changed = state.withLock { state -> Bool in
+            guard generation == nil || generation == state.generation else { return false }
+            let was = state.energised
+            DoorRelay.forceOff(output, logger)
+            state.energised = false
+            return was
+        }
+        if changed { await observer(false, 0) }
+    }
+
+    /// Off, and off for good. Safe from any thread, including a signal handler's queue.
+    public func shutdown() {
+        state.withLock { state in
+            state.stopped = true
+            state.generation += 1
+            DoorRelay.forceOff(output, logger)
+            state.energised = false
+        }
+    }
+
+    private static func forceOff(_ output: any DigitalOutput, _ logger: Logger) {
+        do {
+            try output.set(false)
+        } catch {
+            logger.critical("door relay did not switch off; retrying", metadata: ["error": "\(error)"])
+            try? output.set(false)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Metrics
+import KeypadCore
+import KioskPad
+import Prometheus
+
+/// Counters and a latency histogram in Prometheus text format, through swift-metrics with a
+/// swift-prometheus factory: keys, attempts by result, verifier latency, lockouts, keypad
+/// faults, display errors, door unlocks. Nothing derived from a PIN is ever recorded.
+public final class TerminalMetrics: TerminalEventSink {
+    public let registry: PrometheusCollectorRegistry
+    private let keys: Metrics.Counter
+    private let granted: Metrics.Counter
+    private let denied: Metrics.Counter
+    private let unavailable: Metrics.Counter
+    private let latency: Metrics.Timer
+    private let lockouts: Metrics.Counter
+    private let ghosting: Metrics.Counter
+    private let stuck: Metrics.Counter
+    private let displayErrors: Metrics.Counter
+    private let unlocks: Metrics.Counter
+    private let keypadUp: Metrics.Gauge
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5].map { Duration.milliseconds(Int($0 * 1000)) }
+        self.registry = registry
+        keys = Metrics.Counter(label: "kioskpad_keys_total", factory: factory)
+        granted = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "granted")], factory: factory)
+        denied = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "denied")], factory: factory)
+        unavailable = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "error")], factory: factory)
+        latency = Metrics.Timer(label: "kioskpad_verifier_latency_seconds", factory: factory)
+        lockouts = Metrics.Counter(label: "kioskpad_lockouts_total", factory: factory)
+        ghosting = Metrics.Counter(label: "kioskpad_keypad_faults_total", dimensions: [("kind", "ghosting")], factory: factory)
+        stuck = Metrics.Counter(label: "kioskpad_keypad_faults_total", dimensions: [("kind", "stuck")], factory: factory)
+        displayErrors = Metrics.Counter(label: "kioskpad_display_errors_total", factory: factory)
+        unlocks = Metrics.Counter(label: "kioskpad_door_unlocks_total", factory: factory)
+        keypadUp = Metrics.Gauge(label: "kioskpad_keypad_up", factory: factory)
+        keypadUp.record(1)
+    }
+
+    public func handle(_ event: TerminalEvent) async {
+        switch event {
+        case .keyPressed:
+            keys.increment()
+        case .attemptDecided(_, let outcome, let duration, let lockedOut):
+            switch outcome {
+            case .granted: granted.increment()
+            case .denied: denied.increment()
+            case .unavailable: unavailable.increment()
+            }
+            latency.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            if lockedOut { lockouts.increment() }
+        case .keypadFault(let kind, _):
+            (kind == "stuck" ? stuck : ghosting).increment()
+        case .keypadHealth(let ok):
+            keypadUp.record(ok ? 1 : 0)
+        case .displayError:
+            displayErrors.increment()
+        }
+    }
+
+    public func doorUnlocked() {
+        unlocks.increment()
+    }
+
+    /// The Prometheus text exposition.
+    public func exposition() -> String {
+        registry.emitToString()
+    }
+}

@@ -1,0 +1,81 @@
+import KioskPad
+import Logging
+import ServiceLifecycle
+
+/// Runs a terminal under swift-service-lifecycle: the controller, the daemon's background
+/// services and the systemd watchdog in one service group that stops cleanly on SIGTERM or
+/// SIGINT. The door relay is switched off the moment a shutdown begins, before anything
+/// else stops. Tells systemd READY=1 once running and STOPPING=1 on the way out.
+public enum TerminalRunner {
+    public static func run(
+        controller: KioskController, daemon: DaemonServices, notifier: SystemdNotifier = SystemdNotifier(),
+        handleSignals: Bool, logger: Logger
+    ) async throws {
+        let controllerService = ControllerService(controller: controller, daemon: daemon, notifier: notifier)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: controllerService, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        services += daemon.services.map { .init(service: $0) }
+        if let interval = notifier.watchdogInterval {
+            services.append(.init(service: WatchdogService(notifier: notifier, interval: interval, health: daemon.health, controller: controller, logger: logger)))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        configuration.gracefulShutdownSignals = handleSignals ? [.sigterm, .sigint] : []
+        configuration.logger = logger
+        let group = ServiceGroup(configuration: configuration)
+        await daemon.journal?.record("start", [])
+        do {
+            try await group.run()
+        } catch {
+            daemon.door?.shutdown()
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+}
+
+/// The entry loop as a service: READY=1 when it starts; on graceful shutdown the door goes
+/// off at once, then the loop is cancelled.
+struct ControllerService: Service {
+    let controller: KioskController
+    let daemon: DaemonServices
+    let notifier: SystemdNotifier
+
+    func run() async throws {
+        notifier.ready(status: "terminal ready; \(daemon.health.summary)")
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown {
+                _ = await controller.run()
+            }
+        } onGracefulShutdown: {
+            daemon.door?.shutdown()
+            notifier.stopping()
+        }
+    }
+}
+
+/// Pings the systemd watchdog at half its interval while the keypad works and the entry
+/// loop answers; a hung loop or a keypad that stays failed lets systemd restart the unit.
+struct WatchdogService: Service {
+    let notifier: SystemdNotifier
+    let interval: Duration
+    let health: HealthState
+    let controller: KioskController
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let alive = await controller.heartbeat()
+                if alive && health.keypadOK {
+                    notifier.watchdog()
+                } else {
+                    logger.warning("watchdog not fed", metadata: ["health": "\(health.summary)"])
+                }
+                notifier.status(health.summary)
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

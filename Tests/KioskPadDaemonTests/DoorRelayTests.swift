@@ -1,0 +1,135 @@
+import Foundation
+import KeypadCore
+import KeypadHAL
+import KioskPad
+import KioskPadDaemon
+import Logging
+import Testing
+
+func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEvent {
+    .attemptDecided(kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
+}
+
+/// Time that passes only when the test says so.
+actor ManualTime {
+    private var now: Duration = .zero
+    private var sleepers: [(until: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+
+    func sleep(_ duration: Duration) async {
+        await withCheckedContinuation { sleepers.append((now + duration, $0)) }
+    }
+
+    var waiting: Int { sleepers.count }
+
+    func advance(by step: Duration) {
+        now += step
+        let due = sleepers.filter { $0.until <= now }
+        sleepers.removeAll { $0.until <= now }
+        due.forEach { $0.continuation.resume() }
+    }
+}
+
+/// Waits (up to 5 s) until `condition` holds; for states reached by other tasks.
+func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+    for _ in 0..<500 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+@Suite("Door relay")
+struct DoorRelayTests {
+    let logger = Logger(label: "test")
+
+    func relay(_ output: RecordingOutput, _ time: ManualTime, unlock: Duration = .seconds(5), max: Duration = .seconds(30)) throws -> DoorRelay {
+        try DoorRelay(output: output, defaultUnlock: unlock, maxUnlock: max, logger: logger, sleep: { await time.sleep($0) })
+    }
+
+    @Test func isOffAtStartAndOnOnlyForTheUnlockTimeAfterAGrant() async throws {
+        let output = RecordingOutput(), time = ManualTime()
+        let relay = try relay(output, time)
+        #expect(output.changes.map(\.on) == [false])
+        await relay.handle(decided(.granted()))
+        #expect(output.isOn)
+        #expect(await eventually { await time.waiting == 1 })
+        await time.advance(by: .milliseconds(4_999))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(output.isOn)
+        await time.advance(by: .milliseconds(1))
+        #expect(await eventually { !output.isOn })
+        #expect(output.changes.map(\.on) == [false, true, false])
+    }
+
+    @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualTime())
+        await relay.handle(decided(.denied()))
+        await relay.handle(decided(.unavailable))
+        await relay.handle(decided(.denied(), lockedOut: true))
+        await relay.handle(.keyPressed)
+        #expect(!output.everOn)
+    }
+
+    @Test func theVerifiersUnlockTimeIsClampedToTheMaximum() async throws {
+        let output = RecordingOutput(), time = ManualTime()
+        let relay = try relay(output, time, max: .seconds(8))
+        await relay.handle(decided(.granted(unlockSeconds: 600)))
+        #expect(await eventually { await time.waiting == 1 })
+        await time.advance(by: .seconds(8))
+        #expect(await eventually { !output.isOn })
+    }
+
+    @Test func afterShutdownItIsOffAndStaysOff() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualTime())
+        await relay.handle(decided(.granted()))
+        #expect(output.isOn)
+        relay.shutdown()
+        #expect(!output.isOn)
+        await relay.handle(decided(.granted()))
+        #expect(!output.isOn)
+        #expect(output.changes.filter(\.on).count == 1)
+    }
+
+    @Test func aFailingRelayIsForcedOffAndDoesNotCrash() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualTime())
+        output.setFailing(true)
+        await relay.handle(decided(.granted()))
+        output.setFailing(false)
+        #expect(!relay.isEnergised)
+        #expect(!output.everOn)
+    }
+
+    @Test func aSecondGrantRestartsTheTimer() async throws {
+        let output = RecordingOutput(), time = ManualTime()
+        let relay = try relay(output, time)
+        await relay.handle(decided(.granted()))
+        #expect(await eventually { await time.waiting == 1 })
+        await time.advance(by: .seconds(3))
+        await relay.handle(decided(.granted()))
+        #expect(await eventually { await time.waiting == 2 })
+        await time.advance(by: .seconds(3)) // the first grant's 5 s are over
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(output.isOn)
+        await time.advance(by: .seconds(2)) // the second grant's 5 s are over
+        #expect(await eventually { !output.isOn })
+    }
+}
+
+@Suite("Feedback outputs")
+struct FeedbackTests {
+    @Test func keysClickGrantsLightGreenDenialsLightRed() async throws {
+        let buzzer = RecordingOutput(), green = RecordingOutput(), red = RecordingOutput()
+        let player = FeedbackPlayer(buzzer: buzzer, grantedLED: green, deniedLED: red)
+        await player.handle(.keyPressed)
+        // off at start, the click, off again
+        #expect(await eventually { buzzer.changes.map(\.on) == [false, true, false] })
+        await player.handle(decided(.granted()))
+        #expect(await eventually { green.isOn })
+        #expect(!red.everOn)
+        await player.handle(decided(.denied(), lockedOut: true))
+        #expect(await eventually { red.everOn })
+    }
+}

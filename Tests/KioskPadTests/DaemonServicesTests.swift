@@ -1,0 +1,150 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+/// The journal, event forwarding and metrics through the real binary (`kioskpad simulate`
+/// with a config that enables them), against real loopback servers.
+@Suite("Journal, events and metrics end to end", .serialized)
+struct DaemonServicesTests {
+    /// A `kioskpad simulate` whose stdin stays open until `finish()`.
+    final class LiveSimulator {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+
+        init(arguments: [String]) throws {
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        func type(_ text: String) {
+            input.fileHandleForWriting.write(Data(text.utf8))
+        }
+
+        func finish() -> (status: Int32, stdout: String, stderr: String) {
+            try? input.fileHandleForWriting.close()
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    func waitUntil(_ timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return condition()
+    }
+
+    @Test func recordsQueuedWhileTheEndpointIsDownArriveOnceInOrderAfterARestart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-journal-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = RecordingHTTPServer.closedPort()
+        let config = directory.appendingPathComponent("terminal.yaml")
+        try """
+            terminal_id: journal-test
+            state_dir: state
+            events:
+              url: http://127.0.0.1:\(port)/events
+            verifier:
+              kind: local
+              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+            """.write(to: config, atomically: true, encoding: .utf8)
+        // The endpoint is down: 20 attempts are journaled and stay queued.
+        let first = try CLI.run(["simulate", "--config", config.path, "--display", "plain"], stdin: String(repeating: "1234", count: 20))
+        #expect(first.status == 0)
+        let journal = try String(contentsOf: directory.appendingPathComponent("state/journal.jsonl"), encoding: .utf8)
+        #expect(journal.components(separatedBy: "\"type\":\"attempt\"").count - 1 == 20)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("state/journal.cursor").path))
+        // The endpoint comes back; a restarted terminal delivers the queue.
+        let endpoint = try RecordingHTTPServer(.respond(status: 200, body: "{}"), port: port)
+        defer { endpoint.stop() }
+        let second = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain"])
+        let arrived = waitUntil { endpoint.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("\"type\":\"attempt\"") }.count >= 20 }
+        let result = second.finish()
+        #expect(arrived, "\(result.stderr)")
+        let records = try endpoint.requests.map { try JSONSerialization.jsonObject(with: Data($0.body)) as! [String: Any] }
+        let attempts = records.filter { $0["type"] as? String == "attempt" }
+        #expect(attempts.count == 20)
+        let sequences = records.compactMap { $0["seq"] as? Int }
+        #expect(sequences == sequences.sorted())
+        #expect(Set(sequences).count == sequences.count)
+        #expect(Set(records.compactMap { $0["id"] as? String }).count == records.count)
+        #expect(attempts.allSatisfy { $0["decision"] as? String == "granted" && $0["terminal_id"] as? String == "journal-test" })
+        // Each request carries its record's id as webhook-id.
+        #expect(zip(endpoint.requests, records).allSatisfy { $0.headers["webhook-id"] == nil || $0.headers["webhook-id"] == $1["id"] as? String })
+        #expect(!journal.contains("1234"))
+    }
+
+    @Test func metricsParseAsPrometheusTextAndHealthzAnswers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-metrics-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("terminal.yaml")
+        try """
+            metrics:
+              listen: 127.0.0.1:0
+            verifier:
+              kind: local
+              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let simulator = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
+        var port = 0
+        var stderrText = ""
+        _ = waitUntil {
+            stderrText += String(decoding: simulator.errors.fileHandleForReading.availableData, as: UTF8.self)
+            if let range = stderrText.range(of: "metrics on http://127.0.0.1:") {
+                port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) ?? 0
+            }
+            return port != 0
+        }
+        #expect(port != 0)
+        simulator.type("12349876")
+        Thread.sleep(forTimeInterval: 1.0)
+        let metrics = try Self.fetch("http://127.0.0.1:\(port)/metrics")
+        let health = try Self.fetch("http://127.0.0.1:\(port)/healthz")
+        _ = simulator.finish()
+        #expect(health.status == 200)
+        let script = """
+            import sys
+            from prometheus_client.parser import text_string_to_metric_families
+            values = {}
+            for family in text_string_to_metric_families(sys.stdin.read()):
+                for sample in family.samples:
+                    values[sample.name + str(sorted(sample.labels.items()))] = sample.value
+            wanted = ["kioskpad_keys_total[]", "kioskpad_attempts_total[('result', 'granted')]",
+                      "kioskpad_attempts_total[('result', 'denied')]", "kioskpad_verifier_latency_seconds_count[]"]
+            print(" ".join("%g" % values[name] for name in wanted))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(metrics.body.utf8))
+        try input.fileHandleForWriting.close()
+        let parsed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(parsed)")
+        #expect(parsed.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1 1 2")
+        #expect(!metrics.body.contains("1234") && !metrics.body.contains("9876"))
+    }
+
+    static func fetch(_ url: String) throws -> (status: Int, body: String) {
+        let result = try CLI.runTool("/usr/bin/curl", ["-s", "-w", "\n%{http_code}", url])
+        let lines = result.components(separatedBy: "\n")
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+}
