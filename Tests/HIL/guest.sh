@@ -48,8 +48,8 @@ keypad:
   columns: [4, 5, 6, 7]
   keys: "123A456B789C*0#D"
   settle_us: 3000
-  debounce_press_ms: ${3:-10}
-  debounce_release_ms: ${3:-10}
+  debounce_press_ms: ${3:-20}
+  debounce_release_ms: ${3:-20}
   hold_ms: 0
 display:
   driver: plain
@@ -62,9 +62,10 @@ YAML
 config $W/label.yaml keypad-sim
 config $W/name.yaml $CHIP
 # Under QEMU/TCG on two host cores the emulator's vCPU is sometimes stalled for more than
-# 10 ms; if that happens while a bouncing contact is open, the scanner rightly sees a
-# release. The long bounce run therefore debounces for 20 ms (the exact 10 ms behaviour
-# is pinned down in virtual time by the mock-backend unit tests).
+# 10 ms. The scanner then rightly reads what the stalled emulator shows: a bouncing contact
+# that stays open (a release), or a column still held low for the previous row (a phantom
+# key). So every HIL keypad config debounces for 20 ms; the exact 10 ms default is pinned
+# down in virtual time by the mock-backend unit tests.
 config $W/bounce.yaml keypad-sim 20
 
 # keytest in the background on CPU 0, the emulator on CPU 1.
@@ -199,7 +200,7 @@ i=0; while ! grep -q 'Access granted' $W/run.out && [ $i -lt 50 ]; do sleep 0.1;
 kill -TERM $RUN; wait $RUN; rc=$?
 if grep -q 'Access granted' $W/run.out; then pass "PIN typed on the GPIO keypad: Access granted"; else fail "run output: $(cat $W/run.out $W/run.err)"; fi
 check "run stops on SIGTERM with exit 0" 0 $rc
-if grep -q 2468 $W/run.out $W/run.err $W/*.out; then fail "the PIN appears in output"; else pass "the PIN 2468 appears in no frame, log or output"; fi
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/run.out $W/run.err $W/*.out | grep -q 2468; then fail "the PIN appears in output"; else pass "the PIN 2468 appears in no frame, log or output"; fi
 
 # ---- 9. the door relay: on for the unlock time on a grant, never otherwise -------------
 D=/sys/kernel/config/gpio-sim/door
@@ -209,7 +210,7 @@ echo 1 > $D/live
 DCHIP=$(cat $D/bank0/chip_name); DSIM=/sys/devices/platform/$(cat $D/dev_name)/$DCHIP
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$DCHIP ] && break; sleep 0.2; done
 relay_config() { # relay_config FILE [VERIFIER_YAML]
-    config $1 keypad-sim 10 "${2:-}"
+    config $1 keypad-sim 20 "${2:-}"
     cat >> $1 <<YAML
 state_dir: $W/state
 metrics:
@@ -299,7 +300,12 @@ if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'gpiose
 
 # 9g. the journal recorded it all, without a PIN
 if grep -q '"type":"door_unlocked"' $W/state/journal.jsonl && grep -q '"decision":"error"' $W/state/journal.jsonl && grep -q '"type":"lockout"' $W/state/journal.jsonl; then pass "journal has unlock, error and lockout records"; else fail "journal: $(tail -3 $W/state/journal.jsonl)"; fi
-if grep -q -e 2468 -e 1111 -e 2222 $W/state/journal.jsonl $W/relay-*.out; then fail "a PIN appears in the journal or output"; else pass "no typed PIN in the journal or any relay run output"; fi
+# Random UUIDs (record and attempt ids) may contain any 4 digits: blank them out first.
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state/journal.jsonl $W/relay-*.out | grep -q -e 2468 -e 1111 -e 2222; then
+    fail "a PIN appears in the journal or output"
+else
+    pass "no typed PIN in the journal or any relay run output"
+fi
 cp $W/state/journal.jsonl $OUT/ 2>/dev/null
 echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0 $D
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeypadTestSupport
 import Testing
 
 /// `kioskpad verifier serve` and `kioskpad simulate --verifier` as separate processes,
@@ -72,7 +73,7 @@ struct VerifierEndToEndTests {
         #expect(!granted.stdout.contains("demo PIN"))
         let audit = try String(contentsOf: directory.appendingPathComponent("state/audit.jsonl"), encoding: .utf8)
         #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"status\":\"401\""))
-        for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr] {
+        for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr].map(redactingUUIDs) {
             #expect(!text.contains("3691") && !text.contains("8024"))
         }
     }
