@@ -26,3 +26,11 @@ public final class ManualEntryClock: EntryClock {
         current.withLock { $0 += step }
     }
 }
+
+extension Duration {
+    /// Whole milliseconds, rounded down (for logs, journals and poll(2) timeouts).
+    public var wholeMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

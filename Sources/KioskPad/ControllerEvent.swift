@@ -6,5 +6,5 @@ enum ControllerEvent: Sendable {
     case input(KeySourceEvent)
     case inputEnded
     case tick
-    case verdict(attempt: UInt64, outcome: AttemptOutcome, milliseconds: Int)
+    case verdict(attempt: UInt64, outcome: AttemptOutcome, latency: Duration)
 }

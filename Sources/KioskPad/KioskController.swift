@@ -86,11 +86,9 @@ public actor KioskController {
                 inputEnded = true
             case .tick:
                 model.tick()
-            case .verdict(let attempt, let outcome, let milliseconds):
-                if let kind = conclude(attempt: attempt, outcome: outcome, milliseconds: milliseconds) {
-                    await publish(.attemptDecided(
-                        kind: kind, outcome: outcome, latency: .milliseconds(milliseconds),
-                        lockedOut: model.phase == .lockedOut))
+            case .verdict(let attempt, let outcome, let latency):
+                if let kind = conclude(attempt: attempt, outcome: outcome, latency: latency) {
+                    await publish(.attemptDecided(kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
                 }
                 await render()
                 replayDeferredKeys()
@@ -133,14 +131,12 @@ public actor KioskController {
         Task {
             let started = clock.now
             let outcome = await verifier.verify(attempt)
-            let elapsed = clock.now - started
-            let milliseconds = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
-            continuation?.yield(.verdict(attempt: submission.attempt, outcome: outcome, milliseconds: milliseconds))
+            continuation?.yield(.verdict(attempt: submission.attempt, outcome: outcome, latency: clock.now - started))
         }
     }
 
     /// Applies a verdict; returns the attempt's kind when it was the pending one.
-    private func conclude(attempt: UInt64, outcome: AttemptOutcome, milliseconds: Int) -> AttemptKind? {
+    private func conclude(attempt: UInt64, outcome: AttemptOutcome, latency: Duration) -> AttemptKind? {
         guard model.complete(attempt: attempt, outcome: outcome) else { return nil }
         let decision: String
         switch outcome {
@@ -149,7 +145,7 @@ public actor KioskController {
         case .unavailable: decision = "verifier unavailable"
         }
         logger.notice("attempt decided", metadata: [
-            "attempt": "\(attempt)", "decision": "\(decision)", "latency_ms": "\(milliseconds)",
+            "attempt": "\(attempt)", "decision": "\(decision)", "latency_ms": "\(latency.wholeMilliseconds)",
         ])
         return AttemptKind(model.options.mode)
     }

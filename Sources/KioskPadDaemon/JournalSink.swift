@@ -30,8 +30,7 @@ public actor JournalSink: TerminalEventSink {
             case .denied: decision = "denied"
             case .unavailable: decision = "error"
             }
-            let milliseconds = Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)
-            record("attempt", [("kind", .text(kind.rawValue)), ("decision", .text(decision)), ("latency_ms", .number(milliseconds))])
+            record("attempt", [("kind", .text(kind.rawValue)), ("decision", .text(decision)), ("latency_ms", .number(latency.wholeMilliseconds))])
             if lockedOut { record("lockout", []) }
         case .keypadFault(let kind, let detail):
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])

@@ -1,5 +1,6 @@
 #if canImport(CKeypadGPIO)
 import CKeypadGPIO
+import KeypadCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,7 +63,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
     }
 
     public func waitForEdge(timeout: Duration?) throws -> Bool {
-        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+        let milliseconds = timeout.map { Int32(clamping: $0.wholeMilliseconds) } ?? -1
         let result = kp_wait_edge(handle, milliseconds)
         guard result >= 0 else { throw systemError("waiting for column edges") }
         return result == 1

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KeypadCore
 #if canImport(CKeypadGPIO)
 import CKeypadGPIO
 #endif
@@ -49,7 +50,7 @@ public final class ScanThread: @unchecked Sendable {
     /// scan statistics: scans, idle waits, and the GPIO value calls of the costliest scan.
     public func stopAndCollect(timeout: Duration = .seconds(2)) -> (scans: Int, idleWaits: Int, valueCallsPerScan: Int)? {
         stop()
-        let milliseconds = Int(timeout.components.seconds * 1000)
+        let milliseconds = timeout.wholeMilliseconds
         guard finished.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
         return (loop.scans, loop.idleWaits, loop.maxValueCallsPerScan)
     }
