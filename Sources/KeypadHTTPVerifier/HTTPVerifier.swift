@@ -96,10 +96,9 @@ public final class HTTPVerifier: Verifier {
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "user-agent", value: "kioskpad")
         if let secret = settings.secret {
-            let timestamp = Int(Date().timeIntervalSince1970)
-            request.headers.add(name: "webhook-id", value: id)
-            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secret: secret))
+            for header in WebhookSignature.headers(id: id, body: body, secret: secret) {
+                request.headers.add(name: header.name, value: header.value)
+            }
         }
         if let token = settings.bearerToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         request.body = .bytes(ByteBuffer(bytes: body))

@@ -30,10 +30,9 @@ public final class SignedPoster: Sendable {
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         if let secret {
-            let timestamp = Int(Date().timeIntervalSince1970)
-            request.headers.add(name: "webhook-id", value: id)
-            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secret: secret))
+            for header in WebhookSignature.headers(id: id, body: body, secret: secret) {
+                request.headers.add(name: header.name, value: header.value)
+            }
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {

@@ -27,9 +27,9 @@ public enum TerminalAssembly {
         case .http(let http):
             let secret = try http.secret.map { source in
                 do {
-                    return try WebhookSecret(parsing: source.read())
+                    return try WebhookSecret(reading: source)
                 } catch {
-                    throw AssemblyError(key: key("verifier.secret", source), message: "\(source): \(error)")
+                    throw AssemblyError(key: key("verifier.secret", source), message: "\(error)")
                 }
             }
             let token = try http.token.map { source in

@@ -51,9 +51,9 @@ public final class DaemonServices: Sendable {
             if let events = daemon.events {
                 let secret = try events.secret.map { source in
                     do {
-                        return try WebhookSecret(parsing: source.read())
+                        return try WebhookSecret(reading: source)
                     } catch {
-                        throw StartError(description: "events.secret: \(source): \(error)")
+                        throw StartError(description: "events.secret: \(error)")
                     }
                 }
                 do {

@@ -34,9 +34,9 @@ struct VerifierServeCommand: AsyncParsableCommand {
         let users = try loadUsers(settings)
         let secret = try settings.secret.map { source in
             do {
-                return try WebhookSecret(parsing: source.read())
+                return try WebhookSecret(reading: source)
             } catch {
-                throw UsageError(description: "server.secret: \(source): \(error)")
+                throw UsageError(description: "server.secret: \(error)")
             }
         }
         let audit: AuditLog

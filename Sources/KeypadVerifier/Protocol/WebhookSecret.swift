@@ -30,6 +30,15 @@ public struct WebhookSecret: Sendable, CustomStringConvertible {
         self.init(key: Array(key))
     }
 
+    /// Reads the secret from `source` and parses it; errors start with the source.
+    public init(reading source: SecretSource, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        do {
+            try self.init(parsing: source.read(environment: environment))
+        } catch {
+            throw FormatError(description: "\(source): \(error)")
+        }
+    }
+
     /// A fresh random secret (for set-up instructions and tests).
     public static func generate() -> WebhookSecret {
         var generator = SystemRandomNumberGenerator()

@@ -15,6 +15,15 @@ public enum WebhookSignature {
         return "v1," + Data(mac).base64EncodedString()
     }
 
+    /// The three headers that sign `body` as message `id`, timestamped `now`.
+    public static func headers(id: String, body: [UInt8], secret: WebhookSecret, now: Date = Date()) -> [(name: String, value: String)] {
+        let timestamp = Int(now.timeIntervalSince1970)
+        return [
+            ("webhook-id", id), ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", sign(id: id, timestamp: timestamp, body: body, secret: secret)),
+        ]
+    }
+
     /// Why a signed request was refused.
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case missingHeaders
