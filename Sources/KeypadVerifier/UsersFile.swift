@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 
 /// One person who may open the door with a PIN (and, optionally, a TOTP code).
 public struct UserRecord: Equatable, Sendable {
@@ -75,8 +76,7 @@ public struct UsersFile: Equatable, Sendable {
     }
 
     public static func isValidName(_ name: String) -> Bool {
-        (1...64).contains(name.count)
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+        Identifier.isValid(name)
     }
 
     /// The line for `name` as it belongs in the file.

@@ -44,7 +44,7 @@ public enum ConfigLoader {
         let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
         let top = MappingReader(root, path: "", log: log)
         let terminalID = top.string("terminal_id", default: "kioskpad")
-        if !isValidTerminalID(terminalID) {
+        if !Identifier.isValid(terminalID) {
             log.report("terminal_id", "'\(terminalID)' must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
         }
         var entry = EntrySection.read(top.child("entry"))
@@ -59,10 +59,5 @@ public enum ConfigLoader {
         }
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
-    }
-
-    static func isValidTerminalID(_ id: String) -> Bool {
-        (1...64).contains(id.count)
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
     }
 }

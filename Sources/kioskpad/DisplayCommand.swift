@@ -33,7 +33,7 @@ struct DisplayTestCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try ConfigLoader.load(path: config)
-        if let display { configuration.display.driver = display == .plain ? .plain : .ansi }
+        if let display { configuration.display.driver = display.driver }
         let driver: any DisplayDriver
         do {
             driver = try TerminalAssembly.display(for: configuration.display) { writeLine("display: \($0)") }

@@ -33,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap(level: logLevel)
         let logger = Logger(label: "kioskpad.run")
         var configuration = try ConfigLoader.load(path: config)
-        if let display { configuration.display.driver = display == .plain ? .plain : .ansi }
+        if let display { configuration.display.driver = display.driver }
         if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
         if configuration.verifier == .demo {
             throw UsageError(description: "verifier.kind: demo accepts PIN 1234 and is for `kioskpad simulate` only; use kind: local with a users_file")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import KeypadDisplay
 
 /// Turns SIGINT/SIGTERM into an async wait, so a command can shut down in order.
 enum SignalWaiter {
@@ -23,13 +24,8 @@ enum SignalWaiter {
     }
 }
 
-/// Unbuffered stdout, so a reader of a pipe sees each line at once.
+/// One line on unbuffered stdout (the plain display's writer), so a reader of a pipe sees it at once.
 func writeLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-        if written <= 0 { return }
-        bytes = bytes.dropFirst(written)
-    }
+    PlainTextDisplay.standardOutput(text + "\n")
 }
 

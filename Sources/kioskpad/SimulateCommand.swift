@@ -50,6 +50,9 @@ struct SimulateCommand: AsyncParsableCommand {
     enum DisplayChoice: String, ExpressibleByArgument, CaseIterable {
         case ansi
         case plain
+
+        /// The config's driver this option stands for.
+        var driver: DisplayDriverKind { self == .plain ? .plain : .ansi }
     }
 
     func run() async throws {
@@ -66,7 +69,7 @@ struct SimulateCommand: AsyncParsableCommand {
         // The terminal is the display: keep the configured geometry (preview a 16x2 LCD),
         // but draw it with a terminal driver.
         if let display {
-            configuration.display.driver = display == .plain ? .plain : .ansi
+            configuration.display.driver = display.driver
         } else if configuration.display.driver == .hd44780 {
             configuration.display.driver = .ansi
         }
