@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "KeypadCore"], swiftSettings: strict),
+        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KeypadHTTPVerifierTests",
             dependencies: [

@@ -26,6 +26,17 @@ struct MatrixHarness {
         settings.hasDiodes = hasDiodes
     }
 
+    /// Keys 1 (0,0), 2 (0,1) and 4 (1,0) go down one after another, then up in reverse:
+    /// three corners of a rectangle whose fourth corner is 5 (1,1).
+    mutating func pressRectangleCorners() {
+        matrix.press(row: 0, column: 0, at: .milliseconds(10))
+        matrix.press(row: 0, column: 1, at: .milliseconds(60))
+        matrix.press(row: 1, column: 0, at: .milliseconds(110))
+        matrix.release(row: 1, column: 0, at: .milliseconds(200))
+        matrix.release(row: 0, column: 1, at: .milliseconds(250))
+        matrix.release(row: 0, column: 0, at: .milliseconds(300))
+    }
+
     func run(extra: Duration = .seconds(1)) throws -> (events: [ScanEvent], loop: MatrixScanLoop, backend: MockMatrixBackend) {
         let timing = VirtualScanTiming()
         let backend = MockMatrixBackend(matrix: matrix, timing: timing)
@@ -91,12 +102,7 @@ struct MatrixScannerTests {
     @Test func aGhostRectangleProducesNoPhantomKey() throws {
         var harness = MatrixHarness()
         // Keys 1 (0,0), 2 (0,1) and 4 (1,0): without diodes, 5 (1,1) reads as pressed too.
-        harness.matrix.press(row: 0, column: 0, at: .milliseconds(10))
-        harness.matrix.press(row: 0, column: 1, at: .milliseconds(60))
-        harness.matrix.press(row: 1, column: 0, at: .milliseconds(110))
-        harness.matrix.release(row: 1, column: 0, at: .milliseconds(200))
-        harness.matrix.release(row: 0, column: 1, at: .milliseconds(250))
-        harness.matrix.release(row: 0, column: 0, at: .milliseconds(300))
+        harness.pressRectangleCorners()
         let (events, _, _) = try harness.run()
         #expect(labels(events) == "+1 +2 g -2 -1")
         #expect(!events.contains { if case .pressed(let key) = $0 { key.label == "5" || key.label == "4" } else { false } })
@@ -107,12 +113,7 @@ struct MatrixScannerTests {
 
     @Test func withDiodesThreeKeysOfARectangleAreAllReported() throws {
         var harness = MatrixHarness(hasDiodes: true)
-        harness.matrix.press(row: 0, column: 0, at: .milliseconds(10))
-        harness.matrix.press(row: 0, column: 1, at: .milliseconds(60))
-        harness.matrix.press(row: 1, column: 0, at: .milliseconds(110))
-        harness.matrix.release(row: 1, column: 0, at: .milliseconds(200))
-        harness.matrix.release(row: 0, column: 1, at: .milliseconds(250))
-        harness.matrix.release(row: 0, column: 0, at: .milliseconds(300))
+        harness.pressRectangleCorners()
         let (events, _, _) = try harness.run()
         #expect(labels(events) == "+1 +2 +4 -4 -2 -1")
     }

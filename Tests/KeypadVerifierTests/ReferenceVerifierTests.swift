@@ -1,5 +1,6 @@
 import Foundation
 import KeypadCore
+import KeypadTestSupport
 import KeypadVerifier
 import Synchronization
 import Testing
@@ -126,8 +127,7 @@ struct ReferenceVerifierTests {
         #expect(records.map { $0["decision"] } == ["granted", "denied", "rejected"])
         #expect(records[0]["user"] == "alice")
         #expect(records[2]["status"] == "401")
-        let text = lines.joined().replacingOccurrences(
-            of: "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", with: "<uuid>", options: .regularExpression)
-        #expect(!text.contains("2580") && !text.contains("7391")) // ids are random hex: not searched
+        let text = redactingUUIDs(lines.joined()) // ids are random hex: not searched
+        #expect(!text.contains("2580") && !text.contains("7391"))
     }
 }
