@@ -27,7 +27,7 @@ struct KeytestCommand: AsyncParsableCommand {
             throw RuntimeFailure(description: error.description)
         }
         let thread = ScanThread(loop: loop)
-        writeLine("keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns; press keys, Ctrl-C to stop")
+        writeLine("keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
         let failure = AsyncStream.makeStream(of: String.self)
         thread.start(
             deliver: { writeLine(KeytestCommand.line(for: $0)) },

@@ -63,7 +63,8 @@ void kp_list_chips(char *buffer, size_t length);
 /* ---- single output lines (door relay, buzzer, LEDs) ------------------------------ */
 typedef struct kp_output kp_output;
 
-/* Requests one line as a push-pull output, initially inactive. The line is `offset` when
+/* Requests one line as a push-pull output, initially inactive (so open + close is "switch it
+ * off": `kioskpad door off`). The line is `offset` when
  * >= 0, else found by `name`. On error: NULL and *error filled (group KP_GROUP_NONE). */
 kp_output *kp_output_open(const char *chip, int offset, const char *name, int active_low, const char *consumer,
                           struct kp_error *error);
@@ -74,8 +75,10 @@ void kp_output_close(kp_output *output);
 
 /* Names the calling thread (visible in /proc/PID/task/TID/comm). */
 void kp_set_thread_name(const char *name);
-/* 1 when built against the v1 API, 2 for v2, 0 without libgpiod. */
+/* 1 when built against the libgpiod v1 API, 2 for v2, 0 without libgpiod. */
 int kp_api_version(void);
+/* The libgpiod library's own version ("1.6.3", "2.3"), or "none". */
+const char *kp_library_version(void);
 
 #ifdef __cplusplus
 }

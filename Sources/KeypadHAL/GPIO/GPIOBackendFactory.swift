@@ -8,6 +8,15 @@ public enum GPIOBackendFactory {
         #endif
     }
 
+    /// The libgpiod this build uses, e.g. `libgpiod 2.3 (v2 API)`.
+    public static var library: String {
+        #if canImport(CKeypadGPIO)
+        return GPIOMatrixBackend.library
+        #else
+        return "no libgpiod (built without the GPIO trait)"
+        #endif
+    }
+
     /// The GPIO chips present, or an explanation.
     public static func chips() -> String {
         #if canImport(CKeypadGPIO)

@@ -5,10 +5,11 @@ import KeypadCore
 import Glibc
 #endif
 
-/// A ``MatrixBackend`` on a real `/dev/gpiochipN` through libgpiod (v1.6 API): rows are
-/// open-drain outputs with pull-ups (never driven high), columns inputs with pull-ups and
-/// both-edge events. One bulk set and one bulk read per row; idle waits are `poll(2)` on
-/// the columns' event descriptors.
+/// A ``MatrixBackend`` on a real `/dev/gpiochipN` through libgpiod, the v1 API (1.6: Debian
+/// 12, Raspberry Pi OS bookworm) or the v2 API (2.x: Debian 13, trixie), whichever the build
+/// found (the C shim `CKeypadGPIO` has one file per API): rows are open-drain outputs with
+/// pull-ups (never driven high), columns inputs with pull-ups and both-edge events. One bulk
+/// set and one bulk read per row; idle waits are `poll(2)` on the columns' event descriptors.
 public final class GPIOMatrixBackend: MatrixBackend {
     public static let consumer = "kioskpad"
 
@@ -75,6 +76,13 @@ public final class GPIOMatrixBackend: MatrixBackend {
 
     private func systemError(_ doing: String) -> GPIOKeypadError {
         GPIOKeypadError(key: "keypad", message: "GPIO error while \(doing) on \(wiring.chip): \(String(cString: strerror(errno)))")
+    }
+
+    /// `libgpiod VERSION (vN API)`, or why there is none.
+    public static var library: String {
+        let api = kp_api_version()
+        guard api > 0 else { return "no libgpiod" }
+        return "libgpiod \(String(cString: kp_library_version())) (v\(api) API)"
     }
 
     /// Lists the chips present, for error messages and `keytest`.

@@ -1,27 +1,14 @@
+/* keypad_gpio.h on the libgpiod v1 API (1.6: Debian 12, Raspberry Pi OS bookworm). */
 #define _GNU_SOURCE
-#include "keypad_gpio.h"
+#include "kp_internal.h"
 
-#include <stdio.h>
-#include <string.h>
-
-#if defined(__linux__) && __has_include(<gpiod.h>)
-#include <gpiod.h>
-#endif
-
-#if defined(__linux__)
-#include <sys/prctl.h>
-void kp_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
-#else
-void kp_set_thread_name(const char *name) { (void)name; }
-#endif
-
-#if defined(__linux__) && defined(GPIOD_LINE_BULK_MAX_LINES)
-/* ---- libgpiod v1 (1.6: Debian 12, Raspberry Pi OS bookworm) ---------------------- */
-#include <dirent.h>
+#if defined(KP_LIBGPIOD_V1)
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct kp_matrix {
@@ -36,51 +23,21 @@ struct kp_matrix {
 };
 
 int kp_api_version(void) { return 1; }
+const char *kp_library_version(void) { return gpiod_version_string(); }
 
-static void set_error(struct kp_error *error, int code, int group, int index, const char *detail) {
-    if (!error) return;
-    error->code = code;
-    error->sys_errno = errno;
-    error->group = group;
-    error->index = index;
-    snprintf(error->detail, sizeof error->detail, "%s", detail ? detail : "");
-}
-
-void kp_list_chips(char *buffer, size_t length) {
-    size_t used = 0;
-    buffer[0] = '\0';
-    DIR *dir = opendir("/dev");
-    if (!dir) return;
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-        if (strncmp(entry->d_name, "gpiochip", 8) != 0) continue;
-        struct gpiod_chip *chip = gpiod_chip_open_by_name(entry->d_name);
-        int written;
-        if (chip) {
-            written = snprintf(buffer + used, length - used, "%s%s [%s] (%u lines)", used ? ", " : "", entry->d_name,
-                               gpiod_chip_label(chip), gpiod_chip_num_lines(chip));
-            gpiod_chip_close(chip);
-        } else {
-            written = snprintf(buffer + used, length - used, "%s%s (cannot open: %s)", used ? ", " : "", entry->d_name,
-                               strerror(errno));
-        }
-        if (written < 0 || (size_t)written >= length - used) break;
-        used += (size_t)written;
-    }
-    closedir(dir);
+int kp_describe_chip(const char *name, char *out, size_t length) {
+    struct gpiod_chip *chip = gpiod_chip_open_by_name(name);
+    if (!chip) return -1;
+    snprintf(out, length, "[%s] (%u lines)", gpiod_chip_label(chip), gpiod_chip_num_lines(chip));
+    gpiod_chip_close(chip);
+    return 0;
 }
 
 /* Opens a chip by name, path, number or label; on failure says which chips exist. */
 static struct gpiod_chip *open_chip(const char *chip, struct kp_error *error) {
+    errno = 0;
     struct gpiod_chip *opened = gpiod_chip_open_lookup(chip);
-    if (!opened) {
-        int saved = errno;
-        char list[400];
-        kp_list_chips(list, sizeof list);
-        errno = saved;
-        set_error(error, (saved == EACCES || saved == EPERM) ? KP_ERR_PERMISSION : KP_ERR_CHIP_NOT_FOUND,
-                  KP_GROUP_NONE, -1, list);
-    }
+    if (!opened) kp_chip_open_error(error);
     return opened;
 }
 
@@ -95,19 +52,19 @@ static int resolve(kp_matrix *m, struct gpiod_line_bulk *bulk, const int *offset
                 char detail[128];
                 snprintf(detail, sizeof detail, "%u", lines);
                 errno = ERANGE;
-                set_error(error, KP_ERR_LINE_RANGE, group, (int)i, detail);
+                kp_set_error(error, KP_ERR_LINE_RANGE, group, (int)i, detail);
                 return -1;
             }
             line = gpiod_chip_get_line(m->chip, (unsigned)offsets[i]);
         } else {
             line = gpiod_chip_find_line(m->chip, names[i]);
             if (!line) {
-                set_error(error, KP_ERR_LINE_NAME, group, (int)i, names[i]);
+                kp_set_error(error, KP_ERR_LINE_NAME, group, (int)i, names[i]);
                 return -1;
             }
         }
         if (!line) {
-            set_error(error, KP_ERR_SYSTEM, group, (int)i, strerror(errno));
+            kp_set_error(error, KP_ERR_SYSTEM, group, (int)i, strerror(errno));
             return -1;
         }
         gpiod_line_bulk_add(bulk, line);
@@ -124,24 +81,18 @@ static void explain_busy(struct gpiod_line_bulk *bulk, int group, struct kp_erro
         if (gpiod_line_is_used(line)) {
             const char *consumer = gpiod_line_consumer(line);
             errno = saved;
-            set_error(error, KP_ERR_BUSY, group, (int)i, consumer ? consumer : "(unnamed consumer)");
+            kp_set_error(error, KP_ERR_BUSY, group, (int)i, consumer ? consumer : "(unnamed consumer)");
             return;
         }
     }
     errno = saved;
-    set_error(error, saved == EBUSY ? KP_ERR_BUSY : (saved == EACCES || saved == EPERM ? KP_ERR_PERMISSION : KP_ERR_SYSTEM),
-              group, -1, strerror(saved));
+    kp_set_error(error, kp_code_for_errno(saved), group, -1, strerror(saved));
 }
 
 kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
                    const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
                    const char *consumer, struct kp_error *error) {
-    if (error) memset(error, 0, sizeof *error);
-    if (rows == 0 || columns == 0 || rows > 8 || columns > 8) {
-        errno = EINVAL;
-        set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, "a matrix has 1...8 rows and 1...8 columns");
-        return NULL;
-    }
+    if (kp_check_matrix_size(rows, columns, error) < 0) return NULL;
     kp_matrix *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->row_count = rows;
@@ -182,7 +133,7 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
         return NULL;
     }
     if (pipe2(m->wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-        set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, strerror(errno));
+        kp_set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, strerror(errno));
         kp_close(m);
         return NULL;
     }
@@ -227,34 +178,12 @@ int kp_drain_edges(kp_matrix *m) {
 
 int kp_wait_edge(kp_matrix *m, int timeout_ms) {
     struct pollfd fds[GPIOD_LINE_BULK_MAX_LINES + 1];
-    unsigned count = 0;
-    for (unsigned i = 0; i < m->column_count; i++) {
-        fds[count].fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
-        fds[count].events = POLLIN;
-        fds[count].revents = 0;
-        count++;
-    }
-    fds[count].fd = m->wake_pipe[0];
-    fds[count].events = POLLIN;
-    fds[count].revents = 0;
-    count++;
-    int ready;
-    do {
-        ready = poll(fds, count, timeout_ms);
-    } while (ready < 0 && errno == EINTR);
-    if (ready < 0) return -1;
-    if (fds[count - 1].revents & POLLIN) {
-        char sink[16];
-        while (read(m->wake_pipe[0], sink, sizeof sink) > 0) {}
-    }
-    return ready > 0 ? 1 : 0;
+    for (unsigned i = 0; i < m->column_count; i++)
+        fds[i] = (struct pollfd){.fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i)), .events = POLLIN};
+    return kp_wait_with_wake(fds, m->column_count, m->wake_pipe[0], timeout_ms);
 }
 
-void kp_wake(kp_matrix *m) {
-    char byte = 1;
-    ssize_t ignored = write(m->wake_pipe[1], &byte, 1);
-    (void)ignored;
-}
+void kp_wake(kp_matrix *m) { kp_signal_wake(m->wake_pipe[1]); }
 
 unsigned long kp_value_calls(const kp_matrix *m) { return m->value_calls; }
 
@@ -291,7 +220,7 @@ kp_output *kp_output_open(const char *chip, int offset, const char *name, int ac
             char detail[32];
             snprintf(detail, sizeof detail, "%u", lines);
             errno = ERANGE;
-            set_error(error, KP_ERR_LINE_RANGE, KP_GROUP_NONE, 0, detail);
+            kp_set_error(error, KP_ERR_LINE_RANGE, KP_GROUP_NONE, 0, detail);
             gpiod_chip_close(out->chip);
             free(out);
             return NULL;
@@ -300,7 +229,7 @@ kp_output *kp_output_open(const char *chip, int offset, const char *name, int ac
     } else {
         out->line = gpiod_chip_find_line(out->chip, name);
         if (!out->line) {
-            set_error(error, KP_ERR_LINE_NAME, KP_GROUP_NONE, 0, name);
+            kp_set_error(error, KP_ERR_LINE_NAME, KP_GROUP_NONE, 0, name);
             gpiod_chip_close(out->chip);
             free(out);
             return NULL;
@@ -329,55 +258,4 @@ void kp_output_close(kp_output *out) {
     free(out);
 }
 
-#else
-/* ---- no libgpiod v1: every call reports why ------------------------------------------ */
-#include <errno.h>
-
-struct kp_matrix { int unused; };
-
-int kp_api_version(void) {
-#if defined(__linux__) && __has_include(<gpiod.h>)
-    return 2;
-#else
-    return 0;
-#endif
-}
-
-kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
-                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
-                   const char *consumer, struct kp_error *error) {
-    (void)chip; (void)row_offsets; (void)row_names; (void)rows; (void)column_offsets; (void)column_names;
-    (void)columns; (void)active_low; (void)consumer;
-    if (error) {
-        memset(error, 0, sizeof *error);
-        error->code = KP_ERR_UNSUPPORTED;
-        snprintf(error->detail, sizeof error->detail, "%s",
-                 kp_api_version() == 2 ? "this build found the libgpiod v2 API; KioskPad supports the v1.6 API"
-                                       : "this build has no libgpiod (install libgpiod-dev and rebuild)");
-    }
-    errno = ENOTSUP;
-    return NULL;
-}
-int kp_drive(kp_matrix *m, int row) { (void)m; (void)row; errno = ENOTSUP; return -1; }
-int kp_read_columns(kp_matrix *m, uint8_t *mask) { (void)m; (void)mask; errno = ENOTSUP; return -1; }
-int kp_drain_edges(kp_matrix *m) { (void)m; errno = ENOTSUP; return -1; }
-int kp_wait_edge(kp_matrix *m, int timeout_ms) { (void)m; (void)timeout_ms; errno = ENOTSUP; return -1; }
-void kp_wake(kp_matrix *m) { (void)m; }
-unsigned long kp_value_calls(const kp_matrix *m) { (void)m; return 0; }
-void kp_close(kp_matrix *m) { (void)m; }
-void kp_list_chips(char *buffer, size_t length) { if (length) buffer[0] = '\0'; }
-struct kp_output { int unused; };
-kp_output *kp_output_open(const char *chip, int offset, const char *name, int active_low, const char *consumer,
-                          struct kp_error *error) {
-    (void)chip; (void)offset; (void)name; (void)active_low; (void)consumer;
-    if (error) {
-        memset(error, 0, sizeof *error);
-        error->code = KP_ERR_UNSUPPORTED;
-        snprintf(error->detail, sizeof error->detail, "%s", "this build has no libgpiod v1 support");
-    }
-    errno = ENOTSUP;
-    return NULL;
-}
-int kp_output_set(kp_output *out, int on) { (void)out; (void)on; errno = ENOTSUP; return -1; }
-void kp_output_close(kp_output *out) { (void)out; }
 #endif
