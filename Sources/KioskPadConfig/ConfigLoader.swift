@@ -37,6 +37,20 @@ public enum ConfigLoader {
         }
     }
 
+    /// Only the GPIO outputs (`door.relay`, `feedback.*`), for `kioskpad door off`: problems in
+    /// other sections do not stop it, so a config edited into a broken state can still switch
+    /// the door off after a crash. Problems in `door` or `feedback` themselves are errors.
+    public static func loadOutputs(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> DaemonConfiguration {
+        let root = try compose(try read(path).text, source: path)
+        let log = ProblemLog(source: path, overrides: EnvironmentOverrides(environment: environment))
+        var daemon = DaemonConfiguration()
+        DaemonSection.readOutputs(MappingReader(root, path: "", log: log), into: &daemon)
+        guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
+        return daemon
+    }
+
     public static func parse(
         yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
     ) throws -> KioskPadConfiguration {

@@ -7,6 +7,12 @@ public struct OutputLineConfiguration: Equatable, Sendable {
     public var chip: String
     public var line: LineReference
     public var activeLow: Bool
+
+    public init(chip: String, line: LineReference, activeLow: Bool = false) {
+        self.chip = chip
+        self.line = line
+        self.activeLow = activeLow
+    }
 }
 
 /// `door:` - the relay that releases the door.
@@ -14,6 +20,12 @@ public struct DoorConfiguration: Equatable, Sendable {
     public var relay: OutputLineConfiguration
     public var unlock: Duration
     public var maxUnlock: Duration
+
+    public init(relay: OutputLineConfiguration, unlock: Duration, maxUnlock: Duration) {
+        self.relay = relay
+        self.unlock = unlock
+        self.maxUnlock = maxUnlock
+    }
 }
 
 /// `feedback:` - optional buzzer and LEDs.
@@ -21,6 +33,12 @@ public struct FeedbackConfiguration: Equatable, Sendable {
     public var buzzer: OutputLineConfiguration?
     public var grantedLED: OutputLineConfiguration?
     public var deniedLED: OutputLineConfiguration?
+
+    public init(buzzer: OutputLineConfiguration? = nil, grantedLED: OutputLineConfiguration? = nil, deniedLED: OutputLineConfiguration? = nil) {
+        self.buzzer = buzzer
+        self.grantedLED = grantedLED
+        self.deniedLED = deniedLED
+    }
 }
 
 /// `events:` - where journal records are forwarded.
@@ -70,25 +88,7 @@ enum DaemonSection {
         if top.has("state_dir") {
             daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
         }
-        if top.has("door") {
-            let reader = top.child("door")
-            let relay = outputLine(reader, "relay", required: true)
-            let unlock = reader.seconds("unlock_s", default: 5, range: 1...300)
-            let maxUnlock = reader.seconds("max_unlock_s", default: 30, range: 1...300)
-            if maxUnlock < unlock {
-                reader.log.report(reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s", at: reader.value("max_unlock_s"))
-            }
-            reader.finish()
-            if let relay { daemon.door = DoorConfiguration(relay: relay, unlock: unlock, maxUnlock: maxUnlock) }
-        }
-        if top.has("feedback") {
-            let reader = top.child("feedback")
-            daemon.feedback = FeedbackConfiguration(
-                buzzer: outputLine(reader, "buzzer", required: false),
-                grantedLED: outputLine(reader, "led_granted", required: false),
-                deniedLED: outputLine(reader, "led_denied", required: false))
-            reader.finish()
-        }
+        readOutputs(top, into: &daemon)
         if top.has("events") {
             let reader = top.child("events")
             if !reader.has("url") { reader.log.report(reader.keyPath("url"), "is required: where journal records are posted", at: reader.node) }
@@ -115,6 +115,29 @@ enum DaemonSection {
             reader.finish()
         }
         return daemon
+    }
+
+    /// Reads `door` and `feedback` only: the GPIO outputs (`kioskpad door off` reads just these).
+    static func readOutputs(_ top: MappingReader, into daemon: inout DaemonConfiguration) {
+        if top.has("door") {
+            let reader = top.child("door")
+            let relay = outputLine(reader, "relay", required: true)
+            let unlock = reader.seconds("unlock_s", default: 5, range: 1...300)
+            let maxUnlock = reader.seconds("max_unlock_s", default: 30, range: 1...300)
+            if maxUnlock < unlock {
+                reader.log.report(reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s", at: reader.value("max_unlock_s"))
+            }
+            reader.finish()
+            if let relay { daemon.door = DoorConfiguration(relay: relay, unlock: unlock, maxUnlock: maxUnlock) }
+        }
+        if top.has("feedback") {
+            let reader = top.child("feedback")
+            daemon.feedback = FeedbackConfiguration(
+                buzzer: outputLine(reader, "buzzer", required: false),
+                grantedLED: outputLine(reader, "led_granted", required: false),
+                deniedLED: outputLine(reader, "led_denied", required: false))
+            reader.finish()
+        }
     }
 
     static func outputLine(_ parent: MappingReader, _ key: String, required: Bool) -> OutputLineConfiguration? {

@@ -71,13 +71,8 @@ public final class DaemonServices: Sendable {
         var feedback: FeedbackPlayer?
         if outputs {
             func line(_ config: OutputLineConfiguration, _ key: String) throws -> GPIOOutputLine {
-                let reference: GPIOMatrixWiring.Line
-                switch config.line {
-                case .offset(let offset): reference = .offset(offset)
-                case .name(let name): reference = .name(name)
-                }
                 do {
-                    return try GPIOOutputLine(chip: config.chip, line: reference, activeLow: config.activeLow, key: key)
+                    return try GPIOOutputLine(config, key: key)
                 } catch {
                     throw StartError(description: "\(error)")
                 }
