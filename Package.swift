@@ -123,6 +123,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -155,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadDaemonTests",
-            dependencies: ["KioskPadDaemon", "KioskPad", "KeypadHAL", "KeypadCore", "KeypadVerifier", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskPadDaemon", "KioskPad", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KioskPadConfig", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),

@@ -1,15 +1,17 @@
 import KioskPad
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// Runs a terminal under swift-service-lifecycle: the controller, the daemon's background
-/// services and the systemd watchdog in one service group that stops cleanly on SIGTERM or
-/// SIGINT. The door relay is switched off the moment a shutdown begins, before anything
-/// else stops. Tells systemd READY=1 once running and STOPPING=1 on the way out.
+/// services and the systemd watchdog in one service group that stops cleanly on `signals`
+/// (the only signal handling in the process). The door relay is switched off the moment a
+/// shutdown begins, before anything else stops. Tells systemd READY=1 once running and
+/// STOPPING=1 on the way out.
 public enum TerminalRunner {
     public static func run(
         controller: KioskController, daemon: DaemonServices, notifier: SystemdNotifier = SystemdNotifier(),
-        handleSignals: Bool, logger: Logger
+        signals: [UnixSignal], logger: Logger
     ) async throws {
         let controllerService = ControllerService(controller: controller, daemon: daemon, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -20,7 +22,7 @@ public enum TerminalRunner {
             services.append(.init(service: WatchdogService(notifier: notifier, interval: interval, health: daemon.health, controller: controller, logger: logger)))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
-        configuration.gracefulShutdownSignals = handleSignals ? [.sigterm, .sigint] : []
+        configuration.gracefulShutdownSignals = signals
         configuration.logger = logger
         let group = ServiceGroup(configuration: configuration)
         await daemon.journal?.record("start", [])

@@ -6,9 +6,12 @@ import Darwin
 import Dispatch
 import Synchronization
 
-/// Puts a terminal back the way it was found, on every exit path: normal return, an error,
-/// Ctrl-C, SIGTERM and SIGHUP. Components register what they changed (raw mode, a hidden
-/// cursor) and ``restore()`` undoes all of it exactly once; it is safe to call repeatedly.
+/// Puts a terminal back the way it was found. Components register what they changed (raw
+/// mode, echo off, a hidden cursor) and ``restore()`` undoes all of it exactly once; it is
+/// safe to call repeatedly. It installs no signal handlers of its own: `run` and `simulate`
+/// stop through their service lifecycle and restore on the way out, so a signal can never
+/// race the door's graceful shutdown. Short commands without a lifecycle opt in with
+/// ``restoreOnTerminatingSignals()``.
 public final class TerminalRestorer: Sendable {
     /// The process-wide restorer.
     public static let shared = TerminalRestorer()
@@ -37,14 +40,23 @@ public final class TerminalRestorer: Sendable {
             cc[Int(VTIME)] = 0
         }
         state.withLock { $0.savedModes.append((fd, original)) }
-        installSignalHandlers()
         return tcsetattr(fd, TCSAFLUSH, &raw) == 0
+    }
+
+    /// Turns echo off on `fd` (for reading a PIN) and remembers how to undo it. Returns
+    /// false when `fd` is not a terminal.
+    public func enterNoEchoMode(fd: Int32) -> Bool {
+        var original = termios()
+        guard isatty(fd) == 1, tcgetattr(fd, &original) == 0 else { return false }
+        var quiet = original
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        state.withLock { $0.savedModes.append((fd, original)) }
+        return tcsetattr(fd, TCSAFLUSH, &quiet) == 0
     }
 
     /// Remembers text to write to stdout on restore (for example "show cursor").
     public func writeOnRestore(_ text: String) {
         state.withLock { $0.trailers.append(text) }
-        installSignalHandlers()
     }
 
     /// Undoes everything registered so far. Idempotent.
@@ -67,8 +79,9 @@ public final class TerminalRestorer: Sendable {
         }
     }
 
-    /// On SIGINT, SIGTERM or SIGHUP: restore, then exit with status 0 (a requested stop).
-    private func installSignalHandlers() {
+    /// For commands that run without a service lifecycle (`pin hash`, `display test`): on
+    /// SIGINT, SIGTERM or SIGHUP, restore, then exit with 128 + the signal number.
+    public func restoreOnTerminatingSignals() {
         state.withLock { state in
             guard state.signalSources.isEmpty else { return }
             for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
@@ -76,7 +89,7 @@ public final class TerminalRestorer: Sendable {
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                 source.setEventHandler {
                     TerminalRestorer.shared.restore()
-                    exit(0)
+                    exit(128 + signalNumber)
                 }
                 source.resume()
                 state.signalSources.append(source)

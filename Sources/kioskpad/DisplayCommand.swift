@@ -3,6 +3,7 @@ import Foundation
 import KeypadDisplay
 import KioskPad
 import KioskPadConfig
+import TerminalIO
 
 /// `kioskpad display`: display tools.
 struct DisplayCommand: AsyncParsableCommand {
@@ -32,6 +33,8 @@ struct DisplayTestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // No service lifecycle here: Ctrl-C must still show the cursor again (ANSI driver).
+        TerminalRestorer.shared.restoreOnTerminatingSignals()
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
         let driver: any DisplayDriver

@@ -96,7 +96,7 @@ struct RunCommand: AsyncParsableCommand {
             display: displayDriver, verifier: verifier, source: source,
             terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
-        try await TerminalRunner.run(controller: controller, daemon: daemon, handleSignals: true, logger: logger)
+        try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint], logger: logger)
         await displayDriver.close()
         await verifier.shutdown()
         logger.notice("terminal stopped")

@@ -4,23 +4,22 @@ import Glibc
 import Darwin
 #endif
 import KeypadCore
+import TerminalIO
 
 /// Reads one PIN from stdin straight into a wiped-after-use buffer, with echo off on a terminal.
 enum SecretReader {
     static func readPIN(prompt: String) throws -> SecretDigits {
         let range = EntryOptions.lengthRange
         let interactive = isatty(STDIN_FILENO) == 1
-        var saved = termios()
         if interactive {
+            // Ctrl-C at the prompt must not leave the terminal without echo.
+            TerminalRestorer.shared.restoreOnTerminatingSignals()
             writeStderr(prompt)
-            tcgetattr(STDIN_FILENO, &saved)
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+            _ = TerminalRestorer.shared.enterNoEchoMode(fd: STDIN_FILENO)
         }
         defer {
             if interactive {
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+                TerminalRestorer.shared.restore()
                 writeStderr("\n")
             }
         }

@@ -104,7 +104,7 @@ struct SimulateCommand: AsyncParsableCommand {
             composer: TerminalAssembly.composer(for: configuration.display),
             display: displayDriver, verifier: verifier, source: TerminalKeySource(),
             terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
-        try await TerminalRunner.run(controller: controller, daemon: daemon, handleSignals: false, logger: logger)
+        try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint, .sighup], logger: logger)
         await displayDriver.close()
         await verifier.shutdown()
     }
