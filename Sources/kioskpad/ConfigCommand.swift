@@ -1,4 +1,7 @@
 import ArgumentParser
+import Foundation
+import KeypadVerifier
+import KioskPad
 import KioskPadConfig
 
 /// `kioskpad config`: config file tools.
@@ -12,14 +15,61 @@ struct ConfigCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate a config file: prints ok, or one line per problem naming the key path (exit 2).",
-        discussion: "Environment overrides (KIOSKPAD__SECTION__KEY=value) are applied and checked too. Files the config names (users_file) are read when the terminal starts, not here."
+        discussion: """
+            Environment overrides (KIOSKPAD__SECTION__KEY=value) are applied and checked too. \
+            With --with-files it also reads what `run` reads at start: the users file (it must \
+            list at least one user), secret and token files, and TLS files, so it fails exactly \
+            where the first start would. Systemd credentials (*_credential) are read only when \
+            $CREDENTIALS_DIRECTORY is set, as it is under systemd.
+            """
     )
 
     @Argument(help: "The YAML config file to check.")
     var file: String
 
+    @Flag(help: "Also read the files the config names (users file, secrets, certificates), as `run` does at start.")
+    var withFiles = false
+
     func run() async throws {
-        _ = try ConfigLoader.load(path: file)
+        let configuration = try ConfigLoader.load(path: file)
+        if withFiles {
+            try await checkFiles(configuration)
+        }
         print("ok")
+    }
+
+    private func checkFiles(_ configuration: KioskPadConfiguration) async throws {
+        var verifierConfiguration = configuration.verifier
+        let credentials = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] != nil
+        if case .http(var http) = verifierConfiguration, !credentials {
+            if case .credential(let name) = http.secret {
+                writeLine("note: verifier.secret_credential '\(name)' is read at start from $CREDENTIALS_DIRECTORY (systemd LoadCredential=); not checked here")
+                http.secret = nil
+            }
+            if case .credential(let name) = http.token {
+                writeLine("note: verifier.token_credential '\(name)' is read at start from $CREDENTIALS_DIRECTORY; not checked here")
+                http.token = nil
+            }
+            verifierConfiguration = .http(http)
+        }
+        let verifier: any Verifier
+        do {
+            verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
+        } catch let error as AssemblyError {
+            throw UsageError(description: error.description)
+        }
+        await verifier.shutdown()
+        if let source = configuration.daemon.events?.secret, credentials || !isCredential(source) {
+            do {
+                _ = try WebhookSecret(reading: source)
+            } catch {
+                throw UsageError(description: "events.secret: \(error)")
+            }
+        }
+    }
+
+    private func isCredential(_ source: SecretSource) -> Bool {
+        if case .credential = source { return true }
+        return false
     }
 }

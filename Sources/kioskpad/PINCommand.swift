@@ -20,6 +20,9 @@ struct PINHashCommand: AsyncParsableCommand {
     @Option(help: "User name for the line: 1-64 of letters, digits, '.', '_' or '-'.")
     var user = "user"
 
+    @Flag(help: "Ask for the PIN twice and refuse if the two differ (for a person typing it).")
+    var confirm = false
+
     @Option(help: "PBKDF2-SHA256 iterations (\(PINHash.iterationRange)); the default costs ~100 ms per check on a Raspberry Pi 4.")
     var iterations = PINHash.defaultIterations
 
@@ -34,6 +37,11 @@ struct PINHashCommand: AsyncParsableCommand {
 
     func run() async throws {
         let pin = try SecretReader.readPIN(prompt: "PIN: ")
+        if confirm {
+            let again = try SecretReader.readPIN(prompt: "PIN again: ")
+            let same = pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
+            guard same else { throw UsageError(description: "the two PINs differ; nothing was written") }
+        }
         let hash = try PINHash.make(pin: pin, iterations: iterations)
         print(UsersFile.line(name: user, hash: hash))
     }

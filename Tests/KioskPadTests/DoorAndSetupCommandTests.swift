@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The commands an installer and kioskpad.service use around `run`: `door off`,
+/// `config check --with-files`, `pin hash --confirm`.
+@Suite("door off, config check --with-files, pin hash --confirm")
+struct DoorAndSetupCommandTests {
+    func temporaryFile(_ text: String, name: String = "config.yaml") throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-setup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func doorOffWithoutOutputsSaysSoAndSucceeds() throws {
+        let result = try CLI.run(["door", "off", "--config", "config/simulate.yaml"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("configures no door.relay or feedback outputs"))
+    }
+
+    @Test func doorOffNamesTheRelayKeyWhenTheChipIsMissing() throws {
+        let config = try temporaryFile("door:\n  relay: {chip: no-such-chip-kp, line: 26}\nentry:\n  typo_here: 1\n")
+        let result = try CLI.run(["door", "off", "--config", config])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("door.relay.chip: no GPIO chip 'no-such-chip-kp'"), "\(result.stderr)")
+        #expect(!result.stderr.contains("typo_here"), "problems outside door/feedback must not stop door off")
+    }
+
+    @Test func doorOffRefusesABrokenRelaySetting() throws {
+        let config = try temporaryFile("door:\n  relay: {chip: gpiochip0}\n")
+        let result = try CLI.run(["door", "off", "--config", config])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("door.relay: needs chip and line"))
+    }
+
+    @Test func configCheckWithFilesFailsOnAnEmptyUsersFileAsTheFirstStartWould() throws {
+        let users = try temporaryFile("# no users yet\n", name: "users")
+        let config = try temporaryFile("verifier:\n  kind: local\n  users_file: \(users)\n")
+        #expect(try CLI.run(["config", "check", config]).status == 0)
+        let result = try CLI.run(["config", "check", "--with-files", config])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("verifier.users_file: \(users) lists no users"), "\(result.stderr)")
+        let hash = try CLI.run(["pin", "hash", "--user", "alice", "--iterations", "1000"], stdin: "2580\n")
+        try (hash.stdout).write(toFile: users, atomically: true, encoding: .utf8)
+        let ready = try CLI.run(["config", "check", "--with-files", config])
+        #expect(ready.status == 0)
+        #expect(ready.stdout == "ok\n")
+    }
+
+    @Test func configCheckWithFilesLeavesSystemdCredentialsToSystemd() throws {
+        let config = try temporaryFile("verifier:\n  kind: http\n  url: https://verifier.example/verify\n  secret_credential: verifier-secret\n")
+        let result = try CLI.run(["config", "check", "--with-files", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("note: verifier.secret_credential 'verifier-secret' is read at start"))
+    }
+
+    @Test func pinHashConfirmRefusesTwoDifferentPINs() throws {
+        let mismatch = try CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2581\n")
+        #expect(mismatch.status == 2)
+        #expect(mismatch.stdout.isEmpty)
+        #expect(mismatch.stderr.contains("the two PINs differ; nothing was written"))
+        let match = try CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2580\n")
+        #expect(match.status == 0)
+        #expect(match.stdout.hasPrefix("bob:$pbkdf2-sha256$i=1000$"))
+        #expect(!match.stdout.contains("2580") && !match.stderr.contains("2580"))
+    }
+}
