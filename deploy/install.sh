@@ -1,38 +1,196 @@
 #!/usr/bin/env bash
-# Installs KioskPad as a systemd service on Raspberry Pi OS / Debian (run as root from the
-# repository): release build, binary, service user, config in /etc/kioskpad, udev rules,
-# systemd unit, then enables and starts the service. Safe to run again (keeps the config).
+# Installs or upgrades KioskPad as a systemd service on Raspberry Pi OS (bookworm, trixie;
+# 64-bit) and Debian 12/13. Run it from a clone of the repository:
+#
+#   sudo deploy/install.sh                  install, or upgrade (keeps config and users)
+#   deploy/install.sh --destdir DIR         stage every file under DIR (no services touched)
+#
+# What it does, in order:
+#   1. installs the build packages that are missing (libgpiod-dev, pkg-config; nothing else);
+#   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds a release binary
+#      with the Swift runtime linked in (--static-swift-stdlib), as the user who ran sudo,
+#      so .build/ stays theirs;
+#   3. creates the system user kioskpad (groups gpio, i2c) with systemd-sysusers;
+#   4. installs /usr/local/bin/kioskpad, the unit, udev rules and docs; creates
+#      /etc/kioskpad/kioskpad.yaml (from config/pi-4x4-lcd1602.yaml), an empty users file
+#      (0600, owned by kioskpad) and a verifier secret (0600) only where none exist;
+#   5. on a Raspberry Pi, adds dtparam=strict_gpiod to config.txt once (a released GPIO
+#      then becomes an input, so a crashed daemon cannot hold the door relay on);
+#   6. starts (or restarts, after an upgrade) the service only when it can run: with no
+#      users yet it asks for the first one on a terminal, or prints the command to run.
+#
+# Options: --destdir DIR (or DESTDIR=DIR): install into a staging root, for packaging and
+# tests. --binary FILE: install this binary instead of building. --no-start: install only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root (sudo deploy/install.sh)" >&2; exit 1; }
-source scripts/setup.sh
+repo=$(pwd)
 
-echo "install: building (release)"
-swift build -c release --product kioskpad
-install -m 0755 "$(swift build -c release --show-bin-path)/kioskpad" /usr/local/bin/kioskpad
+destdir=${DESTDIR:-}
+binary=''
+start=yes
+while [ $# -gt 0 ]; do
+    case $1 in
+        --destdir) destdir=${2:?--destdir needs a directory}; shift 2 ;;
+        --destdir=*) destdir=${1#*=}; shift ;;
+        --binary) binary=${2:?--binary needs a file}; shift 2 ;;
+        --no-start) start=no; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown option '$1' (valid: --destdir DIR, --binary FILE, --no-start, --help)" >&2; exit 2 ;;
+    esac
+done
+say() { echo "install: $*"; }
+die() { echo "install.sh: $*" >&2; exit 1; }
 
-for group in gpio i2c; do getent group "$group" >/dev/null || groupadd --system "$group"; done
-if ! id kioskpad >/dev/null 2>&1; then
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --groups gpio,i2c kioskpad
+if [ -n "$destdir" ]; then
+    mkdir -p "$destdir/etc"
+    destdir=$(cd "$destdir" && pwd)
+    start=no
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root: sudo deploy/install.sh (it builds as you and installs as root)"
+
+# ---- 1. build packages -----------------------------------------------------------------------
+if [ -z "$binary" ]; then
+    missing=()
+    for package in libgpiod-dev pkg-config; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
 fi
 
-install -d -m 0750 -o root -g kioskpad /etc/kioskpad
-if [ ! -f /etc/kioskpad/kioskpad.yaml ]; then
-    install -m 0640 -o root -g kioskpad config/pi-4x4-lcd1602.yaml /etc/kioskpad/kioskpad.yaml
-    echo "install: wrote /etc/kioskpad/kioskpad.yaml - edit it for your wiring and verifier"
+# ---- 2. build as the invoking user ----------------------------------------------------------
+builder=${SUDO_USER:-root}
+[ "$builder" = root ] || id "$builder" >/dev/null 2>&1 || builder=root
+builder_home=$(getent passwd "$builder" | cut -d: -f6)
+as_builder() {
+    if [ "$builder" = root ]; then "$@"; else runuser -u "$builder" -- env HOME="$builder_home" PATH="$PATH" "$@"; fi
+}
+find_swift() {
+    local candidate
+    # The user's login environment first: swiftly's env.sh is sourced from ~/.profile.
+    local login
+    if [ "$builder" = root ]; then login=$(command -v swift || true); else login=$(runuser -l "$builder" -c 'command -v swift' 2>/dev/null || true); fi
+    for candidate in "$login" \
+        "$builder_home/.local/share/swiftly/bin/swift" "$builder_home/.local/bin/swift" "$builder_home/.swiftly/bin/swift" \
+        /opt/swift/usr/bin/swift /usr/share/swift/usr/bin/swift /usr/bin/swift; do
+        [ -n "$candidate" ] && [ -x "$candidate" ] && { echo "$candidate"; return 0; }
+    done
+    return 1
+}
+if [ -z "$binary" ]; then
+    if [ "$(getconf LONG_BIT)" != 64 ]; then
+        die "Swift needs a 64-bit OS (this is $(uname -m), $(getconf LONG_BIT)-bit): install Raspberry Pi OS (64-bit) and run this again"
+    fi
+    swift=$(find_swift) || die "no Swift toolchain found (looked on PATH, in ~/.local/share/swiftly/bin, ~/.local/bin, /opt/swift/usr/bin, /usr/bin).
+  Install Swift 6.1 or newer as $builder, then run this again:
+    curl -O https://download.swift.org/swiftly/linux/swiftly-\$(uname -m).tar.gz
+    tar zxf swiftly-\$(uname -m).tar.gz && ./swiftly init
+  (docs/raspberry-pi.md, step 2, has the details)"
+    export PATH="$(dirname "$swift"):$PATH"
+    say "building a release binary as $builder with $("$swift" --version 2>/dev/null | head -1)"
+    # An older install.sh built as root here; give the build folder back to its user.
+    if [ -d .build ] && [ "$builder" != root ] && [ "$(stat -c %U .build)" != "$builder" ]; then
+        chown -R "$builder:" .build
+    fi
+    as_builder swift build -c release --static-swift-stdlib --product kioskpad
+    binary="$(as_builder swift build -c release --static-swift-stdlib --show-bin-path)/kioskpad"
 fi
-if [ ! -f /etc/kioskpad/users ]; then
-    install -m 0640 -o root -g kioskpad /dev/null /etc/kioskpad/users
-    echo "install: /etc/kioskpad/users is empty - add users: kioskpad pin hash --user NAME | sudo tee -a /etc/kioskpad/users"
-fi
-if [ ! -f /etc/kioskpad/verifier.secret ]; then
-    (umask 077; /usr/local/bin/kioskpad verifier secret > /etc/kioskpad/verifier.secret)
+[ -x "$binary" ] || die "no binary at $binary"
+if ldd "$binary" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift|swiftly' >/dev/null; then
+    die "$binary loads the Swift runtime from a toolchain (build it with --static-swift-stdlib):
+$(ldd "$binary")"
 fi
 
-install -m 0644 deploy/99-kioskpad.rules /etc/udev/rules.d/99-kioskpad.rules
-udevadm control --reload-rules && udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev || true
-install -m 0644 deploy/kioskpad.service /etc/systemd/system/kioskpad.service
+# ---- 3. the service user ---------------------------------------------------------------------
+systemd-sysusers --root="${destdir:-/}" "$repo/deploy/kioskpad.sysusers"
+id_of() { awk -F: -v name="$1" '$1 == name { print $3 }' "$destdir/etc/$2"; }
+uid=$(id_of kioskpad passwd); gid=$(id_of kioskpad group)
+[ -n "$uid" ] && [ -n "$gid" ] || die "systemd-sysusers did not create the user kioskpad"
+
+# ---- 4. files --------------------------------------------------------------------------------
+upgrade=no
+[ -x "$destdir/usr/local/bin/kioskpad" ] && upgrade=yes
+install -d -m 0755 "$destdir/usr/local/bin"
+install -m 0755 "$binary" "$destdir/usr/local/bin/.kioskpad.new"
+# Debug info off (175 -> 112 MB on x86-64); symbol names stay, so crash backtraces stay readable.
+strip --strip-debug "$destdir/usr/local/bin/.kioskpad.new" 2>/dev/null || true
+mv -f "$destdir/usr/local/bin/.kioskpad.new" "$destdir/usr/local/bin/kioskpad"   # atomic: a running daemon keeps its copy
+kioskpad="$destdir/usr/local/bin/kioskpad"
+
+install -d -m 0750 -o 0 -g "$gid" "$destdir/etc/kioskpad"
+if [ ! -f "$destdir/etc/kioskpad/kioskpad.yaml" ]; then
+    install -m 0640 -o 0 -g "$gid" config/pi-4x4-lcd1602.yaml "$destdir/etc/kioskpad/kioskpad.yaml"
+    say "wrote /etc/kioskpad/kioskpad.yaml from config/pi-4x4-lcd1602.yaml: edit it for your wiring and verifier"
+else
+    say "kept /etc/kioskpad/kioskpad.yaml"
+fi
+users="$destdir/etc/kioskpad/users"
+if [ ! -f "$users" ]; then
+    install -m 0600 -o "$uid" -g "$gid" /dev/null "$users"
+else
+    say "kept /etc/kioskpad/users"
+fi
+if [ ! -f "$destdir/etc/kioskpad/verifier.secret" ]; then
+    (umask 077; "$kioskpad" verifier secret > "$destdir/etc/kioskpad/verifier.secret")
+fi
+chown 0:0 "$destdir/etc/kioskpad/verifier.secret"; chmod 0600 "$destdir/etc/kioskpad/verifier.secret"
+
+install -D -m 0644 deploy/99-kioskpad.rules "$destdir/etc/udev/rules.d/99-kioskpad.rules"
+install -D -m 0644 deploy/kioskpad.service "$destdir/etc/systemd/system/kioskpad.service"
+install -D -m 0644 README.md "$destdir/usr/local/share/doc/kioskpad/README.md"
+install -D -m 0644 docs/raspberry-pi.md "$destdir/usr/local/share/doc/kioskpad/raspberry-pi.md"
+
+# ---- 5. Raspberry Pi: released GPIOs become inputs ----------------------------------------------
+for boot in "$destdir/boot/firmware/config.txt" "$destdir/boot/config.txt"; do
+    [ -f "$boot" ] || continue
+    if grep -q '^dtparam=strict_gpiod' "$boot"; then
+        say "${boot#$destdir} already has dtparam=strict_gpiod"
+    else
+        printf '\n[all]\n# KioskPad: a released GPIO becomes an input, so a crashed program cannot hold the door relay on\ndtparam=strict_gpiod\n' >> "$boot"
+        say "added dtparam=strict_gpiod to ${boot#$destdir}: reboot once for it to take effect (sudo reboot)"
+    fi
+    break
+done
+
+if [ -n "$destdir" ]; then
+    say "staged in $destdir (no users created on this system, no services touched)"
+    exit 0
+fi
+udevadm control --reload-rules 2>/dev/null && udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev 2>/dev/null || true
 systemctl daemon-reload
-/usr/local/bin/kioskpad config check /etc/kioskpad/kioskpad.yaml
-systemctl enable --now kioskpad.service
-echo "install: done. Logs: journalctl -u kioskpad -f    Health: curl -s 127.0.0.1:9464/healthz"
+
+# ---- 6. start only what can run ---------------------------------------------------------------
+config=/etc/kioskpad/kioskpad.yaml
+ready() { runuser -u kioskpad -- "$kioskpad" config check --with-files "$config" >/dev/null 2>&1; }
+if [ "$start" = yes ] && ! ready && [ ! -s "$users" ] && [ -t 0 ]; then
+    say "there are no users yet; add the first one now (or press Enter to skip)"
+    read -r -p "user name: " name
+    if [ -n "$name" ]; then
+        if "$kioskpad" pin hash --user "$name" --confirm >> "$users"; then say "added $name"; fi
+    fi
+fi
+if ! ready; then
+    problem=$(runuser -u kioskpad -- "$kioskpad" config check --with-files "$config" 2>&1 | grep -v '^note:' || true)
+    cat <<EOF
+install: installed, but not (re)started: a start would fail with
+    $problem
+  Fix that, then start it. For the users file:
+    sudo sh -c 'kioskpad pin hash --user NAME --confirm >> /etc/kioskpad/users'
+    sudo kioskpad config check --with-files /etc/kioskpad/kioskpad.yaml
+    sudo systemctl enable --now kioskpad
+EOF
+    exit 0
+fi
+if [ "$start" = no ]; then
+    say "installed; start it with: sudo systemctl enable --now kioskpad"
+    exit 0
+fi
+systemctl enable kioskpad.service >/dev/null 2>&1
+if [ "$upgrade" = yes ]; then say "restarting the service with the new binary"; fi
+if ! systemctl restart kioskpad.service; then
+    die "kioskpad did not start; see: journalctl -u kioskpad -n 30"
+fi
+say "kioskpad is running. Logs: journalctl -u kioskpad -f    Health: curl -s 127.0.0.1:9464/healthz"

@@ -14,9 +14,10 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run the door/kiosk terminal: GPIO keypad, display, verifier, door relay, journal and metrics from a config file.",
         discussion: """
             Stops cleanly on SIGTERM or SIGINT (exit 0), switching the door relay off first. Under \
-            systemd (Type=notify) it reports READY=1 and feeds the watchdog while the keypad and the \
-            entry loop work. A keypad that fails is reported and reopened; a display that fails is \
-            retried in the background.
+            systemd (Type=notify) it reports READY=1 and feeds the watchdog while the entry loop \
+            answers. A keypad line that the chip does not have stops it at start (exit 1); a keypad \
+            that is missing or fails is reported and reopened with back-off (1 s doubling to 30 s); \
+            a display that fails is retried in the background.
             """
     )
 
@@ -57,13 +58,17 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as DaemonServices.StartError {
             throw RuntimeFailure(description: error.description)
         }
-        // Fail fast on a wrong chip or line, so an installer sees the error at once.
-        let first: MatrixScanLoop
+        // A line the chip does not have stops start-up at once (a retry cannot fix it). A
+        // missing chip, a busy line or a permission may clear: they are logged now, and the
+        // keypad is reopened with back-off while the rest of the terminal runs.
+        var first: MatrixScanLoop?
         do {
             first = try KeypadAssembly.scanLoop(gpio)
-        } catch let error as GPIOKeypadError {
+        } catch let error as GPIOKeypadError where error.needsConfigChange {
             daemon.door?.shutdown()
             throw RuntimeFailure(description: error.description)
+        } catch let error as GPIOKeypadError {
+            logger.error("keypad unavailable at start; retrying with back-off", metadata: ["problem": "\(error)"])
         }
         let sinks = daemon.sinks
         let pending = FirstLoop(first)
@@ -71,17 +76,22 @@ struct RunCommand: AsyncParsableCommand {
             open: { failure in
                 let loop = try pending.take() ?? KeypadAssembly.scanLoop(gpio)
                 return MatrixKeySource(loop: loop, diagnostics: { event in
-                    let fault: TerminalEvent?
+                    let fault: (kind: String, detail: String)?
                     switch event {
-                    case .ghosting(let keys): fault = .keypadFault(kind: "ghosting", detail: "\(keys.count) keys form a rectangle")
-                    case .stuck(let key): fault = .keypadFault(kind: "stuck", detail: "row \(key.row) column \(key.column)")
+                    case .ghosting(let keys): fault = ("ghosting", "\(keys.count) keys form a rectangle")
+                    case .stuck(let key): fault = ("stuck", "row \(key.row) column \(key.column)")
                     default: fault = nil
                     }
                     if let fault {
-                        logger.warning("keypad fault", metadata: ["fault": "\(fault)"])
-                        Task { for sink in sinks { await sink.handle(fault) } }
+                        logger.warning("keypad fault", metadata: ["kind": "\(fault.kind)", "detail": "\(fault.detail)"])
+                        Task { for sink in sinks { await sink.handle(.keypadFault(kind: fault.kind, detail: fault.detail)) } }
                     }
-                }, failure: failure)
+                }, failure: failure, started: {
+                    logger.notice("keypad ready", metadata: [
+                        "chip": "\(gpio.chip)", "matrix": "\(gpio.rows.count)x\(gpio.columns.count)",
+                        "library": "\(GPIOBackendFactory.library)",
+                    ])
+                })
             },
             report: { ok, problem in
                 if ok {
@@ -105,15 +115,15 @@ struct RunCommand: AsyncParsableCommand {
 
 import Synchronization
 
-/// Hands the scan loop opened at start to the first keypad open, once.
+/// Hands the scan loop opened at start (if it opened) to the first keypad open, once.
 final class FirstLoop: @unchecked Sendable {
     // @unchecked: the loop is handed over exactly once, under the lock.
     private let slot: Mutex<Bool>
-    private let loop: MatrixScanLoop
+    private let loop: MatrixScanLoop?
 
-    init(_ loop: MatrixScanLoop) {
+    init(_ loop: MatrixScanLoop?) {
         self.loop = loop
-        slot = Mutex(true)
+        slot = Mutex(loop != nil)
     }
 
     func take() -> MatrixScanLoop? {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs inside the HIL guest as root: a gpio-sim chip, the compiled keypad emulator, and
-# kioskpad's real libgpiod path. Usage: guest.sh BIN_DIR OUT_DIR
+# kioskpad's real libgpiod path. Usage: guest.sh BIN_DIR OUT_DIR [EXPECTED_LIBGPIOD_API [DEBIAN_ROOT RELEASE_BINARY]]
 set -u
-BIN=$1; OUT=$2
+BIN=$1; OUT=$2; API=${3:-}; E2E_ROOT=${4:-}; RELEASE=${5:-}
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KP=$BIN/kioskpad; EMU=$BIN/keypad-emu
 W=/tmp/hil; mkdir -p $W
 passed=0; failed=0
@@ -96,6 +97,14 @@ start_keytest $W/label.yaml $W/all.out
 emulate $W/all.script; sleep 0.3; stop_keytest
 check "all 16 keys pressed, chip by label" '123A456B789C*0#D' "$(presses $W/all.out)"
 check "all 16 keys released" '123A456B789C*0#D' "$(releases $W/all.out)"
+library=$(sed -n 's/^keytest: .*, \(libgpiod [^;]*\);.*/\1/p' $W/all.out)
+if [ -z "$API" ]; then
+    pass "keytest names its library: $library"
+elif echo "$library" | grep -q "(v$API API)"; then
+    pass "the binary uses the libgpiod v$API API: $library"
+else
+    fail "expected the libgpiod v$API API, keytest says '$library'"
+fi
 calls=$(sed -n 's/.*value_calls_per_scan=\([0-9]*\).*/\1/p' $W/all.out)
 if [ -n "$calls" ] && [ "$calls" -le 8 ]; then pass "one full scan issues $calls GPIO value calls (<= 2R = 8)"; else fail "value calls per scan: '$calls' (want <= 8)"; fi
 
@@ -189,12 +198,33 @@ $KP keytest --config $W/nochip.yaml > $W/nochip.out 2>&1; rc=$?
 check "missing chip exits 1" 1 $rc
 if grep -q "keypad.chip: no GPIO chip 'no-such-chip'.*$CHIP \[keypad-sim\] (8 lines)" $W/nochip.out; then pass "missing chip lists $CHIP [keypad-sim]"; else fail "missing chip: $(cat $W/nochip.out)"; fi
 
+# ---- 7b. run: a chip that is missing at start is waited for; a line it lacks is an error --
+config $W/late.yaml late-kp
+taskset -c 0 $KP run --config $W/late.yaml --display plain > $W/late.out 2> $W/late.err &
+RUN=$!
+sleep 2
+L=/sys/kernel/config/gpio-sim/late
+mkdir $L $L/bank0; echo 8 > $L/bank0/num_lines; echo late-kp > $L/bank0/label
+for i in 0 1 2 3; do mkdir $L/bank0/line$i; echo ROW$i > $L/bank0/line$i/name; done
+echo 1 > $L/live
+i=0; while ! grep -q 'keypad ready' $W/late.err && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+alive=no; kill -0 $RUN 2>/dev/null && alive=yes
+kill -TERM $RUN; wait $RUN; rc=$?
+if grep -q "keypad unavailable at start; retrying" $W/late.err && grep -q "keypad.chip: no GPIO chip 'late-kp'" $W/late.err; then pass "run with the keypad chip missing: logs why and keeps running"; else fail "late chip: $(cat $W/late.err)"; fi
+check "the chip appears: the keypad comes up without a restart; SIGTERM exits 0" "yes 0" "$(grep -q 'keypad ready' $W/late.err && echo $alive) $rc"
+echo 0 > $L/live; for i in 0 1 2 3; do rmdir $L/bank0/line$i; done; rmdir $L/bank0 $L
+sed 's/rows: \[ROW0, ROW1, ROW2, ROW3\]/rows: [ROW0, ROW1, NOPE, ROW3]/' $W/label.yaml > $W/badline.yaml
+$KP run --config $W/badline.yaml --display plain > $W/badline.out 2>&1; rc=$?
+check "run with a line the chip does not have exits 1" 1 $rc
+if grep -q "keypad.rows\[2\]: no line named 'NOPE' on chip 'keypad-sim'" $W/badline.out; then pass "and names keypad.rows[2]"; else fail "bad line: $(cat $W/badline.out)"; fi
+
 # ---- 8. a full PIN entry through `kioskpad run` with the local verifier ----------------
 : > $W/pin.script
 for k in 2 4 6 8; do tap $k 2 >> $W/pin.script; done
 taskset -c 0 $KP run --config $W/label.yaml --display plain > $W/run.out 2> $W/run.err &
 RUN=$!
-i=0; while ! grep -q 'Enter PIN' $W/run.out 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# The scan thread says "keypad ready" just before its first scan; a tap before that could be lost.
+i=0; while ! grep -q 'keypad ready' $W/run.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 emulate $W/pin.script
 i=0; while ! grep -q 'Access granted' $W/run.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $RUN; wait $RUN; rc=$?
@@ -234,7 +264,7 @@ ever_on() { grep -q ' 1$' $1; }
 run_door() { # run_door CONFIG OUT -> RUN pid
     taskset -c 0 $KP run --config $1 --display plain > $2 2>&1 &
     RUN=$!
-    i=0; while ! grep -q 'Enter PIN' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    i=0; while ! grep -q 'keypad ready' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
 wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }
@@ -298,6 +328,79 @@ kill $HOLD; wait $HOLD 2>/dev/null
 check "relay line busy exits 1" 1 $rc
 if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'gpioset'" $W/relay-busy.out; then pass "busy relay line names door.relay.line and gpioset"; else fail "busy relay: $(cat $W/relay-busy.out)"; fi
 
+# ---- 9h-9j. `kioskpad door off`, and a kernel that keeps released outputs driven --------
+# Raspberry Pi kernels keep a released output at its last level (raspberrypi/linux #6117);
+# gpio-sim, like mainline, returns a released line to its pull. The model below copies every
+# level the kernel traces for the relay line into that line's pull (a pull does not move a
+# line that is held as an output), so once released the line keeps its last driven level,
+# as on a Pi without dtparam=strict_gpiod.
+DBASE=''
+for d in /sys/class/gpio/gpiochip*; do [ "$(cat $d/label 2>/dev/null)" = door-sim ] && DBASE=$(cat $d/base); done
+[ -n "$DBASE" ] || DBASE=$(sed -n 's/^gpiochip[0-9]*: GPIOs \([0-9]*\)-.*door-sim.*/\1/p' /sys/kernel/debug/gpio)
+PT=/sys/kernel/tracing/instances/persist
+persist_on() {
+    mkdir -p $PT; echo 1 > $PT/events/gpio/gpio_value/enable
+    ( cat $PT/trace_pipe | while read -r l; do
+        case "$l" in
+            *"gpio_value: $DBASE set 1"*) echo pull-up > $DSIM/sim_gpio0/pull ;;
+            *"gpio_value: $DBASE set 0"*) echo pull-down > $DSIM/sim_gpio0/pull ;;
+        esac
+      done ) &
+    PERSIST=$!
+    sleep 0.3
+}
+persist_off() {
+    echo 0 > $PT/events/gpio/gpio_value/enable
+    pkill -f "$PT/trace_pipe"; kill $PERSIST 2>/dev/null; wait $PERSIST 2>/dev/null
+    echo pull-down > $DSIM/sim_gpio0/pull
+}
+unit=$REPO/deploy/kioskpad.service
+installed_command() { # installed_command KEY CONFIG: the unit's command line, pointed at this build
+    sed -n "s/^$1=//p" $unit | sed "s|/usr/local/bin/kioskpad|$KP|; s|/etc/kioskpad/kioskpad.yaml|$2|"
+}
+check "the unit runs door off before every start and after every stop" \
+    "kioskpad door off --config /etc/kioskpad/kioskpad.yaml|kioskpad door off --config /etc/kioskpad/kioskpad.yaml" \
+    "$(sed -n 's|^ExecStartPre=/usr/local/bin/||p' $unit)|$(sed -n 's|^ExecStopPost=/usr/local/bin/||p' $unit)"
+
+# 9h. the model keeps a released line on; `door off` leaves it off
+persist_on
+gpioset --mode=signal $DCHIP 0=1 & HOLD=$!
+sleep 0.5; kill $HOLD; wait $HOLD 2>/dev/null; sleep 0.5
+check "persisting-kernel model: a released line that was on stays on" 1 "$(cat $DSIM/sim_gpio0/value)"
+$KP door off --config $W/relay.yaml > $W/door-off.out 2>&1; rc=$?
+sleep 0.5
+check "door off exits 0" 0 $rc
+check "door off on a persisting kernel: the released relay stays off" 0 "$(cat $DSIM/sim_gpio0/value)"
+if grep -q "door off: door.relay (line RELAY on 'door-sim') is off and released" $W/door-off.out; then pass "door off says what it switched off"; else fail "door off: $(cat $W/door-off.out)"; fi
+
+# 9i. SIGKILL during an unlock on a persisting kernel, then the unit's ExecStopPost command
+run_door $W/relay-long.yaml $W/relay-persist.out
+type_pin 2468; wait_for $W/relay-persist.out 'Access granted'; sleep 0.5
+kill -KILL $RUN; wait $RUN 2>/dev/null; sleep 0.5
+check "persisting kernel: after SIGKILL during an unlock the relay is still on" 1 "$(cat $DSIM/sim_gpio0/value)"
+sh -c "$(installed_command ExecStopPost $W/relay-long.yaml)" > $W/stop-post.out 2>&1; rc=$?
+sleep 0.5
+check "then ExecStopPost (door off): exit 0, relay off" "0 0" "$rc $(cat $DSIM/sim_gpio0/value)"
+# 9i (ANSI). SIGTERM during an unlock with the default ANSI display, on a persisting kernel: the
+# lifecycle switches the relay off before the process exits (no display handler races it).
+taskset -c 0 $KP run --config $W/relay-long.yaml --display ansi > $W/relay-ansi.out 2>&1 &
+RUN=$!
+i=0; while ! grep -q 'keypad ready' $W/relay-ansi.out 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+type_pin 2468; wait_for $W/relay-ansi.out 'Access granted'; sleep 0.5
+before=$(cat $DSIM/sim_gpio0/value)
+kill -TERM $RUN; wait $RUN; rc=$?; sleep 0.5
+check "ANSI display, SIGTERM during an unlock, persisting kernel: exit 0, relay on, then off" "0 1 0" "$rc $before $(cat $DSIM/sim_gpio0/value)"
+if grep -q 'terminal stopped' $W/relay-ansi.out; then pass "the stop went through the graceful shutdown"; else fail "no graceful stop: $(tail -3 $W/relay-ansi.out)"; fi
+persist_off
+
+# 9j. door off while the daemon holds the relay: a clear error, the daemon is not disturbed
+run_door $W/relay.yaml $W/relay-held.out
+$KP door off --config $W/relay.yaml > $W/door-busy.out 2>&1; rc=$?
+kill -TERM $RUN; wait $RUN; rrc=$?
+check "door off while the relay is held exits 1" 1 $rc
+if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'kioskpad'" $W/door-busy.out; then pass "door off names door.relay.line and its holder"; else fail "door off busy: $(cat $W/door-busy.out)"; fi
+check "the daemon still stops cleanly" 0 $rrc
+
 # 9g. the journal recorded it all, without a PIN
 if grep -q '"type":"door_unlocked"' $W/state/journal.jsonl && grep -q '"decision":"error"' $W/state/journal.jsonl && grep -q '"type":"lockout"' $W/state/journal.jsonl; then pass "journal has unlock, error and lockout records"; else fail "journal: $(tail -3 $W/state/journal.jsonl)"; fi
 # Random UUIDs (record and attempt ids) may contain any 4 digits: blank them out first.
@@ -307,7 +410,6 @@ else
     pass "no typed PIN in the journal or any relay run output"
 fi
 cp $W/state/journal.jsonl $OUT/ 2>/dev/null
-echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0 $D
 
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
@@ -332,7 +434,27 @@ else
     fail "could not load i2c-dev and i2c-stub"
 fi
 
-cp $W/*.out $W/run.err $W/emu.log $OUT/ 2>/dev/null
+# ---- 11. journald priorities from the real daemon: a stuck key is a warning (<4>) --------
+config $W/stuck.yaml keypad-sim 20
+sed -i 's/^  hold_ms: 0$/  hold_ms: 0\n  stuck_s: 1/' $W/stuck.yaml
+: > $W/stuck.err
+stream=$(stat -c '%d:%i' $W/stuck.err)   # what systemd puts in JOURNAL_STREAM for stderr
+JOURNAL_STREAM=$stream taskset -c 0 $KP run --config $W/stuck.yaml --display plain > $W/stuck.out 2>> $W/stuck.err &
+RUN=$!
+i=0; while ! grep -q 'keypad ready' $W/stuck.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+printf 'press 1 1\nwait 2500\nrelease 1 1\nwait 200\n' > $W/stuck.script
+emulate $W/stuck.script
+kill -TERM $RUN; wait $RUN
+if grep -q '^<4>kioskpad.run: keypad fault' $W/stuck.err; then pass "stuck key under journald: '$(grep -m1 '^<4>' $W/stuck.err | cut -c1-60)...'"; else fail "no <4> keypad fault line: $(head -5 $W/stuck.err)"; fi
+if grep -q '^<5>kioskpad.run: terminal ready' $W/stuck.err; then pass "notice lines carry <5>"; else fail "no <5> terminal ready line"; fi
+if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got priority prefixes"; else pass "without JOURNAL_STREAM lines are plain"; fi
+
+
+# ---- 12. the installed service under systemd (when the suite was given a Debian root) -----
+[ -n "$E2E_ROOT" ] && . $REPO/Tests/HIL/systemd-e2e.sh
+
+cp $W/*.out $W/*.err $W/emu.log $OUT/ 2>/dev/null
+echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0 $D
 echo 0 > $C/live
 for i in 0 1 2 3 4 5 6 7; do rmdir $C/bank0/line$i; done; rmdir $C/bank0 $C
 echo "hil: $passed passed, $failed failed"

@@ -2,22 +2,60 @@
 # Hardware-in-loop suite: boots a real Linux kernel with gpio-sim under QEMU once
 # (../shared/hil/run-hil.sh) and runs every check in Tests/HIL/guest.sh against a real
 # GPIO chip through libgpiod. Needs ../shared/hil/setup.sh to have run (.ci/run does).
+#
+#   Tests/HIL/run.sh                                     the default build (.build, libgpiod 1.6)
+#   PKG_CONFIG_PATH=/opt/gpiod2/lib/pkgconfig \
+#     Tests/HIL/run.sh --scratch-path .build-gpiod2 --expect-api 2   a libgpiod 2.x build
+#
+# --expect-api N makes the suite fail unless the binary really uses the libgpiod vN API.
+# --e2e-root DIR --release-binary FILE adds the deployment test (Tests/HIL/systemd-e2e.sh):
+# DIR is a Debian 12 root made here with debootstrap if it does not exist yet (needs network
+# to deb.debian.org), FILE the release binary that deploy/install.sh installs into it.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
 [ -x "$hil/run-hil.sh" ] || { echo "hil: no $hil/run-hil.sh (shared/ must sit beside the checkout)" >&2; exit 2; }
+scratch=()
+api=''
+e2e_root=''
+release=''
+while [ $# -gt 0 ]; do
+    case $1 in
+        --scratch-path) scratch=(--scratch-path "$2"); shift 2 ;;
+        --expect-api) api=$2; shift 2 ;;
+        --e2e-root) e2e_root=$2; shift 2 ;;
+        --release-binary) release=$2; shift 2 ;;
+        *) echo "hil: unknown option '$1' (valid: --scratch-path DIR, --expect-api 1|2, --e2e-root DIR, --release-binary FILE)" >&2; exit 2 ;;
+    esac
+done
+if [ -n "$e2e_root" ]; then
+    [ -x "$release" ] || { echo "hil: --e2e-root needs --release-binary FILE (the binary deploy/install.sh installs)" >&2; exit 2; }
+    release=$(cd "$(dirname "$release")" && pwd)/$(basename "$release")
+    if [ ! -f "$e2e_root/.kioskpad-e2e-root" ]; then
+        command -v debootstrap >/dev/null || { echo "hil: the deployment test needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
+        echo "hil: making a Debian 12 root with systemd in $e2e_root (debootstrap)" >&2
+        rm -rf "$e2e_root"
+        debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,dbus,libgpiod2,procps \
+            bookworm "$e2e_root" http://deb.debian.org/debian > "$e2e_root.log" 2>&1 \
+            || { tail -20 "$e2e_root.log" >&2; exit 2; }
+        touch "$e2e_root/.kioskpad-e2e-root"
+    fi
+    e2e_root=$(cd "$e2e_root" && pwd)
+    export HIL_MEM=${HIL_MEM:-1G}
+fi
 cd "$repo"
-swift build --product kioskpad >&2
-swift build --product keypad-emu >&2
-bin=$(swift build --show-bin-path)
+swift build "${scratch[@]}" --product kioskpad >&2
+swift build "${scratch[@]}" --product keypad-emu >&2
+bin=$(swift build "${scratch[@]}" --show-bin-path)
 out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
 set +e
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out'" | tee "$out/console.log"
+HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release'" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "hil: guest exit $status; artifacts in $out" >&2
-# The guest's summary ("hil: N passed, M failed") closes the run.
+# The guest's summary ("hil: N passed, M failed") closes the run, with the library it used.
 summary=$(grep -a '^hil: [0-9]* passed, [0-9]* failed' "$out/console.log" | tail -1)
-echo "${summary:-hil: 0 passed, 1 failed}"
+library=$(sed -n 's/^keytest: .*, \(libgpiod [^;]*\);.*/\1/p' "$out/all.out" 2>/dev/null | head -1)
+echo "${summary:-hil: 0 passed, 1 failed} (${library:-libgpiod unknown})"
 [ -n "$summary" ] || status=1
 exit $status

@@ -4,7 +4,7 @@ public enum GPIOBackendFactory {
         #if canImport(CKeypadGPIO)
         return try GPIOMatrixBackend(wiring: wiring)
         #else
-        throw GPIOKeypadError(key: "keypad.driver", message: "gpio is not available: this build has no libgpiod support (install libgpiod-dev and build with the default GPIO trait)")
+        throw GPIOKeypadError(key: "keypad.driver", message: "gpio is not available: this build has no libgpiod support (install libgpiod-dev and build with the default GPIO trait)", needsConfigChange: true)
         #endif
     }
 

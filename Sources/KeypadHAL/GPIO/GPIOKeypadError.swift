@@ -2,10 +2,14 @@
 public struct GPIOKeypadError: Error, CustomStringConvertible, Equatable {
     public let key: String
     public let message: String
+    /// True when only a config change can fix it (a line that the chip does not have, a build
+    /// without libgpiod); a missing chip, a busy line or a permission may clear by themselves.
+    public let needsConfigChange: Bool
 
-    public init(key: String, message: String) {
+    public init(key: String, message: String, needsConfigChange: Bool = false) {
         self.key = key
         self.message = message
+        self.needsConfigChange = needsConfigChange
     }
 
     public var description: String { "\(key): \(message)" }

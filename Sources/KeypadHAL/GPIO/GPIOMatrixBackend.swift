@@ -109,13 +109,13 @@ public final class GPIOMatrixBackend: MatrixBackend {
             return GPIOKeypadError(key: "keypad.chip", message: "permission denied opening '\(wiring.chip)'; run as a member of group gpio (sudo usermod -aG gpio USER, then log in again) or install the udev rule from deploy/")
         case Int(KP_ERR_LINE_RANGE.rawValue):
             let count = Int(detail) ?? 0
-            return GPIOKeypadError(key: key, message: "\(line) is out of range; chip '\(wiring.chip)' has \(count) lines (0...\(max(count - 1, 0)))")
+            return GPIOKeypadError(key: key, message: "\(line) is out of range; chip '\(wiring.chip)' has \(count) lines (0...\(max(count - 1, 0)))", needsConfigChange: true)
         case Int(KP_ERR_LINE_NAME.rawValue):
-            return GPIOKeypadError(key: key, message: "no line named '\(detail)' on chip '\(wiring.chip)' (gpioinfo lists the names)")
+            return GPIOKeypadError(key: key, message: "no line named '\(detail)' on chip '\(wiring.chip)' (gpioinfo lists the names)", needsConfigChange: true)
         case Int(KP_ERR_BUSY.rawValue):
             return GPIOKeypadError(key: key, message: "\(line) on '\(wiring.chip)' is busy, held by '\(detail)'; stop that program or wire another line")
         case Int(KP_ERR_UNSUPPORTED.rawValue):
-            return GPIOKeypadError(key: "keypad.driver", message: detail)
+            return GPIOKeypadError(key: "keypad.driver", message: detail, needsConfigChange: true)
         default:
             return GPIOKeypadError(key: key, message: "cannot use \(line) on '\(wiring.chip)': \(detail.isEmpty ? String(cString: strerror(error.sys_errno)) : detail)")
         }

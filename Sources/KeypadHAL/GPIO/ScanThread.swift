@@ -21,14 +21,19 @@ public final class ScanThread: @unchecked Sendable {
         self.loop = loop
     }
 
-    /// Starts scanning; `deliver` runs on the scan thread for every event, `failed` once if
-    /// the backend fails (the thread then ends).
-    public func start(deliver: @escaping @Sendable (ScanEvent) -> Void, failed: @escaping @Sendable (any Error) -> Void) {
+    /// Starts scanning; `started` runs once on the scan thread before its first scan (from
+    /// then on no press is missed), `deliver` for every event, `failed` once if the backend
+    /// fails (the thread then ends).
+    public func start(
+        started: @escaping @Sendable () -> Void = {},
+        deliver: @escaping @Sendable (ScanEvent) -> Void, failed: @escaping @Sendable (any Error) -> Void
+    ) {
         let thread = Thread { [self] in
             #if canImport(CKeypadGPIO)
             kp_set_thread_name(ScanThread.threadName)
             #endif
             defer { finished.signal() }
+            started()
             do {
                 try loop.run(shouldStop: { isStopping }, deliver: deliver)
             } catch {

@@ -10,15 +10,19 @@ public final class MatrixKeySource: KeySource, @unchecked Sendable {
     public let thread: ScanThread
     private let diagnostics: @Sendable (ScanEvent) -> Void
     private let failure: @Sendable (any Error) -> Void
+    private let started: @Sendable () -> Void
 
+    /// `started` runs on the scan thread just before its first scan.
     public init(
         loop: MatrixScanLoop,
         diagnostics: @escaping @Sendable (ScanEvent) -> Void = { _ in },
-        failure: @escaping @Sendable (any Error) -> Void = { _ in }
+        failure: @escaping @Sendable (any Error) -> Void = { _ in },
+        started: @escaping @Sendable () -> Void = {}
     ) {
         thread = ScanThread(loop: loop)
         self.diagnostics = diagnostics
         self.failure = failure
+        self.started = started
     }
 
     public func events() -> AsyncStream<KeySourceEvent> {
@@ -28,6 +32,7 @@ public final class MatrixKeySource: KeySource, @unchecked Sendable {
         let thread = self.thread
         continuation.onTermination = { _ in thread.stop() }
         thread.start(
+            started: started,
             deliver: { event in
                 if case .pressed(let key) = event { continuation.yield(.key(.label(key.label))) }
                 diagnostics(event)
