@@ -102,7 +102,21 @@ public final class HTTPVerifier: Verifier {
         }
         if let token = settings.bearerToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(settings.deadline.components.seconds) * 1_000_000_000 + settings.deadline.components.attoseconds / 1_000_000_000)
+        // One deadline for the whole attempt: connect, request, headers and body, retries
+        // included. The race returns at the deadline whatever the server does; the exchange
+        // is cancelled then, and its own NIO deadline stops it at the same time.
+        let deadline = settings.deadline
+        let nioDeadline = NIODeadline.now() + .nanoseconds(deadline.wholeNanoseconds)
+        return await DeadlineRace.run(
+            until: .now + deadline,
+            timedOut: { [self] in unavailable(id, "no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)") }
+        ) { [self, request] in
+            await exchange(request, id: id, deadline: nioDeadline)
+        }
+    }
+
+    /// Sends `request`, retrying only failures before any response, and reads the answer.
+    private func exchange(_ request: HTTPClientRequest, id: String, deadline: NIODeadline) async -> AttemptOutcome {
         var tries = 0
         while true {
             tries += 1
@@ -111,8 +125,8 @@ public final class HTTPVerifier: Verifier {
                 response = try await client.execute(request, deadline: deadline, logger: logger)
             } catch {
                 // No response yet: a retry with the same attempt_id is allowed inside the deadline.
-                let retryAt = NIODeadline.now() + .nanoseconds(Int64(settings.retryDelay.components.attoseconds / 1_000_000_000))
-                if !(error is CancellationError), retryAt < deadline {
+                let retryAt = NIODeadline.now() + .nanoseconds(settings.retryDelay.wholeNanoseconds)
+                if !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
                     logger.info("verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
                     try? await Task.sleep(for: settings.retryDelay)
                     continue

@@ -122,6 +122,18 @@ struct VerificationMessageTests {
         #expect(VerifierURL.problem("ftp://x/verify", allowInsecureHTTP: true) != nil)
     }
 
+    /// A name that merely starts with 127. is a DNS name: DNS could send the PIN anywhere.
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.255.255.254", true), ("127.10.0.3", true), ("[::1]", true), ("localhost", true),
+        ("127.evil.example", false), ("127.0.0.1.nip.io", false), ("localhost.evil.example", false),
+        ("127.1", false), ("0x7f.0.0.1", false), ("[::ffff:10.0.0.1]", false), ("[::2]", false), ("128.0.0.1", false),
+        ("10.0.0.5", false), ("localhost.", false),
+    ])
+    func onlyLoopbackAddressesMayUsePlainHTTP(host: String, loopback: Bool) {
+        let problem = VerifierURL.problem("http://\(host):8787/verify", allowInsecureHTTP: false)
+        #expect((problem == nil) == loopback, "\(host): \(problem ?? "allowed")")
+    }
+
     @Test func replayCacheIsBounded() {
         var cache = ReplayCache(capacity: 2)
         let results = ["a", "a", "b", "c", "a"].map { cache.insert($0) }

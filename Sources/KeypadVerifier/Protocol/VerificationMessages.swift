@@ -49,6 +49,9 @@ public enum VerificationRequestBody {
             let attempt_id: String
             let entered_at: String?
         }
+        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
+            throw Invalid(description: "body is ambiguous or malformed JSON: \(problem)")
+        }
         let wire: Wire
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(body))
@@ -78,6 +81,9 @@ public enum VerificationResponseBody {
             let decision: String
             let message: String?
             let unlock_seconds: Int?
+        }
+        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
+            throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
         }
         let wire: Wire
         do {
