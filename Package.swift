@@ -93,6 +93,8 @@ let package = Package(
             dependencies: [
                 "KeypadVerifier",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,6 +136,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -162,7 +165,7 @@ let package = Package(
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadTests",
-            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KioskPadConfig", "KeypadCore", "KeypadTestSupport"],
+            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig", "KeypadCore", "KeypadTestSupport"],
             swiftSettings: strict
         ),
     ],

@@ -3,6 +3,15 @@
 //   cd Benchmarks && swift package benchmark
 import PackageDescription
 
+let benchmarkDependencies: [Target.Dependency] = [
+    "BenchmarkSupport",
+    .product(name: "Benchmark", package: "benchmark"),
+    .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
+    .product(name: "KeypadVerifier", package: "KioskPad"),
+    .product(name: "KeypadCore", package: "KioskPad"),
+    .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "KioskPadBenchmarks",
     platforms: [.macOS(.v14)],
@@ -13,20 +22,30 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .executableTarget(
-            name: "VerifierClient",
+        // The reference verifier on loopback, shared by both benchmarks.
+        .target(
+            name: "BenchmarkSupport",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
                 .product(name: "KeypadVerifier", package: "KioskPad"),
                 .product(name: "KeypadCore", package: "KioskPad"),
                 .product(name: "KioskPadVerifierServer", package: "KioskPad"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Benchmarks/Support"
+        ),
+        .executableTarget(
+            name: "VerifierClient",
+            dependencies: benchmarkDependencies,
             path: "Benchmarks/VerifierClient",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "VerifierThroughput",
+            dependencies: benchmarkDependencies,
+            path: "Benchmarks/VerifierThroughput",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

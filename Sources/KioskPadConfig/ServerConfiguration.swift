@@ -17,9 +17,15 @@ public struct VerifierServerConfiguration: Sendable {
     public var codeLength: Int
     public var lockout: LockoutPolicy
     public var maxBodyBytes: Int
+    public var maxConnections: Int
+    public var maxConnectionsPerSource: Int
+    public var requestTimeout: Duration
+    public var rejectedPerSource: Int
 
     public var codesFile: String { stateDirectory + "/codes" }
     public var auditLog: String { stateDirectory + "/audit.jsonl" }
+    /// Signed requests' webhook-ids of the last 10 minutes, so replays fail after a restart.
+    public var replayLog: String { stateDirectory + "/replay" }
 }
 
 extension ConfigLoader {
@@ -44,7 +50,7 @@ extension ConfigLoader {
             host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             port = number
         } else {
-            log.report(reader.keyPath("listen"), "'\(listen)' is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
+            log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
         }
         if !reader.has("users_file") {
             log.report(reader.keyPath("users_file"), "is required (lines made by `kioskpad pin hash`)", at: reader.node)
@@ -60,12 +66,17 @@ extension ConfigLoader {
         let codeLength = reader.int("code_length", default: 8, range: 6...12)
         let lockout = EntrySection.readLockout(reader.child("lockout"))
         let maxBody = reader.int("max_body_bytes", default: 16_384, range: 1_024...1_048_576)
+        let maxConnections = reader.int("max_connections", default: 512, range: 8...65_536)
+        let perSource = reader.int("max_connections_per_source", default: 64, range: 1...65_536)
+        let requestTimeout = reader.seconds("request_timeout_s", default: 10, range: 1...300)
+        let rejected = reader.int("rejected_per_source", default: 20, range: 1...100_000)
         reader.finish()
         top.finish()
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         return VerifierServerConfiguration(
             host: host, port: port, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
             allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
-            maxBodyBytes: maxBody)
+            maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
+            requestTimeout: requestTimeout, rejectedPerSource: rejected)
     }
 }

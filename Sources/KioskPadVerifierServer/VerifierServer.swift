@@ -5,16 +5,17 @@ import Logging
 import NIOCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
-/// 2-3, decided by a ``ReferenceVerifier``, and `GET /healthz`. Bodies over the cap and
-/// bodies that are not the verification JSON get 400; nothing a client sends crashes it.
+/// 2-3, decided by a ``ReferenceVerifier``, and `GET /healthz` (with connection counts). Bodies over the cap and
+/// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
+/// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
-        verifier: ReferenceVerifier, host: String, port: Int, logger: Logger,
+        verifier: ReferenceVerifier, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: VerifierRequestContext.self)
         let maxBody = verifier.settings.maxBodyBytes
-        router.post("/verify") { request, _ -> Response in
+        router.post("/verify") { request, context -> Response in
             let body: [UInt8]
             do {
                 var buffer = try await request.body.collect(upTo: maxBody)
@@ -27,17 +28,22 @@ public enum VerifierServer {
                 webhookID: request.headers[HTTPField.Name("webhook-id")!],
                 webhookTimestamp: request.headers[HTTPField.Name("webhook-timestamp")!],
                 webhookSignature: request.headers[HTTPField.Name("webhook-signature")!],
-                body: body))
+                body: body, source: context.remoteAddress?.ipAddress))
             return Response(
                 status: HTTPResponse.Status(code: reply.status),
                 headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
         router.get("/healthz") { _, _ -> Response in
-            json(200, "{\"status\":\"ok\"}")
+            let connections = limits.statistics
+            return json(200, """
+                {"status":"ok","connections":{"open":\(connections.open),"peak":\(connections.peak),\
+                "refused":\(connections.refused),"timed_out":\(connections.timedOut)}}
+                """)
         }
         return Application(
             router: router,
+            server: limits.server(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kioskpad-verifier"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
@@ -47,5 +53,16 @@ public enum VerifierServer {
         Response(
             status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Hummingbird's request context plus the peer's address (for per-source limits).
+public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }

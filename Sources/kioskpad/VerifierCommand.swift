@@ -4,6 +4,7 @@ import KeypadVerifier
 import KioskPadConfig
 import KioskPadVerifierServer
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `kioskpad verifier`: the reference verifier and its tools.
@@ -40,23 +41,32 @@ struct VerifierServeCommand: AsyncParsableCommand {
             }
         }
         let audit: AuditLog
+        let replays: ReplayLog
         do {
             try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             audit = try AuditLog(path: settings.auditLog)
+            replays = try ReplayLog(path: settings.replayLog)
         } catch {
             throw RuntimeFailure(description: "server.state_dir: cannot write \(settings.stateDirectory): \(error)")
         }
         let verifier = ReferenceVerifier(
             settings: ReferenceVerifier.Settings(
                 secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
-                maxBodyBytes: settings.maxBodyBytes),
-            users: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit)
+                maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource),
+            users: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit, replays: replays)
         let host = settings.host
-        let app = VerifierServer.application(verifier: verifier, host: host, port: settings.port, logger: logger) { port in
+        let limits = ConnectionLimits(
+            maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource,
+            requestTimeout: settings.requestTimeout)
+        let app = VerifierServer.application(verifier: verifier, host: host, port: settings.port, limits: limits, logger: logger) { port in
             writeLine("verifier listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
         }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
+            throw RuntimeFailure(description: "server.listen: cannot listen on \(host):\(settings.port): \(error.description); pick a free port or an address of this machine")
+        }
     }
 }
 

@@ -10,12 +10,12 @@ import Testing
 
 /// Runs the reference verifier on 127.0.0.1 (a free port) for the duration of `body`.
 func withReferenceServer<R: Sendable>(
-    _ verifier: ReferenceVerifier, _ body: @Sendable (Int) async throws -> R
+    _ verifier: ReferenceVerifier, limits: ConnectionLimits = ConnectionLimits(), _ body: @Sendable (Int) async throws -> R
 ) async throws -> R {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "test-verifier")
     logger.logLevel = .warning
-    let app = VerifierServer.application(verifier: verifier, host: "127.0.0.1", port: 0, logger: logger) { port in
+    let app = VerifierServer.application(verifier: verifier, host: "127.0.0.1", port: 0, limits: limits, logger: logger) { port in
         continuation.yield(port)
     }
     let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
@@ -170,6 +170,24 @@ struct ClientAgainstBrokenServerTests {
         let (outcome, _, elapsed) = try await verify(.slow(seconds: 2.5, body: "{\"decision\":\"granted\"}"))
         #expect(outcome == .unavailable)
         #expect(elapsed < .milliseconds(2_000))
+    }
+
+    /// The deadline covers the body too: headers at once and then a body that drips or
+    /// stalls must not hold the terminal on Verifying... past the deadline.
+    @Test(arguments: [
+        ("dripping body", BrokenHTTPServer.Behaviour.dripBody(interval: .milliseconds(200), body: "{\"decision\":\"granted\",\"message\":\"slow\"}")),
+        ("stalled body", .stallBody(body: "{\"decision\":\"granted\",\"message\":\"stalled\"}")),
+    ])
+    func aBodyThatIsNotCompleteByTheDeadlineIsUnavailable(name: String, behaviour: BrokenHTTPServer.Behaviour) async throws {
+        let (outcome, server, elapsed) = try await verify(behaviour)
+        #expect(outcome == .unavailable, "\(name)")
+        #expect(elapsed < .milliseconds(1_500), "\(name): deadline 1 s, answered after \(elapsed)")
+        #expect(server.requests.count == 1, "\(name): a request that got a response is never retried")
+    }
+
+    @Test func aBodyThatDripsButEndsInTimeIsStillAnAnswer() async throws {
+        let (outcome, _, _) = try await verify(.dripBody(interval: .milliseconds(5), body: "{\"decision\":\"granted\"}"))
+        #expect(outcome == .granted(message: nil, unlockSeconds: nil))
     }
 
     @Test func failuresBeforeAResponseAreRetriedWithTheSameAttemptID() async throws {

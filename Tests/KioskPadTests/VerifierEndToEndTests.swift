@@ -6,60 +6,10 @@ import Testing
 /// exactly as the README shows them, on loopback.
 @Suite("verifier serve + simulate --verifier, end to end", .serialized)
 struct VerifierEndToEndTests {
-    final class Server {
-        let process = Process()
-        let port: Int
-        let directory: URL
-
-        init(directory: URL) throws {
-            self.directory = directory
-            process.executableURL = CLI.binary
-            process.arguments = ["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = ""
-            while !line.contains("\n") {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                line += String(decoding: data, as: UTF8.self)
-            }
-            guard let range = line.range(of: "listening on http://127.0.0.1:") else {
-                process.terminate()
-                throw POSIXError(.ECONNREFUSED)
-            }
-            port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
-        }
-
-        func stop() -> Int32 {
-            process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-    }
-
-    func prepare() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-e2e-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let hash = try CLI.run(["pin", "hash", "--user", "dana", "--iterations", "1000"], stdin: "3691\n").stdout
-        try hash.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
-        let secret = try CLI.run(["verifier", "secret"]).stdout
-        try secret.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
-        try """
-            server:
-              listen: 127.0.0.1:0
-              users_file: users
-              state_dir: state
-              secret_file: secret
-            """.write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
-        return directory
-    }
-
     @Test func aPINTypedInSimulateIsDecidedByTheReferenceServer() throws {
-        let directory = try prepare()
+        let directory = try VerifierProcess.prepare(pin: "3691")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try Server(directory: directory)
+        let server = try VerifierProcess(directory: directory)
         let url = "http://127.0.0.1:\(server.port)/verify"
         let secret = directory.appendingPathComponent("secret").path
         let granted = try CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "3691")
@@ -79,7 +29,7 @@ struct VerifierEndToEndTests {
     }
 
     @Test func aOneTimeCodeIssuedOnTheCommandLineOpensOnce() throws {
-        let directory = try prepare()
+        let directory = try VerifierProcess.prepare(pin: "3691")
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("verifier.yaml").path
         let issued = try CLI.run(["verifier", "code", "issue", "--config", config, "--user", "dana", "--ttl", "10m"])
@@ -87,8 +37,8 @@ struct VerifierEndToEndTests {
         let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(code.count == 8 && code.allSatisfy(\.isNumber))
         #expect(try CLI.run(["verifier", "code", "issue", "--config", config, "--user", "nobody"]).status == 2)
-        let server = try Server(directory: directory)
-        defer { _ = server.stop() }
+        let server = try VerifierProcess(directory: directory)
+        defer { server.stop() }
         let configFile = directory.appendingPathComponent("terminal.yaml")
         try """
             entry: {mode: code, min_length: 8, max_length: 8}

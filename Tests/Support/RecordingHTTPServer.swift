@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import KeypadCore
 import Synchronization
 
 /// A tiny HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is exactly what the
@@ -14,6 +15,11 @@ public final class RecordingHTTPServer: Sendable {
         case slow(seconds: Double, body: String)
         case resetMidResponse
         case resetBeforeResponse
+        /// Status and headers at once, then the body one byte every `interval`.
+        case dripBody(interval: Duration, body: String)
+        /// Status, headers and the first half of the body at once, then nothing (the
+        /// connection stays open until ``stop()``).
+        case stallBody(body: String)
     }
 
     public struct Recorded: Sendable {
@@ -25,6 +31,7 @@ public final class RecordingHTTPServer: Sendable {
     public let behaviour: Behaviour
     private let listener: Int32
     private let recorded = Mutex<[Recorded]>([])
+    private let stopped = Mutex(false)
 
     public init(_ behaviour: Behaviour, port requested: Int = 0) throws {
         self.behaviour = behaviour
@@ -52,6 +59,7 @@ public final class RecordingHTTPServer: Sendable {
     public var requests: [Recorded] { recorded.withLock { $0 } }
 
     public func stop() {
+        stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -113,6 +121,18 @@ public final class RecordingHTTPServer: Sendable {
             reset(connection)
         case .resetBeforeResponse:
             reset(connection)
+        case .dripBody(let interval, let body):
+            send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            for byte in body.utf8 where !stopped.withLock({ $0 }) {
+                guard send(connection, String(decoding: [byte], as: UTF8.self)) else { break }
+                Thread.sleep(forTimeInterval: Double(interval.wholeNanoseconds) / 1e9)
+            }
+            close(connection)
+        case .stallBody(let body):
+            let half = String(body.utf8.prefix(body.utf8.count / 2))!
+            send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + half)
+            while !stopped.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.05) }
+            close(connection)
         }
     }
 
@@ -120,9 +140,11 @@ public final class RecordingHTTPServer: Sendable {
         "HTTP/1.1 \(status) Whatever\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
     }
 
-    private func send(_ connection: Int32, _ text: String) {
+    /// Sends without raising SIGPIPE when the client has gone; false when it has.
+    @discardableResult
+    private func send(_ connection: Int32, _ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        return bytes.withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
     /// Closes with SO_LINGER 0, so the peer sees a TCP reset.

@@ -3,37 +3,22 @@ import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
 import KeypadVerifier
-import KioskPadVerifierServer
+import BenchmarkSupport
 import Logging
-import ServiceLifecycle
-import Synchronization
 
 /// Latency the HTTP verifier client adds on loopback: one signed `verify()` round trip
 /// against the reference server (one user, PBKDF2 at 1,000 iterations so the server's
 /// hash costs little), with connection reuse.
-final class LoopbackServer: Sendable {
+actor LoopbackServer {
     static let shared = LoopbackServer()
-    let secret = WebhookSecret.generate()
-    private let port = Mutex<Int?>(nil)
+    private var server: LoopbackVerifier?
 
-    func start() async throws -> Int {
-        if let port = port.withLock({ $0 }) { return port }
+    func start() async throws -> LoopbackVerifier {
+        if let server { return server }
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        let reference = ReferenceVerifier(
-            settings: .init(secret: secret, replayCapacity: 1_000_000),
-            users: UsersFile(users: [UserRecord(name: "bench", pinHash: hash)]), codes: nil, audit: nil)
-        var logger = Logger(label: "bench")
-        logger.logLevel = .error
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = VerifierServer.application(verifier: reference, host: "127.0.0.1", port: 0, logger: logger) {
-            continuation.yield($0)
-        }
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
-        Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        let bound = await iterator.next()!
-        port.withLock { $0 = bound }
-        return bound
+        let started = try await LoopbackVerifier.start(users: [UserRecord(name: "bench", pinHash: hash)])
+        server = started
+        return started
     }
 }
 
@@ -41,11 +26,11 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock], warmupIterations: 50, maxDuration: .seconds(10), maxIterations: 2_000)
 
     Benchmark("HTTPVerifier.verify, signed, loopback, reference server") { benchmark in
-        let port = try await LoopbackServer.shared.start()
+        let server = try await LoopbackServer.shared.start()
         var logger = Logger(label: "bench-client")
         logger.logLevel = .error
         let verifier = try HTTPVerifier(
-            settings: .init(url: "http://127.0.0.1:\(port)/verify", secret: LoopbackServer.shared.secret), logger: logger)
+            settings: .init(url: "http://127.0.0.1:\(server.port)/verify", secret: server.secret), logger: logger)
         _ = await verifier.verify(VerificationAttempt(terminalID: "bench", kind: .pin, value: SecretDigits(ascii: "4826")!))
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {

@@ -3,9 +3,11 @@ import KeypadCore
 
 /// Single-use codes with an expiry, kept as salted hashes in a file (one
 /// `USER:EXPIRES_UNIX:HASH` line each). A code is printed once when issued; using it
-/// removes its line. The file is rewritten atomically (write, fsync, rename).
+/// removes its line. Every read-modify-write holds an exclusive `flock` on `PATH.lock`, so
+/// `kioskpad verifier code issue` may run while the server redeems: a code is granted at
+/// most once and every issued code is kept. The file is replaced atomically.
 public final class OneTimeCodeStore: @unchecked Sendable {
-    // @unchecked: only used from the ReferenceVerifier actor (and single-threaded CLI).
+    // @unchecked: immutable; concurrent use is serialised by the file lock (and the actor).
     public static let hashIterations = 10_000
 
     public struct Entry: Equatable, Sendable {
@@ -24,7 +26,12 @@ public final class OneTimeCodeStore: @unchecked Sendable {
 
     public func entries() throws -> [Entry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw StateFileError(path: path, doing: "read", errno: EACCES)
+        }
         return try text.split(separator: "\n").enumerated().compactMap { index, line in
             if line.hasPrefix("#") || line.isEmpty { return nil }
             let fields = line.split(separator: ":", maxSplits: 2)
@@ -44,20 +51,34 @@ public final class OneTimeCodeStore: @unchecked Sendable {
         let entry = Entry(
             user: user, expires: Int(clock().timeIntervalSince1970 + ttl),
             hash: try PINHash.make(pin: code, iterations: OneTimeCodeStore.hashIterations))
-        try save(live() + [entry])
+        try locked { try save(live() + [entry]) }
         return code
     }
 
     /// If `code` is a live code, removes it and returns its user.
     public func redeem(_ code: SecretDigits) throws -> String? {
-        let current = try live()
-        var matched: Int?
-        for (index, entry) in current.enumerated() where entry.hash.matches(code) { matched = matched ?? index }
-        guard let matched else { return nil }
-        var remaining = current
-        let entry = remaining.remove(at: matched)
-        try save(remaining)
-        return entry.user
+        try locked {
+            let current = try live()
+            var matched: Int?
+            for (index, entry) in current.enumerated() where entry.hash.matches(code) { matched = matched ?? index }
+            guard let matched else { return nil }
+            var remaining = current
+            let entry = remaining.remove(at: matched)
+            try save(remaining)
+            return entry.user
+        }
+    }
+
+    /// Runs `body` holding the exclusive lock on `PATH.lock` (other processes wait).
+    private func locked<R>(_ body: () throws -> R) throws -> R {
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StateFileError(path: lockPath, doing: "open", errno: errno) }
+        defer { close(fd) } // closing releases the lock
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw StateFileError(path: lockPath, doing: "lock", errno: errno) }
+        }
+        return try body()
     }
 
     private func live() throws -> [Entry] {
@@ -72,18 +93,62 @@ public final class OneTimeCodeStore: @unchecked Sendable {
     }
 }
 
-/// Writes files so that a crash leaves either the old or the new contents.
+/// A state file that could not be used: which file, what was being done, why, and the fix.
+public struct StateFileError: Error, CustomStringConvertible {
+    public let path: String
+    public let doing: String
+    public let errno: Int32
+
+    public var description: String {
+        let reason = String(cString: strerror(errno))
+        let directory = (path as NSString).deletingLastPathComponent
+        let fix: String
+        switch errno {
+        case EACCES, EPERM, EROFS:
+            fix = "the verifier and `kioskpad verifier code issue` must run as the same user, who owns \(directory) (check with ls -ld \(directory))"
+        case ENOENT:
+            fix = "\(directory) does not exist: create it (mode 0700) or start `kioskpad verifier serve` once, which creates it"
+        case ENOSPC:
+            fix = "the disk is full"
+        default:
+            fix = "check \(directory)"
+        }
+        return "cannot \(doing) \(path): \(reason); \(fix)"
+    }
+}
+
+/// Writes files so that a crash leaves either the old or the new contents: a unique
+/// temporary file beside it (several processes may write at once), fsync, rename, and an
+/// fsync of the directory so the rename itself survives a power cut.
 public enum DurableFile {
     public static func replace(path: String, contents: [UInt8]) throws {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw StateFileError(path: path, doing: "write", errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(temporary) }
+        }
+        guard fchmod(fd, 0o600) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
         try contents.withUnsafeBytes { buffer in
-            guard write(fd, buffer.baseAddress, buffer.count) == buffer.count, fsync(fd) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
+                offset += written
             }
         }
-        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard fsync(fd) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
+        guard rename(temporary, path) == 0 else { throw StateFileError(path: path, doing: "replace", errno: errno) }
+        ok = true
+        let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
     }
 }

@@ -2,26 +2,34 @@ import Foundation
 import KeypadCore
 
 /// The reference verifier's decisions, independent of the HTTP server that carries them:
-/// signature (401), replay (409), body (400), per-terminal lockout, then PIN hashes, TOTP
-/// codes (RFC 6238, +-1 step, each code once) and single-use codes; every decision is
-/// appended to the audit log without the value.
+/// signature (401), replay (409, remembered across restarts by a ``ReplayLog``), body
+/// (400), per-source limits on rejected requests (429), per-terminal lockout, then PIN
+/// hashes, TOTP codes (RFC 6238, +-1 step, each code once) and single-use codes; every
+/// decision is appended to the audit log without the value.
+///
+/// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it,
+/// so attempts from different terminals are hashed on all cores at once. Attempts from one
+/// terminal are decided one at a time, so its lockout count is exact.
 public actor ReferenceVerifier {
     public struct Settings: Sendable {
         public var secret: WebhookSecret?
         public var unlockSeconds: Int?
         public var lockout: LockoutPolicy
-        public var replayCapacity: Int
         public var maxBodyBytes: Int
+        /// Rejected requests a source may make per ``rejectionInterval`` before it gets 429.
+        public var rejectionLimit: Int
+        public var rejectionInterval: TimeInterval
 
         public init(
             secret: WebhookSecret?, unlockSeconds: Int? = nil, lockout: LockoutPolicy = LockoutPolicy(),
-            replayCapacity: Int = 10_000, maxBodyBytes: Int = 16_384
+            maxBodyBytes: Int = 16_384, rejectionLimit: Int = 20, rejectionInterval: TimeInterval = 10
         ) {
             self.secret = secret
             self.unlockSeconds = unlockSeconds
             self.lockout = lockout
-            self.replayCapacity = replayCapacity
             self.maxBodyBytes = maxBodyBytes
+            self.rejectionLimit = rejectionLimit
+            self.rejectionInterval = rejectionInterval
         }
     }
 
@@ -38,13 +46,19 @@ public actor ReferenceVerifier {
         public var webhookTimestamp: String?
         public var webhookSignature: String?
         public var body: [UInt8]
+        /// The peer's address, for per-source limits (nil: counted as "unknown").
+        public var source: String?
 
-        public init(contentType: String?, webhookID: String?, webhookTimestamp: String?, webhookSignature: String?, body: [UInt8]) {
+        public init(
+            contentType: String?, webhookID: String?, webhookTimestamp: String?, webhookSignature: String?,
+            body: [UInt8], source: String? = nil
+        ) {
             self.contentType = contentType
             self.webhookID = webhookID
             self.webhookTimestamp = webhookTimestamp
             self.webhookSignature = webhookSignature
             self.body = body
+            self.source = source
         }
     }
 
@@ -53,54 +67,82 @@ public actor ReferenceVerifier {
     private let codes: OneTimeCodeStore?
     private let audit: AuditLog?
     private let clock: @Sendable () -> Date
-    private var replays: ReplayCache
+    private let replays: ReplayLog
+    private var rejections: RejectionTally
     private var lockouts: [String: LockoutTracker] = [:]
     private var totpLastStep: [String: Int] = [:]
+    /// Attempts waiting for their terminal's previous one to be decided.
+    private var waitingByTerminal: [String: [CheckedContinuation<Void, Never>]] = [:]
 
+    /// `replays` nil keeps the replay cache in memory only (tests).
     public init(
         settings: Settings, users: UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
-        clock: @escaping @Sendable () -> Date = Date.init
+        replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.settings = settings
         self.users = users
         self.codes = codes
         self.audit = audit
         self.clock = clock
-        replays = ReplayCache(capacity: settings.replayCapacity)
+        self.replays = replays ?? (try! ReplayLog(path: nil))
+        rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
     }
 
-    public func handle(_ request: Incoming) -> Reply {
+    public func handle(_ request: Incoming) async -> Reply {
         let now = clock()
-        guard request.contentType?.lowercased().hasPrefix("application/json") == true else {
-            return reject(400, "content-type must be application/json", request)
+        let source = request.source ?? "unknown"
+        flushRejections(now: now)
+        if rejections.isLimited(source, now: now) {
+            return Reply(status: 429, body: Array("{\"error\":\"too many rejected requests; try again later\"}".utf8))
+        }
+        guard ReferenceVerifier.isJSON(request.contentType) else {
+            return reject(400, "content-type must be application/json", request, source: source, now: now)
         }
         guard request.body.count <= settings.maxBodyBytes else {
-            return reject(400, "body larger than \(settings.maxBodyBytes) bytes", request)
+            return reject(400, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
         if let secret = settings.secret {
             if let failure = WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
                 body: request.body, secret: secret, now: now)
             {
-                return reject(401, failure.description, request)
+                return reject(401, failure.description, request, source: source, now: now)
             }
-            guard replays.insert(request.webhookID ?? "") else {
-                return reject(409, "webhook-id was already used (replay)", request)
+            let id = request.webhookID ?? ""
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
+                return reject(400, "webhook-id longer than 128 characters", request, source: source, now: now)
+            }
+            do {
+                guard try replays.insert(id, now: now) else {
+                    return reject(409, "webhook-id was already used (replay)", request, source: source, now: now)
+                }
+            } catch {
+                return unavailable("replay log: \(error)")
             }
         }
         let decoded: VerificationRequestBody.Decoded
         do {
             decoded = try VerificationRequestBody.decode(request.body)
         } catch {
-            return reject(400, "\(error)", request)
+            return reject(400, "\(error)", request, source: source, now: now)
         }
+        // One attempt per terminal at a time: its lockout count stays exact.
+        await acquire(terminal: decoded.terminalID)
+        defer { release(terminal: decoded.terminalID) }
         let moment = Duration.seconds(now.timeIntervalSince1970)
         var tracker = lockouts[decoded.terminalID] ?? LockoutTracker(policy: settings.lockout)
         if tracker.isLocked(at: moment) {
             record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
             return Reply(status: 200, body: VerificationResponseBody.encode(granted: false, message: "Locked out"))
         }
-        let user = decide(decoded, now: now)
+        let user: String?
+        do {
+            user = try await decide(decoded, now: now)
+        } catch {
+            record(decoded, decision: "error", reason: "\(error)", user: nil)
+            return unavailable("\(error)")
+        }
+        tracker = lockouts[decoded.terminalID] ?? tracker
         if user != nil {
             tracker.recordGrant()
         } else {
@@ -111,51 +153,113 @@ public actor ReferenceVerifier {
         return Reply(status: 200, body: VerificationResponseBody.encode(granted: user != nil, unlockSeconds: user == nil ? nil : settings.unlockSeconds))
     }
 
-    /// The user the value belongs to, or nil. Every user's PIN hash is checked (no early exit).
-    private func decide(_ request: VerificationRequestBody.Decoded, now: Date) -> String? {
-        switch request.kind {
-        case .pin:
-            var matched: String?
-            for user in users.users where user.pinHash.matches(request.value) { matched = matched ?? user.name }
-            return matched
-        case .code:
-            let seconds = Int(now.timeIntervalSince1970)
-            let totpUser: String? = request.value.withASCIIBytes { candidate in
-                for user in users.users {
-                    guard let secret = user.totpSecret,
-                        let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds),
-                        step > totpLastStep[user.name, default: Int.min] // each code once
-                    else { continue }
-                    totpLastStep[user.name] = step
-                    return user.name
-                }
-                return nil
-            }
-            if let totpUser { return totpUser }
-            return (try? codes?.redeem(request.value)) ?? nil
+    /// Waits until no other attempt of `terminal` is being decided (arrival order).
+    private func acquire(terminal: String) async {
+        guard waitingByTerminal[terminal] != nil else {
+            waitingByTerminal[terminal] = []
+            return
+        }
+        await withCheckedContinuation { continuation in
+            waitingByTerminal[terminal, default: []].append(continuation)
         }
     }
 
-    private func reject(_ status: Int, _ reason: String, _ request: Incoming) -> Reply {
-        try? audit?.append([
-            ("time", timestamp()), ("decision", "rejected"), ("status", String(status)), ("reason", reason),
-            ("webhook_id", String((request.webhookID ?? "").prefix(64))),
-        ])
+    /// Lets the next attempt of `terminal` in, or marks the terminal idle.
+    private func release(terminal: String) {
+        guard var queue = waitingByTerminal[terminal], !queue.isEmpty else {
+            waitingByTerminal[terminal] = nil
+            return
+        }
+        let next = queue.removeFirst()
+        waitingByTerminal[terminal] = queue
+        next.resume()
+    }
+
+    /// `application/json`, with optional parameters (`; charset=utf-8`), and nothing else.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// The user the value belongs to, or nil. Every user's PIN hash is checked (no early exit).
+    private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> String? {
+        switch request.kind {
+        case .pin:
+            return await ReferenceVerifier.matchPIN(request.value, users: users)
+        case .code:
+            if let user = matchTOTP(request.value, now: now) { return user }
+            guard let codes else { return nil }
+            return try await ReferenceVerifier.redeem(request.value, in: codes)
+        }
+    }
+
+    /// Off the actor: the slow hashes of every user, in parallel with other terminals'.
+    private nonisolated static func matchPIN(_ value: SecretDigits, users: UsersFile) async -> String? {
+        var matched: String?
+        for user in users.users where user.pinHash.matches(value) { matched = matched ?? user.name }
+        return matched
+    }
+
+    /// Off the actor: the code store takes a file lock and hashes each live code.
+    private nonisolated static func redeem(_ value: SecretDigits, in codes: OneTimeCodeStore) async throws -> String? {
+        try codes.redeem(value)
+    }
+
+    private func matchTOTP(_ value: SecretDigits, now: Date) -> String? {
+        let seconds = Int(now.timeIntervalSince1970)
+        return value.withASCIIBytes { candidate in
+            for user in users.users {
+                guard let secret = user.totpSecret,
+                    let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds),
+                    step > totpLastStep[user.name, default: Int.min] // each code once
+                else { continue }
+                totpLastStep[user.name] = step
+                return user.name
+            }
+            return nil
+        }
+    }
+
+    private func reject(_ status: Int, _ reason: String, _ request: Incoming, source: String, now: Date) -> Reply {
+        if rejections.note(source, status: status, now: now) {
+            try? audit?.append([
+                ("time", timestamp(now)), ("decision", "rejected"), ("status", String(status)), ("reason", reason),
+                ("source", source), ("webhook_id", String((request.webhookID ?? "").prefix(64))),
+            ])
+        }
         return Reply(status: status, body: Array("{\"error\":\(VerificationRequestBody.jsonString(reason))}".utf8))
+    }
+
+    /// One audit record per source whose rejection interval ended with more than one.
+    private func flushRejections(now: Date) {
+        for summary in rejections.closeEnded(now: now) {
+            let statuses = summary.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+            try? audit?.append([
+                ("time", timestamp(now)), ("decision", "rejected"), ("source", summary.source),
+                ("since", timestamp(summary.start)), ("count", String(summary.count)),
+                ("refused_429", String(summary.limited)), ("statuses", statuses),
+            ])
+        }
+    }
+
+    private func unavailable(_ reason: String) -> Reply {
+        try? audit?.append([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
+        return Reply(status: 503, body: Array("{\"error\":\"verifier unavailable\"}".utf8))
     }
 
     private func record(_ request: VerificationRequestBody.Decoded, decision: String, reason: String, user: String?) {
         var fields = [
-            ("time", timestamp()), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
+            ("time", timestamp(clock())), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
             ("kind", request.kind.rawValue), ("digits", String(request.value.count)), ("decision", decision), ("reason", reason),
         ]
         if let user { fields.append(("user", user)) }
         try? audit?.append(fields)
     }
 
-    private func timestamp() -> String {
+    private func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: clock())
+        return formatter.string(from: date)
     }
 }

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import KeypadCore
+import KeypadHTTPVerifier
+import KeypadVerifier
+import KeypadTestSupport
+import KioskPadVerifierServer
+import Testing
+
+/// The reference server's connection limits, against real sockets on loopback (the flood
+/// test runs against the `kioskpad verifier serve` process: KioskPadTests).
+@Suite("Reference server: connection limits", .serialized)
+struct ServerLimitsTests {
+    let secret = WebhookSecret.generate()
+
+    func reference() throws -> ReferenceVerifier {
+        let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
+        return ReferenceVerifier(settings: .init(secret: secret), users: try UsersFile(parsing: "carol:\(hash)\n", source: "users"), codes: nil, audit: nil)
+    }
+
+    @Test func anHTTP10RequestGetsItsAnswerAndTheConnectionIsClosed() async throws {
+        try await withReferenceServer(try reference()) { port in
+            let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
+            defer { close(fd) }
+            var flags = fcntl(fd, F_GETFL)
+            flags &= ~O_NONBLOCK
+            _ = fcntl(fd, F_SETFL, flags)
+            try await Task.sleep(for: .milliseconds(100))
+            var timeout = timeval(tv_sec: 4, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let request = Array("GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            #expect(request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var closed = false
+            let clock = ContinuousClock()
+            let start = clock.now
+            while clock.now - start < .seconds(4) {
+                let count = read(fd, &buffer, buffer.count)
+                if count == 0 { closed = true; break }
+                if count < 0 { break } // timed out: still open
+                received += buffer[0..<count]
+            }
+            #expect(String(decoding: received, as: UTF8.self).contains("200"))
+            #expect(closed, "an HTTP/1.0 request without keep-alive closes the connection after the answer")
+        }
+    }
+
+    @Test func aSlowHeaderIsCutOffAtTheRequestTimeout() async throws {
+        let limits = ConnectionLimits(requestTimeout: .seconds(1))
+        try await withReferenceServer(try reference(), limits: limits) { port in
+            let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
+            defer { close(fd) }
+            try await Task.sleep(for: .milliseconds(100))
+            var closedAfter: Int?
+            for second in 1...4 { // one header byte every 500 ms never completes a request
+                _ = Array("P".utf8).withUnsafeBytes { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+                try await Task.sleep(for: .milliseconds(500))
+                var probe = [UInt8](repeating: 0, count: 512)
+                var got = 0
+                repeat { got = recv(fd, &probe, probe.count, Int32(MSG_DONTWAIT)) } while got > 0 // an error answer may come first
+                // Closed: end of file, or a reset (the server had unread bytes of ours).
+                if got == 0 || (got < 0 && errno == ECONNRESET) { closedAfter = second; break }
+            }
+            #expect(closedAfter != nil && closedAfter! <= 3, "closed after \(closedAfter.map { "\($0 * 500) ms" } ?? "never")")
+        }
+    }
+}

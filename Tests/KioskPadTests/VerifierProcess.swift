@@ -1,0 +1,77 @@
+import Foundation
+import KeypadVerifier
+import Testing
+
+/// `kioskpad verifier serve` as its own process on a free loopback port, for tests of what
+/// crosses processes and sockets. ``prepare(_:pin:extraSettings:)`` writes a directory with a
+/// fresh secret, one user (dana) and `verifier.yaml`; the initializer starts the server on it.
+final class VerifierProcess {
+    let directory: URL
+    let port: Int
+    private let process = Process()
+
+    var config: String { directory.appendingPathComponent("verifier.yaml").path }
+    var secretFile: String { directory.appendingPathComponent("secret").path }
+    var secret: WebhookSecret {
+        get throws { try WebhookSecret(parsing: String(contentsOfFile: secretFile, encoding: .utf8)) }
+    }
+
+    /// A new directory for a verifier: dana with `pin`, a secret, and `server:` settings
+    /// plus `extraSettings` (more `server:` lines, each indented two spaces).
+    static func prepare(pin: String, extraSettings: String = "") throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-verifier-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let hash = try CLI.run(["pin", "hash", "--user", "dana", "--iterations", "1000"], stdin: pin + "\n").stdout
+        try hash.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
+        try CLI.run(["verifier", "secret"]).stdout.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
+        try """
+            server:
+              listen: 127.0.0.1:0
+              users_file: users
+              state_dir: state
+              secret_file: secret
+
+            """.appending(extraSettings).write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    /// Starts the server on a prepared directory and waits for `verifier listening on ...`.
+    init(directory: URL) throws {
+        self.directory = directory
+        process.executableURL = CLI.binary
+        process.arguments = ["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path, "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = ""
+        while !line.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            line += String(decoding: data, as: UTF8.self)
+        }
+        guard let range = line.range(of: "listening on http://127.0.0.1:") else {
+            process.terminate()
+            throw POSIXError(.ECONNREFUSED)
+        }
+        port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+
+    /// The server's `/healthz` JSON.
+    func health() async throws -> [String: Any] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    /// Stops it (SIGTERM) and returns its exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import KeypadCore
+import KeypadHTTPVerifier
+import KeypadVerifier
+import KeypadTestSupport
+import Testing
+
+/// 1,100 idle connections against `kioskpad verifier serve`: before the server had limits,
+/// they made real requests time out and none was closed in 60 s.
+@Suite("verifier serve under an idle-connection flood", .serialized)
+struct VerifierServeLimitsTests {
+    @Test func theFloodIsBoundedInCountAndTimeAndATerminalIsStillServed() async throws {
+        let directory = try VerifierProcess.prepare(pin: "4711", extraSettings: "  max_connections_per_source: 32\n  request_timeout_s: 2\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try VerifierProcess(directory: directory)
+        defer { server.stop() }
+        var flood = (0..<1_100).map { _ in LoopbackSocket.connect(from: "127.0.0.2", to: server.port) }
+        defer { flood.forEach { close($0) } }
+        try await Task.sleep(for: .milliseconds(500))
+        let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(server.port)/verify", deadline: .seconds(3), secret: try server.secret))
+        let dana = { VerificationAttempt(terminalID: "door-3", kind: .pin, value: SecretDigits(ascii: "4711")!) }
+        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil), "a terminal on another address is served during the flood")
+        try await Task.sleep(for: .seconds(3))
+        let connections = try #require(try await server.health()["connections"] as? [String: Int])
+        #expect(connections["peak"]! <= 32 + 2, "at most 32 from the flooding address at once: \(connections)")
+        #expect(connections["timed_out"]! >= 32, "idle connections are closed after request_timeout_s: \(connections)")
+        #expect(connections["refused"]! >= 100, "over the per-address limit: closed at accept: \(connections)")
+        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil))
+        await verifier.shutdown()
+        flood.forEach { close($0) }
+        flood = []
+        try await Task.sleep(for: .seconds(1))
+        let after = try #require(try await server.health()["connections"] as? [String: Int])
+        #expect(after["open"]! <= 1, "only the health check's own connection is left: \(after)")
+        print("connection flood (1,100 idle from one address): \(connections)")
+    }
+}
