@@ -31,7 +31,7 @@ public actor KioskController {
     private var continuation: AsyncStream<ControllerEvent>.Continuation?
     private var timer: Task<Void, Never>?
     private var lastFrame: Frame?
-    private var deferredKeys: [KeyInput] = []
+    private var deferredKeys = KeyQueue()
     private var inputEnded = false
     private var displayFailing = false
 
@@ -105,15 +105,14 @@ public actor KioskController {
     private func handle(_ key: KeyInput) {
         if model.phase == .verifying && source.isScripted {
             // A script's keys are typed "after" the answer; live keys while verifying are dropped.
-            deferredKeys.append(key)
+            deferredKeys.push(key)
             return
         }
         if let submission = model.handle(key) { verify(submission) }
     }
 
     private func replayDeferredKeys() {
-        while !deferredKeys.isEmpty && model.phase != .verifying {
-            let key = deferredKeys.removeFirst()
+        while model.phase != .verifying, let key = deferredKeys.pop() {
             if let submission = model.handle(key) { verify(submission) }
         }
     }

@@ -59,11 +59,14 @@ public enum ConfigLoader {
         let top = MappingReader(root, path: "", log: log)
         let terminalID = top.string("terminal_id", default: "kioskpad")
         if !Identifier.isValid(terminalID) {
-            log.report("terminal_id", "'\(terminalID)' must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
+            log.report("terminal_id", "\(ConfigText.quoted(terminalID)) must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
         }
         var entry = EntrySection.read(top.child("entry"))
         entry.lockout = EntrySection.readLockout(top.child("lockout"))
         let display = DisplaySection.read(top.child("display"))
+        if entry.challenge != .none && !display.texts.challenge.contains("{code}") {
+            log.report("display.texts.challenge", "must contain {code} while entry.challenge is on: it is where the code to type back is shown", at: nil)
+        }
         let keypad = KeypadSection.read(top.child("keypad"), entry: entry)
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
         let daemon = DaemonSection.read(top, baseDirectory: baseDirectory)

@@ -11,8 +11,10 @@ final class ProblemLog {
         self.overrides = overrides
     }
 
+    /// Records a problem; text from the file is shown escaped (``ConfigText``), one line each.
     func report(_ path: String, _ message: String, at node: Node?) {
-        problems.append(ConfigProblem(path: path, message: message, location: location(of: node, path: path)))
+        problems.append(ConfigProblem(
+            path: ConfigText.escaped(path), message: ConfigText.escaped(message), location: location(of: node, path: path)))
     }
 
     func location(of node: Node?, path: String) -> String {
@@ -30,6 +32,8 @@ final class MappingReader {
     let node: Node?
     let log: ProblemLog
     private var pairs: [(key: String, keyNode: Node, value: Node)] = []
+    /// The last pair of each key (YAML lets a key repeat; the last one counts).
+    private var lastPair: [String: Int] = [:]
     private var known: [String] = []
 
     /// Reads `node` as a mapping at `path`; a non-mapping is reported and read as empty.
@@ -44,6 +48,7 @@ final class MappingReader {
                     log.report(path, "keys must be plain words", at: key)
                     continue
                 }
+                lastPair[name] = pairs.count
                 pairs.append((name, key, value))
             }
         case nil:
@@ -61,11 +66,11 @@ final class MappingReader {
     func value(_ key: String) -> Node? {
         known.append(key)
         if let override = log.overrides.take(keyPath(key)) { return override }
-        return pairs.last { $0.key == key }?.value
+        return lastPair[key].map { pairs[$0].value }
     }
 
     func has(_ key: String) -> Bool {
-        pairs.contains { $0.key == key } || log.overrides.has(keyPath(key))
+        lastPair[key] != nil || log.overrides.has(keyPath(key))
     }
 
     func child(_ key: String) -> MappingReader {
@@ -75,7 +80,7 @@ final class MappingReader {
     func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
         guard let node = value(key) else { return fallback }
         guard case .scalar = node, let number = node.int else {
-            log.report(keyPath(key), "'\(node.string ?? "?")' is not a whole number; valid: \(range)", at: node)
+            log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not a whole number; valid: \(range)", at: node)
             return fallback
         }
         guard range.contains(number) else {
@@ -88,7 +93,7 @@ final class MappingReader {
     func seconds(_ key: String, default fallback: Double, range: ClosedRange<Double>) -> Duration {
         guard let node = value(key) else { return .milliseconds(Int(fallback * 1000)) }
         guard case .scalar = node, let number = node.float ?? node.int.map(Double.init) else {
-            log.report(keyPath(key), "'\(node.string ?? "?")' is not a number of seconds; valid: \(format(range))", at: node)
+            log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not a number of seconds; valid: \(format(range))", at: node)
             return .milliseconds(Int(fallback * 1000))
         }
         guard range.contains(number) else {
@@ -101,7 +106,7 @@ final class MappingReader {
     func bool(_ key: String, default fallback: Bool) -> Bool {
         guard let node = value(key) else { return fallback }
         guard case .scalar(let scalar) = node, scalar.style == .plain, let flag = node.bool else {
-            log.report(keyPath(key), "'\(node.string ?? "?")' is not true or false", at: node)
+            log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not true or false", at: node)
             return fallback
         }
         return flag
@@ -121,7 +126,7 @@ final class MappingReader {
         guard let node = value(key) else { return fallback }
         let valid = Choice.allCases.map(\.rawValue).joined(separator: ", ")
         guard case .scalar = node, let text = node.string, let choice = Choice(rawValue: text) else {
-            log.report(keyPath(key), "'\(node.string ?? "?")' is not one of: \(valid)", at: node)
+            log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not one of: \(valid)", at: node)
             return fallback
         }
         return choice
@@ -131,24 +136,41 @@ final class MappingReader {
     func labels(_ key: String, default fallback: String) -> [Character] {
         let text = string(key, default: fallback)
         if let bad = text.first(where: { !$0.isASCII || $0.isWhitespace || $0.isNewline }) {
-            log.report(keyPath(key), "'\(bad)' is not a key label; use printable ASCII characters", at: value(key))
+            log.report(keyPath(key), "\(ConfigText.quoted(String(bad))) is not a key label; use printable ASCII characters", at: value(key))
             return Array(fallback)
         }
         return Array(text)
     }
 
-    /// Reports keys that were never read, with the closest known key as a suggestion.
+    /// Reports keys that were never read, with the closest known key as a suggestion (for
+    /// the first ``maxSuggestions`` only, and only within an edit distance of 3, so a file of
+    /// half a million stray keys is still reported in moments).
     func finish() {
         let knownSet = Set(known)
+        let valid = knownSet.sorted().joined(separator: ", ")
+        var suggested = 0
         for pair in pairs where !knownSet.contains(pair.key) {
-            let suggestion = known.min { editDistance($0, pair.key) < editDistance($1, pair.key) }
             var message = "unknown key"
-            if let suggestion, editDistance(suggestion, pair.key) <= 3 {
+            if suggested < MappingReader.maxSuggestions, let suggestion = closest(to: pair.key, among: knownSet) {
                 message += "; did you mean '\(suggestion)'?"
             }
-            message += " Valid keys here: \(known.sorted().joined(separator: ", "))"
-            log.report(keyPath(pair.key), message, at: pair.keyNode)
+            suggested += 1
+            if !knownSet.isEmpty { message += " Valid keys here: \(valid)" }
+            let shownKey = ConfigText.key(pair.key)
+            log.report(path.isEmpty ? shownKey : "\(path).\(shownKey)", message, at: pair.keyNode)
         }
+    }
+
+    static let maxSuggestions = 100
+
+    private func closest(to key: String, among known: Set<String>) -> String? {
+        guard key.count <= 64 else { return nil }
+        var best: (name: String, distance: Int)?
+        for name in known.sorted() where abs(name.count - key.count) <= 3 {
+            let distance = editDistance(name, key)
+            if distance <= 3, distance < (best?.distance ?? Int.max) { best = (name, distance) }
+        }
+        return best?.name
     }
 
     private func format(_ range: ClosedRange<Double>) -> String {

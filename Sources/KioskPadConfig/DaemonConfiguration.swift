@@ -109,7 +109,7 @@ enum DaemonSection {
                 if let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) {
                     daemon.metrics = MetricsConfiguration(host: String(listen[..<colon]), port: port)
                 } else {
-                    reader.log.report(reader.keyPath("listen"), "'\(listen)' is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
+                    reader.log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
                 }
             }
             reader.finish()
@@ -147,12 +147,14 @@ enum DaemonSection {
         }
         let reader = parent.child(key)
         defer { reader.finish() }
-        if !reader.has("chip") || !reader.has("line") {
+        let complete = reader.has("chip") && reader.has("line")
+        let chip = reader.string("chip", default: "gpiochip0")
+        let node = reader.value("line")
+        let activeLow = reader.bool("active_low", default: false)
+        guard complete else {
             reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 26}", at: reader.node)
             return nil
         }
-        let chip = reader.string("chip", default: "gpiochip0")
-        let node = reader.value("line")
         let line: LineReference
         if let offset = node?.int, (0...1023).contains(offset) {
             line = .offset(offset)
@@ -162,6 +164,6 @@ enum DaemonSection {
             reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
             return nil
         }
-        return OutputLineConfiguration(chip: chip, line: line, activeLow: reader.bool("active_low", default: false))
+        return OutputLineConfiguration(chip: chip, line: line, activeLow: activeLow)
     }
 }

@@ -61,7 +61,7 @@ enum DisplaySection {
         let text = node.string ?? ""
         let number = text.lowercased().hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : node.int
         guard let number, valid.contains(number) else {
-            reader.log.report(reader.keyPath("i2c_address"), "'\(text)' is not a 7-bit I2C address; valid: 0x03...0x77 (e.g. 0x27 or 0x3f)", at: node)
+            reader.log.report(reader.keyPath("i2c_address"), "\(ConfigText.quoted(text)) is not a 7-bit I2C address; valid: 0x03...0x77 (e.g. 0x27 or 0x3f)", at: node)
             return 0x27
         }
         return number
@@ -78,7 +78,7 @@ enum DisplaySection {
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])
             if let bad = value.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
-                reader.log.report(reader.keyPath(key), "'\(bad)' is not printable ASCII; text displays show ASCII only", at: reader.value(key))
+                reader.log.report(reader.keyPath(key), "\(ConfigText.quoted(String(bad))) is not printable ASCII; text displays show ASCII only", at: reader.value(key))
                 continue
             }
             texts[keyPath: field] = value

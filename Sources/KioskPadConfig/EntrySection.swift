@@ -32,7 +32,7 @@ enum EntrySection {
             log.report(reader.keyPath("min_length"), "\(options.minLength) is more than max_length \(options.maxLength)", at: reader.value("min_length"))
         }
         if let bad = options.bindings.allowedKeys.sorted().first(where: { !("0"..."9").contains($0) }) {
-            log.report(reader.keyPath("allowed_keys"), "'\(bad)' is not a digit; entries are digits only (0-9)", at: reader.value("allowed_keys"))
+            log.report(reader.keyPath("allowed_keys"), "\(ConfigText.quoted(String(bad))) is not a digit; entries are digits only (0-9)", at: reader.value("allowed_keys"))
         }
         let noEndKey = options.bindings.endKeys.isEmpty
         if noEndKey && options.endKeyRequired {
@@ -48,7 +48,7 @@ enum EntrySection {
                 log.report(reader.keyPath("challenge_alphabet"), "is empty; give the keys a challenge may use", at: reader.value("challenge_alphabet"))
             }
             if let bad = options.challengeAlphabet.first(where: { !options.bindings.allowedKeys.contains($0) }) {
-                log.report(reader.keyPath("challenge_alphabet"), "'\(bad)' is not in allowed_keys; a challenge must be typeable", at: reader.value("challenge_alphabet"))
+                log.report(reader.keyPath("challenge_alphabet"), "\(ConfigText.quoted(String(bad))) is not in allowed_keys; a challenge must be typeable", at: reader.value("challenge_alphabet"))
             }
         }
     }

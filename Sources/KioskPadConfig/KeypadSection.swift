@@ -42,7 +42,7 @@ enum KeypadSection {
             keys = Array(repeating: "?", count: rows.count * columns.count)
         }
         if entry.challenge == .beforePIN, let bad = entry.challengeAlphabet.first(where: { !keys.contains($0) }) {
-            log.report("entry.challenge_alphabet", "'\(bad)' is not a key on this keypad (keypad.keys)", at: nil)
+            log.report("entry.challenge_alphabet", "\(ConfigText.quoted(String(bad))) is not a key on this keypad (keypad.keys)", at: nil)
         }
         return GPIOKeypadConfiguration(
             chip: chip, rows: rows, columns: columns, keys: keys,

@@ -19,6 +19,12 @@ enum VerifierSection {
         let reader = top.child("verifier")
         defer { reader.finish() }
         let kind: Kind = reader.choice("kind", default: .local)
+        // Settings of another kind are mistakes worth naming (not just "unknown key").
+        for (other, keys) in [(Kind.http, httpKeys), (Kind.local, ["users_file"])] where other != kind {
+            for key in keys where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with kind: \(other.rawValue); this verifier is kind: \(kind.rawValue)", at: reader.value(key))
+            }
+        }
         switch kind {
         case .demo:
             return .demo
@@ -32,6 +38,12 @@ enum VerifierSection {
             return .http(readHTTP(reader, baseDirectory: baseDirectory))
         }
     }
+
+    /// The keys only `kind: http` reads.
+    static let httpKeys = [
+        "url", "allow_insecure_http", "timeout_s", "max_unlock_s", "secret", "secret_file", "secret_env", "secret_credential",
+        "token", "token_file", "token_env", "token_credential", "ca_file", "client_cert", "client_key",
+    ]
 
     static func readHTTP(_ reader: MappingReader, baseDirectory: String) -> HTTPVerifierConfiguration {
         let log = reader.log

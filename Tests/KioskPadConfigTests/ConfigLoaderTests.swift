@@ -6,19 +6,24 @@ import Testing
 /// The repository root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// The problems `ConfigLoader.parse` reports for `yaml` (source `test.yaml`), as printed.
+func configProblems(_ yaml: String, environment: [String: String] = [:]) -> [String] {
+    do {
+        _ = try ConfigLoader.parse(yaml: yaml, source: "test.yaml", environment: environment)
+        return []
+    } catch let error as ConfigError {
+        return error.problems.map(\.description)
+    } catch {
+        return ["unexpected: \(error)"]
+    }
+}
+
 @Suite("Config loader")
 struct ConfigLoaderTests {
     let minimal = "verifier:\n  kind: demo\n"
 
     func problems(_ yaml: String, environment: [String: String] = [:]) -> [String] {
-        do {
-            _ = try ConfigLoader.parse(yaml: yaml, source: "test.yaml", environment: environment)
-            return []
-        } catch let error as ConfigError {
-            return error.problems.map(\.description)
-        } catch {
-            return ["unexpected: \(error)"]
-        }
+        configProblems(yaml, environment: environment)
     }
 
     @Test(arguments: ["simulate.yaml", "pi-4x4-lcd1602.yaml"])
