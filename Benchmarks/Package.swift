@@ -4,11 +4,12 @@
 import PackageDescription
 
 let benchmarkDependencies: [Target.Dependency] = [
-    "BenchmarkSupport",
     .product(name: "Benchmark", package: "benchmark"),
     .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
     .product(name: "KeypadVerifier", package: "KioskPad"),
     .product(name: "KeypadCore", package: "KioskPad"),
+    .product(name: "KioskPadVerifierServer", package: "KioskPad"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Logging", package: "swift-log"),
 ]
 
@@ -22,18 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // The reference verifier on loopback, shared by both benchmarks.
-        .target(
-            name: "BenchmarkSupport",
-            dependencies: [
-                .product(name: "KeypadVerifier", package: "KioskPad"),
-                .product(name: "KeypadCore", package: "KioskPad"),
-                .product(name: "KioskPadVerifierServer", package: "KioskPad"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/Support"
-        ),
         .executableTarget(
             name: "VerifierClient",
             dependencies: benchmarkDependencies,

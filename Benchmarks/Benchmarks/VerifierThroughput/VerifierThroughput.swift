@@ -3,30 +3,59 @@ import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
 import KeypadVerifier
-import BenchmarkSupport
 import Logging
 
 /// How many verifications per second the reference verifier decides, and how long each
-/// takes, when several terminals ask at once. The server runs on loopback with 3 users at
-/// the default work factor (PBKDF2-SHA256, 75,000 iterations), so every PIN costs 3 hashes;
-/// each terminal has its own signed client, as on a site.
+/// takes, when several terminals ask at once. The server is the real `kioskpad verifier
+/// serve` (a release build, `swift build -c release` in the main package, or
+/// `$KIOSKPAD_BINARY`) in its own process on loopback, with 3 users at the default work
+/// factor (PBKDF2-SHA256, 75,000 iterations), so every PIN costs 3 hashes; each terminal has
+/// its own signed client, as on a site. (In-process it would measure package-benchmark: it
+/// blocks one thread of the cooperative pool while a benchmark runs.)
 actor ThroughputServer {
     static let shared = ThroughputServer()
-    private var server: LoopbackVerifier?
+    private var server: (port: Int, secret: WebhookSecret, process: Process)?
 
-    func start() async throws -> LoopbackVerifier {
-        if let server { return server }
-        let users = try ["ana", "ben", "cai"].enumerated().map { index, name in
-            UserRecord(name: name, pinHash: try PINHash.make(pin: SecretDigits(ascii: "48\(26 + index)")!))
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["KIOSKPAD_BINARY"] { return path }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/release/kioskpad").path
+    }
+
+    func start() throws -> (port: Int, secret: WebhookSecret) {
+        if let server { return (server.port, server.secret) }
+        guard FileManager.default.isExecutableFile(atPath: ThroughputServer.binary) else {
+            fatalError("no kioskpad at \(ThroughputServer.binary): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
         }
-        let started = try await LoopbackVerifier.start(users: users)
-        server = started
-        return started
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let secret = WebhookSecret.generate()
+        try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
+        let users = try ["ana", "ben", "cai"].enumerated().map { index, name in
+            UsersFile.line(name: name, hash: try PINHash.make(pin: SecretDigits(ascii: "48\(26 + index)")!)) + "\n"
+        }.joined()
+        try users.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("verifier.yaml")
+        try "server:\n  listen: 127.0.0.1:0\n  users_file: users\n  state_dir: state\n  secret_file: secret\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ThroughputServer.binary)
+        process.arguments = ["verifier", "serve", "--config", config.path, "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            fatalError("verifier serve did not start: \(line)")
+        }
+        server = (port, secret, process)
+        return (port, secret)
     }
 
     /// One client per terminal, each asking for `terminal-N` with the first user's PIN.
-    func clients(_ count: Int) async throws -> [HTTPVerifier] {
-        let server = try await start()
+    func clients(_ count: Int) throws -> [HTTPVerifier] {
+        let server = try start()
         var logger = Logger(label: "bench-client")
         logger.logLevel = .error
         return try (0..<count).map { _ in
@@ -42,7 +71,7 @@ let requestLatency = BenchmarkMetric.custom("request latency (us)", polarity: .p
 /// ends when all are answered. Records each request's latency.
 func batches(_ benchmark: Benchmark, terminals: Int) async throws {
     let clients = try await ThroughputServer.shared.clients(terminals)
-    let pin = { SecretDigits(ascii: "4826")! }
+    let pin: @Sendable () -> SecretDigits = { SecretDigits(ascii: "4826")! }
     for (index, client) in clients.enumerated() { // warm the connections
         _ = await client.verify(VerificationAttempt(terminalID: "terminal-\(index)", kind: .pin, value: pin()))
     }
