@@ -12,9 +12,10 @@ import Logging
 /// factor (PBKDF2-SHA256, 75,000 iterations), so every PIN costs 3 hashes; each terminal has
 /// its own signed client, as on a site. (In-process it would measure package-benchmark: it
 /// blocks one thread of the cooperative pool while a benchmark runs.)
-actor ThroughputServer {
-    static let shared = ThroughputServer()
-    private var server: (port: Int, secret: WebhookSecret, process: Process)?
+final class ThroughputServer {
+    let port: Int
+    let secret = WebhookSecret.generate()
+    private let process = Process()
 
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["KIOSKPAD_BINARY"] { return path }
@@ -23,14 +24,13 @@ actor ThroughputServer {
         return root.appendingPathComponent(".build/release/kioskpad").path
     }
 
-    func start() throws -> (port: Int, secret: WebhookSecret) {
-        if let server { return (server.port, server.secret) }
+    /// Starts `verifier serve` with 3 users (PIN 4826 is ana's) on a free port.
+    init() throws {
         guard FileManager.default.isExecutableFile(atPath: ThroughputServer.binary) else {
             fatalError("no kioskpad at \(ThroughputServer.binary): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let secret = WebhookSecret.generate()
         try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         let users = try ["ana", "ben", "cai"].enumerated().map { index, name in
             UsersFile.line(name: name, hash: try PINHash.make(pin: SecretDigits(ascii: "48\(26 + index)")!)) + "\n"
@@ -39,28 +39,32 @@ actor ThroughputServer {
         let config = directory.appendingPathComponent("verifier.yaml")
         try "server:\n  listen: 127.0.0.1:0\n  users_file: users\n  state_dir: state\n  secret_file: secret\n"
             .write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
         process.executableURL = URL(fileURLWithPath: ThroughputServer.binary)
         process.arguments = ["verifier", "serve", "--config", config.path, "--log-level", "error"]
         let output = Pipe()
         process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
         try process.run()
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            process.terminate()
             fatalError("verifier serve did not start: \(line)")
         }
-        server = (port, secret, process)
-        return (port, secret)
+        self.port = port
     }
 
-    /// One client per terminal, each asking for `terminal-N` with the first user's PIN.
+    /// One client per terminal.
     func clients(_ count: Int) throws -> [HTTPVerifier] {
-        let server = try start()
         var logger = Logger(label: "bench-client")
         logger.logLevel = .error
         return try (0..<count).map { _ in
-            try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(server.port)/verify", deadline: .seconds(30), secret: server.secret), logger: logger)
+            try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: .seconds(30), secret: secret), logger: logger)
         }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
     }
 }
 
@@ -70,7 +74,9 @@ let requestLatency = BenchmarkMetric.custom("request latency (us)", polarity: .p
 /// Each iteration: every terminal sends one verification at the same moment; the batch
 /// ends when all are answered. Records each request's latency.
 func batches(_ benchmark: Benchmark, terminals: Int) async throws {
-    let clients = try await ThroughputServer.shared.clients(terminals)
+    let server = try ThroughputServer()
+    defer { server.stop() }
+    let clients = try server.clients(terminals)
     let pin: @Sendable () -> SecretDigits = { SecretDigits(ascii: "4826")! }
     for (index, client) in clients.enumerated() { // warm the connections
         _ = await client.verify(VerificationAttempt(terminalID: "terminal-\(index)", kind: .pin, value: pin()))
