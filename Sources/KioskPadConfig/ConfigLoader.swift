@@ -15,8 +15,17 @@ public enum ConfigLoader {
         return try parse(yaml: text, source: path, baseDirectory: directory, environment: environment)
     }
 
+    /// The largest config file read (a KioskPad config is a few kilobytes). Checked before
+    /// parsing, so a huge or runaway file is refused at once instead of being parsed.
+    public static let maxFileBytes = 1 << 20
+
     /// The file's text and the directory relative paths in it are resolved against.
     static func read(_ path: String) throws -> (text: String, directory: String) {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxFileBytes {
+            throw ConfigError(problems: [
+                ConfigProblem(path: "", message: "config file \(path) is \(size) bytes, more than the \(maxFileBytes) a config may have (a KioskPad config is a few kilobytes)", location: nil)
+            ])
+        }
         do {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             let directory = (path as NSString).deletingLastPathComponent
@@ -31,7 +40,7 @@ public enum ConfigLoader {
     /// The YAML node tree, or a config error saying where the YAML is broken.
     static func compose(_ yaml: String, source: String) throws -> Node? {
         do {
-            return try Yams.compose(yaml: yaml)
+            return try Yams.compose(yaml: yaml, .basic)
         } catch {
             throw ConfigError(problems: [ConfigProblem(path: "", message: "not valid YAML: \(error)", location: source)])
         }

@@ -142,26 +142,29 @@ final class MappingReader {
         return Array(text)
     }
 
-    /// Reports keys that were never read, with the closest known key as a suggestion (for
-    /// the first ``maxSuggestions`` only, and only within an edit distance of 3, so a file of
-    /// half a million stray keys is still reported in moments).
+    /// Reports keys that were never read: the first ``maxListed`` one line each, with the
+    /// closest known key as a suggestion (within an edit distance of 3), then one line for
+    /// the rest, so a file of half a million stray keys is still reported in moments.
     func finish() {
         let knownSet = Set(known)
         let valid = knownSet.sorted().joined(separator: ", ")
-        var suggested = 0
-        for pair in pairs where !knownSet.contains(pair.key) {
+        let unknown = pairs.filter { !knownSet.contains($0.key) }
+        for pair in unknown.prefix(MappingReader.maxListed) {
             var message = "unknown key"
-            if suggested < MappingReader.maxSuggestions, let suggestion = closest(to: pair.key, among: knownSet) {
+            if let suggestion = closest(to: pair.key, among: knownSet) {
                 message += "; did you mean '\(suggestion)'?"
             }
-            suggested += 1
             if !knownSet.isEmpty { message += " Valid keys here: \(valid)" }
             let shownKey = ConfigText.key(pair.key)
             log.report(path.isEmpty ? shownKey : "\(path).\(shownKey)", message, at: pair.keyNode)
         }
+        if unknown.count > MappingReader.maxListed {
+            let rest = unknown.dropFirst(MappingReader.maxListed)
+            log.report(path, "\(rest.count) more unknown keys, from \(ConfigText.quoted(rest.first!.key)) to \(ConfigText.quoted(rest.last!.key)), not listed one by one", at: rest.first!.keyNode)
+        }
     }
 
-    static let maxSuggestions = 100
+    static let maxListed = 100
 
     private func closest(to key: String, among known: Set<String>) -> String? {
         guard key.count <= 64 else { return nil }

@@ -51,11 +51,22 @@ struct ConfigMessagesTests {
         #expect(local[0].hasPrefix("verifier.timeout_s: is only used with kind: http; this verifier is kind: local (test.yaml:4)"))
     }
 
-    @Test func suggestionsAreBoundedForFilesFullOfStrayKeys() {
+    @Test func aFileFullOfStrayKeysListsTheFirstHundredThenCountsTheRest() {
         let keys = (0..<5_000).map { "  max_lenght\($0): 1\n" }.joined()
         let found = problems("verifier:\n  kind: demo\nentry:\n  max_lenght: 6\n" + keys)
-        #expect(found.count == 5_001)
+        #expect(found.count == 101)
         #expect(found.filter { $0.contains("did you mean") }.count == 100)
         #expect(found[0].hasPrefix("entry.max_lenght: unknown key; did you mean 'max_length'?"))
+        #expect(found[100].hasPrefix("entry: 4901 more unknown keys, from 'max_lenght99' to 'max_lenght4999', not listed one by one (test.yaml:"))
+    }
+
+    @Test func aFileOverOneMebibyteIsRefusedBeforeParsing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-huge-\(UUID()).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let keys = (0..<100_000).map { "  stray_key_\($0): 1\n" }.joined()
+        try ("verifier:\n  kind: demo\nentry:\n" + keys).write(toFile: path, atomically: true, encoding: .utf8)
+        let error = try #require(throws: ConfigError.self) { try ConfigLoader.load(path: path, environment: [:]) }
+        #expect(error.problems.count == 1)
+        #expect(error.description.contains("more than the 1048576 a config may have"))
     }
 }
