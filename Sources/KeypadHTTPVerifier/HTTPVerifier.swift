@@ -107,16 +107,27 @@ public final class HTTPVerifier: Verifier {
         // is cancelled then, and its own NIO deadline stops it at the same time.
         let deadline = settings.deadline
         let nioDeadline = NIODeadline.now() + .nanoseconds(deadline.wholeNanoseconds)
-        return await DeadlineRace.run(
+        let result = await DeadlineRace.run(
             until: .now + deadline,
-            timedOut: { [self] in unavailable(id, "no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)") }
+            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)") }
         ) { [self, request] in
             await exchange(request, id: id, deadline: nioDeadline)
         }
+        switch result {
+        case .answer(let outcome): return outcome
+        case .failed(let reason): return unavailable(id, reason)
+        }
+    }
+
+    /// What one exchange ended with. Only the winner of the deadline race is logged, so an
+    /// exchange abandoned at the deadline does not log a second time.
+    private enum Exchange: Sendable {
+        case answer(AttemptOutcome)
+        case failed(String)
     }
 
     /// Sends `request`, retrying only failures before any response, and reads the answer.
-    private func exchange(_ request: HTTPClientRequest, id: String, deadline: NIODeadline) async -> AttemptOutcome {
+    private func exchange(_ request: HTTPClientRequest, id: String, deadline: NIODeadline) async -> Exchange {
         var tries = 0
         while true {
             tries += 1
@@ -131,19 +142,19 @@ public final class HTTPVerifier: Verifier {
                     try? await Task.sleep(for: settings.retryDelay)
                     continue
                 }
-                return unavailable(id, "no response: \(error)")
+                return .failed("no response: \(error)")
             }
             // A response arrived: never retried, whatever it is.
             guard response.status == .ok else {
-                return unavailable(id, "status \(response.status.code)")
+                return .failed("status \(response.status.code)")
             }
             do {
                 let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
-                return try VerificationResponseBody.decode(Array(buffer: buffer), maxUnlockSeconds: settings.maxUnlockSeconds)
+                return .answer(try VerificationResponseBody.decode(Array(buffer: buffer), maxUnlockSeconds: settings.maxUnlockSeconds))
             } catch let error as VerificationResponseBody.Invalid {
-                return unavailable(id, error.description)
+                return .failed(error.description)
             } catch {
-                return unavailable(id, "bad response body: \(error)")
+                return .failed("bad response body: \(error)")
             }
         }
     }

@@ -58,10 +58,12 @@ public final class RecordingHTTPServer: Sendable {
 
     public var requests: [Recorded] { recorded.withLock { $0 } }
 
+    /// Stops accepting. The serving thread closes the listening socket itself when it ends,
+    /// so its descriptor number cannot be reused by a new server while this thread might
+    /// still call accept() on it.
     public func stop() {
         stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     /// A port on which nothing listens (connections are refused).
@@ -72,7 +74,8 @@ public final class RecordingHTTPServer: Sendable {
     }
 
     private func serve() {
-        while true {
+        defer { close(listener) }
+        while !stopped.withLock({ $0 }) {
             let connection = accept(listener, nil, nil)
             if connection < 0 { return }
             handle(connection)
