@@ -1,6 +1,7 @@
 import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
+import KeypadTestSupport
 import KeypadVerifier
 import Testing
 
@@ -8,7 +9,11 @@ import Testing
 /// the `standardwebhooks` package from PyPI (installed by scripts/setup.sh and .ci/run).
 @Suite("Standard Webhooks interop with the standardwebhooks package", .serialized)
 struct SignatureInteropTests {
-    static func python(_ script: String, _ arguments: [String]) throws -> (Int32, String) {
+    static func python(_ script: String, _ arguments: [String]) async throws -> (Int32, String) {
+        try await onOwnThread { try pythonWaiting(script, arguments) }
+    }
+
+    private static func pythonWaiting(_ script: String, _ arguments: [String]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments
@@ -36,7 +41,7 @@ struct SignatureInteropTests {
             Webhook(secret).verify(body.encode(), {"webhook-id": msg_id, "webhook-timestamp": ts, "webhook-signature": sig})
             print("verified")
             """
-        let (status, output) = try SignatureInteropTests.python(script, [
+        let (status, output) = try await SignatureInteropTests.python(script, [
             secret.text, request.headers["webhook-id"] ?? "", request.headers["webhook-timestamp"] ?? "",
             request.headers["webhook-signature"] ?? "", String(decoding: request.body, as: UTF8.self),
         ])
@@ -54,7 +59,7 @@ struct SignatureInteropTests {
             secret, msg_id, ts, body = sys.argv[1:5]
             print(Webhook(secret).sign(msg_id, datetime.datetime.fromtimestamp(int(ts), tz=datetime.timezone.utc), body))
             """
-        let (status, output) = try SignatureInteropTests.python(script, [secret.text, "py-1", String(now), body])
+        let (status, output) = try await SignatureInteropTests.python(script, [secret.text, "py-1", String(now), body])
         #expect(status == 0, "\(output)")
         let signature = output.trimmingCharacters(in: .whitespacesAndNewlines)
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)

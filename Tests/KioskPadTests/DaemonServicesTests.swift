@@ -7,7 +7,8 @@ import Testing
 @Suite("Journal, events and metrics end to end", .serialized)
 struct DaemonServicesTests {
     /// A `kioskpad simulate` whose stdin stays open until `finish()`.
-    final class LiveSimulator {
+    final class LiveSimulator: @unchecked Sendable {
+        // @unchecked: the process and pipes are set up in init and only read afterwards.
         let process = Process()
         let input = Pipe()
         let output = Pipe()
@@ -26,7 +27,12 @@ struct DaemonServicesTests {
             input.fileHandleForWriting.write(Data(text.utf8))
         }
 
-        func finish() -> (status: Int32, stdout: String, stderr: String) {
+        /// Closes stdin and waits (on a thread of its own) for the exit and all output.
+        func finish() async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await onOwnThread { self.finishWaiting() }
+        }
+
+        private func finishWaiting() -> (status: Int32, stdout: String, stderr: String) {
             try? input.fileHandleForWriting.close()
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()
@@ -35,16 +41,16 @@ struct DaemonServicesTests {
         }
     }
 
-    func waitUntil(_ timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+    func waitUntil(_ timeout: TimeInterval = 20, _ condition: () -> Bool) async throws -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
         }
         return condition()
     }
 
-    @Test func recordsQueuedWhileTheEndpointIsDownArriveOnceInOrderAfterARestart() throws {
+    @Test func recordsQueuedWhileTheEndpointIsDownArriveOnceInOrderAfterARestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-journal-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -60,7 +66,7 @@ struct DaemonServicesTests {
               users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
             """.write(to: config, atomically: true, encoding: .utf8)
         // The endpoint is down: 20 attempts are journaled and stay queued.
-        let first = try CLI.run(["simulate", "--config", config.path, "--display", "plain"], stdin: String(repeating: "1234", count: 20))
+        let first = try await CLI.run(["simulate", "--config", config.path, "--display", "plain"], stdin: String(repeating: "1234", count: 20))
         #expect(first.status == 0)
         let journal = try String(contentsOf: directory.appendingPathComponent("state/journal.jsonl"), encoding: .utf8)
         #expect(journal.components(separatedBy: "\"type\":\"attempt\"").count - 1 == 20)
@@ -69,8 +75,8 @@ struct DaemonServicesTests {
         let endpoint = try RecordingHTTPServer(.respond(status: 200, body: "{}"), port: port)
         defer { endpoint.stop() }
         let second = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain"])
-        let arrived = waitUntil { endpoint.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("\"type\":\"attempt\"") }.count >= 20 }
-        let result = second.finish()
+        let arrived = try await waitUntil { endpoint.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("\"type\":\"attempt\"") }.count >= 20 }
+        let result = try await second.finish()
         #expect(arrived, "\(result.stderr)")
         let records = try endpoint.requests.map { try JSONSerialization.jsonObject(with: Data($0.body)) as! [String: Any] }
         let attempts = records.filter { $0["type"] as? String == "attempt" }
@@ -85,7 +91,7 @@ struct DaemonServicesTests {
         #expect(!redactingUUIDs(journal).contains("1234"))
     }
 
-    @Test func metricsParseAsPrometheusTextAndHealthzAnswers() throws {
+    @Test func metricsParseAsPrometheusTextAndHealthzAnswers() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-metrics-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -98,21 +104,25 @@ struct DaemonServicesTests {
               users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
             """.write(to: config, atomically: true, encoding: .utf8)
         let simulator = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
-        var port = 0
-        var stderrText = ""
-        _ = waitUntil {
-            stderrText += String(decoding: simulator.errors.fileHandleForReading.availableData, as: UTF8.self)
-            if let range = stderrText.range(of: "metrics on http://127.0.0.1:") {
-                port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        let errors = simulator.errors.fileHandleForReading
+        let port = try await onOwnThread {
+            var stderrText = ""
+            while true {
+                let data = errors.availableData
+                if data.isEmpty { return 0 }
+                stderrText += String(decoding: data, as: UTF8.self)
+                if let range = stderrText.range(of: "metrics on http://127.0.0.1:"),
+                   let port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) {
+                    return port
+                }
             }
-            return port != 0
         }
         #expect(port != 0)
         simulator.type("12349876")
-        Thread.sleep(forTimeInterval: 1.0)
-        let metrics = try Self.fetch("http://127.0.0.1:\(port)/metrics")
-        let health = try Self.fetch("http://127.0.0.1:\(port)/healthz")
-        _ = simulator.finish()
+        try await Task.sleep(for: .seconds(1))
+        let metrics = try await Self.fetch("http://127.0.0.1:\(port)/metrics")
+        let health = try await Self.fetch("http://127.0.0.1:\(port)/healthz")
+        _ = try await simulator.finish()
         #expect(health.status == 200)
         let script = """
             import sys
@@ -125,25 +135,29 @@ struct DaemonServicesTests {
                       "kioskpad_attempts_total[('result', 'denied')]", "kioskpad_verifier_latency_seconds_count[]"]
             print(" ".join("%g" % values[name] for name in wanted))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(metrics.body.utf8))
-        try input.fileHandleForWriting.close()
-        let parsed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(parsed)")
+        let body = metrics.body
+        let (status, parsed) = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(body.utf8))
+            try input.fileHandleForWriting.close()
+            let parsed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, parsed)
+        }
+        #expect(status == 0, "\(parsed)")
         #expect(parsed.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1 1 2")
         #expect(!redactingUUIDs(metrics.body).contains("1234") && !redactingUUIDs(metrics.body).contains("9876"))
     }
 
-    static func fetch(_ url: String) throws -> (status: Int, body: String) {
-        let result = try CLI.runTool("/usr/bin/curl", ["-s", "-w", "\n%{http_code}", url])
+    static func fetch(_ url: String) async throws -> (status: Int, body: String) {
+        let result = try await CLI.runTool("/usr/bin/curl", ["-s", "-w", "\n%{http_code}", url])
         let lines = result.components(separatedBy: "\n")
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }

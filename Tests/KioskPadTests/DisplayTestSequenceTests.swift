@@ -27,7 +27,7 @@ struct DisplayTestSequenceTests {
         #expect(frames[3].frame.text.contains("\u{2022} \u{2022} _ _"))
     }
 
-    @Test func theConfiguredPinMapReachesTheEncoder() throws {
+    @Test func theConfiguredPinMapReachesTheEncoder() async throws {
         let configuration = try ConfigLoader.parse(
             yaml: "display:\n  driver: hd44780\n  pin_map: {rs: 4, rw: 5, e: 6, backlight: 7, d4: 0, d5: 1, d6: 2, d7: 3}\nverifier: {kind: demo}\n",
             source: "t")

@@ -13,54 +13,54 @@ struct DoorAndSetupCommandTests {
         return path
     }
 
-    @Test func doorOffWithoutOutputsSaysSoAndSucceeds() throws {
-        let result = try CLI.run(["door", "off", "--config", "config/simulate.yaml"])
+    @Test func doorOffWithoutOutputsSaysSoAndSucceeds() async throws {
+        let result = try await CLI.run(["door", "off", "--config", "config/simulate.yaml"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("configures no door.relay or feedback outputs"))
     }
 
-    @Test func doorOffNamesTheRelayKeyWhenTheChipIsMissing() throws {
+    @Test func doorOffNamesTheRelayKeyWhenTheChipIsMissing() async throws {
         let config = try temporaryFile("door:\n  relay: {chip: no-such-chip-kp, line: 26}\nentry:\n  typo_here: 1\n")
-        let result = try CLI.run(["door", "off", "--config", config])
+        let result = try await CLI.run(["door", "off", "--config", config])
         #expect(result.status == 1)
         #expect(result.stderr.contains("door.relay.chip: no GPIO chip 'no-such-chip-kp'"), "\(result.stderr)")
         #expect(!result.stderr.contains("typo_here"), "problems outside door/feedback must not stop door off")
     }
 
-    @Test func doorOffRefusesABrokenRelaySetting() throws {
+    @Test func doorOffRefusesABrokenRelaySetting() async throws {
         let config = try temporaryFile("door:\n  relay: {chip: gpiochip0}\n")
-        let result = try CLI.run(["door", "off", "--config", config])
+        let result = try await CLI.run(["door", "off", "--config", config])
         #expect(result.status == 2)
         #expect(result.stderr.contains("door.relay: needs chip and line"))
     }
 
-    @Test func configCheckWithFilesFailsOnAnEmptyUsersFileAsTheFirstStartWould() throws {
+    @Test func configCheckWithFilesFailsOnAnEmptyUsersFileAsTheFirstStartWould() async throws {
         let users = try temporaryFile("# no users yet\n", name: "users")
         let config = try temporaryFile("verifier:\n  kind: local\n  users_file: \(users)\n")
-        #expect(try CLI.run(["config", "check", config]).status == 0)
-        let result = try CLI.run(["config", "check", "--with-files", config])
+        #expect(try await CLI.run(["config", "check", config]).status == 0)
+        let result = try await CLI.run(["config", "check", "--with-files", config])
         #expect(result.status == 2)
         #expect(result.stderr.contains("verifier.users_file: \(users) lists no users"), "\(result.stderr)")
-        let hash = try CLI.run(["pin", "hash", "--user", "alice", "--iterations", "1000"], stdin: "2580\n")
+        let hash = try await CLI.run(["pin", "hash", "--user", "alice", "--iterations", "1000"], stdin: "2580\n")
         try (hash.stdout).write(toFile: users, atomically: true, encoding: .utf8)
-        let ready = try CLI.run(["config", "check", "--with-files", config])
+        let ready = try await CLI.run(["config", "check", "--with-files", config])
         #expect(ready.status == 0)
         #expect(ready.stdout == "ok\n")
     }
 
-    @Test func configCheckWithFilesLeavesSystemdCredentialsToSystemd() throws {
+    @Test func configCheckWithFilesLeavesSystemdCredentialsToSystemd() async throws {
         let config = try temporaryFile("verifier:\n  kind: http\n  url: https://verifier.example/verify\n  secret_credential: verifier-secret\n")
-        let result = try CLI.run(["config", "check", "--with-files", config])
+        let result = try await CLI.run(["config", "check", "--with-files", config])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("note: verifier.secret_credential 'verifier-secret' is read at start"))
     }
 
-    @Test func pinHashConfirmRefusesTwoDifferentPINs() throws {
-        let mismatch = try CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2581\n")
+    @Test func pinHashConfirmRefusesTwoDifferentPINs() async throws {
+        let mismatch = try await CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2581\n")
         #expect(mismatch.status == 2)
         #expect(mismatch.stdout.isEmpty)
         #expect(mismatch.stderr.contains("the two PINs differ; nothing was written"))
-        let match = try CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2580\n")
+        let match = try await CLI.run(["pin", "hash", "--user", "bob", "--confirm", "--iterations", "1000"], stdin: "2580\n2580\n")
         #expect(match.status == 0)
         #expect(match.stdout.hasPrefix("bob:$pbkdf2-sha256$i=1000$"))
         #expect(!match.stdout.contains("2580") && !match.stderr.contains("2580"))

@@ -11,16 +11,16 @@ import Testing
 @Suite("One-time codes across processes", .serialized)
 struct OneTimeCodeConcurrencyTests {
     @Test func codesIssuedByConcurrentProcessesWorkExactlyOnceWhileTheServerRedeems() async throws {
-        let directory = try VerifierProcess.prepare(pin: "4711", extraSettings: "  code_length: 8\n")
+        let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  code_length: 8\n")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try VerifierProcess(directory: directory)
+        let server = try await VerifierProcess(directory: directory)
         defer { server.stop() }
         let port = server.port
         let config = server.config
         let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: .seconds(10), secret: try server.secret))
 
         @Sendable func issue() async throws -> CLI.Result {
-            try await Task.detached { try CLI.run(["verifier", "code", "issue", "--config", config, "--user", "dana", "--ttl", "10m"]) }.value
+            try await Task.detached { try await CLI.run(["verifier", "code", "issue", "--config", config, "--user", "dana", "--ttl", "10m"]) }.value
         }
         @Sendable func redeemTwice(_ code: String) async -> Int {
             await withTaskGroup(of: Bool.self) { group in

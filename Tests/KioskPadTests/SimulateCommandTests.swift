@@ -1,4 +1,5 @@
 import Foundation
+import KeypadTestSupport
 import Testing
 
 /// Runs the built `kioskpad` binary as a user would, with piped stdin.
@@ -17,7 +18,7 @@ enum CLI {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let stdout: String
         let stderr: String
@@ -25,7 +26,12 @@ enum CLI {
 
     /// Runs the binary with `stdin` piped in (written from another thread, so a large input
     /// cannot deadlock against the child's output); kills it after `timeout` (status 9).
-    static func run(_ arguments: [String], stdin: String = "", timeout: TimeInterval = 120) throws -> Result {
+    /// The wait happens on a thread of its own, never on the concurrency pool.
+    static func run(_ arguments: [String], stdin: String = "", timeout: TimeInterval = 120) async throws -> Result {
+        try await onOwnThread { try runWaiting(arguments, stdin: stdin, timeout: timeout) }
+    }
+
+    private static func runWaiting(_ arguments: [String], stdin: String, timeout: TimeInterval) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -71,7 +77,11 @@ enum CLI {
     }
 
     /// Runs another program and returns its stdout.
-    static func runTool(_ path: String, _ arguments: [String]) throws -> String {
+    static func runTool(_ path: String, _ arguments: [String]) async throws -> String {
+        try await onOwnThread { try runToolWaiting(path, arguments) }
+    }
+
+    private static func runToolWaiting(_ path: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -92,8 +102,8 @@ enum CLI {
 
 @Suite("kioskpad command line", .serialized)
 struct SimulateCommandTests {
-    @Test func rightPINThroughAPipeEndsWithAccessGranted() throws {
-        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "1234")
+    @Test func rightPINThroughAPipeEndsWithAccessGranted() async throws {
+        let result = try await CLI.run(["simulate", "--display", "plain"], stdin: "1234")
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("demo PIN: 1234\n"))
         #expect(result.stdout.components(separatedBy: "demo PIN").count == 2)
@@ -102,8 +112,8 @@ struct SimulateCommandTests {
         #expect(frames.allSatisfy { !$0.contains("1234") && !$0.contains { "123".contains($0) } })
     }
 
-    @Test func wrongPINThroughAPipeEndsWithAccessDenied() throws {
-        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "9999")
+    @Test func wrongPINThroughAPipeEndsWithAccessDenied() async throws {
+        let result = try await CLI.run(["simulate", "--display", "plain"], stdin: "9999")
         #expect(result.status == 0)
         let frames = CLI.frames(result.stdout)
         #expect(frames.last?.contains("Access denied") == true)
@@ -111,14 +121,14 @@ struct SimulateCommandTests {
         #expect(!result.stderr.contains("9999"))
     }
 
-    @Test func deleteAndClearWorkThroughAPipe() throws {
+    @Test func deleteAndClearWorkThroughAPipe() async throws {
         // 5, Backspace, 1 2, Esc (cancel), 1 2 3, '*' (erase), 3 4 -> 1234
-        let result = try CLI.run(["simulate", "--display", "plain"], stdin: "5\u{7F}12\u{1B}123*34")
+        let result = try await CLI.run(["simulate", "--display", "plain"], stdin: "5\u{7F}12\u{1B}123*34")
         #expect(CLI.frames(result.stdout).last?.contains("Access granted") == true)
     }
 
-    @Test func simulateWithTheShippedConfigUsesItsUsersFile() throws {
-        let result = try CLI.run(["simulate", "--config", "config/simulate.yaml", "--display", "plain", "--log-level", "info"], stdin: "7395\n1234\n")
+    @Test func simulateWithTheShippedConfigUsesItsUsersFile() async throws {
+        let result = try await CLI.run(["simulate", "--config", "config/simulate.yaml", "--display", "plain", "--log-level", "info"], stdin: "7395\n1234\n")
         #expect(result.status == 0)
         #expect(!result.stdout.contains("demo PIN"))
         let outcomes = CLI.frames(result.stdout).compactMap { frame in
@@ -131,24 +141,24 @@ struct SimulateCommandTests {
         #expect(!result.stderr.contains("1234") && !result.stderr.contains("7395"))
     }
 
-    @Test func configCheckNamesATypoedKeyAndExits2() throws {
+    @Test func configCheckNamesATypoedKeyAndExits2() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("kioskpad-typo-\(UUID()).yaml")
         try "verifier:\n  kind: demo\nentry:\n  max_lenght: 6\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try CLI.run(["config", "check", file.path])
+        let result = try await CLI.run(["config", "check", file.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("entry.max_lenght: unknown key"))
-        let ok = try CLI.run(["config", "check", "config/pi-4x4-lcd1602.yaml"])
+        let ok = try await CLI.run(["config", "check", "config/pi-4x4-lcd1602.yaml"])
         #expect(ok.status == 0)
         #expect(ok.stdout == "ok\n")
     }
 
-    @Test func pinHashMakesALineTheUsersFileAccepts() throws {
-        let result = try CLI.run(["pin", "hash", "--user", "carol", "--iterations", "1000"], stdin: "246810\n")
+    @Test func pinHashMakesALineTheUsersFileAccepts() async throws {
+        let result = try await CLI.run(["pin", "hash", "--user", "carol", "--iterations", "1000"], stdin: "246810\n")
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("carol:$pbkdf2-sha256$i=1000$"))
         #expect(!result.stdout.contains("246810"))
-        let bad = try CLI.run(["pin", "hash"], stdin: "12ab\n")
+        let bad = try await CLI.run(["pin", "hash"], stdin: "12ab\n")
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("4 to 12 digits"))
     }
@@ -156,10 +166,10 @@ struct SimulateCommandTests {
     /// 1,000,000 keys through a pipe: nearly all arrive while the first PIN is being verified
     /// and wait in the deferred-key queue. That queue used to remove from the front of an
     /// array (100k keys took 5.6 s, 1M never finished); it is linear now.
-    @Test func aMillionPipedKeysArePlayedOutInOrder() throws {
+    @Test func aMillionPipedKeysArePlayedOutInOrder() async throws {
         let keys = "1234" + String(repeating: "5*", count: 499_998)
         #expect(keys.utf8.count == 1_000_000)
-        let result = try CLI.run(["simulate", "--display", "plain"], stdin: keys + "9999", timeout: 90)
+        let result = try await CLI.run(["simulate", "--display", "plain"], stdin: keys + "9999", timeout: 90)
         #expect(result.status == 0, "killed after 90 s, or failed: \(result.stderr.suffix(300))")
         let outcomes = CLI.frames(result.stdout).compactMap { frame in
             ["Access granted", "Access denied"].first { frame.contains($0) }
@@ -167,17 +177,17 @@ struct SimulateCommandTests {
         #expect(outcomes == ["Access granted", "Access denied"])
     }
 
-    @Test func badUsageExits2() throws {
-        let result = try CLI.run(["simulate", "--display", "hologram"])
+    @Test func badUsageExits2() async throws {
+        let result = try await CLI.run(["simulate", "--display", "hologram"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--display"))
     }
 
-    @Test func aMissingUsersFileIsAClearError() throws {
+    @Test func aMissingUsersFileIsAClearError() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("kioskpad-nousers-\(UUID()).yaml")
         try "verifier:\n  kind: local\n  users_file: /nonexistent/users\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try CLI.run(["simulate", "--config", file.path, "--display", "plain"], stdin: "1234")
+        let result = try await CLI.run(["simulate", "--config", file.path, "--display", "plain"], stdin: "1234")
         #expect(result.status == 2)
         #expect(result.stderr.contains("verifier.users_file: /nonexistent/users"))
     }

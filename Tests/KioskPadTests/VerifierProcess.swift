@@ -1,9 +1,10 @@
 import Foundation
+import KeypadTestSupport
 import KeypadVerifier
 import Testing
 
 /// `kioskpad verifier serve` as its own process on a free loopback port, for tests of what
-/// crosses processes and sockets. ``prepare(_:pin:extraSettings:)`` writes a directory with a
+/// crosses processes and sockets. ``prepare(pin:extraSettings:)`` writes a directory with a
 /// fresh secret, one user (dana) and `verifier.yaml`; the initializer starts the server on it.
 final class VerifierProcess {
     let directory: URL
@@ -18,12 +19,12 @@ final class VerifierProcess {
 
     /// A new directory for a verifier: dana with `pin`, a secret, and `server:` settings
     /// plus `extraSettings` (more `server:` lines, each indented two spaces).
-    static func prepare(pin: String, extraSettings: String = "") throws -> URL {
+    static func prepare(pin: String, extraSettings: String = "") async throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-verifier-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let hash = try CLI.run(["pin", "hash", "--user", "dana", "--iterations", "1000"], stdin: pin + "\n").stdout
+        let hash = try await CLI.run(["pin", "hash", "--user", "dana", "--iterations", "1000"], stdin: pin + "\n").stdout
         try hash.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
-        try CLI.run(["verifier", "secret"]).stdout.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
+        try await CLI.run(["verifier", "secret"]).stdout.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         try """
             server:
               listen: 127.0.0.1:0
@@ -36,7 +37,7 @@ final class VerifierProcess {
     }
 
     /// Starts the server on a prepared directory and waits for `verifier listening on ...`.
-    init(directory: URL) throws {
+    init(directory: URL) async throws {
         self.directory = directory
         process.executableURL = CLI.binary
         process.arguments = ["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path, "--log-level", "error"]
@@ -44,11 +45,15 @@ final class VerifierProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = ""
-        while !line.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            line += String(decoding: data, as: UTF8.self)
+        let reader = output.fileHandleForReading
+        let line = try await onOwnThread {
+            var line = ""
+            while !line.contains("\n") {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                line += String(decoding: data, as: UTF8.self)
+            }
+            return line
         }
         guard let range = line.range(of: "listening on http://127.0.0.1:") else {
             process.terminate()

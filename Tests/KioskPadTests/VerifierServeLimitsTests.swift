@@ -13,9 +13,9 @@ import Testing
 @Suite("verifier serve under an idle-connection flood", .serialized)
 struct VerifierServeLimitsTests {
     @Test func theFloodIsBoundedInCountAndTimeAndATerminalIsStillServed() async throws {
-        let directory = try VerifierProcess.prepare(pin: "4711", extraSettings: "  max_connections_per_source: 32\n  request_timeout_s: 2\n")
+        let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  max_connections_per_source: 32\n  request_timeout_s: 2\n")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try VerifierProcess(directory: directory)
+        let server = try await VerifierProcess(directory: directory)
         defer { server.stop() }
         var flood = (0..<1_100).map { _ in LoopbackSocket.connect(from: "127.0.0.2", to: server.port) }
         defer { flood.forEach { close($0) } }
