@@ -9,7 +9,7 @@ let package = Package(
     name: "KioskPad",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "kioskpad", targets: ["kioskpad"]),
+        .executable(name: "kioskpad", targets: ["KioskPadCLI"]),
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
         .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
@@ -106,18 +106,22 @@ let package = Package(
             dependencies: ["KeypadCore", "KeypadVerifier", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
+        // The terminal at run time: entry model, display, verifier and key source driven
+        // by one controller. It builds nothing from config.
         .target(
-            name: "KioskPad",
+            name: "KioskPadController",
             dependencies: [
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
+        // What a door terminal runs around entry: door relay, feedback, journal, event
+        // forwarding, metrics, health, systemd notification.
         .target(
             name: "KioskPadDaemon",
             dependencies: [
-                "KioskPad", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig",
+                "KioskPadController", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -129,10 +133,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "kioskpad",
+        // The composition root: turns a configuration into running parts for every command.
+        .target(
+            name: "KioskPadAssembly",
             dependencies: [
-                "KioskPad", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "KioskPadDaemon",
+                "KioskPadController", "KioskPadDaemon", "KioskPadConfig",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The `kioskpad` command line: parses arguments, asks the assembly for parts, runs them.
+        .executableTarget(
+            name: "KioskPadCLI",
+            dependencies: [
+                "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
+                "KioskPadVerifierServer", "KioskPadDaemon", "KeypadHAL", "KeypadDisplay", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,13 +177,24 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadDaemonTests",
-            dependencies: ["KioskPadDaemon", "KioskPad", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KioskPadConfig", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
-            name: "KioskPadTests",
-            dependencies: ["KioskPad", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KioskPadConfig", "KeypadCore", "KeypadTestSupport"],
+            name: "KioskPadControllerTests",
+            dependencies: ["KioskPadController", "KeypadDisplay", "KeypadHAL", "KeypadVerifier", "KeypadCore", "KeypadTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "KioskPadAssemblyTests",
+            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KeypadDisplay", "KeypadCore", "KeypadTestSupport"],
+            swiftSettings: strict
+        ),
+        // The built `kioskpad` binary run as a user would, against real loopback servers.
+        .testTarget(
+            name: "KioskPadCLITests",
+            dependencies: ["KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport"],
             swiftSettings: strict
         ),
     ],

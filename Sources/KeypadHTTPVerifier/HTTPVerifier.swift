@@ -46,13 +46,6 @@ public final class HTTPVerifier: Verifier {
         }
     }
 
-    /// A setting that cannot work, naming the config key.
-    public struct SettingError: Error, CustomStringConvertible {
-        public let key: String
-        public let message: String
-        public var description: String { "\(key): \(message)" }
-    }
-
     public let settings: Settings
     private let client: HTTPClient
     private let logger: Logger
@@ -69,7 +62,7 @@ public final class HTTPVerifier: Verifier {
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
             }
         } catch {
-            throw SettingError(key: "verifier.ca_file", message: "cannot load TLS files: \(error)")
+            throw KeyedError(key: "verifier.ca_file", message: "cannot load TLS files: \(error)")
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
@@ -83,7 +76,7 @@ public final class HTTPVerifier: Verifier {
     /// `http://` only to loopback unless explicitly allowed; only http and https.
     public static func checkURL(_ text: String, allowInsecureHTTP: Bool) throws {
         if let problem = VerifierURL.problem(text, allowInsecureHTTP: allowInsecureHTTP) {
-            throw SettingError(key: "verifier.url", message: problem)
+            throw KeyedError(key: "verifier.url", message: problem)
         }
     }
 

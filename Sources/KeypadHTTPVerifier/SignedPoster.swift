@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KeypadCore
 import KeypadVerifier
 import Logging
 import NIOCore
@@ -15,7 +16,7 @@ public final class SignedPoster: Sendable {
 
     public init(url: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger) throws {
         if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
-            throw HTTPVerifier.SettingError(key: "events.url", message: problem)
+            throw KeyedError(key: "events.url", message: problem)
         }
         self.url = url
         self.secret = secret

@@ -1,3 +1,5 @@
+import KeypadCore
+
 /// One thing wrong with a config file: the key path, what is wrong and what would be
 /// valid, and where it came from (file and line, or the environment variable).
 public struct ConfigProblem: Equatable, Sendable, CustomStringConvertible {
@@ -19,7 +21,7 @@ public struct ConfigProblem: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// A config that could not be used; lists every problem found, not just the first.
-public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible, ExitCodeProviding {
     public let problems: [ConfigProblem]
 
     public init(problems: [ConfigProblem]) {
@@ -29,4 +31,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         problems.map(\.description).joined(separator: "\n")
     }
+
+    /// Bad config: exit 2.
+    public var exitCode: Int32 { 2 }
 }

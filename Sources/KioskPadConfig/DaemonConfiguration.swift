@@ -167,3 +167,17 @@ enum DaemonSection {
         return OutputLineConfiguration(chip: chip, line: line, activeLow: activeLow)
     }
 }
+
+extension DaemonConfiguration {
+    /// Every configured GPIO output with its config key, the door relay first.
+    public var outputLines: [(key: String, line: OutputLineConfiguration)] {
+        var lines: [(key: String, line: OutputLineConfiguration)] = []
+        if let door { lines.append(("door.relay", door.relay)) }
+        if let feedback {
+            if let buzzer = feedback.buzzer { lines.append(("feedback.buzzer", buzzer)) }
+            if let led = feedback.grantedLED { lines.append(("feedback.led_granted", led)) }
+            if let led = feedback.deniedLED { lines.append(("feedback.led_denied", led)) }
+        }
+        return lines
+    }
+}

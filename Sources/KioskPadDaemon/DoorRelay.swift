@@ -1,6 +1,6 @@
 import KeypadCore
 import KeypadHAL
-import KioskPad
+import KioskPadController
 import Logging
 import Synchronization
 

@@ -1,6 +1,6 @@
 import KeypadCore
 import KeypadHAL
-import KioskPad
+import KioskPadController
 
 /// Buzzer and LED patterns: a click per key, two short beeps and the green LED for a
 /// grant, a long beep and the red LED for a denial, the red LED blinking for a lockout.

@@ -1,5 +1,5 @@
 import KeypadCore
-import KioskPad
+import KioskPadController
 import Synchronization
 
 /// Whether the keypad and the verifier path work, for `/healthz` and the systemd watchdog.

@@ -1,6 +1,6 @@
 import Foundation
 import KeypadCore
-import KioskPad
+import KioskPadController
 import Logging
 
 /// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,

@@ -1,6 +1,6 @@
-import Metrics
 import KeypadCore
-import KioskPad
+import KioskPadController
+import Metrics
 import Prometheus
 
 /// Counters and a latency histogram in Prometheus text format, through swift-metrics with a

@@ -46,8 +46,15 @@ struct WebhookSignatureTests {
         try "whsec_abc\n".write(to: directory.appendingPathComponent("verifier"), atomically: true, encoding: .utf8)
         #expect(try SecretSource.credential("verifier").read(environment: ["CREDENTIALS_DIRECTORY": directory.path]) == "whsec_abc\n")
         #expect(try SecretSource.environment("S").read(environment: ["S": "x"]) == "x")
-        #expect(throws: WebhookSecret.FormatError.self) { try SecretSource.environment("S").read(environment: [:]) }
-        #expect(throws: WebhookSecret.FormatError.self) { try SecretSource.credential("v").read(environment: [:]) }
+        let unset = #expect(throws: SecretSource.ReadError.self) { try SecretSource.environment("S").read(environment: [:]) }
+        #expect(unset?.description == "environment variable S: not set")
+        let noDirectory = #expect(throws: SecretSource.ReadError.self) { try SecretSource.credential("v").read(environment: [:]) }
+        #expect(noDirectory?.description.hasPrefix("systemd credential v: CREDENTIALS_DIRECTORY is not set") == true)
+        let missing = #expect(throws: SecretSource.ReadError.self) { try SecretSource.credential("nope").read(environment: ["CREDENTIALS_DIRECTORY": directory.path]) }
+        #expect(missing?.description.hasPrefix("systemd credential nope: cannot read \(directory.path)/nope") == true)
+        // A secret that reads but is not one is a format error that names its source.
+        let format = #expect(throws: WebhookSecret.FormatError.self) { try WebhookSecret(reading: .environment("S"), environment: ["S": "abc"]) }
+        #expect(format?.description.hasPrefix("environment variable S: must start with whsec_") == true)
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import KeypadCore
 import KeypadHAL
-import KioskPad
+import KioskPadController
 import KioskPadDaemon
 import Logging
 import Testing

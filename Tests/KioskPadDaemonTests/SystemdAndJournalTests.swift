@@ -1,6 +1,6 @@
 import Foundation
 import KeypadCore
-import KioskPad
+import KioskPadController
 import KioskPadDaemon
 import Testing
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CKeypadI2C
+import KeypadCore
 
 /// `/dev/i2c-<bus>` with the device selected by `I2C_SLAVE`; each byte is one transfer (a
 /// PCF8574 takes one byte per transfer), sent as SMBus "send byte", which is a one-byte
@@ -44,34 +45,22 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
         }
     }
 
-    /// A start-up error that names `display.i2c_bus` or `display.i2c_address` and the fix.
-    static func describe(code: Int32, stage: Int32, bus: Int, address: Int) -> DisplayStartError {
+    /// A start-up error that names `display.i2c_bus` or `display.i2c_address` and the fix
+    /// (exit 1: the device is not there or not usable now).
+    static func describe(code: Int32, stage: Int32, bus: Int, address: Int) -> KeyedError {
         let device = "/dev/i2c-\(bus)"
         let hex = "0x" + String(address, radix: 16)
         switch (stage, code) {
         case (1, ENOENT), (1, ENODEV):
-            return DisplayStartError(key: "display.i2c_bus", message: "\(device) does not exist; enable I2C (raspi-config > Interface Options > I2C, or dtparam=i2c_arm=on in /boot/firmware/config.txt), reboot, and check display.i2c_bus (ls /dev/i2c-*)")
+            return KeyedError(key: "display.i2c_bus", message: "\(device) does not exist", fix: "enable I2C (raspi-config > Interface Options > I2C, or dtparam=i2c_arm=on in /boot/firmware/config.txt), reboot, and check display.i2c_bus (ls /dev/i2c-*)", kind: .unavailable(retryable: true))
         case (1, EACCES), (1, EPERM):
-            return DisplayStartError(key: "display.i2c_bus", message: "permission denied opening \(device); run as a member of group i2c (sudo usermod -aG i2c USER, then log in again) or install the udev rule from deploy/")
+            return KeyedError(key: "display.i2c_bus", message: "permission denied opening \(device)", fix: "run as a member of group i2c (sudo usermod -aG i2c USER, then log in again) or install the udev rule from deploy/", kind: .unavailable(retryable: true))
         case (2, EBUSY):
-            return DisplayStartError(key: "display.i2c_address", message: "\(hex) on \(device) is claimed by a kernel driver; unbind it or use another address")
+            return KeyedError(key: "display.i2c_address", message: "\(hex) on \(device) is claimed by a kernel driver", fix: "unbind it or use another address", kind: .unavailable(retryable: true))
         case (3, _) where [5, 6, 19, 121].contains(code):
-            return DisplayStartError(key: "display.i2c_address", message: "no device answered at \(hex) on \(device); check the wiring (SDA to GPIO2, SCL to GPIO3, 5V, GND) and the address with `i2cdetect -y \(bus)` (PCF8574 backpacks are usually 0x27 or 0x3f)")
+            return KeyedError(key: "display.i2c_address", message: "no device answered at \(hex) on \(device)", fix: "check the wiring (SDA to GPIO2, SCL to GPIO3, 5V, GND) and the address with `i2cdetect -y \(bus)` (PCF8574 backpacks are usually 0x27 or 0x3f)", kind: .unavailable(retryable: true))
         default:
-            return DisplayStartError(key: stage == 2 ? "display.i2c_address" : "display.i2c_bus", message: "\(device) at \(hex): \(String(cString: strerror(code)))")
+            return KeyedError(key: stage == 2 ? "display.i2c_address" : "display.i2c_bus", message: "\(device) at \(hex): \(String(cString: strerror(code)))", kind: .unavailable(retryable: true))
         }
     }
-}
-
-/// Why a display could not start, naming the config key and the fix.
-public struct DisplayStartError: Error, Equatable, CustomStringConvertible {
-    public let key: String
-    public let message: String
-
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { "\(key): \(message)" }
 }

@@ -1,3 +1,4 @@
+import KeypadCore
 import Synchronization
 
 /// One on/off output: the door relay, a buzzer, an LED. ``GPIOOutputLine`` drives a real
@@ -14,7 +15,7 @@ public final class RecordingOutput: DigitalOutput {
 
     public func set(_ on: Bool) throws {
         try state.withLock {
-            if $0.failing { throw GPIOKeypadError(key: "test", message: "output failing") }
+            if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }
             $0.changes.append((on, ContinuousClock.now))
         }
     }

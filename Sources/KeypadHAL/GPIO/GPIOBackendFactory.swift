@@ -1,10 +1,12 @@
+import KeypadCore
+
 /// Opens the GPIO matrix backend, or says why this build cannot.
 public enum GPIOBackendFactory {
     public static func open(_ wiring: GPIOMatrixWiring) throws -> any MatrixBackend {
         #if canImport(CKeypadGPIO)
         return try GPIOMatrixBackend(wiring: wiring)
         #else
-        throw GPIOKeypadError(key: "keypad.driver", message: "gpio is not available: this build has no libgpiod support (install libgpiod-dev and build with the default GPIO trait)", needsConfigChange: true)
+        throw KeyedError(key: "keypad.driver", message: "gpio is not available: this build has no libgpiod support (install libgpiod-dev and build with the default GPIO trait)", kind: .unavailable(retryable: false))
         #endif
     }
 

@@ -74,8 +74,8 @@ public final class GPIOMatrixBackend: MatrixBackend {
         kp_wake(handle)
     }
 
-    private func systemError(_ doing: String) -> GPIOKeypadError {
-        GPIOKeypadError(key: "keypad", message: "GPIO error while \(doing) on \(wiring.chip): \(String(cString: strerror(errno)))")
+    private func systemError(_ doing: String) -> KeyedError {
+        KeyedError(key: "keypad", message: "GPIO error while \(doing) on \(wiring.chip): \(String(cString: strerror(errno)))", kind: .unavailable(retryable: true))
     }
 
     /// `libgpiod VERSION (vN API)`, or why there is none.
@@ -92,7 +92,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func describe(_ error: kp_error, wiring: GPIOMatrixWiring) -> GPIOKeypadError {
+    static func describe(_ error: kp_error, wiring: GPIOMatrixWiring) -> KeyedError {
         let detail = withUnsafeBytes(of: error.detail) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
@@ -104,20 +104,20 @@ public final class GPIOMatrixBackend: MatrixBackend {
         switch Int(error.code) {
         case Int(KP_ERR_CHIP_NOT_FOUND.rawValue):
             let present = detail.isEmpty ? "no GPIO chips are present" : "present: \(detail)"
-            return GPIOKeypadError(key: "keypad.chip", message: "no GPIO chip '\(wiring.chip)' (looked up by name, /dev path, number and label); \(present)")
+            return KeyedError(key: "keypad.chip", message: "no GPIO chip '\(wiring.chip)' (looked up by name, /dev path, number and label); \(present)", kind: .unavailable(retryable: true))
         case Int(KP_ERR_PERMISSION.rawValue):
-            return GPIOKeypadError(key: "keypad.chip", message: "permission denied opening '\(wiring.chip)'; run as a member of group gpio (sudo usermod -aG gpio USER, then log in again) or install the udev rule from deploy/")
+            return KeyedError(key: "keypad.chip", message: "permission denied opening '\(wiring.chip)'; run as a member of group gpio (sudo usermod -aG gpio USER, then log in again) or install the udev rule from deploy/", kind: .unavailable(retryable: true))
         case Int(KP_ERR_LINE_RANGE.rawValue):
             let count = Int(detail) ?? 0
-            return GPIOKeypadError(key: key, message: "\(line) is out of range; chip '\(wiring.chip)' has \(count) lines (0...\(max(count - 1, 0)))", needsConfigChange: true)
+            return KeyedError(key: key, message: "\(line) is out of range; chip '\(wiring.chip)' has \(count) lines (0...\(max(count - 1, 0)))", kind: .unavailable(retryable: false))
         case Int(KP_ERR_LINE_NAME.rawValue):
-            return GPIOKeypadError(key: key, message: "no line named '\(detail)' on chip '\(wiring.chip)' (gpioinfo lists the names)", needsConfigChange: true)
+            return KeyedError(key: key, message: "no line named '\(detail)' on chip '\(wiring.chip)' (gpioinfo lists the names)", kind: .unavailable(retryable: false))
         case Int(KP_ERR_BUSY.rawValue):
-            return GPIOKeypadError(key: key, message: "\(line) on '\(wiring.chip)' is busy, held by '\(detail)'; stop that program or wire another line")
+            return KeyedError(key: key, message: "\(line) on '\(wiring.chip)' is busy, held by '\(detail)'; stop that program or wire another line", kind: .unavailable(retryable: true))
         case Int(KP_ERR_UNSUPPORTED.rawValue):
-            return GPIOKeypadError(key: "keypad.driver", message: detail, needsConfigChange: true)
+            return KeyedError(key: "keypad.driver", message: detail, kind: .unavailable(retryable: false))
         default:
-            return GPIOKeypadError(key: key, message: "cannot use \(line) on '\(wiring.chip)': \(detail.isEmpty ? String(cString: strerror(error.sys_errno)) : detail)")
+            return KeyedError(key: key, message: "cannot use \(line) on '\(wiring.chip)': \(detail.isEmpty ? String(cString: strerror(error.sys_errno)) : detail)", kind: .unavailable(retryable: true))
         }
     }
 }

@@ -4,6 +4,7 @@ import CKeypadGPIO
 #if canImport(Glibc)
 import Glibc
 #endif
+import KeypadCore
 import Synchronization
 
 /// A single GPIO output line (push-pull), requested inactive and driven inactive again
@@ -29,7 +30,7 @@ public final class GPIOOutputLine: DigitalOutput {
         }
         handle = Mutex(opened)
         #else
-        throw GPIOKeypadError(key: key, message: "GPIO outputs need libgpiod support in this build")
+        throw KeyedError(key: key, message: "GPIO outputs need libgpiod support in this build", kind: .unavailable(retryable: false))
         #endif
     }
 
@@ -43,27 +44,27 @@ public final class GPIOOutputLine: DigitalOutput {
         #if canImport(CKeypadGPIO)
         let result = handle.withLock { kp_output_set($0, on ? 1 : 0) }
         guard result == 0 else {
-            throw GPIOKeypadError(key: key, message: "setting the line failed: \(String(cString: strerror(errno)))")
+            throw KeyedError(key: key, message: "setting the line failed: \(String(cString: strerror(errno)))", kind: .unavailable(retryable: true))
         }
         #endif
     }
 
     #if canImport(CKeypadGPIO)
-    static func describe(_ error: kp_error, chip: String, line: GPIOMatrixWiring.Line, key: String) -> GPIOKeypadError {
+    static func describe(_ error: kp_error, chip: String, line: GPIOMatrixWiring.Line, key: String) -> KeyedError {
         let detail = withUnsafeBytes(of: error.detail) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         switch Int(error.code) {
         case Int(KP_ERR_CHIP_NOT_FOUND.rawValue):
-            return GPIOKeypadError(key: "\(key).chip", message: "no GPIO chip '\(chip)'; present: \(detail.isEmpty ? "none" : detail)")
+            return KeyedError(key: "\(key).chip", message: "no GPIO chip '\(chip)'; present: \(detail.isEmpty ? "none" : detail)", kind: .unavailable(retryable: true))
         case Int(KP_ERR_PERMISSION.rawValue):
-            return GPIOKeypadError(key: "\(key).chip", message: "permission denied opening '\(chip)'; run as a member of group gpio or install the udev rule from deploy/")
+            return KeyedError(key: "\(key).chip", message: "permission denied opening '\(chip)'; run as a member of group gpio or install the udev rule from deploy/", kind: .unavailable(retryable: true))
         case Int(KP_ERR_LINE_RANGE.rawValue):
-            return GPIOKeypadError(key: "\(key).line", message: "\(line) is out of range; chip '\(chip)' has \(detail) lines")
+            return KeyedError(key: "\(key).line", message: "\(line) is out of range; chip '\(chip)' has \(detail) lines", kind: .unavailable(retryable: true))
         case Int(KP_ERR_LINE_NAME.rawValue):
-            return GPIOKeypadError(key: "\(key).line", message: "no line named '\(detail)' on chip '\(chip)'")
+            return KeyedError(key: "\(key).line", message: "no line named '\(detail)' on chip '\(chip)'", kind: .unavailable(retryable: true))
         case Int(KP_ERR_BUSY.rawValue):
-            return GPIOKeypadError(key: "\(key).line", message: "\(line) on '\(chip)' is busy, held by '\(detail)'; stop that program or wire another line")
+            return KeyedError(key: "\(key).line", message: "\(line) on '\(chip)' is busy, held by '\(detail)'; stop that program or wire another line", kind: .unavailable(retryable: true))
         default:
-            return GPIOKeypadError(key: "\(key).line", message: "cannot use \(line) on '\(chip)': \(detail)")
+            return KeyedError(key: "\(key).line", message: "cannot use \(line) on '\(chip)': \(detail)", kind: .unavailable(retryable: true))
         }
     }
     #endif

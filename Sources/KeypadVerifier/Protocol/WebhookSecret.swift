@@ -5,7 +5,7 @@ import Foundation
 public struct WebhookSecret: Sendable, CustomStringConvertible {
     public let key: [UInt8]
 
-    /// Why a secret was refused.
+    /// Why a secret's text was refused (not `whsec_` and base64 of at least 16 bytes).
     public struct FormatError: Error, Equatable, CustomStringConvertible {
         public let description: String
 
@@ -30,11 +30,13 @@ public struct WebhookSecret: Sendable, CustomStringConvertible {
         self.init(key: Array(key))
     }
 
-    /// Reads the secret from `source` and parses it; errors start with the source.
+    /// Reads the secret from `source` and parses it; errors start with the source
+    /// (``SecretSource/ReadError`` when it cannot be read, ``FormatError`` when it is not a secret).
     public init(reading source: SecretSource, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let text = try source.read(environment: environment)
         do {
-            try self.init(parsing: source.read(environment: environment))
-        } catch {
+            try self.init(parsing: text)
+        } catch let error as FormatError {
             throw FormatError(description: "\(source): \(error)")
         }
     }
@@ -49,42 +51,4 @@ public struct WebhookSecret: Sendable, CustomStringConvertible {
     public var text: String { "whsec_" + Data(key).base64EncodedString() }
 
     public var description: String { "<webhook secret, \(key.count) bytes>" }
-}
-
-/// Where a secret comes from: a file, an environment variable, or a systemd credential
-/// (`$CREDENTIALS_DIRECTORY/NAME`, from `LoadCredential=`). Never the config file itself.
-public enum SecretSource: Equatable, Sendable, CustomStringConvertible {
-    case file(String)
-    case environment(String)
-    case credential(String)
-
-    public var description: String {
-        switch self {
-        case .file(let path): return "file \(path)"
-        case .environment(let name): return "environment variable \(name)"
-        case .credential(let name): return "systemd credential \(name)"
-        }
-    }
-
-    /// Reads the secret text; errors say which source and why.
-    public func read(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        switch self {
-        case .file(let path):
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw WebhookSecret.FormatError(description: "cannot read \(path): \(error.localizedDescription)")
-            }
-        case .environment(let name):
-            guard let value = environment[name], !value.isEmpty else {
-                throw WebhookSecret.FormatError(description: "environment variable \(name) is not set")
-            }
-            return value
-        case .credential(let name):
-            guard let directory = environment["CREDENTIALS_DIRECTORY"] else {
-                throw WebhookSecret.FormatError(description: "CREDENTIALS_DIRECTORY is not set (is the service started by systemd with LoadCredential=\(name):...?)")
-            }
-            return try SecretSource.file(directory + "/" + name).read(environment: environment)
-        }
-    }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import KeypadCore
 import KeypadVerifier
+import KioskPadAssembly
 import KioskPadConfig
 import KioskPadVerifierServer
 import Logging
@@ -37,7 +39,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
             do {
                 return try WebhookSecret(reading: source)
             } catch {
-                throw UsageError(description: "server.secret: \(error)")
+                throw KeyedError(key: TerminalAssembly.key("server.secret", source), message: "\(error)")
             }
         }
         let audit: AuditLog
@@ -47,7 +49,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
             audit = try AuditLog(path: settings.auditLog)
             replays = try ReplayLog(path: settings.replayLog)
         } catch {
-            throw RuntimeFailure(description: "server.state_dir: cannot write \(settings.stateDirectory): \(error)")
+            throw KeyedError(key: "server.state_dir", message: "cannot write \(settings.stateDirectory): \(error)", kind: .unavailable(retryable: true))
         }
         let verifier = ReferenceVerifier(
             settings: ReferenceVerifier.Settings(
@@ -65,7 +67,9 @@ struct VerifierServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
-            throw RuntimeFailure(description: "server.listen: cannot listen on \(host):\(settings.port): \(error.description); pick a free port or an address of this machine")
+            throw KeyedError(
+                key: "server.listen", message: "cannot listen on \(host):\(settings.port): \(error.description)",
+                fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
         }
     }
 }
@@ -136,6 +140,6 @@ func loadUsers(_ settings: VerifierServerConfiguration) throws -> UsersFile {
     do {
         return try UsersFile.load(path: settings.usersFile)
     } catch {
-        throw UsageError(description: "server.users_file: \(error)")
+        throw KeyedError(key: "server.users_file", message: "\(error)")
     }
 }

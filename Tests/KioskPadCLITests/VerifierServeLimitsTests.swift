@@ -4,8 +4,8 @@ import Glibc
 import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
-import KeypadVerifier
 import KeypadTestSupport
+import KeypadVerifier
 import Testing
 
 /// 1,100 idle connections against `kioskpad verifier serve`: before the server had limits,

@@ -1,4 +1,5 @@
-import KioskPad
+import KioskPadController
+import KioskPadDaemon
 import Logging
 import ServiceLifecycle
 import UnixSignals

@@ -1,7 +1,8 @@
 import ArgumentParser
 import KeypadHAL
-import KioskPad
+import KioskPadAssembly
 import KioskPadConfig
+import KioskPadController
 
 /// `kioskpad keytest`: a wiring check that prints every key event until Ctrl-C.
 struct KeytestCommand: AsyncParsableCommand {
@@ -16,16 +17,8 @@ struct KeytestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try ConfigLoader.load(path: config)
-        let loop: MatrixScanLoop
-        let gpio: GPIOKeypadConfiguration
-        do {
-            gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
-            loop = try KeypadAssembly.scanLoop(gpio)
-        } catch let error as AssemblyError {
-            throw UsageError(description: error.description)
-        } catch let error as GPIOKeypadError {
-            throw RuntimeFailure(description: error.description)
-        }
+        let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
+        let loop = try KeypadAssembly.scanLoop(gpio)
         let thread = ScanThread(loop: loop)
         writeLine("keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
         let failure = AsyncStream.makeStream(of: String.self)

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import KeypadCore
 import KeypadVerifier
-import KioskPad
+import KioskPadAssembly
 import KioskPadConfig
+import KioskPadController
 
 /// `kioskpad config`: config file tools.
 struct ConfigCommand: AsyncParsableCommand {
@@ -52,18 +54,13 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             }
             verifierConfiguration = .http(http)
         }
-        let verifier: any Verifier
-        do {
-            verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
-        } catch let error as AssemblyError {
-            throw UsageError(description: error.description)
-        }
+        let verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
         await verifier.shutdown()
         if let source = configuration.daemon.events?.secret, credentials || !isCredential(source) {
             do {
                 _ = try WebhookSecret(reading: source)
             } catch {
-                throw UsageError(description: "events.secret: \(error)")
+                throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
             }
         }
     }

@@ -1,7 +1,7 @@
 import KeypadCore
 import KeypadDisplay
 import KeypadTestSupport
-import KioskPad
+import KioskPadAssembly
 import KioskPadConfig
 import Testing
 

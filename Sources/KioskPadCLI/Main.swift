@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeypadCore
 import KioskPadConfig
 import TerminalIO
 
@@ -17,18 +18,12 @@ enum Main {
                 try command.run()
             }
             code = 0
-        } catch let error as ConfigError {
+        } catch let error as any ExitCodeProviding {
             TerminalRestorer.shared.restore()
-            FileHandle.standardError.write(Data((error.description + "\n").utf8))
-            code = 2
-        } catch let error as UsageError {
-            TerminalRestorer.shared.restore()
-            FileHandle.standardError.write(Data(("kioskpad: " + error.description + "\n").utf8))
-            code = 2
-        } catch let error as RuntimeFailure {
-            TerminalRestorer.shared.restore()
-            FileHandle.standardError.write(Data(("kioskpad: " + error.description + "\n").utf8))
-            code = 1
+            // A config error's lines already name the file and key; the others get the prefix.
+            let text = error is ConfigError ? error.description : "kioskpad: " + error.description
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+            code = error.exitCode
         } catch {
             TerminalRestorer.shared.restore()
             let parserCode = KioskPadCommand.exitCode(for: error)
@@ -48,12 +43,15 @@ enum Main {
     }
 }
 
-/// Bad input from the user (exit 2): names the option or key and what would be valid.
-struct UsageError: Error, CustomStringConvertible {
+/// Bad input on the command line or stdin (exit 2): names the option and what would be
+/// valid. Problems with a config setting are ``KeyedError``s.
+struct UsageError: ExitCodeProviding {
     let description: String
+    var exitCode: Int32 { 2 }
 }
 
-/// Something failed while running (exit 1).
-struct RuntimeFailure: Error, CustomStringConvertible {
+/// Something failed while running that no single setting names (exit 1).
+struct RuntimeFailure: ExitCodeProviding {
     let description: String
+    var exitCode: Int32 { 1 }
 }

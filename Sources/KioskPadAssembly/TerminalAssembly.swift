@@ -7,14 +7,6 @@ import KeypadVerifier
 import KioskPadConfig
 import Logging
 
-/// A component that could not be built from the config (missing users file, a driver
-/// this build or command does not offer), naming the config key.
-public struct AssemblyError: Error, CustomStringConvertible {
-    public let key: String
-    public let message: String
-    public var description: String { "\(key): \(message)" }
-}
-
 /// Builds the pipeline's parts from a validated configuration.
 public enum TerminalAssembly {
     /// The PIN the built-in demo verifier accepts.
@@ -29,30 +21,28 @@ public enum TerminalAssembly {
                 do {
                     return try WebhookSecret(reading: source)
                 } catch {
-                    throw AssemblyError(key: key("verifier.secret", source), message: "\(error)")
+                    throw KeyedError(key: key("verifier.secret", source), message: "\(error)")
                 }
             }
             let token = try http.token.map { source in
+                let text: String
                 do {
-                    let token = try source.read().trimmingCharacters(in: .whitespacesAndNewlines)
-                    guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
-                        throw WebhookSecret.FormatError(description: "the token must be one word")
-                    }
-                    return token
+                    text = try source.read()
                 } catch {
-                    throw AssemblyError(key: key("verifier.token", source), message: "\(source): \(error)")
+                    throw KeyedError(key: key("verifier.token", source), message: "\(error)")
                 }
+                let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
+                    throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
+                }
+                return token
             }
-            do {
-                return try HTTPVerifier(
-                    settings: HTTPVerifier.Settings(
-                        url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
-                        clientCertificate: http.clientCertificate, clientKey: http.clientKey,
-                        allowInsecureHTTP: http.allowInsecureHTTP, maxUnlockSeconds: http.maxUnlockSeconds),
-                    logger: logger)
-            } catch let error as HTTPVerifier.SettingError {
-                throw AssemblyError(key: error.key, message: error.message)
-            }
+            return try HTTPVerifier(
+                settings: HTTPVerifier.Settings(
+                    url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
+                    clientCertificate: http.clientCertificate, clientKey: http.clientKey,
+                    allowInsecureHTTP: http.allowInsecureHTTP, maxUnlockSeconds: http.maxUnlockSeconds),
+                logger: logger)
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }
             let hash = try PINHash.make(pin: pin)
@@ -61,17 +51,17 @@ public enum TerminalAssembly {
             do {
                 let users = try UsersFile.load(path: path)
                 if users.users.isEmpty {
-                    throw AssemblyError(key: "verifier.users_file", message: "\(path) lists no users; add lines made by `kioskpad pin hash --user NAME`")
+                    throw KeyedError(key: "verifier.users_file", message: "\(path) lists no users", fix: "add lines made by `kioskpad pin hash --user NAME`")
                 }
                 return LocalVerifier(users: users)
             } catch let error as UsersFile.ParseError {
-                throw AssemblyError(key: "verifier.users_file", message: error.description)
+                throw KeyedError(key: "verifier.users_file", message: error.description)
             }
         }
     }
 
     /// `verifier.secret_file`, `..._env` or `..._credential`, by where it came from.
-    static func key(_ prefix: String, _ source: SecretSource) -> String {
+    public static func key(_ prefix: String, _ source: SecretSource) -> String {
         switch source {
         case .file: return prefix + "_file"
         case .environment: return prefix + "_env"
@@ -89,12 +79,7 @@ public enum TerminalAssembly {
         case .plain: return PlainTextDisplay(geometry: configuration.geometry)
         case .hd44780:
             let i2c = configuration.i2c ?? I2CDisplayConfiguration(bus: 1, address: 0x27, backlight: true)
-            let bus: LinuxI2CBus
-            do {
-                bus = try LinuxI2CBus(bus: i2c.bus, address: i2c.address)
-            } catch let error as DisplayStartError {
-                throw AssemblyError(key: error.key, message: error.message)
-            }
+            let bus = try LinuxI2CBus(bus: i2c.bus, address: i2c.address)
             return HD44780Display(geometry: configuration.geometry, bus: bus, encoder: encoder(for: i2c), log: log)
         }
     }

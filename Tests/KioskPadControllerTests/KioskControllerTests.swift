@@ -2,7 +2,7 @@ import KeypadCore
 import KeypadDisplay
 import KeypadHAL
 import KeypadVerifier
-import KioskPad
+import KioskPadController
 import Testing
 
 /// A verifier that answers from a script and counts calls (for controller wiring tests).

@@ -4,8 +4,9 @@ import KeypadCore
 import KeypadDisplay
 import KeypadHAL
 import KeypadVerifier
-import KioskPad
+import KioskPadAssembly
 import KioskPadConfig
+import KioskPadController
 import KioskPadDaemon
 import Logging
 
@@ -73,32 +74,17 @@ struct SimulateCommand: AsyncParsableCommand {
         } else if configuration.display.driver == .hd44780 {
             configuration.display.driver = .ansi
         }
-        let verifier: any Verifier
-        do {
-            verifier = try TerminalAssembly.verifier(for: configuration.verifier)
-        } catch let error as AssemblyError {
-            throw UsageError(description: error.description)
-        }
+        let verifier = try TerminalAssembly.verifier(for: configuration.verifier)
         if configuration.verifier == .demo {
             PlainTextDisplay.standardOutput("demo PIN: \(TerminalAssembly.demoPIN)\n")
         }
-        let displayDriver: any DisplayDriver
-        do {
-            displayDriver = try TerminalAssembly.display(for: configuration.display)
-        } catch let error as AssemblyError {
-            throw UsageError(description: error.description)
-        }
+        let displayDriver = try TerminalAssembly.display(for: configuration.display)
         // The journal, event forwarding and metrics run here too when the config asks for
         // them (state_dir, events, metrics); the door relay and feedback outputs do not.
         let logger = Logger(label: "kioskpad.simulate")
-        let daemon: DaemonServices
-        do {
-            daemon = try DaemonServices(
-                configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,
-                logger: logger) { port in logger.notice("metrics on http://127.0.0.1:\(port)/metrics") }
-        } catch let error as DaemonServices.StartError {
-            throw RuntimeFailure(description: error.description)
-        }
+        let daemon = try DaemonServices(
+            configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,
+            logger: logger) { port in logger.notice("metrics on http://127.0.0.1:\(port)/metrics") }
         let controller = KioskController(
             entry: configuration.entry,
             composer: TerminalAssembly.composer(for: configuration.display),

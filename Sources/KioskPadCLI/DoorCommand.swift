@@ -1,5 +1,6 @@
 import ArgumentParser
 import KeypadHAL
+import KioskPadAssembly
 import KioskPadConfig
 import KioskPadDaemon
 

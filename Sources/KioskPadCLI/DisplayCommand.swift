@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import KeypadCore
 import KeypadDisplay
-import KioskPad
+import KioskPadAssembly
 import KioskPadConfig
+import KioskPadController
 import TerminalIO
 
 /// `kioskpad display`: display tools.
@@ -37,18 +39,13 @@ struct DisplayTestCommand: AsyncParsableCommand {
         TerminalRestorer.shared.restoreOnTerminatingSignals()
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
-        let driver: any DisplayDriver
-        do {
-            driver = try TerminalAssembly.display(for: configuration.display) { writeLine("display: \($0)") }
-        } catch let error as AssemblyError {
-            throw RuntimeFailure(description: error.description)
-        }
+        let driver = try TerminalAssembly.display(for: configuration.display) { writeLine("display: \($0)") }
         let lcd = driver as? HD44780Display
         for (name, frame) in DisplayTestSequence.frames(composer: TerminalAssembly.composer(for: configuration.display)) {
             if lcd != nil { writeLine("showing: \(name)") }
             try await driver.show(frame)
             if let lcd, !lcd.waitUntilShown(timeout: .seconds(5)) {
-                throw RuntimeFailure(description: "display.i2c_address: the LCD stopped answering while showing '\(name)'")
+                throw KeyedError(key: "display.i2c_address", message: "the LCD stopped answering while showing '\(name)'", kind: .unavailable(retryable: true))
             }
             try await Task.sleep(for: .milliseconds(pauseMs))
         }

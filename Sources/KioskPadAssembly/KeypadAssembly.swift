@@ -1,3 +1,4 @@
+import KeypadCore
 import KeypadHAL
 import KioskPadConfig
 
@@ -29,7 +30,7 @@ public enum KeypadAssembly {
     /// The configured GPIO keypad, or an error naming `keypad.driver` when it is not gpio.
     public static func gpioConfiguration(_ keypad: KeypadConfiguration) throws -> GPIOKeypadConfiguration {
         guard keypad.driver == .gpio, let gpio = keypad.gpio else {
-            throw AssemblyError(key: "keypad.driver", message: "is '\(keypad.driver.rawValue)'; this command reads a GPIO keypad (driver: gpio)")
+            throw KeyedError(key: "keypad.driver", message: "is '\(keypad.driver.rawValue)'; this command reads a GPIO keypad (driver: gpio)")
         }
         return gpio
     }

@@ -1,20 +1,3 @@
-/// Why the GPIO keypad could not start, naming the config key and the fix.
-public struct GPIOKeypadError: Error, CustomStringConvertible, Equatable {
-    public let key: String
-    public let message: String
-    /// True when only a config change can fix it (a line that the chip does not have, a build
-    /// without libgpiod); a missing chip, a busy line or a permission may clear by themselves.
-    public let needsConfigChange: Bool
-
-    public init(key: String, message: String, needsConfigChange: Bool = false) {
-        self.key = key
-        self.message = message
-        self.needsConfigChange = needsConfigChange
-    }
-
-    public var description: String { "\(key): \(message)" }
-}
-
 /// How a matrix's lines are named in config (`keypad.chip`, `keypad.rows`, `keypad.columns`).
 public struct GPIOMatrixWiring: Equatable, Sendable {
     /// A line by offset, or by its line name.

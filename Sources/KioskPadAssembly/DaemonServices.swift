@@ -1,9 +1,11 @@
 import Foundation
+import KeypadCore
 import KeypadHAL
 import KeypadHTTPVerifier
 import KeypadVerifier
-import KioskPad
 import KioskPadConfig
+import KioskPadController
+import KioskPadDaemon
 import Logging
 import ServiceLifecycle
 
@@ -21,11 +23,6 @@ public final class DaemonServices: Sendable {
     private let poster: SignedPoster?
     private let metricsService: (any Service)?
     private let feedback: FeedbackPlayer?
-
-    /// A component that failed to start, naming its config key.
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
-    }
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
@@ -46,41 +43,32 @@ public final class DaemonServices: Sendable {
             do {
                 file = try TerminalJournal(directory: directory)
             } catch {
-                throw StartError(description: "state_dir: cannot write the journal in \(directory): \(error)")
+                throw KeyedError(key: "state_dir", message: "cannot write the journal in \(directory): \(error)", kind: .unavailable(retryable: true))
             }
             if let events = daemon.events {
                 let secret = try events.secret.map { source in
                     do {
                         return try WebhookSecret(reading: source)
                     } catch {
-                        throw StartError(description: "events.secret: \(error)")
+                        throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
                     }
                 }
-                do {
-                    poster = try SignedPoster(url: events.url, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
-                } catch {
-                    throw StartError(description: "\(error)")
-                }
-                forwarder = EventForwarder(journal: file, poster: poster!, logger: logger)
+                let eventsPoster = try SignedPoster(url: events.url, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
+                poster = eventsPoster
+                forwarder = EventForwarder(journal: file, poster: eventsPoster, logger: logger)
             }
             let wake = forwarder
-            journal = JournalSink(journal: file, terminalID: configuration.terminalID, logger: logger) { wake?.notify() }
-            sinks.append(journal!)
+            let sink = JournalSink(journal: file, terminalID: configuration.terminalID, logger: logger) { wake?.notify() }
+            journal = sink
+            sinks.append(sink)
         }
         var door: DoorRelay?
         var feedback: FeedbackPlayer?
         if outputs {
-            func line(_ config: OutputLineConfiguration, _ key: String) throws -> GPIOOutputLine {
-                do {
-                    return try GPIOOutputLine(config, key: key)
-                } catch {
-                    throw StartError(description: "\(error)")
-                }
-            }
             if let config = daemon.door {
                 let relayJournal = journal
-                door = try DoorRelay(
-                    output: try line(config.relay, "door.relay"), defaultUnlock: config.unlock, maxUnlock: config.maxUnlock,
+                let relay = try DoorRelay(
+                    output: try GPIOOutputLine(config.relay, key: "door.relay"), defaultUnlock: config.unlock, maxUnlock: config.maxUnlock,
                     logger: logger,
                     observer: { on, seconds in
                         if on {
@@ -90,14 +78,16 @@ public final class DaemonServices: Sendable {
                             await relayJournal?.record("door_locked", [])
                         }
                     })
-                sinks.insert(door!, at: 0) // the relay reacts first
+                door = relay
+                sinks.insert(relay, at: 0) // the relay reacts first
             }
             if let config = daemon.feedback {
-                feedback = FeedbackPlayer(
-                    buzzer: try config.buzzer.map { try line($0, "feedback.buzzer") },
-                    grantedLED: try config.grantedLED.map { try line($0, "feedback.led_granted") },
-                    deniedLED: try config.deniedLED.map { try line($0, "feedback.led_denied") })
-                sinks.append(feedback!)
+                let player = FeedbackPlayer(
+                    buzzer: try config.buzzer.map { try GPIOOutputLine($0, key: "feedback.buzzer") },
+                    grantedLED: try config.grantedLED.map { try GPIOOutputLine($0, key: "feedback.led_granted") },
+                    deniedLED: try config.deniedLED.map { try GPIOOutputLine($0, key: "feedback.led_denied") })
+                feedback = player
+                sinks.append(player)
             }
         }
         self.door = door

@@ -1,5 +1,5 @@
 import KeypadCore
-@testable import KioskPad
+@testable import KioskPadController
 import Testing
 
 @Suite("Deferred-key queue")

@@ -1,5 +1,4 @@
 import KeypadCore
-import KeypadDisplay
 
 /// What `kioskpad display test` shows, in order: two test patterns (every cell used, then
 /// full blocks for contrast), then every kind of frame the terminal can show.

@@ -1,0 +1,77 @@
+import KeypadCore
+import KeypadHAL
+import KioskPadConfig
+import KioskPadController
+import KioskPadDaemon
+import Logging
+import Synchronization
+
+extension KeypadAssembly {
+    /// The GPIO keypad as the terminal's key source, reopened with back-off (1 s doubling to
+    /// 30 s) when it is missing or fails. A line the chip does not have throws at once (a
+    /// retry cannot fix it); a missing chip, a busy line or a permission may clear, so they
+    /// are logged and retried while the rest of the terminal runs. Keypad faults and health
+    /// go to `sinks`.
+    public static func retryingSource(
+        _ gpio: GPIOKeypadConfiguration, sinks: [any TerminalEventSink], logger: Logger
+    ) throws -> RetryingKeySource {
+        var first: MatrixScanLoop?
+        do {
+            first = try scanLoop(gpio)
+        } catch let error as KeyedError where !error.needsConfigChange {
+            logger.error("keypad unavailable at start; retrying with back-off", metadata: ["problem": "\(error)"])
+        }
+        let pending = FirstLoop(first)
+        return RetryingKeySource(
+            open: { failure in
+                let loop = try pending.take() ?? scanLoop(gpio)
+                return MatrixKeySource(
+                    loop: loop,
+                    diagnostics: { event in
+                        guard let fault = fault(event) else { return }
+                        logger.warning("keypad fault", metadata: ["kind": "\(fault.kind)", "detail": "\(fault.detail)"])
+                        Task { for sink in sinks { await sink.handle(.keypadFault(kind: fault.kind, detail: fault.detail)) } }
+                    },
+                    failure: failure,
+                    started: {
+                        logger.notice("keypad ready", metadata: [
+                            "chip": "\(gpio.chip)", "matrix": "\(gpio.rows.count)x\(gpio.columns.count)",
+                            "library": "\(GPIOBackendFactory.library)",
+                        ])
+                    })
+            },
+            report: { ok, problem in
+                if ok {
+                    logger.notice("keypad recovered")
+                } else {
+                    logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
+                }
+                for sink in sinks { await sink.handle(.keypadHealth(ok: ok)) }
+            })
+    }
+
+    /// The terminal event for a scanner diagnostic that is a fault (ghosting, a stuck key).
+    static func fault(_ event: ScanEvent) -> (kind: String, detail: String)? {
+        switch event {
+        case .ghosting(let keys): return ("ghosting", "\(keys.count) keys form a rectangle")
+        case .stuck(let key): return ("stuck", "row \(key.row) column \(key.column)")
+        default: return nil
+        }
+    }
+}
+
+/// Hands the scan loop opened at start (if it opened) to the first keypad open, once.
+private final class FirstLoop: Sendable {
+    private let slot: Mutex<MatrixScanLoop?>
+
+    init(_ loop: sending MatrixScanLoop?) {
+        slot = Mutex(loop)
+    }
+
+    func take() -> MatrixScanLoop? {
+        slot.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+    }
+}
