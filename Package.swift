@@ -160,10 +160,12 @@ let package = Package(
         ),
         // Hardware-in-loop tooling: emulates a key matrix on a gpio-sim chip (Tests/HIL/run.sh).
         .executableTarget(name: "keypad-emu", path: "Tests/HIL/KeypadEmulator"),
-        // Test doubles shared by test targets: the HD44780 + PCF8574 emulator.
-        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadCore"], path: "Tests/Support", swiftSettings: strict),
-        .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore"], swiftSettings: strict),
-        .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL"], swiftSettings: strict),
+        // Test doubles shared by test targets (none live in production modules): manual
+        // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
+        // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.
+        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KeypadCore"], path: "Tests/Support", swiftSettings: strict),
+        .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -177,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadDaemonTests",
-            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),

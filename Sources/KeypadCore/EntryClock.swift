@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The model's only source of time: a monotonic reading since an arbitrary origin.
 public protocol EntryClock: Sendable {
     var now: Duration { get }
@@ -10,21 +8,6 @@ public struct SystemEntryClock: EntryClock {
     private let origin = ContinuousClock.now
     public init() {}
     public var now: Duration { ContinuousClock.now - origin }
-}
-
-/// A clock that moves only when told to (tests and simulations).
-public final class ManualEntryClock: EntryClock {
-    private let current: Mutex<Duration>
-
-    public init(_ start: Duration = .zero) {
-        current = Mutex(start)
-    }
-
-    public var now: Duration { current.withLock { $0 } }
-
-    public func advance(by step: Duration) {
-        current.withLock { $0 += step }
-    }
 }
 
 extension Duration {

@@ -1,4 +1,5 @@
 import KeypadCore
+import KeypadTestSupport
 import Testing
 
 @Suite("Entry model")

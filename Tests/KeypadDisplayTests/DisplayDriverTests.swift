@@ -1,5 +1,6 @@
 import KeypadCore
 import KeypadDisplay
+import KeypadTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import KeypadCore
 import KeypadHAL
+import KeypadTestSupport
 import Testing
 
 @Suite("Simulated-mode key map")

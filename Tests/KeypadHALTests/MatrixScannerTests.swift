@@ -1,4 +1,5 @@
 import KeypadHAL
+import KeypadTestSupport
 import Testing
 
 /// Deterministic randomness for scripted bounce (SplitMix64).

@@ -1,6 +1,7 @@
 import KeypadCore
 import KeypadDisplay
 import KeypadHAL
+import KeypadTestSupport
 import KeypadVerifier
 import KioskPadController
 import Testing

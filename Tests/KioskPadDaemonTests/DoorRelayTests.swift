@@ -1,6 +1,7 @@
 import Foundation
 import KeypadCore
 import KeypadHAL
+import KeypadTestSupport
 import KioskPadController
 import KioskPadDaemon
 import Logging

@@ -1,5 +1,5 @@
 /// The seam between the LCD driver and the I2C bus: whole-byte writes to one device.
-/// ``LinuxI2CBus`` talks to `/dev/i2c-N`; ``RecordingI2CBus`` keeps the bytes for tests.
+/// ``LinuxI2CBus`` talks to `/dev/i2c-N`; the tests' `RecordingI2CBus` keeps the bytes.
 public protocol I2CBus: AnyObject, Sendable {
     /// Writes `bytes` to the device, one I2C byte write each, in order.
     func write(_ bytes: [UInt8]) throws

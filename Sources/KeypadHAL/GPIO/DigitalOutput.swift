@@ -1,30 +1,5 @@
-import KeypadCore
-import Synchronization
-
 /// One on/off output: the door relay, a buzzer, an LED. ``GPIOOutputLine`` drives a real
-/// line; ``RecordingOutput`` keeps what it was told, for tests.
+/// line; the tests' `RecordingOutput` keeps what it was told.
 public protocol DigitalOutput: AnyObject, Sendable {
     func set(_ on: Bool) throws
-}
-
-/// Keeps every state change with its time, and can be told to fail.
-public final class RecordingOutput: DigitalOutput {
-    private let state = Mutex<(changes: [(on: Bool, at: ContinuousClock.Instant)], failing: Bool)>(([], false))
-
-    public init() {}
-
-    public func set(_ on: Bool) throws {
-        try state.withLock {
-            if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }
-            $0.changes.append((on, ContinuousClock.now))
-        }
-    }
-
-    public var changes: [(on: Bool, at: ContinuousClock.Instant)] { state.withLock { $0.changes } }
-    public var isOn: Bool { changes.last?.on ?? false }
-    public var everOn: Bool { changes.contains { $0.on } }
-
-    public func setFailing(_ failing: Bool) {
-        state.withLock { $0.failing = failing }
-    }
 }

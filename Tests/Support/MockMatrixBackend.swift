@@ -1,3 +1,5 @@
+import KeypadHAL
+
 /// A ``MatrixBackend`` over a ``MockKeyMatrix`` in virtual time: tests run the very same
 /// scanner core and scan loop as the GPIO backend. Waiting for an edge jumps virtual time
 /// to the next scripted contact change.

@@ -1,3 +1,4 @@
+import KeypadDisplay
 import Synchronization
 
 /// An ``I2CBus`` that keeps every byte written (with the virtual time it was written at)

@@ -1,3 +1,5 @@
+import KeypadHAL
+
 /// An in-memory key matrix driven by a script of contact changes over time, with contact
 /// bounce. Reading it follows the electrical paths of a real matrix: without diodes a
 /// driven row reaches every column connected to it through pressed keys, so three keys

@@ -1,4 +1,5 @@
 import KeypadCore
+import KeypadHAL
 
 /// A key source that replays a fixed list of events (tests and demos); always scripted.
 public struct ScriptedKeySource: KeySource {

@@ -1,4 +1,5 @@
 import KeypadCore
+import KeypadDisplay
 import Synchronization
 
 /// Keeps every frame it is shown, for tests; can be told to fail to exercise error paths.

@@ -1,0 +1,25 @@
+import KeypadCore
+import KeypadHAL
+import Synchronization
+
+/// Keeps every state change with its time, and can be told to fail.
+public final class RecordingOutput: DigitalOutput {
+    private let state = Mutex<(changes: [(on: Bool, at: ContinuousClock.Instant)], failing: Bool)>(([], false))
+
+    public init() {}
+
+    public func set(_ on: Bool) throws {
+        try state.withLock {
+            if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }
+            $0.changes.append((on, ContinuousClock.now))
+        }
+    }
+
+    public var changes: [(on: Bool, at: ContinuousClock.Instant)] { state.withLock { $0.changes } }
+    public var isOn: Bool { changes.last?.on ?? false }
+    public var everOn: Bool { changes.contains { $0.on } }
+
+    public func setFailing(_ failing: Bool) {
+        state.withLock { $0.failing = failing }
+    }
+}
