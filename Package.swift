@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
         .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
+        .library(name: "ReferenceVerifierCore", targets: ["ReferenceVerifierCore"]),
         .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
@@ -67,19 +68,36 @@ let package = Package(
         // Linux i2c-dev (open + I2C_SLAVE ioctl) for the HD44780 LCD's PCF8574 backpack.
         .target(name: "CKeypadI2C"),
         .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO", "CKeypadI2C"], swiftSettings: strict),
+        // Where a verifier is (URL rules: plain http only to loopback) and where secrets come
+        // from (file, environment, systemd credential). No crypto: the config reads these.
+        .target(name: "VerifierEndpoint", swiftSettings: strict),
+        // Files that survive a crash or power cut: atomic replace with fsync.
+        .target(name: "DurableStorage", swiftSettings: strict),
+        // The verifier seam and its wire format: request and response bodies, Standard
+        // Webhooks signatures and secrets, PIN hashes, the users file, the local verifier.
         .target(
             name: "KeypadVerifier",
             dependencies: [
-                "KeypadCore",
+                "KeypadCore", "VerifierEndpoint",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // The reference verifier's decisions without HTTP: signature, replay log, limits,
+        // lockout, PINs, TOTP, one-time codes, audit. Returns a typed decision.
+        .target(
+            name: "ReferenceVerifierCore",
+            dependencies: [
+                "KeypadCore", "KeypadVerifier", "DurableStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "KeypadHTTPVerifier",
             dependencies: [
-                "KeypadCore", "KeypadVerifier",
+                "KeypadCore", "KeypadVerifier", "VerifierEndpoint",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -91,7 +109,7 @@ let package = Package(
         .target(
             name: "KioskPadVerifierServer",
             dependencies: [
-                "KeypadVerifier",
+                "ReferenceVerifierCore", "KeypadVerifier",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -103,7 +121,7 @@ let package = Package(
         ),
         .target(
             name: "KioskPadConfig",
-            dependencies: ["KeypadCore", "KeypadVerifier", .product(name: "Yams", package: "Yams")],
+            dependencies: ["KeypadCore", "VerifierEndpoint", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         // The terminal at run time: entry model, display, verifier and key source driven
@@ -121,7 +139,7 @@ let package = Package(
         .target(
             name: "KioskPadDaemon",
             dependencies: [
-                "KioskPadController", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier",
+                "KioskPadController", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier", "DurableStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -138,7 +156,7 @@ let package = Package(
             name: "KioskPadAssembly",
             dependencies: [
                 "KioskPadController", "KioskPadDaemon", "KioskPadConfig",
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "VerifierEndpoint",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -150,7 +168,8 @@ let package = Package(
             name: "KioskPadCLI",
             dependencies: [
                 "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
-                "KioskPadVerifierServer", "KioskPadDaemon", "KeypadHAL", "KeypadDisplay", "TerminalIO",
+                "KioskPadVerifierServer", "ReferenceVerifierCore", "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL",
+                "KeypadDisplay", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,11 +186,17 @@ let package = Package(
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "VerifierEndpoint", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ReferenceVerifierCoreTests",
+            dependencies: ["ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "KeypadTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeypadHTTPVerifierTests",
             dependencies: [
-                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "KeypadTestSupport",
+                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "ReferenceVerifierCore",
+                "VerifierEndpoint", "KeypadTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -8,6 +8,7 @@ let benchmarkDependencies: [Target.Dependency] = [
     .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
     .product(name: "KeypadVerifier", package: "KioskPad"),
     .product(name: "KeypadCore", package: "KioskPad"),
+    .product(name: "ReferenceVerifierCore", package: "KioskPad"),
     .product(name: "KioskPadVerifierServer", package: "KioskPad"),
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Logging", package: "swift-log"),

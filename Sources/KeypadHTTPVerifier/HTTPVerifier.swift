@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import VerifierEndpoint
 
 /// Posts each completed entry to a verifier endpoint (CONTRACTS section 2) and fails
 /// secure: anything but a 200 with a known decision, in time and within the size cap, is

@@ -4,6 +4,7 @@ import KeypadCore
 import KeypadVerifier
 import Logging
 import NIOCore
+import VerifierEndpoint
 
 /// Posts JSON to one endpoint, signed per Standard Webhooks when a secret is set, with a
 /// deadline; reports only whether a 2xx came back. Used to forward journal records.

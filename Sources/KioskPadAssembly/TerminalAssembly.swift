@@ -6,6 +6,7 @@ import KeypadHTTPVerifier
 import KeypadVerifier
 import KioskPadConfig
 import Logging
+import VerifierEndpoint
 
 /// Builds the pipeline's parts from a validated configuration.
 public enum TerminalAssembly {

@@ -5,6 +5,7 @@ import KeypadVerifier
 import KioskPadAssembly
 import KioskPadConfig
 import KioskPadController
+import VerifierEndpoint
 
 /// `kioskpad config`: config file tools.
 struct ConfigCommand: AsyncParsableCommand {

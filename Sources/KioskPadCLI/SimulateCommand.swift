@@ -9,6 +9,7 @@ import KioskPadConfig
 import KioskPadController
 import KioskPadDaemon
 import Logging
+import VerifierEndpoint
 
 /// `kioskpad simulate`: laptop mode; the keyboard is the keypad and the terminal the display.
 struct SimulateCommand: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import KioskPadConfig
 import KioskPadVerifierServer
 import Logging
 import NIOCore
+import ReferenceVerifierCore
 import ServiceLifecycle
 
 /// `kioskpad verifier`: the reference verifier and its tools.

@@ -1,5 +1,5 @@
 import Foundation
-import KeypadVerifier
+import VerifierEndpoint
 import Yams
 
 /// One output line: `{chip: gpiochip0, line: 26, active_low: false}`.

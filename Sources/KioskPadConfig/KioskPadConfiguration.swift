@@ -1,5 +1,5 @@
 import KeypadCore
-import KeypadVerifier
+import VerifierEndpoint
 
 /// A validated configuration: everything the controller needs to wire a terminal.
 public struct KioskPadConfiguration: Sendable {

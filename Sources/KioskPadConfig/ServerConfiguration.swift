@@ -1,6 +1,6 @@
 import Foundation
 import KeypadCore
-import KeypadVerifier
+import VerifierEndpoint
 import Yams
 
 /// The reference verifier's own config file (`kioskpad verifier serve --config FILE`),

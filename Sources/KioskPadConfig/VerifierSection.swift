@@ -1,5 +1,5 @@
 import Foundation
-import KeypadVerifier
+import VerifierEndpoint
 import Yams
 
 /// `verifier:` - required, so that no door ever falls back to a demo PIN by omission.

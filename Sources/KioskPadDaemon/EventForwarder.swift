@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 import KeypadHTTPVerifier
 import KeypadVerifier

@@ -3,6 +3,7 @@ import Hummingbird
 import KeypadVerifier
 import Logging
 import NIOCore
+import ReferenceVerifierCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
 /// 2-3, decided by a ``ReferenceVerifier``, and `GET /healthz` (with connection counts). Bodies over the cap and
@@ -23,12 +24,13 @@ public enum VerifierServer {
             } catch {
                 return json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")
             }
-            let reply = await verifier.handle(ReferenceVerifier.Incoming(
+            let decision = await verifier.handle(ReferenceVerifier.Incoming(
                 contentType: request.headers[.contentType],
-                webhookID: request.headers[HTTPField.Name("webhook-id")!],
-                webhookTimestamp: request.headers[HTTPField.Name("webhook-timestamp")!],
-                webhookSignature: request.headers[HTTPField.Name("webhook-signature")!],
+                webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
+                webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
+                webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
                 body: body, source: context.remoteAddress?.ipAddress))
+            let reply = HTTPReply(decision)
             return Response(
                 status: HTTPResponse.Status(code: reply.status),
                 headers: [.contentType: "application/json"],

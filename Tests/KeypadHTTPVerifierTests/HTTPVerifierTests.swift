@@ -4,6 +4,7 @@ import KeypadHTTPVerifier
 import KeypadVerifier
 import KioskPadVerifierServer
 import Logging
+import ReferenceVerifierCore
 import ServiceLifecycle
 import Synchronization
 import Testing

@@ -1,11 +1,12 @@
 #if canImport(Glibc)
 import Glibc
+import ReferenceVerifierCore
 #endif
 import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
-import KeypadVerifier
 import KeypadTestSupport
+import KeypadVerifier
 import KioskPadVerifierServer
 import Testing
 

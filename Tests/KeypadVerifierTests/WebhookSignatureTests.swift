@@ -2,6 +2,7 @@ import Foundation
 import KeypadCore
 import KeypadVerifier
 import Testing
+import VerifierEndpoint
 
 @Suite("Standard Webhooks signatures")
 struct WebhookSignatureTests {
@@ -58,34 +59,6 @@ struct WebhookSignatureTests {
     }
 }
 
-@Suite("RFC 6238 TOTP")
-struct TOTPTests {
-    // RFC 6238 Appendix B, SHA-1, secret "12345678901234567890", 8 digits.
-    @Test(arguments: [
-        (59, "94287082"), (1111111109, "07081804"), (1111111111, "14050471"),
-        (1234567890, "89005924"), (2000000000, "69279037"), (20000000000, "65353130"),
-    ])
-    func appendixBVectors(time: Int, code: String) {
-        let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
-        #expect(totp.code(step: totp.step(at: time)) == code)
-    }
-
-    @Test func acceptsOneStepEitherSideAndNoMore() {
-        let totp = TOTP(secret: Array("12345678901234567890".utf8))
-        let now = 1_700_000_000
-        let current = Array(totp.code(step: totp.step(at: now)).utf8)
-        #expect(totp.matchingStep(current, at: now) == totp.step(at: now))
-        #expect(totp.matchingStep(current, at: now + 30) != nil)
-        #expect(totp.matchingStep(current, at: now - 30) != nil)
-        #expect(totp.matchingStep(current, at: now + 61) == nil)
-    }
-
-    @Test func base32DecodesAuthenticatorSecrets() {
-        #expect(TOTP.base32Decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == Array("12345678901234567890".utf8))
-        #expect(TOTP.base32Decode("not base32!") == nil)
-    }
-}
-
 @Suite("Verification messages")
 struct VerificationMessageTests {
     @Test func requestBodyRoundTrips() throws {
@@ -139,13 +112,5 @@ struct VerificationMessageTests {
     func onlyLoopbackAddressesMayUsePlainHTTP(host: String, loopback: Bool) {
         let problem = VerifierURL.problem("http://\(host):8787/verify", allowInsecureHTTP: false)
         #expect((problem == nil) == loopback, "\(host): \(problem ?? "allowed")")
-    }
-
-    @Test func replayCacheIsBounded() {
-        var cache = ReplayCache(capacity: 2)
-        let results = ["a", "a", "b", "c", "a"].map { cache.insert($0) }
-        // "a" is new, repeated, then forgotten once "b" and "c" filled the cache.
-        #expect(results == [true, false, true, true, true])
-        #expect(cache.count == 2)
     }
 }

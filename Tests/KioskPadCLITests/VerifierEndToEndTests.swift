@@ -22,7 +22,7 @@ struct VerifierEndToEndTests {
         #expect(CLI.frames(unsigned.stdout).last?.contains("Verifier") == true)
         #expect(!granted.stdout.contains("demo PIN"))
         let audit = try String(contentsOf: directory.appendingPathComponent("state/audit.jsonl"), encoding: .utf8)
-        #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"status\":\"401\""))
+        #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"refusal\":\"unauthenticated\""))
         for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr].map(redactingUUIDs) {
             #expect(!text.contains("3691") && !text.contains("8024"))
         }

@@ -5,6 +5,7 @@ import KeypadHTTPVerifier
 import KeypadVerifier
 import KioskPadVerifierServer
 import Logging
+import ReferenceVerifierCore
 import ServiceLifecycle
 
 /// The reference verifier serving on 127.0.0.1 (a free port) for the rest of the benchmark

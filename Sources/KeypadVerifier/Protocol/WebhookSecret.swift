@@ -1,4 +1,5 @@
 import Foundation
+import VerifierEndpoint
 
 /// A Standard Webhooks signing secret: `whsec_` followed by base64 of the HMAC key.
 /// Never printed; its description shows only the key length.

@@ -1,10 +1,11 @@
 import Foundation
 import KeypadCore
+import KeypadVerifier
 
-/// The reference verifier's decisions, independent of the HTTP server that carries them:
-/// signature (401), replay (409, remembered across restarts by a ``ReplayLog``), body
-/// (400), per-source limits on rejected requests (429), per-terminal lockout, then PIN
-/// hashes, TOTP codes (RFC 6238, +-1 step, each code once) and single-use codes; every
+/// The reference verifier's decisions, independent of the HTTP server that carries them
+/// (a ``VerifierDecision``): signature, replay (remembered across restarts by a
+/// ``ReplayLog``), body, per-source limits on refused requests, per-terminal lockout, then
+/// PIN hashes, TOTP codes (RFC 6238, +-1 step, each code once) and single-use codes; every
 /// decision is appended to the audit log without the value.
 ///
 /// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it,
@@ -16,7 +17,7 @@ public actor ReferenceVerifier {
         public var unlockSeconds: Int?
         public var lockout: LockoutPolicy
         public var maxBodyBytes: Int
-        /// Rejected requests a source may make per ``rejectionInterval`` before it gets 429.
+        /// Refused requests a source may make per ``rejectionInterval`` before it is throttled.
         public var rejectionLimit: Int
         public var rejectionInterval: TimeInterval
 
@@ -31,12 +32,6 @@ public actor ReferenceVerifier {
             self.rejectionLimit = rejectionLimit
             self.rejectionInterval = rejectionInterval
         }
-    }
-
-    /// What the HTTP layer sends back.
-    public struct Reply: Sendable, Equatable {
-        public let status: Int
-        public let body: [UInt8]
     }
 
     /// The request parts the decision needs.
@@ -88,33 +83,33 @@ public actor ReferenceVerifier {
         rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
     }
 
-    public func handle(_ request: Incoming) async -> Reply {
+    public func handle(_ request: Incoming) async -> VerifierDecision {
         let now = clock()
         let source = request.source ?? "unknown"
         flushRejections(now: now)
         if rejections.isLimited(source, now: now) {
-            return Reply(status: 429, body: Array("{\"error\":\"too many rejected requests; try again later\"}".utf8))
+            return .throttled
         }
         guard ReferenceVerifier.isJSON(request.contentType) else {
-            return reject(400, "content-type must be application/json", request, source: source, now: now)
+            return refuse(.malformed, "content-type must be application/json", request, source: source, now: now)
         }
         guard request.body.count <= settings.maxBodyBytes else {
-            return reject(400, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
+            return refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
         if let secret = settings.secret {
             if let failure = WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
                 body: request.body, secret: secret, now: now)
             {
-                return reject(401, failure.description, request, source: source, now: now)
+                return refuse(.unauthenticated, failure.description, request, source: source, now: now)
             }
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
-                return reject(400, "webhook-id longer than 128 characters", request, source: source, now: now)
+                return refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
             }
             do {
                 guard try replays.insert(id, now: now) else {
-                    return reject(409, "webhook-id was already used (replay)", request, source: source, now: now)
+                    return refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
                 }
             } catch {
                 return unavailable("replay log: \(error)")
@@ -124,7 +119,7 @@ public actor ReferenceVerifier {
         do {
             decoded = try VerificationRequestBody.decode(request.body)
         } catch {
-            return reject(400, "\(error)", request, source: source, now: now)
+            return refuse(.malformed, "\(error)", request, source: source, now: now)
         }
         // One attempt per terminal at a time: its lockout count stays exact.
         await acquire(terminal: decoded.terminalID)
@@ -133,7 +128,7 @@ public actor ReferenceVerifier {
         var tracker = lockouts[decoded.terminalID] ?? LockoutTracker(policy: settings.lockout)
         if tracker.isLocked(at: moment) {
             record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
-            return Reply(status: 200, body: VerificationResponseBody.encode(granted: false, message: "Locked out"))
+            return .denied("Locked out")
         }
         let user: String?
         do {
@@ -150,7 +145,7 @@ public actor ReferenceVerifier {
         }
         lockouts[decoded.terminalID] = tracker
         record(decoded, decision: user == nil ? "denied" : "granted", reason: user == nil ? "no match" : "match", user: user)
-        return Reply(status: 200, body: VerificationResponseBody.encode(granted: user != nil, unlockSeconds: user == nil ? nil : settings.unlockSeconds))
+        return user == nil ? .denied() : .granted(unlockSeconds: settings.unlockSeconds)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -221,31 +216,31 @@ public actor ReferenceVerifier {
         }
     }
 
-    private func reject(_ status: Int, _ reason: String, _ request: Incoming, source: String, now: Date) -> Reply {
-        if rejections.note(source, status: status, now: now) {
+    private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) -> VerifierDecision {
+        if rejections.note(source, refusal: refusal, now: now) {
             try? audit?.append([
-                ("time", timestamp(now)), ("decision", "rejected"), ("status", String(status)), ("reason", reason),
+                ("time", timestamp(now)), ("decision", "rejected"), ("refusal", refusal.rawValue), ("reason", reason),
                 ("source", source), ("webhook_id", String((request.webhookID ?? "").prefix(64))),
             ])
         }
-        return Reply(status: status, body: Array("{\"error\":\(VerificationRequestBody.jsonString(reason))}".utf8))
+        return .refused(refusal, reason: reason)
     }
 
     /// One audit record per source whose rejection interval ended with more than one.
     private func flushRejections(now: Date) {
         for summary in rejections.closeEnded(now: now) {
-            let statuses = summary.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+            let refusals = summary.refusals.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ",")
             try? audit?.append([
                 ("time", timestamp(now)), ("decision", "rejected"), ("source", summary.source),
                 ("since", timestamp(summary.start)), ("count", String(summary.count)),
-                ("refused_429", String(summary.limited)), ("statuses", statuses),
+                ("throttled", String(summary.limited)), ("refusals", refusals),
             ])
         }
     }
 
-    private func unavailable(_ reason: String) -> Reply {
+    private func unavailable(_ reason: String) -> VerifierDecision {
         try? audit?.append([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
-        return Reply(status: 503, body: Array("{\"error\":\"verifier unavailable\"}".utf8))
+        return .unavailable
     }
 
     private func record(_ request: VerificationRequestBody.Decoded, decision: String, reason: String, user: String?) {

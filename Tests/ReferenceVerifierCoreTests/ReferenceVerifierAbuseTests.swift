@@ -1,6 +1,7 @@
 import Foundation
 import KeypadCore
 import KeypadVerifier
+import ReferenceVerifierCore
 import Testing
 
 /// The reference verifier under hostile or heavy use: replays across a restart, floods of
@@ -34,8 +35,8 @@ struct ReferenceVerifierAbuseTests {
             body: body, source: source)
     }
 
-    func decision(_ reply: ReferenceVerifier.Reply) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])?["decision"] as? String
+    func decision(_ reply: VerifierDecision) -> String? {
+        reply.answerText
     }
 
     func auditRecords(_ path: String) throws -> [[String: String]] {
@@ -49,11 +50,11 @@ struct ReferenceVerifierAbuseTests {
         let path = directory.appendingPathComponent("replay").path
         let wrong = request("0000", id: "captured-1")
         let first = try make(replays: try ReplayLog(path: path, now: clock.now), lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
-        #expect(await first.handle(wrong).status == 200)
+        #expect(await first.handle(wrong).answerText != nil)
         // The verifier restarts; the captured request comes again within the 5-minute window.
         clock.advance(60)
         let restarted = try make(replays: try ReplayLog(path: path, now: clock.now), lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
-        #expect(await restarted.handle(wrong).status == 409)
+        #expect(await restarted.handle(wrong).refusal == .replayed)
         // ... so it did not count toward the lockout: one more wrong PIN is not yet a lockout.
         #expect(decision(await restarted.handle(request("0000"))) == "denied")
         #expect(decision(await restarted.handle(request("2580"))) == "granted")
@@ -81,13 +82,13 @@ struct ReferenceVerifierAbuseTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let auditPath = directory.appendingPathComponent("audit.jsonl").path
         let reference = try make(audit: try AuditLog(path: auditPath))
-        var statuses: [Int: Int] = [:]
+        var outcomes: [String: Int] = [:]
         for _ in 0..<500 {
-            statuses[await reference.handle(request("1111", sign: false, source: "203.0.113.9")).status, default: 0] += 1
+            outcomes[await reference.handle(request("1111", sign: false, source: "203.0.113.9")).outcomeName, default: 0] += 1
         }
-        #expect(statuses == [401: 20, 429: 480])
+        #expect(outcomes == ["unauthenticated": 20, "throttled": 480])
         // Another source is not affected, and signed requests from it still work.
-        #expect(await reference.handle(request("1111", sign: false, source: "10.0.0.8")).status == 401)
+        #expect(await reference.handle(request("1111", sign: false, source: "10.0.0.8")).refusal == .unauthenticated)
         #expect(decision(await reference.handle(request("2580", source: "10.0.0.8"))) == "granted")
         #expect(try auditRecords(auditPath).filter { $0["source"] == "203.0.113.9" }.count == 1)
         // When the interval ends, one aggregated record says what happened.
@@ -95,27 +96,28 @@ struct ReferenceVerifierAbuseTests {
         _ = await reference.handle(request("2580", source: "10.0.0.8"))
         let summary = try #require(try auditRecords(auditPath).first { $0["source"] == "203.0.113.9" && $0["count"] != nil })
         #expect(summary["count"] == "20")
-        #expect(summary["refused_429"] == "480")
-        #expect(summary["statuses"] == "401:20")
-        #expect(await reference.handle(request("1111", sign: false, source: "203.0.113.9")).status == 401) // a new interval
+        #expect(summary["throttled"] == "480")
+        #expect(summary["refusals"] == "unauthenticated:20")
+        #expect(await reference.handle(request("1111", sign: false, source: "203.0.113.9")).refusal == .unauthenticated) // a new interval
     }
 
     @Test(arguments: [
-        ("application/json", 200), ("application/json; charset=utf-8", 200), ("Application/JSON", 200),
-        ("application/jsonEVIL", 400), ("application/json-seq", 400), ("text/json", 400), ("", 400),
+        ("application/json", true), ("application/json; charset=utf-8", true), ("Application/JSON", true),
+        ("application/jsonEVIL", false), ("application/json-seq", false), ("text/json", false), ("", false),
     ])
-    func onlyTheJSONMediaTypeIsAccepted(contentType: String, status: Int) async throws {
+    func onlyTheJSONMediaTypeIsAccepted(contentType: String, accepted: Bool) async throws {
         let reference = try make()
         var incoming = request("2580")
         incoming.contentType = contentType
-        #expect(await reference.handle(incoming).status == status, "\(contentType)")
+        let decision = await reference.handle(incoming)
+        #expect(decision == (accepted ? .granted() : .refused(.malformed, reason: "content-type must be application/json")), "\(contentType)")
     }
 
     @Test func concurrentAttemptsFromOneTerminalKeepTheLockoutExact() async throws {
         let reference = try make(lockout: LockoutPolicy(maxFailures: 5, lockout: .seconds(60)))
         let replies = await withTaskGroup(of: String.self) { group in
             for _ in 0..<30 {
-                group.addTask { String(decoding: await reference.handle(request("0000")).body, as: UTF8.self) }
+                group.addTask { "\(await reference.handle(request("0000")))" }
             }
             var all: [String] = []
             for await reply in group { all.append(reply) }
@@ -128,7 +130,6 @@ struct ReferenceVerifierAbuseTests {
     @Test func aBrokenCodeStoreIsUnavailableNotADenial() async throws {
         let store = OneTimeCodeStore(path: "/nonexistent-kioskpad-dir/codes")
         let reference = try make(codes: store)
-        let reply = await reference.handle(request("12345678", kind: "code"))
-        #expect(reply.status == 503)
+        #expect(await reference.handle(request("12345678", kind: "code")) == .unavailable)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeypadVerifier
 
 /// An append-only JSON-lines audit log, fsynced after every record. Records carry who,
 /// when and what was decided - never a PIN or code.

@@ -2,6 +2,7 @@ import Foundation
 import KeypadCore
 import KeypadTestSupport
 import KeypadVerifier
+import ReferenceVerifierCore
 import Synchronization
 import Testing
 
@@ -41,42 +42,39 @@ struct ReferenceVerifierTests {
             body: body)
     }
 
-    func decision(_ reply: ReferenceVerifier.Reply) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])?["decision"] as? String
+    func decision(_ reply: VerifierDecision) -> String? {
+        reply.answerText
     }
 
     @Test func pinsAreGrantedOrDenied() async throws {
         let (reference, _, _) = try verifier()
-        let granted = await reference.handle(request("pin", "2580"))
-        #expect(granted.status == 200)
-        #expect(decision(granted) == "granted")
-        #expect(String(decoding: granted.body, as: UTF8.self).contains("\"unlock_seconds\":4"))
+        #expect(await reference.handle(request("pin", "2580")) == .granted(unlockSeconds: 4))
         #expect(decision(await reference.handle(request("pin", "2581"))) == "denied")
     }
 
     @Test func signaturesAreRequiredFreshAndSingleUse() async throws {
         let (reference, _, _) = try verifier()
-        #expect(await reference.handle(request("pin", "2580", sign: false)).status == 401)
+        #expect(await reference.handle(request("pin", "2580", sign: false)).refusal == .unauthenticated)
         var tampered = request("pin", "2580")
         tampered.body = Array(String(decoding: tampered.body, as: UTF8.self).replacingOccurrences(of: "2580", with: "2581").utf8)
-        #expect(await reference.handle(tampered).status == 401)
-        #expect(await reference.handle(request("pin", "2580", timestamp: clock.now.addingTimeInterval(-400))).status == 401)
+        #expect(await reference.handle(tampered).refusal == .unauthenticated)
+        #expect(await reference.handle(request("pin", "2580", timestamp: clock.now.addingTimeInterval(-400))).refusal == .unauthenticated)
         let once = request("pin", "2580", id: "fixed-id")
-        #expect(await reference.handle(once).status == 200)
-        #expect(await reference.handle(once).status == 409)
+        #expect(await reference.handle(once).answerText != nil)
+        #expect(await reference.handle(once).refusal == .replayed)
     }
 
     @Test func malformedRequestsGet400() async throws {
         let (reference, _, _) = try verifier(signed: false)
         var wrongType = request("pin", "2580", sign: false)
         wrongType.contentType = "text/plain"
-        #expect(await reference.handle(wrongType).status == 400)
+        #expect(await reference.handle(wrongType).refusal == .malformed)
         var garbage = request("pin", "2580", sign: false)
         garbage.body = Array("{\"terminal_id\": [".utf8)
-        #expect(await reference.handle(garbage).status == 400)
+        #expect(await reference.handle(garbage).refusal == .malformed)
         var huge = request("pin", "2580", sign: false)
         huge.body = [UInt8](repeating: 0x20, count: 20_000)
-        #expect(await reference.handle(huge).status == 400)
+        #expect(await reference.handle(huge).refusal == .malformed)
     }
 
     @Test func totpCodesWorkInTheirWindowAndOnlyOnce() async throws {
@@ -109,8 +107,7 @@ struct ReferenceVerifierTests {
         _ = await reference.handle(request("pin", "0000", terminal: "door-1"))
         _ = await reference.handle(request("pin", "0000", terminal: "door-1"))
         let locked = await reference.handle(request("pin", "2580", terminal: "door-1"))
-        #expect(decision(locked) == "denied")
-        #expect(String(decoding: locked.body, as: UTF8.self).contains("Locked out"))
+        #expect(locked == .denied("Locked out"))
         #expect(decision(await reference.handle(request("pin", "2580", terminal: "door-2"))) == "granted")
         clock.advance(61)
         #expect(decision(await reference.handle(request("pin", "2580", terminal: "door-1"))) == "granted")
@@ -126,7 +123,7 @@ struct ReferenceVerifierTests {
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: String] }
         #expect(records.map { $0["decision"] } == ["granted", "denied", "rejected"])
         #expect(records[0]["user"] == "alice")
-        #expect(records[2]["status"] == "401")
+        #expect(records[2]["refusal"] == "unauthenticated")
         let text = redactingUUIDs(lines.joined()) // ids are random hex: not searched
         #expect(!text.contains("2580") && !text.contains("7391"))
     }

@@ -1,5 +1,7 @@
+import DurableStorage
 import Foundation
 import KeypadCore
+import KeypadVerifier
 
 /// Single-use codes with an expiry, kept as salted hashes in a file (one
 /// `USER:EXPIRES_UNIX:HASH` line each). A code is printed once when issued; using it
@@ -36,10 +38,22 @@ public final class OneTimeCodeStore: @unchecked Sendable {
             if line.hasPrefix("#") || line.isEmpty { return nil }
             let fields = line.split(separator: ":", maxSplits: 2)
             guard fields.count == 3, let expires = Int(fields[1]) else {
-                throw UsersFile.ParseError(source: path, line: index + 1, reason: "expected USER:EXPIRES_UNIX:HASH")
+                throw LineError(path: path, line: index + 1, reason: "expected USER:EXPIRES_UNIX:HASH")
             }
-            return Entry(user: String(fields[0]), expires: expires, hash: try PINHash(parsing: fields[2]))
+            do {
+                return Entry(user: String(fields[0]), expires: expires, hash: try PINHash(parsing: fields[2]))
+            } catch {
+                throw LineError(path: path, line: index + 1, reason: "\(error)")
+            }
         }
+    }
+
+    /// A line of the codes file that is not `USER:EXPIRES_UNIX:HASH`.
+    public struct LineError: Error, Equatable, CustomStringConvertible {
+        public let path: String
+        public let line: Int
+        public let reason: String
+        public var description: String { "\(path) line \(line): \(reason)" }
     }
 
     /// Issues a fresh code of `length` digits for `user`, valid for `ttl`; returns it (the only copy).
@@ -90,65 +104,5 @@ public final class OneTimeCodeStore: @unchecked Sendable {
         let text = "# KioskPad one-time codes: USER:EXPIRES_UNIX:HASH (codes are never stored in clear)\n"
             + entries.map { "\($0.user):\($0.expires):\($0.hash)\n" }.joined()
         try DurableFile.replace(path: path, contents: Array(text.utf8))
-    }
-}
-
-/// A state file that could not be used: which file, what was being done, why, and the fix.
-public struct StateFileError: Error, CustomStringConvertible {
-    public let path: String
-    public let doing: String
-    public let errno: Int32
-
-    public var description: String {
-        let reason = String(cString: strerror(errno))
-        let directory = (path as NSString).deletingLastPathComponent
-        let fix: String
-        switch errno {
-        case EACCES, EPERM, EROFS:
-            fix = "the verifier and `kioskpad verifier code issue` must run as the same user, who owns \(directory) (check with ls -ld \(directory))"
-        case ENOENT:
-            fix = "\(directory) does not exist: create it (mode 0700) or start `kioskpad verifier serve` once, which creates it"
-        case ENOSPC:
-            fix = "the disk is full"
-        default:
-            fix = "check \(directory)"
-        }
-        return "cannot \(doing) \(path): \(reason); \(fix)"
-    }
-}
-
-/// Writes files so that a crash leaves either the old or the new contents: a unique
-/// temporary file beside it (several processes may write at once), fsync, rename, and an
-/// fsync of the directory so the rename itself survives a power cut.
-public enum DurableFile {
-    public static func replace(path: String, contents: [UInt8]) throws {
-        var template = Array((path + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw StateFileError(path: path, doing: "write", errno: errno) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(temporary) }
-        }
-        guard fchmod(fd, 0o600) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
-        try contents.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
-                offset += written
-            }
-        }
-        guard fsync(fd) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
-        guard rename(temporary, path) == 0 else { throw StateFileError(path: path, doing: "replace", errno: errno) }
-        ok = true
-        let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
-        }
     }
 }

@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 
 /// Remembers every signed request's `webhook-id` for as long as its signature could still be
