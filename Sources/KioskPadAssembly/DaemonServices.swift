@@ -19,7 +19,9 @@ public final class DaemonServices: Sendable {
     public let forwarder: EventForwarder?
     public let metrics: TerminalMetrics
     public let health: HealthState
-    public let sinks: [any TerminalEventSink]
+    /// Every terminal event goes through this, to the relay first, then feedback, the
+    /// journal, metrics and health, each from its own queue.
+    public let bus: TerminalEventBus
     private let poster: SignedPoster?
     private let metricsService: (any Service)?
     private let feedback: FeedbackPlayer?
@@ -33,6 +35,7 @@ public final class DaemonServices: Sendable {
         let health = HealthState()
         self.metrics = metrics
         self.health = health
+        let bus = TerminalEventBus()
         var sinks: [any TerminalEventSink] = [health, metrics]
 
         var journal: JournalSink?
@@ -66,18 +69,10 @@ public final class DaemonServices: Sendable {
         var feedback: FeedbackPlayer?
         if outputs {
             if let config = daemon.door {
-                let relayJournal = journal
                 let relay = try DoorRelay(
                     output: try GPIOOutputLine(config.relay, key: "door.relay"), defaultUnlock: config.unlock, maxUnlock: config.maxUnlock,
                     logger: logger,
-                    observer: { on, seconds in
-                        if on {
-                            metrics.doorUnlocked()
-                            await relayJournal?.record("door_unlocked", [("seconds", .number(seconds))])
-                        } else {
-                            await relayJournal?.record("door_locked", [])
-                        }
-                    })
+                    observer: { on, seconds in bus.publish(.door(unlocked: on, seconds: seconds)) })
                 door = relay
                 sinks.insert(relay, at: 0) // the relay reacts first
             }
@@ -95,7 +90,8 @@ public final class DaemonServices: Sendable {
         self.journal = journal
         self.forwarder = forwarder
         self.poster = poster
-        self.sinks = sinks
+        bus.start(sinks: sinks)
+        self.bus = bus
         if let listen = daemon.metrics {
             var serverLogger = logger
             serverLogger.logLevel = .warning
@@ -115,10 +111,12 @@ public final class DaemonServices: Sendable {
         return list
     }
 
-    /// Door off first, then a stop record, then connections closed.
+    /// Door off first, then the stop event, which every sink gets after all the events
+    /// before it, then connections closed.
     public func shutdown() async {
         door?.shutdown()
-        await journal?.record("stop", [])
+        bus.publish(.stopping)
+        await bus.finish()
         await poster?.shutdown()
     }
 }

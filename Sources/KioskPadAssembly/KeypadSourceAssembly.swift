@@ -11,9 +11,9 @@ extension KeypadAssembly {
     /// 30 s) when it is missing or fails. A line the chip does not have throws at once (a
     /// retry cannot fix it); a missing chip, a busy line or a permission may clear, so they
     /// are logged and retried while the rest of the terminal runs. Keypad faults and health
-    /// go to `sinks`.
+    /// are published on `bus`.
     public static func retryingSource(
-        _ gpio: GPIOKeypadConfiguration, sinks: [any TerminalEventSink], logger: Logger
+        _ gpio: GPIOKeypadConfiguration, bus: TerminalEventBus, logger: Logger
     ) throws -> RetryingKeySource {
         var first: MatrixScanLoop?
         do {
@@ -30,7 +30,7 @@ extension KeypadAssembly {
                     diagnostics: { event in
                         guard let fault = fault(event) else { return }
                         logger.warning("keypad fault", metadata: ["kind": "\(fault.kind)", "detail": "\(fault.detail)"])
-                        Task { for sink in sinks { await sink.handle(.keypadFault(kind: fault.kind, detail: fault.detail)) } }
+                        bus.publish(.keypadFault(kind: fault.kind, detail: fault.detail))
                     },
                     failure: failure,
                     started: {
@@ -46,7 +46,7 @@ extension KeypadAssembly {
                 } else {
                     logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
                 }
-                for sink in sinks { await sink.handle(.keypadHealth(ok: ok)) }
+                bus.publish(.keypadHealth(ok: ok))
             })
     }
 

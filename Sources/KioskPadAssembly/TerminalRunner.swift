@@ -26,7 +26,7 @@ public enum TerminalRunner {
         configuration.gracefulShutdownSignals = signals
         configuration.logger = logger
         let group = ServiceGroup(configuration: configuration)
-        await daemon.journal?.record("start", [])
+        daemon.bus.publish(.started)
         do {
             try await group.run()
         } catch {

@@ -61,7 +61,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let source: RetryingKeySource
         do {
-            source = try KeypadAssembly.retryingSource(gpio, sinks: daemon.sinks, logger: logger)
+            source = try KeypadAssembly.retryingSource(gpio, bus: daemon.bus, logger: logger)
         } catch {
             daemon.door?.shutdown()
             throw error
@@ -69,7 +69,7 @@ struct RunCommand: AsyncParsableCommand {
         let controller = KioskController(
             entry: configuration.entry, composer: TerminalAssembly.composer(for: configuration.display),
             display: displayDriver, verifier: verifier, source: source,
-            terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
+            terminalID: configuration.terminalID, logger: logger, bus: daemon.bus)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
         try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint], logger: logger)
         await displayDriver.close()

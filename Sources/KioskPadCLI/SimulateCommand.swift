@@ -90,7 +90,7 @@ struct SimulateCommand: AsyncParsableCommand {
             entry: configuration.entry,
             composer: TerminalAssembly.composer(for: configuration.display),
             display: displayDriver, verifier: verifier, source: TerminalKeySource(),
-            terminalID: configuration.terminalID, logger: logger, sinks: daemon.sinks)
+            terminalID: configuration.terminalID, logger: logger, bus: daemon.bus)
         try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint, .sighup], logger: logger)
         await displayDriver.close()
         await verifier.shutdown()

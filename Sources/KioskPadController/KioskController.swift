@@ -9,6 +9,8 @@ import Logging
 /// composed into a frame for the ``DisplayDriver``; each completed entry goes to the
 /// ``Verifier`` and its answer back to the model. One loop handles every event in order,
 /// so the model has a single owner. A display error is logged and never stops the door.
+/// What happens is published on the ``TerminalEventBus`` after the model has it (a key
+/// reaches the model before any sink) and without waiting for any sink.
 public actor KioskController {
     /// Why ``run()`` returned.
     public enum Ending: Equatable, Sendable {
@@ -26,7 +28,7 @@ public actor KioskController {
     private let terminalID: String
     private let clock: any EntryClock
     private let logger: Logger
-    private let sinks: [any TerminalEventSink]
+    private let bus: TerminalEventBus
 
     private var continuation: AsyncStream<ControllerEvent>.Continuation?
     private var timer: Task<Void, Never>?
@@ -39,7 +41,7 @@ public actor KioskController {
         entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
         verifier: any Verifier, source: any KeySource, terminalID: String,
         clock: any EntryClock = SystemEntryClock(), logger: Logger = Logger(label: "kioskpad"),
-        sinks: [any TerminalEventSink] = []
+        bus: TerminalEventBus = TerminalEventBus()
     ) {
         model = EntryModel(options: entry, clock: clock)
         self.composer = composer
@@ -49,16 +51,11 @@ public actor KioskController {
         self.terminalID = terminalID
         self.clock = clock
         self.logger = logger
-        self.sinks = sinks
+        self.bus = bus
     }
 
     /// Answers at once unless the entry loop is stuck (for the watchdog).
     public func heartbeat() -> Bool { true }
-
-    /// Hands `event` to every sink, in order.
-    public func publish(_ event: TerminalEvent) async {
-        for sink in sinks { await sink.handle(event) }
-    }
 
     /// Runs until the user quits or a scripted input has been played out.
     public func run() async -> Ending {
@@ -80,15 +77,15 @@ public actor KioskController {
             case .input(.quit):
                 return .quit
             case .input(.key(let key)):
-                await publish(.keyPressed)
                 handle(key)
+                bus.publish(.keyPressed)
             case .inputEnded:
                 inputEnded = true
             case .tick:
                 model.tick()
             case .verdict(let attempt, let outcome, let latency):
                 if let kind = conclude(attempt: attempt, outcome: outcome, latency: latency) {
-                    await publish(.attemptDecided(kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
+                    bus.publish(.attemptDecided(kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
                 }
                 await render()
                 replayDeferredKeys()
@@ -162,7 +159,7 @@ public actor KioskController {
         } catch {
             if !displayFailing { logger.error("display failed; entry goes on without it", metadata: ["error": "\(error)"]) }
             displayFailing = true
-            await publish(.displayError)
+            bus.publish(.displayError)
         }
     }
 

@@ -13,9 +13,16 @@ public enum TerminalEvent: Sendable, Equatable {
     /// The keypad stopped or came back.
     case keypadHealth(ok: Bool)
     case displayError
+    /// The door relay was energised for `seconds`, or released (`unlocked` false).
+    case door(unlocked: Bool, seconds: Int)
+    /// The terminal started, or began to stop (the last event a sink gets).
+    case started
+    case stopping
+    /// `count` events did not fit in `sink`'s queue and were dropped for it.
+    case eventsDropped(sink: String, count: Int)
 }
 
-/// Receives ``TerminalEvent``s in order. Implementations must not block for long.
+/// Receives ``TerminalEvent``s in order, from its own queue of a ``TerminalEventBus``.
 public protocol TerminalEventSink: Sendable {
     func handle(_ event: TerminalEvent) async
 }

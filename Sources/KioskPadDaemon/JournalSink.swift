@@ -4,8 +4,8 @@ import KioskPadController
 import Logging
 
 /// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,
-/// latency), lockouts, keypad faults, door unlocks, start and stop. Then wakes the
-/// forwarder, if any.
+/// latency), lockouts, keypad faults, door unlocks and locks, start and stop, events the
+/// bus dropped. Then wakes the forwarder, if any.
 public actor JournalSink: TerminalEventSink {
     public let journal: TerminalJournal
     private let terminalID: String
@@ -36,11 +36,19 @@ public actor JournalSink: TerminalEventSink {
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
         case .keypadHealth(let ok):
             record(ok ? "keypad_recovered" : "keypad_failed", [])
+        case .door(let unlocked, let seconds):
+            record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
+        case .started:
+            record("start", [])
+        case .stopping:
+            record("stop", [])
+        case .eventsDropped(let sink, let count):
+            record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
         }
     }
 
-    /// Appends a record (start, stop, door) outside the event stream.
-    public func record(_ type: String, _ fields: [(String, JournalValue)]) {
+    /// Appends one record.
+    func record(_ type: String, _ fields: [(String, JournalValue)]) {
         do {
             try journal.append(type: type, fields: [("terminal_id", .text(terminalID))] + fields)
             appended()

@@ -5,7 +5,8 @@ import Prometheus
 
 /// Counters and a latency histogram in Prometheus text format, through swift-metrics with a
 /// swift-prometheus factory: keys, attempts by result, verifier latency, lockouts, keypad
-/// faults, display errors, door unlocks. Nothing derived from a PIN is ever recorded.
+/// faults, display errors, door unlocks, events a sink's queue dropped. Nothing derived
+/// from a PIN is ever recorded.
 public final class TerminalMetrics: TerminalEventSink {
     public let registry: PrometheusCollectorRegistry
     private let keys: Metrics.Counter
@@ -19,12 +20,14 @@ public final class TerminalMetrics: TerminalEventSink {
     private let displayErrors: Metrics.Counter
     private let unlocks: Metrics.Counter
     private let keypadUp: Metrics.Gauge
+    private let factory: PrometheusMetricsFactory
 
     public init() {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5].map { Duration.milliseconds(Int($0 * 1000)) }
         self.registry = registry
+        self.factory = factory
         keys = Metrics.Counter(label: "kioskpad_keys_total", factory: factory)
         granted = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "granted")], factory: factory)
         denied = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "denied")], factory: factory)
@@ -57,11 +60,14 @@ public final class TerminalMetrics: TerminalEventSink {
             keypadUp.record(ok ? 1 : 0)
         case .displayError:
             displayErrors.increment()
+        case .door(let unlocked, _):
+            if unlocked { unlocks.increment() }
+        case .eventsDropped(let sink, let count):
+            Metrics.Counter(label: "kioskpad_events_dropped_total", dimensions: [("sink", sink)], factory: factory)
+                .increment(by: count)
+        case .started, .stopping:
+            break
         }
-    }
-
-    public func doorUnlocked() {
-        unlocks.increment()
     }
 
     /// The Prometheus text exposition.
