@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "KioskPadVerifierServer",
             dependencies: [
-                "ReferenceVerifierCore", "KeypadVerifier",
+                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

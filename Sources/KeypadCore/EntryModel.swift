@@ -116,7 +116,7 @@ public final class EntryModel {
             candidates.append(phaseStarted + EntryModel.spinnerInterval * (step + 1))
         case .lockedOut:
             if let until = lockout.lockedUntil {
-                let shown = secondsRoundedUp(until - now)
+                let shown = (until - now).roundedUpSeconds
                 candidates.append(until - .seconds(max(shown - 1, 0)))
             }
         default:
@@ -149,7 +149,7 @@ public final class EntryModel {
         case .result:
             snapshot.message = resultMessage
         case .lockedOut:
-            snapshot.lockSecondsRemaining = secondsRoundedUp((lockout.lockedUntil ?? now) - now)
+            snapshot.lockSecondsRemaining = ((lockout.lockedUntil ?? now) - now).roundedUpSeconds
         case .help:
             break
         }
@@ -283,10 +283,4 @@ public final class EntryModel {
     private func spinnerStep(at now: Duration) -> Int {
         Int((now - phaseStarted) / EntryModel.spinnerInterval)
     }
-}
-
-/// Whole seconds in `duration`, rounded up (a countdown never shows 0 while still locked).
-func secondsRoundedUp(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    return Int(seconds) + (attoseconds > 0 ? 1 : 0)
 }

@@ -67,7 +67,7 @@ public final class HTTPVerifier: Verifier {
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.components.seconds)))))
+            timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.settings = settings

@@ -38,7 +38,7 @@ public final class SignedPoster: Sendable {
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(request, timeout: .seconds(timeout.components.seconds))
+            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             _ = try? await response.body.collect(upTo: 16_384)
             return (200..<300).contains(Int(response.status.code))
         } catch {

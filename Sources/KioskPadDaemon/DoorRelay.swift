@@ -71,8 +71,8 @@ public final class DoorRelay: TerminalEventSink {
         case .failure(let error):
             logger.error("door relay failed; forced off", metadata: ["error": "\(error)"])
         case .success(let generation):
-            logger.notice("door unlocked", metadata: ["seconds": "\(duration.components.seconds)"])
-            await observer(true, Int(duration.components.seconds))
+            logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
+            await observer(true, duration.wholeSeconds)
             Task {
                 await sleep(duration)
                 await self.release(ifGeneration: generation)

@@ -52,7 +52,7 @@ public final class TerminalMetrics: TerminalEventSink {
             case .denied: denied.increment()
             case .unavailable: unavailable.increment()
             }
-            latency.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            latency.recordNanoseconds(duration.wholeNanoseconds)
             if lockedOut { lockouts.increment() }
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()

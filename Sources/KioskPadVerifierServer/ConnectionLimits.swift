@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import KeypadCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -190,8 +191,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func arm(context: ChannelHandlerContext) {
         timer?.cancel()
         let limits = self.limits
-        let nanoseconds = limits.requestTimeout.components.seconds * 1_000_000_000
-            + limits.requestTimeout.components.attoseconds / 1_000_000_000
+        let nanoseconds = limits.requestTimeout.wholeNanoseconds
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
             limits.noteTimeout()

@@ -10,8 +10,7 @@ public protocol LCDSleeper: Sendable {
 public struct ThreadSleeper: LCDSleeper {
     public init() {}
     public func sleep(for duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        Thread.sleep(forTimeInterval: duration.timeInterval)
     }
 }
 
@@ -79,7 +78,7 @@ public final class HD44780Display: DisplayDriver, @unchecked Sendable {
 
     /// Waits until the latest frame is on the LCD (tests and `display test`); false on timeout.
     public func waitUntilShown(timeout: Duration = .seconds(5)) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
         return condition.withLock {
             while pending != nil || busy {
                 if !condition.wait(until: deadline) { return false }

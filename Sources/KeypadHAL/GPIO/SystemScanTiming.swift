@@ -16,8 +16,8 @@ public final class SystemScanTiming: ScanTiming {
     }
 
     public func sleep(for duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        let (seconds, nanoseconds) = duration.secondsAndNanoseconds
+        var request = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
