@@ -71,14 +71,15 @@ let package = Package(
         // Where a verifier is (URL rules: plain http only to loopback) and where secrets come
         // from (file, environment, systemd credential). No crypto: the config reads these.
         .target(name: "VerifierEndpoint", swiftSettings: strict),
-        // Files that survive a crash or power cut: atomic replace with fsync.
+        // Files that survive a crash or power cut: atomic replace with fsync, and append-only
+        // JSON lines fsynced per line (the terminal's journal, the verifier's audit log).
         .target(name: "DurableStorage", swiftSettings: strict),
         // The verifier seam and its wire format: request and response bodies, Standard
         // Webhooks signatures and secrets, PIN hashes, the users file, the local verifier.
         .target(
             name: "KeypadVerifier",
             dependencies: [
-                "KeypadCore", "VerifierEndpoint",
+                "KeypadCore", "VerifierEndpoint", "DurableStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 import KeypadCore
 
@@ -16,16 +17,7 @@ public enum VerificationRequestBody {
 
     /// A JSON string literal (terminal ids are restricted, but be correct anyway).
     public static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONValue.quoted(text)
     }
 
     /// A request as the reference verifier reads it.
