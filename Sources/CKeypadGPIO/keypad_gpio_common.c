@@ -49,9 +49,11 @@ void kp_set_error(struct kp_error *error, int code, int group, int index, const 
 
 int kp_check_matrix_size(unsigned rows, unsigned columns, struct kp_error *error) {
     if (error) memset(error, 0, sizeof *error);
-    if (rows >= 1 && columns >= 1 && rows <= 8 && columns <= 8) return 0;
+    if (rows >= 1 && columns >= 1 && rows <= KP_MAX_LINES && columns <= KP_MAX_LINES) return 0;
     errno = EINVAL;
-    kp_set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, "a matrix has 1...8 rows and 1...8 columns");
+    char text[64];
+    snprintf(text, sizeof text, "a matrix has 1...%d rows and 1...%d columns", KP_MAX_LINES, KP_MAX_LINES);
+    kp_set_error(error, KP_ERR_SYSTEM, KP_GROUP_NONE, -1, text);
     return -1;
 }
 

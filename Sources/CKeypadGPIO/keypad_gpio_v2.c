@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define KP_MAX_LINES 8
 
 struct kp_matrix {
     struct gpiod_line_request *rows;

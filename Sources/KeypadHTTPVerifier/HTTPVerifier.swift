@@ -85,17 +85,7 @@ public final class HTTPVerifier: Verifier {
         var body = VerificationRequestBody.encode(attempt)
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attempt.attemptID.uuidString.lowercased()
-        var request = HTTPClientRequest(url: settings.url)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.headers.add(name: "user-agent", value: "kioskpad")
-        if let secret = settings.secret {
-            for header in WebhookSignature.headers(id: id, body: body, secret: secret) {
-                request.headers.add(name: header.name, value: header.value)
-            }
-        }
-        if let token = settings.bearerToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = SignedJSONRequest.make(url: settings.url, body: body, id: id, secret: settings.secret, bearerToken: settings.bearerToken)
         // One deadline for the whole attempt: connect, request, headers and body, retries
         // included. The race returns at the deadline whatever the server does; the exchange
         // is cancelled then, and its own NIO deadline stops it at the same time.

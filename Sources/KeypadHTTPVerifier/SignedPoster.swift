@@ -28,15 +28,7 @@ public final class SignedPoster: Sendable {
 
     /// True when the endpoint answered 2xx.
     public func post(body: [UInt8], id: String) async -> Bool {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        if let secret {
-            for header in WebhookSignature.headers(id: id, body: body, secret: secret) {
-                request.headers.add(name: header.name, value: header.value)
-            }
-        }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = SignedJSONRequest.make(url: url, body: body, id: id, secret: secret)
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             _ = try? await response.body.collect(upTo: 16_384)

@@ -18,13 +18,7 @@ public enum KeypadAssembly {
     }
 
     public static func wiring(_ gpio: GPIOKeypadConfiguration) -> GPIOMatrixWiring {
-        func line(_ reference: LineReference) -> GPIOMatrixWiring.Line {
-            switch reference {
-            case .offset(let offset): return .offset(offset)
-            case .name(let name): return .name(name)
-            }
-        }
-        return GPIOMatrixWiring(chip: gpio.chip, rows: gpio.rows.map(line), columns: gpio.columns.map(line), activeLow: gpio.activeLow)
+        GPIOMatrixWiring(chip: gpio.chip, rows: gpio.rows, columns: gpio.columns, activeLow: gpio.activeLow)
     }
 
     /// The configured GPIO keypad, or an error naming `keypad.driver` when it is not gpio.

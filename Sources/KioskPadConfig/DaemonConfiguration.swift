@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 import VerifierEndpoint
 import Yams
 

@@ -7,7 +7,7 @@ enum KeypadSection {
         "chip", "rows", "columns", "keys", "active_low", "has_diodes", "settle_us",
         "debounce_press_ms", "debounce_release_ms", "hold_ms", "stuck_s",
     ]
-    static let maxLines = 8
+    static let maxLines = MatrixLimits.maxLines
 
     static func read(_ reader: MappingReader, entry: EntryOptions) -> KeypadConfiguration {
         let driver: KeypadDriverKind = reader.choice("driver", default: .terminal)

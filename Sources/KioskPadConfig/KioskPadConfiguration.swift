@@ -106,19 +106,6 @@ public struct KeypadConfiguration: Sendable {
     }
 }
 
-/// A GPIO line, by offset on its chip or by its line name.
-public enum LineReference: Hashable, Sendable, CustomStringConvertible {
-    case offset(Int)
-    case name(String)
-
-    public var description: String {
-        switch self {
-        case .offset(let offset): return String(offset)
-        case .name(let name): return name
-        }
-    }
-}
-
 /// A matrix keypad on GPIO lines (rows driven, columns read with pull-ups).
 public struct GPIOKeypadConfiguration: Equatable, Sendable {
     public var chip: String

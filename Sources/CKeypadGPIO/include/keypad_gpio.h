@@ -11,6 +11,10 @@
 extern "C" {
 #endif
 
+/* Rows and columns a matrix may have, each (Swift: MatrixLayout.maxLines, checked equal
+ * by the HAL tests). */
+#define KP_MAX_LINES 8
+
 enum kp_error_code {
     KP_OK = 0,
     KP_ERR_CHIP_NOT_FOUND = 1,

@@ -19,7 +19,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
     public init(wiring: GPIOMatrixWiring) throws {
         self.wiring = wiring
         var error = kp_error()
-        func split(_ lines: [GPIOMatrixWiring.Line]) -> ([Int32], [String]) {
+        func split(_ lines: [LineReference]) -> ([Int32], [String]) {
             (lines.map { if case .offset(let o) = $0 { Int32(o) } else { -1 } },
              lines.map { if case .name(let n) = $0 { n } else { "" } })
         }
@@ -100,7 +100,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
         let lines = error.group == Int32(KP_GROUP_ROWS.rawValue) ? wiring.rows : wiring.columns
         let index = Int(error.index)
         let key = index >= 0 && index < lines.count ? "keypad.\(group)[\(index)]" : "keypad.\(group)"
-        let line = index >= 0 && index < lines.count ? lines[index].description : "a line"
+        let line = index >= 0 && index < lines.count ? lines[index].spoken : "a line"
         switch Int(error.code) {
         case Int(KP_ERR_CHIP_NOT_FOUND.rawValue):
             let present = detail.isEmpty ? "no GPIO chips are present" : "present: \(detail)"

@@ -15,7 +15,7 @@ public final class GPIOOutputLine: DigitalOutput {
     private let handle: Mutex<OpaquePointer>
     #endif
 
-    public init(chip: String, line: GPIOMatrixWiring.Line, activeLow: Bool, key: String) throws {
+    public init(chip: String, line: LineReference, activeLow: Bool, key: String) throws {
         self.key = key
         #if canImport(CKeypadGPIO)
         var error = kp_error()
@@ -50,7 +50,7 @@ public final class GPIOOutputLine: DigitalOutput {
     }
 
     #if canImport(CKeypadGPIO)
-    static func describe(_ error: kp_error, chip: String, line: GPIOMatrixWiring.Line, key: String) -> KeyedError {
+    static func describe(_ error: kp_error, chip: String, line: LineReference, key: String) -> KeyedError {
         let detail = withUnsafeBytes(of: error.detail) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         switch Int(error.code) {
         case Int(KP_ERR_CHIP_NOT_FOUND.rawValue):
@@ -58,13 +58,13 @@ public final class GPIOOutputLine: DigitalOutput {
         case Int(KP_ERR_PERMISSION.rawValue):
             return KeyedError(key: "\(key).chip", message: "permission denied opening '\(chip)'; run as a member of group gpio or install the udev rule from deploy/", kind: .unavailable(retryable: true))
         case Int(KP_ERR_LINE_RANGE.rawValue):
-            return KeyedError(key: "\(key).line", message: "\(line) is out of range; chip '\(chip)' has \(detail) lines", kind: .unavailable(retryable: true))
+            return KeyedError(key: "\(key).line", message: "\(line.spoken) is out of range; chip '\(chip)' has \(detail) lines", kind: .unavailable(retryable: true))
         case Int(KP_ERR_LINE_NAME.rawValue):
             return KeyedError(key: "\(key).line", message: "no line named '\(detail)' on chip '\(chip)'", kind: .unavailable(retryable: true))
         case Int(KP_ERR_BUSY.rawValue):
-            return KeyedError(key: "\(key).line", message: "\(line) on '\(chip)' is busy, held by '\(detail)'; stop that program or wire another line", kind: .unavailable(retryable: true))
+            return KeyedError(key: "\(key).line", message: "\(line.spoken) on '\(chip)' is busy, held by '\(detail)'; stop that program or wire another line", kind: .unavailable(retryable: true))
         default:
-            return KeyedError(key: "\(key).line", message: "cannot use \(line) on '\(chip)': \(detail)", kind: .unavailable(retryable: true))
+            return KeyedError(key: "\(key).line", message: "cannot use \(line.spoken) on '\(chip)': \(detail)", kind: .unavailable(retryable: true))
         }
     }
     #endif

@@ -1,6 +1,9 @@
-/// A key matrix: rows x columns (each 1...8) and one label per key, row by row.
+import KeypadCore
+
+/// A key matrix: rows x columns (each 1...``maxLines``) and one label per key, row by row.
 public struct MatrixLayout: Equatable, Sendable {
-    public static let maxLines = 8
+    /// The one limit on rows and columns (the C shim's `KP_MAX_LINES` is the same number).
+    public static let maxLines = MatrixLimits.maxLines
 
     public let rows: Int
     public let columns: Int
