@@ -1,5 +1,5 @@
 /// Whether digits are secret (masked PIN) or shown (one-time/verification code).
-public enum EntryMode: String, Sendable, CaseIterable {
+public enum EntryMode: String, Sendable, CaseIterable, Codable {
     case pin
     case code
 }

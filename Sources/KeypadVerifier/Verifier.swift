@@ -1,15 +1,9 @@
 import Foundation
 import KeypadCore
 
-/// The kind of value submitted: a masked PIN or a one-time/verification code.
-public enum AttemptKind: String, Sendable, Codable {
-    case pin
-    case code
-
-    public init(_ mode: EntryMode) {
-        self = mode == .pin ? .pin : .code
-    }
-}
+/// The wire's `kind` (`pin` or `code`): the entry mode itself, one type from the model to
+/// the request body.
+public typealias AttemptKind = EntryMode
 
 /// One completed entry on its way to a verifier (CONTRACTS section 2).
 public struct VerificationAttempt: Sendable {

@@ -6,5 +6,6 @@ enum ControllerEvent: Sendable {
     case input(KeySourceEvent)
     case inputEnded
     case tick
-    case verdict(attempt: UInt64, outcome: AttemptOutcome, latency: Duration)
+    /// `attempt` is the model's number for the entry, `id` the request's attempt_id.
+    case verdict(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration)
 }

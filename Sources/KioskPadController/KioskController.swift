@@ -83,9 +83,9 @@ public actor KioskController {
                 inputEnded = true
             case .tick:
                 model.tick()
-            case .verdict(let attempt, let outcome, let latency):
-                if let kind = conclude(attempt: attempt, outcome: outcome, latency: latency) {
-                    bus.publish(.attemptDecided(kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
+            case .verdict(let attempt, let id, let outcome, let latency):
+                if let kind = conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
+                    bus.publish(.attemptDecided(attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
                 }
                 await render()
                 replayDeferredKeys()
@@ -116,10 +116,10 @@ public actor KioskController {
 
     private func verify(_ submission: Submission) {
         let attempt = VerificationAttempt(
-            terminalID: terminalID, kind: AttemptKind(submission.mode), value: submission.value)
+            terminalID: terminalID, kind: submission.mode, value: submission.value)
+        let id = attempt.attemptID.uuidString.lowercased()
         logger.info("attempt submitted", metadata: [
-            "attempt": "\(submission.attempt)", "kind": "\(attempt.kind.rawValue)",
-            "digits": "\(submission.value.count)",
+            "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
         ])
         let verifier = self.verifier
         let continuation = self.continuation
@@ -127,12 +127,12 @@ public actor KioskController {
         Task {
             let started = clock.now
             let outcome = await verifier.verify(attempt)
-            continuation?.yield(.verdict(attempt: submission.attempt, outcome: outcome, latency: clock.now - started))
+            continuation?.yield(.verdict(attempt: submission.attempt, id: id, outcome: outcome, latency: clock.now - started))
         }
     }
 
     /// Applies a verdict; returns the attempt's kind when it was the pending one.
-    private func conclude(attempt: UInt64, outcome: AttemptOutcome, latency: Duration) -> AttemptKind? {
+    private func conclude(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration) -> AttemptKind? {
         guard model.complete(attempt: attempt, outcome: outcome) else { return nil }
         let decision: String
         switch outcome {
@@ -141,9 +141,9 @@ public actor KioskController {
         case .unavailable: decision = "verifier unavailable"
         }
         logger.notice("attempt decided", metadata: [
-            "attempt": "\(attempt)", "decision": "\(decision)", "latency_ms": "\(latency.wholeMilliseconds)",
+            "attempt_id": "\(id)", "decision": "\(decision)", "latency_ms": "\(latency.wholeMilliseconds)",
         ])
-        return AttemptKind(model.options.mode)
+        return model.options.mode
     }
 
     private func render() async {

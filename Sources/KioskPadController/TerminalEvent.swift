@@ -6,8 +6,10 @@ import KeypadVerifier
 /// digits typed.
 public enum TerminalEvent: Sendable, Equatable {
     case keyPressed
-    /// A verifier answered (or failed) for one attempt; `lockedOut` when this denial started a lockout.
-    case attemptDecided(kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
+    /// A verifier answered (or failed) for one attempt; `attemptID` is the request's
+    /// `attempt_id` (the same id in logs, journal and on the wire); `lockedOut` when this
+    /// denial started a lockout.
+    case attemptDecided(attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
     /// The keypad stopped or came back.

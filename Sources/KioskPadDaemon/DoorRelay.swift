@@ -43,7 +43,7 @@ public final class DoorRelay: TerminalEventSink {
     public var isEnergised: Bool { state.withLock { $0.energised } }
 
     public func handle(_ event: TerminalEvent) async {
-        guard case .attemptDecided(_, let outcome, _, _) = event else { return }
+        guard case .attemptDecided(_, _, let outcome, _, _) = event else { return }
         if case .granted(_, let seconds) = outcome {
             let requested = seconds.map { Duration.seconds($0) } ?? defaultUnlock
             await unlock(for: min(max(requested, .seconds(1)), maxUnlock))

@@ -29,7 +29,7 @@ public actor FeedbackPlayer: TerminalEventSink {
         switch event {
         case .keyPressed:
             play(FeedbackPlayer.click, on: buzzer)
-        case .attemptDecided(_, let outcome, _, let lockedOut):
+        case .attemptDecided(_, _, let outcome, _, let lockedOut):
             switch outcome {
             case .granted:
                 play(FeedbackPlayer.grantedBeep, on: buzzer)

@@ -23,14 +23,17 @@ public actor JournalSink: TerminalEventSink {
         switch event {
         case .keyPressed, .displayError:
             return
-        case .attemptDecided(let kind, let outcome, let latency, let lockedOut):
+        case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut):
             let decision: String
             switch outcome {
             case .granted: decision = "granted"
             case .denied: decision = "denied"
             case .unavailable: decision = "error"
             }
-            record("attempt", [("kind", .text(kind.rawValue)), ("decision", .text(decision)), ("latency_ms", .number(latency.wholeMilliseconds))])
+            record("attempt", [
+                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(decision)),
+                ("latency_ms", .number(latency.wholeMilliseconds)),
+            ])
             if lockedOut { record("lockout", []) }
         case .keypadFault(let kind, let detail):
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])

@@ -46,7 +46,7 @@ public final class TerminalMetrics: TerminalEventSink {
         switch event {
         case .keyPressed:
             keys.increment()
-        case .attemptDecided(_, let outcome, let duration, let lockedOut):
+        case .attemptDecided(_, _, let outcome, let duration, let lockedOut):
             switch outcome {
             case .granted: granted.increment()
             case .denied: denied.increment()

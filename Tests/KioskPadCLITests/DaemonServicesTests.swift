@@ -86,6 +86,9 @@ struct DaemonServicesTests {
         #expect(Set(sequences).count == sequences.count)
         #expect(Set(records.compactMap { $0["id"] as? String }).count == records.count)
         #expect(attempts.allSatisfy { $0["decision"] as? String == "granted" && $0["terminal_id"] as? String == "journal-test" })
+        // Each attempt carries the attempt_id that its request carried (a UUID), one per attempt.
+        let attemptIDs = attempts.compactMap { $0["attempt_id"] as? String }
+        #expect(attemptIDs.count == 20 && Set(attemptIDs).count == 20 && attemptIDs.allSatisfy { UUID(uuidString: $0) != nil })
         // Each request carries its record's id as webhook-id.
         #expect(zip(endpoint.requests, records).allSatisfy { $0.headers["webhook-id"] == nil || $0.headers["webhook-id"] == $1["id"] as? String })
         #expect(!redactingUUIDs(journal).contains("1234"))

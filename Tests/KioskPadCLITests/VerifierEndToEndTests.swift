@@ -12,7 +12,7 @@ struct VerifierEndToEndTests {
         let server = try await VerifierProcess(directory: directory)
         let url = "http://127.0.0.1:\(server.port)/verify"
         let secret = directory.appendingPathComponent("secret").path
-        let granted = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "3691")
+        let granted = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret, "--log-level", "info"], stdin: "3691")
         let denied = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "8024")
         let unsigned = try await CLI.run(["simulate", "--display", "plain", "--verifier", url], stdin: "3691")
         #expect(server.stop() == 0)
@@ -23,6 +23,11 @@ struct VerifierEndToEndTests {
         #expect(!granted.stdout.contains("demo PIN"))
         let audit = try String(contentsOf: directory.appendingPathComponent("state/audit.jsonl"), encoding: .utf8)
         #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"refusal\":\"unauthenticated\""))
+        // One attempt id end to end: the terminal's two log lines and the verifier's audit.
+        let ids = granted.stderr.split(separator: "\n").filter { $0.contains("attempt submitted") || $0.contains("attempt decided") }
+            .compactMap { line in line.range(of: "attempt_id=").map { String(line[$0.upperBound...].prefix(36)) } }
+        #expect(ids.count == 2 && Set(ids).count == 1, "\(granted.stderr)")
+        #expect(audit.contains("\"attempt_id\":\"\(ids.first ?? "none")\""))
         for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr].map(redactingUUIDs) {
             #expect(!text.contains("3691") && !text.contains("8024"))
         }

@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEvent {
-    .attemptDecided(kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
+    .attemptDecided(attemptID: "a1", kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
 }
 
 /// Time that passes only when the test says so.
