@@ -23,14 +23,13 @@ public final class HTTPVerifier: Verifier {
         public var clientCertificate: String?
         public var clientKey: String?
         public var allowInsecureHTTP: Bool
-        public var maxUnlockSeconds: Int
         public var maxResponseBytes: Int
         public var retryDelay: Duration
 
         public init(
             url: String, deadline: Duration = .seconds(3), secret: WebhookSecret? = nil, bearerToken: String? = nil,
             caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
-            allowInsecureHTTP: Bool = false, maxUnlockSeconds: Int = 30, maxResponseBytes: Int = 16_384,
+            allowInsecureHTTP: Bool = false, maxResponseBytes: Int = 16_384,
             retryDelay: Duration = .milliseconds(100)
         ) {
             self.url = url
@@ -41,7 +40,6 @@ public final class HTTPVerifier: Verifier {
             self.clientCertificate = clientCertificate
             self.clientKey = clientKey
             self.allowInsecureHTTP = allowInsecureHTTP
-            self.maxUnlockSeconds = maxUnlockSeconds
             self.maxResponseBytes = maxResponseBytes
             self.retryDelay = retryDelay
         }
@@ -134,7 +132,7 @@ public final class HTTPVerifier: Verifier {
             }
             do {
                 let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
-                return .answer(try VerificationResponseBody.decode(Array(buffer: buffer), maxUnlockSeconds: settings.maxUnlockSeconds))
+                return .answer(try VerificationResponseBody.decode(Array(buffer: buffer)))
             } catch let error as VerificationResponseBody.Invalid {
                 return .failed(error.description)
             } catch {

@@ -70,7 +70,8 @@ public final class DaemonServices: Sendable {
         if outputs {
             if let config = daemon.door {
                 let relay = try DoorRelay(
-                    output: try GPIOOutputLine(config.relay, key: "door.relay"), defaultUnlock: config.unlock, maxUnlock: config.maxUnlock,
+                    output: try GPIOOutputLine(config.relay, key: "door.relay"), defaultUnlock: config.unlock,
+                    maxUnlock: DaemonServices.maxUnlock(door: config, verifier: configuration.verifier),
                     logger: logger,
                     observer: { on, seconds in bus.publish(.door(unlocked: on, seconds: seconds)) })
                 door = relay
@@ -101,6 +102,14 @@ public final class DaemonServices: Sendable {
         } else {
             metricsService = nil
         }
+    }
+
+    /// The one clamp on how long a grant may hold the door open: `door.max_unlock_s`, and
+    /// also `verifier.max_unlock_s` with an HTTP verifier (the tighter wins). The relay
+    /// applies it to every grant; nothing else clamps.
+    public static func maxUnlock(door: DoorConfiguration, verifier: VerifierConfiguration) -> Duration {
+        guard case .http(let http) = verifier else { return door.maxUnlock }
+        return min(door.maxUnlock, .seconds(http.maxUnlockSeconds))
     }
 
     /// Background services to run in the service group (metrics endpoint, forwarder).

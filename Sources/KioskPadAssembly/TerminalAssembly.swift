@@ -42,7 +42,7 @@ public enum TerminalAssembly {
                 settings: HTTPVerifier.Settings(
                     url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
                     clientCertificate: http.clientCertificate, clientKey: http.clientKey,
-                    allowInsecureHTTP: http.allowInsecureHTTP, maxUnlockSeconds: http.maxUnlockSeconds),
+                    allowInsecureHTTP: http.allowInsecureHTTP),
                 logger: logger)
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }

@@ -26,7 +26,7 @@ struct HTTPReplyTests {
 
     @Test func anAnswerBodyIsWhatTheTerminalDecodes() throws {
         let reply = HTTPReply(.granted(unlockSeconds: 7))
-        #expect(try VerificationResponseBody.decode(reply.body, maxUnlockSeconds: 30) == .granted(message: nil, unlockSeconds: 7))
-        #expect(try VerificationResponseBody.decode(HTTPReply(.denied()).body, maxUnlockSeconds: 30) == .denied(message: nil))
+        #expect(try VerificationResponseBody.decode(reply.body) == .granted(message: nil, unlockSeconds: 7))
+        #expect(try VerificationResponseBody.decode(HTTPReply(.denied()).body) == .denied(message: nil))
     }
 }

@@ -82,11 +82,11 @@ struct VerificationMessageTests {
         #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(text.utf8)) }
     }
 
-    @Test func responsesDecodeStrictlyAndClampUnlockTime() throws {
+    @Test func responsesDecodeStrictlyAndPassTheUnlockTimeAsSent() throws {
         func decode(_ text: String) throws -> AttemptOutcome {
-            try VerificationResponseBody.decode(Array(text.utf8), maxUnlockSeconds: 10)
+            try VerificationResponseBody.decode(Array(text.utf8))
         }
-        #expect(try decode("{\"decision\":\"granted\",\"unlock_seconds\":600,\"message\":\"Hi\"}") == .granted(message: "Hi", unlockSeconds: 10))
+        #expect(try decode("{\"decision\":\"granted\",\"unlock_seconds\":600,\"message\":\"Hi\"}") == .granted(message: "Hi", unlockSeconds: 600))
         #expect(try decode("{\"decision\":\"denied\"}") == .denied())
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("{\"decision\":\"maybe\"}") }
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("<html>") }

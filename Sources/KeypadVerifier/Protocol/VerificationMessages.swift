@@ -68,7 +68,7 @@ public enum VerificationResponseBody {
         public let description: String
     }
 
-    public static func decode(_ body: [UInt8], maxUnlockSeconds: Int) throws -> AttemptOutcome {
+    public static func decode(_ body: [UInt8]) throws -> AttemptOutcome {
         struct Wire: Decodable {
             let decision: String
             let message: String?
@@ -86,8 +86,8 @@ public enum VerificationResponseBody {
         let message = wire.message.map { String($0.prefix(200)) }
         switch wire.decision {
         case "granted":
-            let unlock = wire.unlock_seconds.map { min(max($0, 1), maxUnlockSeconds) }
-            return .granted(message: message, unlockSeconds: unlock)
+            // As sent: the door relay alone clamps it (to door.max_unlock_s and verifier.max_unlock_s).
+            return .granted(message: message, unlockSeconds: wire.unlock_seconds)
         case "denied":
             return .denied(message: message)
         default:
