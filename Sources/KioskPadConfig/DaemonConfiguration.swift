@@ -107,8 +107,8 @@ enum DaemonSection {
             let reader = top.child("metrics")
             let listen = reader.string("listen", default: "127.0.0.1:9464")
             if listen != "off" {
-                if let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) {
-                    daemon.metrics = MetricsConfiguration(host: String(listen[..<colon]), port: port)
+                if let (host, port) = ConfigValues.hostAndPort(listen) {
+                    daemon.metrics = MetricsConfiguration(host: host, port: port)
                 } else {
                     reader.log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
                 }
@@ -156,12 +156,7 @@ enum DaemonSection {
             reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 26}", at: reader.node)
             return nil
         }
-        let line: LineReference
-        if let offset = node?.int, (0...1023).contains(offset) {
-            line = .offset(offset)
-        } else if case .scalar = node, let name = node?.string, !name.isEmpty, node?.int == nil {
-            line = .name(name)
-        } else {
+        guard case .line(let line) = ConfigValues.line(node) else {
             reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
             return nil
         }

@@ -67,15 +67,14 @@ enum KeypadSection {
             return []
         }
         return sequence.enumerated().compactMap { index, item in
-            if let offset = item.int {
-                guard (0...1023).contains(offset) else {
-                    reader.log.report("\(path)[\(index)]", "\(offset) is out of range 0...1023", at: item)
-                    return nil
-                }
-                return .offset(offset)
+            switch ConfigValues.line(item) {
+            case .line(let line):
+                return line
+            case .offsetOutOfRange(let offset):
+                reader.log.report("\(path)[\(index)]", "\(offset) is out of range \(ConfigValues.lineOffsets)", at: item)
+            case .invalid:
+                reader.log.report("\(path)[\(index)]", "must be a line offset or a line name", at: item)
             }
-            if case .scalar = item, let name = item.string, !name.isEmpty { return .name(name) }
-            reader.log.report("\(path)[\(index)]", "must be a line offset or a line name", at: item)
             return nil
         }
     }

@@ -46,9 +46,8 @@ extension ConfigLoader {
         let reader = top.child("server")
         let listen = reader.string("listen", default: "127.0.0.1:8787")
         var host = "127.0.0.1", port = 8787
-        if let colon = listen.lastIndex(of: ":"), let number = Int(listen[listen.index(after: colon)...]), (0...65535).contains(number) {
-            host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            port = number
+        if let address = ConfigValues.hostAndPort(listen) {
+            (host, port) = address
         } else {
             log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
         }
