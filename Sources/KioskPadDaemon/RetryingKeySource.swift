@@ -4,8 +4,7 @@ import KeypadHAL
 /// Keeps a GPIO keypad going: when its chip cannot be opened or fails while running (a
 /// loose ribbon, a chip gone), it reports that, waits (1 s doubling to 30 s) and opens it
 /// again, so the terminal recovers instead of hanging or exiting.
-public final class RetryingKeySource: KeySource, @unchecked Sendable {
-    // @unchecked: immutable closures only.
+public final class RetryingKeySource: KeySource, Sendable {
     public var isScripted: Bool { false }
     private let open: @Sendable (@escaping @Sendable (any Error) -> Void) throws -> MatrixKeySource
     private let report: @Sendable (_ ok: Bool, _ problem: String?) async -> Void

@@ -8,8 +8,7 @@ import KeypadVerifier
 /// removes its line. Every read-modify-write holds an exclusive `flock` on `PATH.lock`, so
 /// `kioskpad verifier code issue` may run while the server redeems: a code is granted at
 /// most once and every issued code is kept. The file is replaced atomically.
-public final class OneTimeCodeStore: @unchecked Sendable {
-    // @unchecked: immutable; concurrent use is serialised by the file lock (and the actor).
+public final class OneTimeCodeStore: Sendable {
     public static let hashIterations = 10_000
 
     public struct Entry: Equatable, Sendable {

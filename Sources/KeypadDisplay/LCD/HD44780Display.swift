@@ -21,7 +21,8 @@ public struct ThreadSleeper: LCDSleeper {
 /// the last retry delay) and, when the bus answers again, re-initialises the LCD and
 /// redraws the latest frame.
 public final class HD44780Display: DisplayDriver, @unchecked Sendable {
-    // @unchecked: mutable state is guarded by `condition`; the bus and shadow are touched
+    // @unchecked: mutable state is guarded by `condition` (a condition variable: the worker
+    // sleeps until a frame arrives, waitUntilShown until it is drawn); the bus and shadow are touched
     // only by the worker thread (or by render() in single-threaded tests).
     public let geometry: DisplayGeometry
     public let encoder: HD44780Encoder

@@ -7,8 +7,8 @@ import KeypadCore
 /// `/dev/i2c-<bus>` with the device selected by `I2C_SLAVE`; each byte is one transfer (a
 /// PCF8574 takes one byte per transfer), sent as SMBus "send byte", which is a one-byte
 /// I2C write on the wire and also works on SMBus-only adapters.
-public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
-    // @unchecked: the descriptor is used only by the LCD worker thread after init.
+public final class LinuxI2CBus: I2CBus, Sendable {
+    // Immutable; the LCD worker thread is the only writer after init.
     public let bus: Int
     public let address: Int
     private let fd: Int32

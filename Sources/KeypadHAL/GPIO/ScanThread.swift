@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import KeypadCore
+import Synchronization
 #if canImport(CKeypadGPIO)
 import CKeypadGPIO
 #endif
@@ -8,13 +9,13 @@ import CKeypadGPIO
 /// Runs a ``MatrixScanLoop`` on a dedicated, named thread (`kp-scan`) so that an idle
 /// keypad is one thread blocked in `poll(2)`, visible and countable in `/proc`.
 public final class ScanThread: @unchecked Sendable {
-    // @unchecked: after start() the loop and backend are touched only by the scan thread;
-    // stop() only sets a lock-protected flag and calls the backend's thread-safe wake().
+    // @unchecked: the loop (a class with scan state) is not Sendable; after start() it is
+    // touched only by the scan thread. stop() sets a Mutex-guarded flag and calls the
+    // backend's thread-safe wake(); the semaphore is the thread's join, not a lock.
     public static let threadName = "kp-scan"
 
     private let loop: MatrixScanLoop
-    private let lock = NSLock()
-    private var stopping = false
+    private let stopping = Mutex(false)
     private let finished = DispatchSemaphore(value: 0)
 
     public init(loop: MatrixScanLoop) {
@@ -45,11 +46,11 @@ public final class ScanThread: @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock { stopping = true }
+        stopping.withLock { $0 = true }
         loop.backend.wake()
     }
 
-    private var isStopping: Bool { lock.withLock { stopping } }
+    private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Stops the thread and waits (up to `timeout`) until it has ended; then returns the
     /// scan statistics: scans, idle waits, and the GPIO value calls of the costliest scan.

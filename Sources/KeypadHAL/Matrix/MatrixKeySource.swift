@@ -4,8 +4,7 @@ import KeypadCore
 /// debounced press becomes a key label. Releases, holds, ghosting and stuck keys go to
 /// `diagnostics` (for logs and `keytest`); a backend failure ends the stream after
 /// reporting it.
-public final class MatrixKeySource: KeySource, @unchecked Sendable {
-    // @unchecked: the scan thread owns the loop; this object only starts and stops it.
+public final class MatrixKeySource: KeySource, Sendable {
     public var isScripted: Bool { false }
     public let thread: ScanThread
     private let diagnostics: @Sendable (ScanEvent) -> Void
