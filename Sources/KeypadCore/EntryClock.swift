@@ -1,11 +1,5 @@
-/// The model's only source of time: a monotonic reading since an arbitrary origin.
+/// The model's only source of time: a monotonic reading since an arbitrary origin
+/// (``TerminalClock`` in the terminal, a manual clock in tests).
 public protocol EntryClock: Sendable {
     var now: Duration { get }
-}
-
-/// Monotonic time from the system's continuous clock (production).
-public struct SystemEntryClock: EntryClock {
-    private let origin = ContinuousClock.now
-    public init() {}
-    public var now: Duration { ContinuousClock.now - origin }
 }

@@ -26,7 +26,7 @@ public actor KioskController {
     private let verifier: any Verifier
     private let source: any KeySource
     private let terminalID: String
-    private let clock: any EntryClock
+    private let clock: TerminalClock
     private let logger: Logger
     private let bus: TerminalEventBus
 
@@ -40,7 +40,7 @@ public actor KioskController {
     public init(
         entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
         verifier: any Verifier, source: any KeySource, terminalID: String,
-        clock: any EntryClock = SystemEntryClock(), logger: Logger = Logger(label: "kioskpad"),
+        clock: TerminalClock = .continuous, logger: Logger = Logger(label: "kioskpad"),
         bus: TerminalEventBus = TerminalEventBus()
     ) {
         model = EntryModel(options: entry, clock: clock)
@@ -171,7 +171,7 @@ public actor KioskController {
         let wait = deadline - clock.now
         timer = Task {
             if wait > .zero {
-                try? await Task.sleep(for: wait)
+                try? await clock.sleep(for: wait)
             }
             guard !Task.isCancelled else { return }
             continuation.yield(.tick)

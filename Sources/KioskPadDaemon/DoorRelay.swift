@@ -23,16 +23,16 @@ public final class DoorRelay: TerminalEventSink {
     private let state = Mutex(State())
     /// Told (on, seconds) whenever the relay changes, for the journal and metrics.
     private let observer: @Sendable (Bool, Int) async -> Void
-    /// How the unlock time passes (injected so tests control time).
-    private let sleep: @Sendable (Duration) async -> Void
+    /// How the unlock time passes (a manual clock in tests).
+    private let clock: TerminalClock
 
     public init(
         output: any DigitalOutput, defaultUnlock: Duration, maxUnlock: Duration, logger: Logger,
-        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
+        clock: TerminalClock = .continuous,
         observer: @escaping @Sendable (Bool, Int) async -> Void = { _, _ in }
     ) throws {
         self.output = output
-        self.sleep = sleep
+        self.clock = clock
         self.defaultUnlock = defaultUnlock
         self.maxUnlock = maxUnlock
         self.logger = logger
@@ -74,7 +74,7 @@ public final class DoorRelay: TerminalEventSink {
             logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
             await observer(true, duration.wholeSeconds)
             Task {
-                await sleep(duration)
+                try? await clock.sleep(for: duration)
                 await self.release(ifGeneration: generation)
             }
         }

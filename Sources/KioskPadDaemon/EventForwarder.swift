@@ -1,5 +1,6 @@
 import DurableStorage
 import Foundation
+import KeypadCore
 import KeypadHTTPVerifier
 import KeypadVerifier
 import Logging
@@ -17,8 +18,10 @@ public actor EventForwarder {
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     public private(set) var delivered: Int
+    private let clock: TerminalClock
 
-    public init(journal: TerminalJournal, poster: SignedPoster, logger: Logger) {
+    public init(journal: TerminalJournal, poster: SignedPoster, logger: Logger, clock: TerminalClock = .continuous) {
+        self.clock = clock
         self.journal = journal
         self.poster = poster
         cursorPath = (journal.path as NSString).deletingLastPathComponent + "/journal.cursor"
@@ -52,7 +55,7 @@ public actor EventForwarder {
             }
             if failed {
                 logger.warning("events endpoint unreachable; records stay queued on disk", metadata: ["queued": "\(pending.count)"])
-                try? await Task.sleep(for: backoff)
+                try? await clock.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(30))
             } else if await iterator.next() == nil {
                 return // cancelled

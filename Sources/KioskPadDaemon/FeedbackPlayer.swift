@@ -17,8 +17,10 @@ public actor FeedbackPlayer: TerminalEventSink {
     private let buzzer: (any DigitalOutput)?
     private let grantedLED: (any DigitalOutput)?
     private let deniedLED: (any DigitalOutput)?
+    private let clock: TerminalClock
 
-    public init(buzzer: (any DigitalOutput)?, grantedLED: (any DigitalOutput)?, deniedLED: (any DigitalOutput)?) {
+    public init(buzzer: (any DigitalOutput)?, grantedLED: (any DigitalOutput)?, deniedLED: (any DigitalOutput)?, clock: TerminalClock = .continuous) {
+        self.clock = clock
         self.buzzer = buzzer
         self.grantedLED = grantedLED
         self.deniedLED = deniedLED
@@ -49,10 +51,11 @@ public actor FeedbackPlayer: TerminalEventSink {
     /// Plays `steps` on `output` in the background, ending off.
     private nonisolated func play(_ steps: [Step], on output: (any DigitalOutput)?) {
         guard let output else { return }
+        let clock = self.clock
         Task {
             for step in steps {
                 try? output.set(step.on)
-                try? await Task.sleep(for: step.duration)
+                try? await clock.sleep(for: step.duration)
             }
             try? output.set(false)
         }

@@ -6,21 +6,27 @@ import KeypadHAL
 /// again, so the terminal recovers instead of hanging or exiting.
 public final class RetryingKeySource: KeySource, Sendable {
     public var isScripted: Bool { false }
-    private let open: @Sendable (@escaping @Sendable (any Error) -> Void) throws -> MatrixKeySource
+    private let open: @Sendable (@escaping @Sendable (any Error) -> Void) throws -> any KeySource
     private let report: @Sendable (_ ok: Bool, _ problem: String?) async -> Void
+    private let clock: TerminalClock
 
+    /// `open` opens the keypad and hands it the function to call with the reason when it
+    /// fails; `report` is told when the keypad goes down (with why) and comes back.
     public init(
-        open: @escaping @Sendable (@escaping @Sendable (any Error) -> Void) throws -> MatrixKeySource,
-        report: @escaping @Sendable (_ ok: Bool, _ problem: String?) async -> Void
+        open: @escaping @Sendable (@escaping @Sendable (any Error) -> Void) throws -> any KeySource,
+        report: @escaping @Sendable (_ ok: Bool, _ problem: String?) async -> Void,
+        clock: TerminalClock = .continuous
     ) {
         self.open = open
         self.report = report
+        self.clock = clock
     }
 
     public func events() -> AsyncStream<KeySourceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeySourceEvent.self)
         let open = self.open
         let report = self.report
+        let clock = self.clock
         let task = Task {
             var delay: Duration = .seconds(1)
             var failing = false
@@ -38,7 +44,7 @@ public final class RetryingKeySource: KeySource, Sendable {
                     if !failing { await report(false, "\(error)") }
                 }
                 failing = true
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(for: delay)
                 delay = min(delay * 2, .seconds(30))
             }
             continuation.finish()

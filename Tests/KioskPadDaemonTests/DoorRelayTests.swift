@@ -11,25 +11,6 @@ func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEven
     .attemptDecided(attemptID: "a1", kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
 }
 
-/// Time that passes only when the test says so.
-actor ManualTime {
-    private var now: Duration = .zero
-    private var sleepers: [(until: Duration, continuation: CheckedContinuation<Void, Never>)] = []
-
-    func sleep(_ duration: Duration) async {
-        await withCheckedContinuation { sleepers.append((now + duration, $0)) }
-    }
-
-    var waiting: Int { sleepers.count }
-
-    func advance(by step: Duration) {
-        now += step
-        let due = sleepers.filter { $0.until <= now }
-        sleepers.removeAll { $0.until <= now }
-        due.forEach { $0.continuation.resume() }
-    }
-}
-
 /// Waits (up to 5 s) until `condition` holds; for states reached by other tasks.
 func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
     for _ in 0..<500 {
@@ -43,28 +24,28 @@ func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
 struct DoorRelayTests {
     let logger = Logger(label: "test")
 
-    func relay(_ output: RecordingOutput, _ time: ManualTime, unlock: Duration = .seconds(5), max: Duration = .seconds(30)) throws -> DoorRelay {
-        try DoorRelay(output: output, defaultUnlock: unlock, maxUnlock: max, logger: logger, sleep: { await time.sleep($0) })
+    func relay(_ output: RecordingOutput, _ time: ManualClock, unlock: Duration = .seconds(5), max: Duration = .seconds(30)) throws -> DoorRelay {
+        try DoorRelay(output: output, defaultUnlock: unlock, maxUnlock: max, logger: logger, clock: TerminalClock(time))
     }
 
     @Test func isOffAtStartAndOnOnlyForTheUnlockTimeAfterAGrant() async throws {
-        let output = RecordingOutput(), time = ManualTime()
+        let output = RecordingOutput(), time = ManualClock()
         let relay = try relay(output, time)
         #expect(output.changes.map(\.on) == [false])
         await relay.handle(decided(.granted()))
         #expect(output.isOn)
-        #expect(await eventually { await time.waiting == 1 })
-        await time.advance(by: .milliseconds(4_999))
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .milliseconds(4_999))
         try await Task.sleep(for: .milliseconds(50))
         #expect(output.isOn)
-        await time.advance(by: .milliseconds(1))
+        time.advance(by: .milliseconds(1))
         #expect(await eventually { !output.isOn })
         #expect(output.changes.map(\.on) == [false, true, false])
     }
 
     @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
         let output = RecordingOutput()
-        let relay = try relay(output, ManualTime())
+        let relay = try relay(output, ManualClock())
         await relay.handle(decided(.denied()))
         await relay.handle(decided(.unavailable))
         await relay.handle(decided(.denied(), lockedOut: true))
@@ -73,17 +54,17 @@ struct DoorRelayTests {
     }
 
     @Test func theVerifiersUnlockTimeIsClampedToTheMaximum() async throws {
-        let output = RecordingOutput(), time = ManualTime()
+        let output = RecordingOutput(), time = ManualClock()
         let relay = try relay(output, time, max: .seconds(8))
         await relay.handle(decided(.granted(unlockSeconds: 600)))
-        #expect(await eventually { await time.waiting == 1 })
-        await time.advance(by: .seconds(8))
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .seconds(8))
         #expect(await eventually { !output.isOn })
     }
 
     @Test func afterShutdownItIsOffAndStaysOff() async throws {
         let output = RecordingOutput()
-        let relay = try relay(output, ManualTime())
+        let relay = try relay(output, ManualClock())
         await relay.handle(decided(.granted()))
         #expect(output.isOn)
         relay.shutdown()
@@ -95,7 +76,7 @@ struct DoorRelayTests {
 
     @Test func aFailingRelayIsForcedOffAndDoesNotCrash() async throws {
         let output = RecordingOutput()
-        let relay = try relay(output, ManualTime())
+        let relay = try relay(output, ManualClock())
         output.setFailing(true)
         await relay.handle(decided(.granted()))
         output.setFailing(false)
@@ -104,17 +85,17 @@ struct DoorRelayTests {
     }
 
     @Test func aSecondGrantRestartsTheTimer() async throws {
-        let output = RecordingOutput(), time = ManualTime()
+        let output = RecordingOutput(), time = ManualClock()
         let relay = try relay(output, time)
         await relay.handle(decided(.granted()))
-        #expect(await eventually { await time.waiting == 1 })
-        await time.advance(by: .seconds(3))
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .seconds(3))
         await relay.handle(decided(.granted()))
-        #expect(await eventually { await time.waiting == 2 })
-        await time.advance(by: .seconds(3)) // the first grant's 5 s are over
+        #expect(await eventually { time.sleepers == 2 })
+        time.advance(by: .seconds(3)) // the first grant's 5 s are over
         try await Task.sleep(for: .milliseconds(50))
         #expect(output.isOn)
-        await time.advance(by: .seconds(2)) // the second grant's 5 s are over
+        time.advance(by: .seconds(2)) // the second grant's 5 s are over
         #expect(await eventually { !output.isOn })
     }
 }
