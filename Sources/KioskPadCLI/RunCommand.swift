@@ -1,12 +1,6 @@
 import ArgumentParser
-import KeypadCore
-import KeypadDisplay
-import KeypadHAL
-import KeypadVerifier
 import KioskPadAssembly
 import KioskPadConfig
-import KioskPadController
-import KioskPadDaemon
 import Logging
 
 /// `kioskpad run`: the door/kiosk terminal daemon on real hardware.
@@ -38,42 +32,9 @@ struct RunCommand: AsyncParsableCommand {
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
         if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
-        if configuration.verifier == .demo {
-            throw KeyedError(
-                key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
-                fix: "use kind: local with a users_file")
-        }
-        let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
-        let daemon = try DaemonServices(
-            configuration: configuration,
-            stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
-            outputs: true, logger: logger)
-        let verifier: any Verifier
-        let displayDriver: any DisplayDriver
-        do {
-            verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
-            displayDriver = try TerminalAssembly.display(for: configuration.display) { message in
-                logger.warning("\(message)")
-            }
-        } catch {
-            daemon.door?.shutdown()
-            throw error
-        }
-        let source: RetryingKeySource
-        do {
-            source = try KeypadAssembly.retryingSource(gpio, bus: daemon.bus, logger: logger)
-        } catch {
-            daemon.door?.shutdown()
-            throw error
-        }
-        let controller = KioskController(
-            entry: configuration.entry, composer: TerminalAssembly.composer(for: configuration.display),
-            display: displayDriver, verifier: verifier, source: source,
-            terminalID: configuration.terminalID, logger: logger, bus: daemon.bus)
+        let terminal = try TerminalAssembly.doorTerminal(configuration, logger: logger)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
-        try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint], logger: logger)
-        await displayDriver.close()
-        await verifier.shutdown()
+        try await terminal.run(signals: [.sigterm, .sigint], logger: logger)
         logger.notice("terminal stopped")
     }
 }

@@ -1,13 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeypadCore
 import KeypadDisplay
-import KeypadHAL
-import KeypadVerifier
 import KioskPadAssembly
 import KioskPadConfig
-import KioskPadController
-import KioskPadDaemon
 import Logging
 import VerifierEndpoint
 
@@ -75,24 +70,15 @@ struct SimulateCommand: AsyncParsableCommand {
         } else if configuration.display.driver == .hd44780 {
             configuration.display.driver = .ansi
         }
-        let verifier = try TerminalAssembly.verifier(for: configuration.verifier)
-        if configuration.verifier == .demo {
-            PlainTextDisplay.standardOutput("demo PIN: \(TerminalAssembly.demoPIN)\n")
-        }
-        let displayDriver = try TerminalAssembly.display(for: configuration.display)
         // The journal, event forwarding and metrics run here too when the config asks for
         // them (state_dir, events, metrics); the door relay and feedback outputs do not.
         let logger = Logger(label: "kioskpad.simulate")
-        let daemon = try DaemonServices(
-            configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,
-            logger: logger) { port in logger.notice("metrics on http://127.0.0.1:\(port)/metrics") }
-        let controller = KioskController(
-            entry: configuration.entry,
-            composer: TerminalAssembly.composer(for: configuration.display),
-            display: displayDriver, verifier: verifier, source: TerminalKeySource(),
-            terminalID: configuration.terminalID, logger: logger, bus: daemon.bus)
-        try await TerminalRunner.run(controller: controller, daemon: daemon, signals: [.sigterm, .sigint, .sighup], logger: logger)
-        await displayDriver.close()
-        await verifier.shutdown()
+        let terminal = try TerminalAssembly.simulatedTerminal(configuration, logger: logger) { port in
+            logger.notice("metrics on http://127.0.0.1:\(port)/metrics")
+        }
+        if configuration.verifier == .demo {
+            PlainTextDisplay.standardOutput("demo PIN: \(TerminalAssembly.demoPIN)\n")
+        }
+        try await terminal.run(signals: [.sigterm, .sigint, .sighup], logger: logger)
     }
 }

@@ -1,0 +1,88 @@
+import KeypadCore
+import KeypadDisplay
+import KeypadHAL
+import KeypadVerifier
+import KioskPadConfig
+import KioskPadController
+import KioskPadDaemon
+import Logging
+import UnixSignals
+
+/// A terminal built from a configuration, ready to run: the controller with its key
+/// source, display and verifier, and the services around it (relay, journal, metrics).
+/// `kioskpad run` and `kioskpad simulate` differ only in which of these they ask for.
+public struct AssembledTerminal: Sendable {
+    public let controller: KioskController
+    public let services: DaemonServices
+    let display: any DisplayDriver
+    let verifier: any Verifier
+
+    /// Runs until one of `signals` or the end of scripted input; the door goes off first on
+    /// the way out, then the display and the verifier client are closed.
+    public func run(signals: [UnixSignal], logger: Logger) async throws {
+        do {
+            try await TerminalRunner.run(controller: controller, daemon: services, signals: signals, logger: logger)
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+    }
+
+    private func close() async {
+        await display.close()
+        await verifier.shutdown()
+    }
+}
+
+extension TerminalAssembly {
+    /// `kioskpad run`: the GPIO keypad (reopened with back-off), the configured display and
+    /// verifier, the door relay and feedback outputs, journal, events and metrics. The door
+    /// relay is off before anything can fail, and off again if anything after it does.
+    public static func doorTerminal(_ configuration: KioskPadConfiguration, logger: Logger) throws -> AssembledTerminal {
+        if configuration.verifier == .demo {
+            throw KeyedError(
+                key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
+                fix: "use kind: local with a users_file")
+        }
+        let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
+        let services = try DaemonServices(
+            configuration: configuration,
+            stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
+            outputs: true, logger: logger)
+        do {
+            let verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
+            let display = try TerminalAssembly.display(for: configuration.display) { logger.warning("\($0)") }
+            let source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)
+            return terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
+        } catch {
+            services.door?.shutdown()
+            throw error
+        }
+    }
+
+    /// `kioskpad simulate`: this computer's keyboard (or piped stdin) as the keypad and its
+    /// terminal as the display; the journal, events and metrics when the config asks for
+    /// them; no GPIO outputs.
+    public static func simulatedTerminal(
+        _ configuration: KioskPadConfiguration, logger: Logger,
+        metricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> AssembledTerminal {
+        let verifier = try TerminalAssembly.verifier(for: configuration.verifier)
+        let display = try TerminalAssembly.display(for: configuration.display)
+        let services = try DaemonServices(
+            configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,
+            logger: logger, metricsRunning: metricsRunning)
+        return terminal(configuration, source: TerminalKeySource(), display: display, verifier: verifier, services: services, logger: logger)
+    }
+
+    private static func terminal(
+        _ configuration: KioskPadConfiguration, source: any KeySource, display: any DisplayDriver, verifier: any Verifier,
+        services: DaemonServices, logger: Logger
+    ) -> AssembledTerminal {
+        let controller = KioskController(
+            entry: configuration.entry, composer: composer(for: configuration.display), display: display,
+            verifier: verifier, source: source, terminalID: configuration.terminalID, logger: logger, bus: services.bus)
+        return AssembledTerminal(controller: controller, services: services, display: display, verifier: verifier)
+    }
+}
