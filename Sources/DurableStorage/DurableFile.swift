@@ -39,7 +39,7 @@ public struct StateFileError: Error, CustomStringConvertible {
 public enum DurableFile {
     public static func replace(path: String, contents: [UInt8]) throws {
         var template = Array((path + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw StateFileError(path: path, doing: "write", errno: errno) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -52,7 +52,8 @@ public enum DurableFile {
         try contents.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                guard let base = buffer.baseAddress else { break }
+                let written = write(fd, base + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
                 offset += written

@@ -79,7 +79,7 @@ public actor ReferenceVerifier {
         self.codes = codes
         self.audit = audit
         self.clock = clock
-        self.replays = replays ?? (try! ReplayLog(path: nil))
+        self.replays = replays ?? ReplayLog()
         rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
     }
 

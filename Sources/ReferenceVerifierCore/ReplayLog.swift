@@ -20,6 +20,14 @@ public final class ReplayLog: Sendable {
     public let capacity: Int
     private let state: Mutex<ReplayState>
 
+    /// Ids in memory only, forgotten at exit (tests, and a verifier without a state file).
+    public init(window: TimeInterval = ReplayLog.defaultWindow, capacity: Int = 100_000) {
+        path = nil
+        self.window = window
+        self.capacity = max(capacity, 1)
+        state = Mutex(ReplayState(path: nil, capacity: max(capacity, 1)))
+    }
+
     /// Loads the live ids from `path` (nil: memory only, for tests) and compacts the file.
     public init(path: String?, window: TimeInterval = ReplayLog.defaultWindow, capacity: Int = 100_000, now: Date = Date()) throws {
         self.path = path

@@ -11,7 +11,7 @@ import KioskPadVerifierServer
 import Testing
 
 /// The reference server's connection limits, against real sockets on loopback (the flood
-/// test runs against the `kioskpad verifier serve` process: KioskPadTests).
+/// test runs against the `kioskpad verifier serve` process: KioskPadCLITests).
 @Suite("Reference server: connection limits", .serialized)
 struct ServerLimitsTests {
     let secret = WebhookSecret.generate()
