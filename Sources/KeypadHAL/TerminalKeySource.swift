@@ -18,8 +18,10 @@ public struct TerminalKeySource: KeySource {
         isScripted = isatty(fd) != 1
     }
 
-    public func events() -> AsyncStream<KeySourceEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: KeySourceEvent.self)
+    public func start(
+        deliver: @escaping @Sendable (KeySourceEvent) -> Void,
+        finished: @escaping @Sendable ((any Error)?) -> Void
+    ) -> KeySourceRun {
         let fd = self.fd
         let scripted = isScripted
         if !scripted { _ = TerminalRestorer.shared.enterRawMode(fd: fd) }
@@ -31,13 +33,14 @@ public struct TerminalKeySource: KeySource {
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
-                for event in decoder.decode(buffer[0..<count]) { continuation.yield(event) }
+                for event in decoder.decode(buffer[0..<count]) { deliver(event) }
                 for index in 0..<count { buffer[index] = 0 } // the chunk held typed digits
             }
-            continuation.finish()
+            finished(nil)
         }
         thread.name = "kioskpad-keys"
         thread.start()
-        return stream
+        // A blocking read(2) cannot be interrupted here; the process ends it at exit.
+        return KeySourceRun(stop: {})
     }
 }

@@ -23,7 +23,7 @@ extension KeypadAssembly {
         }
         let pending = FirstLoop(first)
         return RetryingKeySource(
-            open: { failure in
+            open: {
                 let loop = try pending.take() ?? scanLoop(gpio)
                 return MatrixKeySource(
                     loop: loop,
@@ -32,7 +32,6 @@ extension KeypadAssembly {
                         logger.warning("keypad fault", metadata: ["kind": "\(fault.kind)", "detail": "\(fault.detail)"])
                         bus.publish(.keypadFault(kind: fault.kind, detail: fault.detail))
                     },
-                    failure: failure,
                     started: {
                         logger.notice("keypad ready", metadata: [
                             "chip": "\(gpio.chip)", "matrix": "\(gpio.rows.count)x\(gpio.columns.count)",

@@ -61,13 +61,12 @@ public actor KioskController {
     public func run() async -> Ending {
         let (events, continuation) = AsyncStream.makeStream(of: ControllerEvent.self)
         self.continuation = continuation
-        let keys = source.events()
-        let reader = Task {
-            for await event in keys { continuation.yield(.input(event)) }
-            continuation.yield(.inputEnded)
-        }
+        // The source calls straight into this loop's queue from its reading thread or task.
+        let reader = source.start(
+            deliver: { continuation.yield(.input($0)) },
+            finished: { _ in continuation.yield(.inputEnded) })
         defer {
-            reader.cancel()
+            reader.stop()
             timer?.cancel()
             continuation.finish()
         }

@@ -39,7 +39,7 @@ struct VirtualTimeTests {
         let opens = Mutex(0)
         let reports = Mutex<[Bool]>([])
         let source = RetryingKeySource(
-            open: { _ in
+            open: {
                 let attempt = opens.withLock { count in
                     count += 1
                     return count
@@ -60,6 +60,33 @@ struct VirtualTimeTests {
         }
         #expect(await keys.next() == .key(.label("5")))
         #expect(reports.withLock { $0 } == [false, true], "down once, then recovered")
+    }
+
+    @Test func aKeypadThatFailsWhileRunningIsReportedWithItsErrorAndStoppedOnStop() async throws {
+        let time = ManualClock()
+        let reports = Mutex<[String]>([])
+        let stops = Mutex(0)
+        let opens = Mutex(0)
+        let source = RetryingKeySource(
+            open: {
+                let first = opens.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                return first ? FailingKeys(error: KeyedError(key: "keypad", message: "GPIO error while reading", kind: .unavailable(retryable: true)))
+                    : HeldKeys(stopped: { stops.withLock { $0 += 1 } })
+            },
+            report: { ok, problem in reports.withLock { $0.append(ok ? "up" : "down: \(problem ?? "")") } },
+            clock: TerminalClock(time))
+        let run = source.start(deliver: { _ in }, finished: { _ in })
+        #expect(await eventually { time.sleepers == 1 })
+        #expect(reports.withLock { $0 } == ["down: keypad: GPIO error while reading"])
+        time.advance(by: .seconds(1))
+        #expect(await eventually { reports.withLock { $0 }.count == 2 })
+        #expect(reports.withLock { $0 }.last == "up")
+        run.stop()
+        #expect(await eventually { stops.withLock { $0 } == 1 }, "the open keypad is stopped with the retrying source")
+        #expect(opens.withLock { $0 } == 2)
     }
 
     @Test func theInactivityTimeoutClearsAPartialEntryWhenTheClockSaysSo() async throws {
@@ -90,5 +117,43 @@ struct VirtualTimeTests {
 struct LiveKeys: KeySource {
     let stream: AsyncStream<KeySourceEvent>
     var isScripted: Bool { false }
-    func events() -> AsyncStream<KeySourceEvent> { stream }
+
+    func start(
+        deliver: @escaping @Sendable (KeySourceEvent) -> Void,
+        finished: @escaping @Sendable ((any Error)?) -> Void
+    ) -> KeySourceRun {
+        let stream = self.stream
+        let task = Task {
+            for await event in stream { deliver(event) }
+            if !Task.isCancelled { finished(nil) }
+        }
+        return KeySourceRun(stop: { task.cancel() })
+    }
+}
+
+/// A keypad that fails as soon as it starts.
+struct FailingKeys: KeySource {
+    let error: any Error
+    var isScripted: Bool { false }
+
+    func start(
+        deliver: @escaping @Sendable (KeySourceEvent) -> Void,
+        finished: @escaping @Sendable ((any Error)?) -> Void
+    ) -> KeySourceRun {
+        finished(error)
+        return KeySourceRun(stop: {})
+    }
+}
+
+/// A keypad that runs until stopped, and says when it is.
+struct HeldKeys: KeySource {
+    let stopped: @Sendable () -> Void
+    var isScripted: Bool { false }
+
+    func start(
+        deliver: @escaping @Sendable (KeySourceEvent) -> Void,
+        finished: @escaping @Sendable ((any Error)?) -> Void
+    ) -> KeySourceRun {
+        KeySourceRun(stop: stopped)
+    }
 }

@@ -16,10 +16,12 @@ public struct ScriptedKeySource: KeySource {
         self.init(decoder.decode(Array(text.utf8)))
     }
 
-    public func events() -> AsyncStream<KeySourceEvent> {
-        AsyncStream { continuation in
-            for event in script { continuation.yield(event) }
-            continuation.finish()
-        }
+    public func start(
+        deliver: @escaping @Sendable (KeySourceEvent) -> Void,
+        finished: @escaping @Sendable ((any Error)?) -> Void
+    ) -> KeySourceRun {
+        for event in script { deliver(event) }
+        finished(nil)
+        return KeySourceRun(stop: {})
     }
 }
