@@ -6,12 +6,13 @@
 /// they are written.
 public struct TerminalClock: EntryClock {
     private let reading: @Sendable () -> Duration
-    private let sleeping: @Sendable (Duration) async throws -> Void
+    /// Sleeps until a reading (a time since `origin`).
+    private let sleepingUntil: @Sendable (Duration) async throws -> Void
 
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let origin = clock.now
         reading = { origin.duration(to: clock.now) }
-        sleeping = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+        sleepingUntil = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
     }
 
     /// The system's monotonic clock, which keeps counting while the machine is suspended.
@@ -20,8 +21,14 @@ public struct TerminalClock: EntryClock {
     /// Time since this clock was made.
     public var now: Duration { reading() }
 
-    /// Sleeps for `duration` on this clock; throws `CancellationError` when cancelled.
+    /// Sleeps for `duration` from now on this clock; throws `CancellationError` when cancelled.
     public func sleep(for duration: Duration) async throws {
-        try await sleeping(duration)
+        try await sleepingUntil(now + duration)
+    }
+
+    /// Sleeps until the reading `deadline` (a ``now`` value), however late the sleep starts:
+    /// a timer scheduled by deadline does not drift by the time it took to start it.
+    public func sleep(until deadline: Duration) async throws {
+        try await sleepingUntil(deadline)
     }
 }

@@ -167,10 +167,11 @@ public actor KioskController {
         timer?.cancel()
         timer = nil
         guard let deadline = model.nextDeadline, let continuation else { return }
-        let wait = deadline - clock.now
+        let clock = self.clock
         timer = Task {
-            if wait > .zero {
-                try? await clock.sleep(for: wait)
+            // By deadline, not by duration: a task that starts late still wakes on time.
+            if deadline > clock.now {
+                try? await clock.sleep(until: deadline)
             }
             guard !Task.isCancelled else { return }
             continuation.yield(.tick)

@@ -103,6 +103,7 @@ struct VirtualTimeTests {
         typing.yield(.key(.label("2")))
         let twoFilled: @Sendable () -> Bool = { display.frames.last.map { $0.rows[1].filter { $0 != " " } } == "**__" }
         #expect(await eventually { twoFilled() })
+        #expect(await eventually { time.sleepers == 1 }) // the controller's tick waits for the timeout
         time.advance(by: .milliseconds(9_999))
         try await Task.sleep(for: .milliseconds(20))
         #expect(twoFilled(), "not cleared before the timeout")
