@@ -1,6 +1,7 @@
 import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
+import KeypadTestSupport
 import KeypadVerifier
 import KioskPadVerifierServer
 import Logging
@@ -205,7 +206,9 @@ struct ClientAgainstBrokenServerTests {
     }
 
     @Test func aRefusedConnectionIsUnavailableWithinTheDeadline() async throws {
-        let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(BrokenHTTPServer.closedPort())/verify", deadline: .seconds(1)))
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(closed.port)/verify", deadline: .seconds(1)))
         let clock = ContinuousClock()
         let start = clock.now
         #expect(await verifier.verify(attempt("9173")) == .unavailable)

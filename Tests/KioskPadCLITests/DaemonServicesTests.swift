@@ -54,7 +54,9 @@ struct DaemonServicesTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-journal-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = RecordingHTTPServer.closedPort()
+        let closed = try ClosedPort() // refuses until the endpoint below starts on it
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let config = directory.appendingPathComponent("terminal.yaml")
         try """
             terminal_id: journal-test

@@ -66,13 +66,6 @@ public final class RecordingHTTPServer: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    /// A port on which nothing listens (connections are refused).
-    public static func closedPort() -> Int {
-        let probe = try! RecordingHTTPServer(.respond(status: 200, body: ""))
-        probe.stop()
-        return probe.port
-    }
-
     private func serve() {
         defer { close(listener) }
         while !stopped.withLock({ $0 }) {
