@@ -15,12 +15,11 @@ import ServiceLifecycle
 /// journal, events and metrics, and only when its config asks for them.
 public final class DaemonServices: Sendable {
     public let door: DoorRelay?
-    public let journal: JournalSink?
     public let forwarder: EventForwarder?
     public let metrics: TerminalMetrics
     public let health: HealthState
-    /// Every terminal event goes through this, to the relay first, then feedback, the
-    /// journal, metrics and health, each from its own queue.
+    /// Every terminal event goes through this to the relay, feedback, journal, metrics and
+    /// health, each from its own queue.
     public let bus: TerminalEventBus
     private let poster: SignedPoster?
     private let metricsService: (any Service)?
@@ -38,7 +37,6 @@ public final class DaemonServices: Sendable {
         let bus = TerminalEventBus()
         var sinks: [any TerminalEventSink] = [health, metrics]
 
-        var journal: JournalSink?
         var forwarder: EventForwarder?
         var poster: SignedPoster?
         if let directory = stateDirectory {
@@ -61,9 +59,7 @@ public final class DaemonServices: Sendable {
                 forwarder = EventForwarder(journal: file, poster: eventsPoster, logger: logger)
             }
             let wake = forwarder
-            let sink = JournalSink(journal: file, terminalID: configuration.terminalID, logger: logger) { wake?.notify() }
-            journal = sink
-            sinks.append(sink)
+            sinks.append(JournalSink(journal: file, terminalID: configuration.terminalID, logger: logger) { wake?.notify() })
         }
         var door: DoorRelay?
         var feedback: FeedbackPlayer?
@@ -75,7 +71,7 @@ public final class DaemonServices: Sendable {
                     logger: logger,
                     observer: { on, seconds in bus.publish(.door(unlocked: on, seconds: seconds)) })
                 door = relay
-                sinks.insert(relay, at: 0) // the relay reacts first
+                sinks.insert(relay, at: 0) // its queue is fed first on every publish
             }
             if let config = daemon.feedback {
                 let player = FeedbackPlayer(
@@ -88,7 +84,6 @@ public final class DaemonServices: Sendable {
         }
         self.door = door
         self.feedback = feedback
-        self.journal = journal
         self.forwarder = forwarder
         self.poster = poster
         bus.start(sinks: sinks)

@@ -29,11 +29,7 @@ public enum SecretSource: Equatable, Sendable, CustomStringConvertible {
     public func read(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         switch self {
         case .file(let path):
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw ReadError(source: self, reason: "cannot read \(path): \(error.localizedDescription)")
-            }
+            return try readFile(path)
         case .environment(let name):
             guard let value = environment[name], !value.isEmpty else {
                 throw ReadError(source: self, reason: "not set")
@@ -43,12 +39,16 @@ public enum SecretSource: Equatable, Sendable, CustomStringConvertible {
             guard let directory = environment["CREDENTIALS_DIRECTORY"] else {
                 throw ReadError(source: self, reason: "CREDENTIALS_DIRECTORY is not set (is the service started by systemd with LoadCredential=\(name):...?)")
             }
-            let path = directory + "/" + name
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw ReadError(source: self, reason: "cannot read \(path): \(error.localizedDescription)")
-            }
+            return try readFile(directory + "/" + name)
+        }
+    }
+
+    /// The file's text; an error names this source (a credential's, not a plain file's).
+    private func readFile(_ path: String) throws -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ReadError(source: self, reason: "cannot read \(path): \(error.localizedDescription)")
         }
     }
 }
