@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
         .library(name: "ReferenceVerifierCore", targets: ["ReferenceVerifierCore"]),
         .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
+        // For Benchmarks/: the scanner, the LCD driver, and the mock key matrix they run on.
+        .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
+        .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
+        .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
     // builds simulated mode without it.

@@ -25,6 +25,18 @@ let package = Package(
     ],
     targets: [
         .executableTarget(
+            name: "KeypadPipeline",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "KeypadHAL", package: "KioskPad"),
+                .product(name: "KeypadDisplay", package: "KioskPad"),
+                .product(name: "KeypadTestSupport", package: "KioskPad"),
+            ],
+            path: "Benchmarks/KeypadPipeline",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "VerifierClient",
             dependencies: benchmarkDependencies,
             path: "Benchmarks/VerifierClient",

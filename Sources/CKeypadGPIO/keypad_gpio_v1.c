@@ -143,7 +143,7 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
 int kp_drive(kp_matrix *m, int row) {
     int values[GPIOD_LINE_BULK_MAX_LINES];
     int active = m->active_low ? 0 : 1;
-    for (unsigned i = 0; i < m->row_count; i++) values[i] = (row < 0 || (unsigned)row == i) ? active : !active;
+    for (unsigned i = 0; i < m->row_count; i++) values[i] = (row == KP_ALL_ROWS || (unsigned)row == i) ? active : !active;
     m->value_calls++;
     return gpiod_line_set_value_bulk(&m->rows, values);
 }
@@ -160,8 +160,9 @@ int kp_read_columns(kp_matrix *m, uint8_t *mask) {
     return 0;
 }
 
-int kp_drain_edges(kp_matrix *m) {
+int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
     struct gpiod_line_event events[16];
+    *first_ns = 0;
     for (unsigned i = 0; i < m->column_count; i++) {
         int fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
         if (fd < 0) return -1;
@@ -170,7 +171,13 @@ int kp_drain_edges(kp_matrix *m) {
             int ready = poll(&p, 1, 0);
             if (ready < 0 && errno == EINTR) continue;
             if (ready <= 0) break;
-            if (gpiod_line_event_read_fd_multiple(fd, events, 16) < 0) return -1;
+            int count = gpiod_line_event_read_fd_multiple(fd, events, 16);
+            if (count < 0) return -1;
+            /* Since Linux 5.7 the v1 uAPI stamps events with CLOCK_MONOTONIC. */
+            for (int e = 0; e < count; e++) {
+                uint64_t ns = (uint64_t)events[e].ts.tv_sec * 1000000000u + (uint64_t)events[e].ts.tv_nsec;
+                if (*first_ns == 0 || ns < *first_ns) *first_ns = ns;
+            }
         }
     }
     return 0;

@@ -225,7 +225,7 @@ int kp_drive(kp_matrix *m, int row) {
     enum gpiod_line_value values[KP_MAX_LINES];
     enum gpiod_line_value active = m->active_low ? GPIOD_LINE_VALUE_INACTIVE : GPIOD_LINE_VALUE_ACTIVE;
     enum gpiod_line_value released = m->active_low ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE;
-    for (unsigned i = 0; i < m->row_count; i++) values[i] = (row < 0 || (unsigned)row == i) ? active : released;
+    for (unsigned i = 0; i < m->row_count; i++) values[i] = (row == KP_ALL_ROWS || (unsigned)row == i) ? active : released;
     m->value_calls++;
     return gpiod_line_request_set_values_subset(m->rows, m->row_count, m->row_offsets, values);
 }
@@ -242,16 +242,22 @@ int kp_read_columns(kp_matrix *m, uint8_t *mask) {
     return 0;
 }
 
-int kp_drain_edges(kp_matrix *m) {
+int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
     int fd = gpiod_line_request_get_fd(m->columns);
+    *first_ns = 0;
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int ready = poll(&p, 1, 0);
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0) return -1;
         if (ready == 0) return 0;
-        if (gpiod_line_request_read_edge_events(m->columns, m->events, gpiod_edge_event_buffer_get_capacity(m->events)) < 0)
-            return -1;
+        int count = gpiod_line_request_read_edge_events(m->columns, m->events, gpiod_edge_event_buffer_get_capacity(m->events));
+        if (count < 0) return -1;
+        /* The request's event clock is the default, CLOCK_MONOTONIC. */
+        for (int e = 0; e < count; e++) {
+            uint64_t ns = gpiod_edge_event_get_timestamp_ns(gpiod_edge_event_buffer_get_event(m->events, (unsigned long)e));
+            if (*first_ns == 0 || ns < *first_ns) *first_ns = ns;
+        }
     }
 }
 

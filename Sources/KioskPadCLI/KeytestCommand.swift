@@ -43,7 +43,7 @@ struct KeytestCommand: AsyncParsableCommand {
             return first
         }
         if let stats = thread.stopAndCollect() {
-            writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rows=\(gpio.rows.count)")
+            writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rechecks=\(stats.rechecks) rows=\(gpio.rows.count)")
         }
         if let outcome { throw RuntimeFailure(description: outcome) }
     }

@@ -11,29 +11,7 @@ pass() { passed=$((passed + 1)); echo "PASS $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2', got '$3'"; fi; }
 
-# ---- a 4x4 keypad chip: lines 0-3 rows, 4-7 columns ------------------------------------
-C=/sys/kernel/config/gpio-sim/kp
-mkdir $C $C/bank0
-echo 8 > $C/bank0/num_lines; echo keypad-sim > $C/bank0/label
-for i in 0 1 2 3; do mkdir $C/bank0/line$i; echo ROW$i > $C/bank0/line$i/name; done
-for i in 4 5 6 7; do mkdir $C/bank0/line$i; echo COL$((i - 4)) > $C/bank0/line$i/name; done
-echo 1 > $C/live
-CHIP=$(cat $C/bank0/chip_name); SIM=/sys/devices/platform/$(cat $C/dev_name)/$CHIP
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$CHIP ] && break; sleep 0.2; done
-echo "chip $CHIP at $SIM"
-
-# Open-drain rows are emulated by gpiolib as "released = input"; gpio-sim does not show
-# that in sim_gpioN/value, so the emulator follows the gpio_direction tracepoint instead.
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-echo 1 > /sys/kernel/tracing/events/gpio/gpio_direction/enable
-BASE=''
-for d in /sys/class/gpio/gpiochip*; do [ "$(cat $d/label 2>/dev/null)" = keypad-sim ] && BASE=$(cat $d/base); done
-if [ -z "$BASE" ]; then
-    mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
-    BASE=$(sed -n 's/^gpiochip[0-9]*: GPIOs \([0-9]*\)-.*keypad-sim.*/\1/p' /sys/kernel/debug/gpio)
-fi
-echo "global GPIO base $BASE"
-export TRACE_BASE=$BASE TRACE_STATE=$W/rows.state
+. $REPO/Tests/HIL/keypad-chip.sh
 
 USERS=$W/users
 printf '2468\n' | $KP pin hash --user hil --iterations 1000 > $USERS

@@ -39,14 +39,24 @@ struct MatrixHarness {
     }
 
     func run(extra: Duration = .seconds(1)) throws -> (events: [ScanEvent], loop: MatrixScanLoop, backend: MockMatrixBackend) {
+        let (timed, loop, backend) = try runTimed(extra: extra)
+        return (timed.map(\.event), loop, backend)
+    }
+
+    /// Runs the loop and records when (virtual time) each event was delivered.
+    func runTimed(
+        settle: Duration = .microseconds(50), interval: Duration = .milliseconds(1), extra: Duration = .seconds(1),
+        configure: (MockMatrixBackend) -> Void = { _ in }
+    ) throws -> (events: [(event: ScanEvent, at: Duration)], loop: MatrixScanLoop, backend: MockMatrixBackend) {
         let timing = VirtualScanTiming()
         let backend = MockMatrixBackend(matrix: matrix, timing: timing)
+        configure(backend)
         let loop = MatrixScanLoop(
             scanner: MatrixScanner(layout: MatrixHarness.layout, settings: settings), backend: backend,
-            settle: .microseconds(50), interval: .milliseconds(1), timing: timing)
+            settle: settle, interval: interval, timing: timing)
         let end = (matrix.changes.last?.time ?? .zero) + extra
-        var events: [ScanEvent] = []
-        try loop.run(shouldStop: { backend.exhausted || timing.now > end }) { events.append($0) }
+        var events: [(event: ScanEvent, at: Duration)] = []
+        try loop.run(shouldStop: { backend.exhausted || timing.now > end }) { events.append(($0, timing.now)) }
         return (events, loop, backend)
     }
 }
@@ -154,10 +164,11 @@ struct MatrixScannerTests {
         harness.matrix.release(row: 1, column: 1, at: .seconds(4))
         let (events, loop, _) = try harness.run()
         #expect(labels(events) == "+5 h5 s5 +9 -9 -5")
-        // Scanning every 1.2 ms for the 2 s until "stuck" costs ~1,670 scans; the 2 s after it
-        // would cost as many again if the loop kept scanning. It re-checks every 200 ms instead.
-        #expect(loop.scans > 1_500)
-        #expect(loop.scans < 1_900)
+        // Scanning every 1 ms (start to start) for the 2 s until "stuck" costs ~2,000 scans; the
+        // 2 s after it would cost as many again if the loop kept scanning. It re-checks every
+        // 200 ms instead.
+        #expect(loop.scans > 1_800)
+        #expect(loop.scans < 2_300)
     }
 
     @Test func aBounceShorterThanTheDebounceTimeNeverCommits() throws {

@@ -2,11 +2,24 @@ import KeypadHAL
 
 /// A ``MatrixBackend`` over a ``MockKeyMatrix`` in virtual time: tests run the very same
 /// scanner core and scan loop as the GPIO backend. Waiting for an edge jumps virtual time
-/// to the next scripted contact change.
+/// to the next scripted contact change, plus `wakeLatency` (the scheduler's delay); the edge
+/// keeps the change's own time, as the kernel's timestamp does. Columns in `slowColumns`
+/// follow a change of the driven rows `columnLag` late: a column active for the rows driven
+/// before stays active that long (a slow line that can fake a key in the next row).
 public final class MockMatrixBackend: MatrixBackend {
     public let matrix: MockKeyMatrix
     public let timing: VirtualScanTiming
+    public var wakeLatency: Duration = .zero
+    public var slowColumns: UInt8 = 0
+    public var columnLag: Duration = .zero
+    /// Virtual time each value call takes.
+    public var callCost: Duration = .zero
     public private(set) var valueCalls = 0
+    /// The earliest edge since the last drain (the scripted change that ended a wait).
+    private var pendingEdge: Duration?
+    /// What the columns read for the rows driven before the last drive change, and when it changed.
+    private var heldBefore: UInt8 = 0
+    private var drivenChangedAt: Duration = .zero
     /// True once a wait found no further scripted change: the script has been played out.
     public private(set) var exhausted = false
     private var driven: Set<Int> = []
@@ -37,22 +50,44 @@ public final class MockMatrixBackend: MatrixBackend {
     public var columnCount: Int { matrix.columns }
 
     public func drive(row: Int) throws {
-        valueCalls += 1
-        driven = [row]
+        setDriven([row])
     }
 
     public func driveAllRows() throws {
+        setDriven(Set(0..<matrix.rows))
+    }
+
+    public func releaseAllRows() throws {
+        setDriven([])
+    }
+
+    private func setDriven(_ rows: Set<Int>) {
         valueCalls += 1
-        driven = Set(0..<matrix.rows)
+        catchUp()
+        heldBefore = reading()
+        driven = rows
+        drivenChangedAt = timing.now
+        timing.sleep(for: callCost)
+    }
+
+    private func reading() -> UInt8 {
+        let now = matrix.columnsReading(driven: driven, contacts: contacts)
+        guard timing.now - drivenChangedAt < columnLag else { return now }
+        return now | (heldBefore & slowColumns)
     }
 
     public func readColumns() throws -> UInt8 {
         valueCalls += 1
         catchUp()
-        return matrix.columnsReading(driven: driven, contacts: contacts)
+        let columns = reading()
+        timing.sleep(for: callCost)
+        return columns
     }
 
-    public func drainEdges() throws {}
+    public func drainEdges() throws -> Duration? {
+        defer { pendingEdge = nil }
+        return pendingEdge
+    }
 
     public func waitForEdge(timeout: Duration?) throws -> Bool {
         catchUp()
@@ -62,7 +97,8 @@ public final class MockMatrixBackend: MatrixBackend {
             timing.sleep(for: timeout)
             return false
         case (let next?, _):
-            timing.sleep(for: next - timing.now)
+            timing.sleep(for: next - timing.now + wakeLatency)
+            pendingEdge = next
             return true
         case (nil, let timeout?):
             timing.sleep(for: timeout)
@@ -85,5 +121,9 @@ public final class VirtualScanTiming: ScanTiming {
 
     public func sleep(for duration: Duration) {
         now += duration
+    }
+
+    public func wait(until deadline: Duration) {
+        now = max(now, deadline)
     }
 }

@@ -48,12 +48,17 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
                    const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
                    const char *consumer, struct kp_error *error);
 
-/* Makes only `row` active (row < 0: every row), in one bulk set. 0 or -1 (errno set). */
+/* kp_drive() targets besides a row index. */
+#define KP_ALL_ROWS (-1)
+#define KP_NO_ROW (-2)
+/* Makes only `row` active (KP_ALL_ROWS: every row; KP_NO_ROW: none, all released), in one
+ * bulk set. 0 or -1 (errno set). */
 int kp_drive(kp_matrix *matrix, int row);
 /* Bit c set when column c reads active, in one bulk read. 0 or -1. */
 int kp_read_columns(kp_matrix *matrix, uint8_t *mask);
-/* Discards queued edge events. 0 or -1. */
-int kp_drain_edges(kp_matrix *matrix);
+/* Discards queued edge events; *first_ns gets the kernel timestamp (CLOCK_MONOTONIC, ns) of
+ * the earliest one, or 0 when none was queued. 0 or -1. */
+int kp_drain_edges(kp_matrix *matrix, uint64_t *first_ns);
 /* Waits for an edge or kp_wake(); timeout_ms < 0 waits forever. 1 woke, 0 timed out, -1 error. */
 int kp_wait_edge(kp_matrix *matrix, int timeout_ms);
 /* Makes a waiting kp_wait_edge() return; safe from any thread. */

@@ -50,7 +50,11 @@ public final class GPIOMatrixBackend: MatrixBackend {
     }
 
     public func driveAllRows() throws {
-        guard kp_drive(handle, -1) == 0 else { throw systemError("setting row lines") }
+        guard kp_drive(handle, KP_ALL_ROWS) == 0 else { throw systemError("setting row lines") }
+    }
+
+    public func releaseAllRows() throws {
+        guard kp_drive(handle, KP_NO_ROW) == 0 else { throw systemError("setting row lines") }
     }
 
     public func readColumns() throws -> UInt8 {
@@ -59,8 +63,10 @@ public final class GPIOMatrixBackend: MatrixBackend {
         return mask
     }
 
-    public func drainEdges() throws {
-        guard kp_drain_edges(handle) == 0 else { throw systemError("reading column edge events") }
+    public func drainEdges() throws -> Duration? {
+        var first: UInt64 = 0
+        guard kp_drain_edges(handle, &first) == 0 else { throw systemError("reading column edge events") }
+        return first == 0 ? nil : .nanoseconds(Int64(clamping: first))
     }
 
     public func waitForEdge(timeout: Duration?) throws -> Bool {

@@ -53,11 +53,12 @@ public final class ScanThread: @unchecked Sendable {
     private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Stops the thread and waits (up to `timeout`) until it has ended; then returns the
-    /// scan statistics: scans, idle waits, and the GPIO value calls of the costliest scan.
-    public func stopAndCollect(timeout: Duration = .seconds(2)) -> (scans: Int, idleWaits: Int, valueCallsPerScan: Int)? {
+    /// scan statistics: scans, idle waits, the GPIO value calls of the costliest steady scan,
+    /// and the rows read again because a column lingered from the row before.
+    public func stopAndCollect(timeout: Duration = .seconds(2)) -> (scans: Int, idleWaits: Int, valueCallsPerScan: Int, rechecks: Int)? {
         stop()
         let milliseconds = timeout.wholeMilliseconds
         guard finished.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
-        return (loop.scans, loop.idleWaits, loop.maxValueCallsPerScan)
+        return (loop.scans, loop.idleWaits, loop.maxValueCallsPerScan, loop.rechecks)
     }
 }

@@ -1,13 +1,23 @@
+import KeypadCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// Real time for the scan thread: the monotonic clock and `nanosleep(2)` (the scan loop
-/// runs on its own thread, so blocking is what it should do).
+/// Real time for the scan thread, on `CLOCK_MONOTONIC` (the clock of the kernel's GPIO edge
+/// timestamps). Waits are absolute, so a late wake-up does not push later deadlines back:
+/// a wait shorter than `spinBelow` spins on the clock (a sleep that short is mostly
+/// scheduler latency), a longer one sleeps in `clock_nanosleep(TIMER_ABSTIME)`.
 public final class SystemScanTiming: ScanTiming {
-    public init() {}
+    /// Waits shorter than this spin instead of sleeping.
+    public static let defaultSpinBelow: Duration = .microseconds(200)
+
+    public let spinBelow: Duration
+
+    public init(spinBelow: Duration = SystemScanTiming.defaultSpinBelow) {
+        self.spinBelow = spinBelow
+    }
 
     public var now: Duration {
         var spec = timespec()
@@ -15,10 +25,21 @@ public final class SystemScanTiming: ScanTiming {
         return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
     }
 
-    public func sleep(for duration: Duration) {
-        let (seconds, nanoseconds) = duration.secondsAndNanoseconds
+    public func wait(until deadline: Duration) {
+        let remaining = deadline - now
+        guard remaining > .zero else { return }
+        if remaining < spinBelow {
+            while now < deadline {}
+            return
+        }
+        #if canImport(Glibc)
+        let (seconds, nanoseconds) = deadline.secondsAndNanoseconds
         var request = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &request, nil) == EINTR {}
+        #else
+        let (seconds, nanoseconds) = (deadline - now).secondsAndNanoseconds
+        var relative = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
+        nanosleep(&relative, nil)
+        #endif
     }
 }

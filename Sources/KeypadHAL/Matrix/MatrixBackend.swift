@@ -1,6 +1,7 @@
-/// The three things a matrix backend does, and nothing else (debounce and ghost logic
-/// live in ``MatrixScanner``): drive one row or all rows active, read all columns at once,
-/// and wait for a column edge. Implementations: libgpiod (real chips), mock (tests).
+/// The things a matrix backend does, and nothing else (debounce, settling and ghost logic
+/// live in ``MatrixScanLoop`` and ``MatrixScanner``): drive one row, all rows or no row
+/// active, read all columns at once, and wait for a column edge. Implementations: libgpiod
+/// (real chips), mock (tests).
 public protocol MatrixBackend: AnyObject {
     var rowCount: Int { get }
     var columnCount: Int { get }
@@ -9,10 +10,14 @@ public protocol MatrixBackend: AnyObject {
     func drive(row: Int) throws
     /// Makes every row active (idle detection: any key pulls its column), in one bulk call.
     func driveAllRows() throws
+    /// Releases every row, in one bulk call: with no row active every column should read
+    /// inactive, so a column that still reads active is a slow line (or a short).
+    func releaseAllRows() throws
     /// Columns that read active, bit c for column c, in one bulk call.
     func readColumns() throws -> UInt8
-    /// Discards edge events queued so far (scanning itself makes edges).
-    func drainEdges() throws
+    /// Discards the column edge events queued so far (scanning itself makes edges) and
+    /// returns when the earliest of them happened, on the monotonic clock (nil: none queued).
+    func drainEdges() throws -> Duration?
     /// Blocks until a column edge, a ``wake()``, or `timeout` (nil: forever). True unless it timed out.
     func waitForEdge(timeout: Duration?) throws -> Bool
     /// Makes a blocked ``waitForEdge(timeout:)`` return (from another thread).
@@ -21,8 +26,10 @@ public protocol MatrixBackend: AnyObject {
     var valueCalls: Int { get }
 }
 
-/// The scan loop's clock and sleep: real time in production, virtual time in tests.
+/// The scan loop's clock and waits: real time in production, virtual time in tests.
 public protocol ScanTiming: AnyObject {
+    /// The monotonic clock (the clock of the kernel's edge-event timestamps).
     var now: Duration { get }
-    func sleep(for duration: Duration)
+    /// Returns at `deadline` or a little later (at once when it has passed).
+    func wait(until deadline: Duration)
 }

@@ -1,7 +1,8 @@
 /// The matrix scanner's state machine (pure; in the style of Zephyr's input_kbd_matrix).
 /// Feed it one full scan at a time: for each row, a bitmask of the columns that read
-/// active while that row was driven. It owns per-key debounce (a change must persist for
-/// the press or release time), ghost rejection, and hold and stuck detection.
+/// active while that row was driven, and when that row was read. It owns per-key debounce
+/// (a change must persist, in every scan, for the press or release time since it began),
+/// ghost rejection, and hold and stuck detection.
 public struct MatrixScanner: Sendable {
     public let layout: MatrixLayout
     public let settings: ScannerSettings
@@ -27,7 +28,16 @@ public struct MatrixScanner: Sendable {
 
     /// Processes one full scan taken at `now`; returns the events it causes.
     public mutating func process(_ sample: [UInt8], at now: Duration) -> [ScanEvent] {
-        precondition(sample.count == layout.rows)
+        process(sample, readAt: Array(repeating: now, count: sample.count))
+    }
+
+    /// Processes one full scan in which row r was read at `times[r]`; returns the events it
+    /// causes. `pressStartedAt` is when the press that woke an idle scan began (the kernel's
+    /// edge timestamp): a key first seen down in this scan counts its debounce from then, not
+    /// from when the scan got to it, because the contact has been closed since that edge.
+    public mutating func process(_ sample: [UInt8], readAt times: [Duration], pressStartedAt edge: Duration? = nil) -> [ScanEvent] {
+        precondition(sample.count == layout.rows && times.count == layout.rows)
+        let now = times.max() ?? .zero
         if !settings.hasDiodes && MatrixScanner.hasGhost(sample) {
             // Ambiguous: a phantom key may be in this scan. Make no new events.
             guard !ghosting else { return [] }
@@ -37,6 +47,7 @@ public struct MatrixScanner: Sendable {
         ghosting = false
         var events: [ScanEvent] = []
         for row in 0..<layout.rows {
+            let readAt = times[row]
             for column in 0..<layout.columns {
                 let index = row * layout.columns + column
                 let bit = UInt8(1) << column
@@ -46,15 +57,15 @@ public struct MatrixScanner: Sendable {
                     changedAt[index] = nil
                     continue
                 }
-                let since = changedAt[index] ?? now
+                let since = changedAt[index] ?? (raw ? min(edge ?? readAt, readAt) : readAt)
                 changedAt[index] = since
                 let threshold = raw ? settings.debouncePress : settings.debounceRelease
-                guard now - since >= threshold else { continue }
+                guard readAt - since >= threshold else { continue }
                 changedAt[index] = nil
                 stable[row] ^= bit
                 let key = layout.key(row: row, column: column)
                 if raw {
-                    downSince[index] = now
+                    downSince[index] = readAt
                     events.append(.pressed(key))
                 } else {
                     downSince[index] = nil

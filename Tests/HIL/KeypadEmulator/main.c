@@ -1,6 +1,8 @@
 /* keypad-emu: emulates a key matrix on a gpio-sim chip for the hardware-in-loop suite.
  *
  *   keypad-emu SIMDIR ROWS COLUMNS SCRIPT
+ *   keypad-emu --stamp    copies stdin to stdout, each line prefixed with the CLOCK_MONOTONIC
+ *                         time in ms at which it arrived (for the latency benchmark)
  *     SIMDIR   /sys/devices/platform/gpio-sim.N/gpiochipM
  *     ROWS     comma-separated row line offsets (driven by the program under test)
  *     COLUMNS  comma-separated column line offsets (read by it, with pull-ups)
@@ -12,6 +14,9 @@
  *       input, and gpio-sim then keeps showing the last driven value in sim_gpioN/value,
  *       so polling values cannot tell a released row from a driven one. On hardware
  *       the row's pull-up makes a released row read high.
+ *   env EMU_LOG=FILE: for every "press" and "release" line, logs "press|release R C T" with T
+ *       the CLOCK_MONOTONIC time in ms at which its first contact change had been applied to
+ *       the column pulls (the moment the contact really changed, not when it was scheduled).
  *   env TRACE_STATE=FILE: with TRACE_BASE, the driven-row mask is loaded from FILE at start
  *       and saved at exit, so back-to-back runs against one idle program stay exact (the
  *       trace pipe hands each event to one reader only).
@@ -33,7 +38,7 @@
 #define MAX_LINES 8
 #define MAX_STEPS 20000
 
-struct step { double at_ms; int row, column, closed; };
+struct step { double at_ms; int row, column, closed, first; };
 
 static int rows, columns, row_lines[MAX_LINES], column_lines[MAX_LINES];
 static int row_fd[MAX_LINES], pull_fd[MAX_LINES], column_state[MAX_LINES];
@@ -87,9 +92,9 @@ static int parse_list(const char *text, int *out) {
     return n;
 }
 
-static void add(double at, int row, int column, int closed) {
+static void add(double at, int row, int column, int closed, int first) {
     if (step_count >= MAX_STEPS) { fprintf(stderr, "keypad-emu: script too long\n"); exit(2); }
-    steps[step_count++] = (struct step){at, row, column, closed};
+    steps[step_count++] = (struct step){at, row, column, closed, first};
 }
 
 static void load_script(const char *path) {
@@ -109,12 +114,12 @@ static void load_script(const char *path) {
         double bounce = fields >= 4 ? c : 0, t = at;
         int state = closed;
         while (t < at + bounce) {                 /* chatter, then settle */
-            add(t, (int)a, (int)b, state);
+            add(t, (int)a, (int)b, state, t == at);
             seed = seed * 1103515245u + 12345u;
             t += 0.2 + (seed >> 16) % 800 / 1000.0;
             state = !state;
         }
-        add(at + bounce, (int)a, (int)b, closed);
+        add(at + bounce, (int)a, (int)b, closed, bounce <= 0);
     }
     fclose(file);
 }
@@ -155,7 +160,18 @@ static void update(void) {
     for (int c = 0; c < columns; c++) set_pull(c, (reached_columns >> c) & 1);
 }
 
+/* --stamp: each stdin line goes to stdout prefixed with its arrival time. */
+static int stamp(void) {
+    char line[1024];
+    while (fgets(line, sizeof line, stdin)) {
+        printf("%.3f %s", now_ms(), line);
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--stamp") == 0) return stamp();
     if (argc != 5) { fprintf(stderr, "usage: keypad-emu SIMDIR ROWS COLUMNS SCRIPT\n"); return 2; }
     rows = parse_list(argv[2], row_lines);
     columns = parse_list(argv[3], column_lines);
@@ -182,16 +198,25 @@ int main(int argc, char **argv) {
         column_state[c] = -1;
         set_pull(c, 0);
     }
+    FILE *log = getenv("EMU_LOG") ? fopen(getenv("EMU_LOG"), "w") : NULL;
+    struct step *changed[MAX_LINES * MAX_LINES];
     double start = now_ms();
     int next = 0;
     struct timespec pause = {0, 50000};
     for (;;) {
         double elapsed = now_ms() - start;
+        int logged = 0;
         while (next < step_count && steps[next].at_ms <= elapsed) {
             struct step *s = &steps[next++];
             if (s->closed) contacts[s->row] |= 1u << s->column; else contacts[s->row] &= ~(1u << s->column);
+            if (s->first && logged < MAX_LINES * MAX_LINES) changed[logged++] = s;
         }
         update();
+        if (log && logged) {
+            double applied = now_ms();
+            for (int i = 0; i < logged; i++)
+                fprintf(log, "%s %d %d %.3f\n", changed[i]->closed ? "press" : "release", changed[i]->row, changed[i]->column, applied);
+        }
         if (next >= step_count) break;
         nanosleep(&pause, NULL);
     }
@@ -206,6 +231,7 @@ int main(int argc, char **argv) {
             fclose(state);
         }
     }
+    if (log) fclose(log);
     fprintf(stderr, "keypad-emu: script done (%d steps)\n", step_count);
     return 0;
 }

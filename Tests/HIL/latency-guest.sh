@@ -1,0 +1,107 @@
+#!/bin/sh
+# Runs inside the HIL guest (see latency.sh): types random keys on the emulated keypad and
+# scores `kioskpad keytest` (press -> key event) and `kioskpad run` (press -> frame on the plain
+# display) for each build, settle time and key spacing. Usage:
+#   latency-guest.sh OUT_DIR REPEAT BUILD_NAME=BIN_DIR...
+set -u
+OUT=$1; REPEAT=$2; shift 2
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+W=/tmp/latency; mkdir -p $W
+. $REPO/Tests/HIL/keypad-chip.sh
+KEYS=123A456B789C*0#D
+mkdir -p $W/state
+
+config() { # config FILE SETTLE_US PROGRAM
+    cat > $1 <<YAML
+terminal_id: latency
+keypad:
+  driver: gpio
+  chip: keypad-sim
+  rows: [ROW0, ROW1, ROW2, ROW3]
+  columns: [4, 5, 6, 7]
+  keys: "$KEYS"
+  settle_us: $2
+  debounce_press_ms: 10
+  debounce_release_ms: 10
+  hold_ms: 0
+display:
+  driver: plain
+  columns: 16
+  rows: 2
+entry:
+  mode: code
+  min_length: 8
+  max_length: 8
+  timeout_s: 600
+state_dir: $W/state
+metrics:
+  listen: "127.0.0.1:9464"
+verifier:
+  kind: local
+  users_file: $W/users
+YAML
+}
+
+# script FILE SPACING_MS SEED PROGRAM: 50 random taps, 40 ms down, 3 ms of chatter at each end.
+# keytest: any of the 16 keys; run: digits and the back key '*', never filling the 8 slots.
+script() {
+    awk -v spacing=$2 -v seed=$3 -v program=$4 -v keys=$KEYS 'BEGIN {
+        srand(seed); length_shown = 0
+        split("13 0 1 2 4 5 6 8 9 10", digit_key, " ")   # key index of the digits 0-9
+        for (n = 0; n < 50; n++) {
+            if (program == "keytest") { i = int(rand() * 16) }
+            else {
+                back = length_shown == 7 || (length_shown > 0 && rand() < 0.3)
+                if (back) { i = 12; length_shown-- } else { i = digit_key[int(rand() * 10) + 1]; length_shown++ }
+            }
+            printf "press %d %d 3\nwait 40\nrelease %d %d 3\nwait %d\n", int(i / 4), i % 4, int(i / 4), i % 4, spacing - 40
+        }
+        print "wait 300"
+    }' > $1
+}
+
+switches() { # switches PID: voluntary + involuntary context switches of all its threads so far
+    cat /proc/$1/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ {n += $2} END {print n}'
+}
+
+measure() { # measure BUILD BIN SETTLE_US PROGRAM SPACING RUN
+    label="$1 $4 settle_us=$3 spacing=${5}ms run=$6"
+    cfg=$W/cfg.yaml; log=$W/emu.log; out=$W/out.txt; err=$W/err.txt
+    config $cfg $3 $4
+    script $W/keys.script $5 $((1000 + $6)) $4
+    : > $out; : > $err
+    ( taskset -c 0 $2/kioskpad $4 --config $cfg $( [ $4 = run ] && echo --display plain ) 2> $err | taskset -c 0 $2/keypad-emu --stamp > $out ) &
+    pipeline=$!
+    i=0; while ! grep -q -e 'keypad ready' -e '^[0-9.]* keytest:' $err $out 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    pid=$(pgrep -x kioskpad)
+    rss_ready=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
+    idle=''
+    if [ $5 = 300 ] && [ $6 = 1 ]; then   # context switches of the whole process in 10 s, no key down
+        before=$(switches $pid); sleep 10; idle=" idle_10s_switches $(( $(switches $pid) - before ))"
+    fi
+    EMU_LOG=$log taskset -c 1 chrt -f 10 $2/keypad-emu $SIM 0,1,2,3 4,5,6,7 $W/keys.script 2>> $W/emu.err
+    sleep 0.5
+    rss_end=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
+    pkill -INT -x kioskpad; wait $pipeline
+    result="$(python3 $REPO/Tests/HIL/latency-report.py $4 $log $out); rss_kb ready $rss_ready after $rss_end$idle"
+    echo "latency: $label: $result" | tee -a $OUT/latency.txt
+    cp $out "$OUT/$(echo $label | tr ' =' '__').out"
+}
+
+for build in "$@"; do
+    name=${build%%=*}; bin=${build#*=}
+    printf '24682468\n' | $bin/kioskpad pin hash --user latency --iterations 1000 > $W/users
+    for settle in 50 1000; do
+        for program in keytest run; do
+            for spacing in 300 80; do
+                runs=1
+                [ $spacing = 80 ] && runs=$REPEAT
+                r=1; while [ $r -le $runs ]; do measure $name $bin $settle $program $spacing $r; r=$((r + 1)); done
+            done
+        done
+    done
+done
+echo 0 > $C/live
+for i in 0 1 2 3 4 5 6 7; do rmdir $C/bank0/line$i; done; rmdir $C/bank0 $C
+echo "latency: done"

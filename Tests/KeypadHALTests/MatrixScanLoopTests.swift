@@ -1,0 +1,92 @@
+import KeypadHAL
+import KeypadTestSupport
+import Testing
+
+@Suite("Scan loop: slow lines, edge timestamps, fast taps")
+struct MatrixScanLoopTests {
+    static let star = (row: 3, column: 0)
+
+    @Test func theMockSlowColumnReallyLingersIntoTheNextRow() throws {
+        var matrix = MockKeyMatrix(rows: 4, columns: 4)
+        matrix.press(row: MatrixScanLoopTests.star.row, column: MatrixScanLoopTests.star.column, at: .zero)
+        let timing = VirtualScanTiming()
+        let backend = MockMatrixBackend(matrix: matrix, timing: timing)
+        backend.slowColumns = 0b0001
+        backend.columnLag = .milliseconds(3)
+        timing.sleep(for: .milliseconds(1))
+        try backend.drive(row: 3)
+        #expect(try backend.readColumns() == 0b0001)
+        try backend.drive(row: 0)
+        // Row 0 has no key down, yet column 0 still reads active: the phantom a plain scan sees.
+        #expect(try backend.readColumns() == 0b0001)
+        timing.sleep(for: .milliseconds(3))
+        #expect(try backend.readColumns() == 0)
+    }
+
+    @Test func aColumnThatFollowsItsRowLateMakesNoPhantomKey() throws {
+        var harness = MatrixHarness()
+        // '*' (row 3, column 0) held 200 ms, three times; column 0 lags 3 ms behind every
+        // change of the driven rows, so right after row 3 it still reads active for rows 0-2.
+        for start in [10, 400, 800] {
+            harness.matrix.press(row: 3, column: 0, at: .milliseconds(start))
+            harness.matrix.release(row: 3, column: 0, at: .milliseconds(start + 200))
+        }
+        let (events, loop, _) = try harness.runTimed {
+            $0.slowColumns = 0b0001
+            $0.columnLag = .milliseconds(3)
+        }
+        #expect(labels(events.map(\.event)) == "+* -* +* -* +* -*")
+        #expect(loop.rechecks > 0)
+    }
+
+    @Test func aLineHeldActiveWithNoRowDrivenIsReadAsItIs() throws {
+        var harness = MatrixHarness()
+        harness.settings.stuck = .seconds(1)
+        harness.matrix.press(row: 1, column: 2, at: .milliseconds(10))
+        harness.matrix.release(row: 1, column: 2, at: .seconds(3))
+        // Column 2 lags far longer than the release timeout: a short, not a slow line. The
+        // loop neither hangs nor spins: key 6 reads down (with its column-mates), and goes stuck.
+        let (events, loop, _) = try harness.runTimed(extra: .seconds(2)) {
+            $0.slowColumns = 0b0100
+            $0.columnLag = .seconds(10)
+        }
+        let labelsSeen = labels(events.map(\.event))
+        #expect(labelsSeen.contains("+6"))
+        #expect(labelsSeen.contains("s6"))
+        #expect(loop.scans < 2_000)
+    }
+
+    @Test func thePressIsDatedByItsEdgeNotByTheLateScan() throws {
+        var harness = MatrixHarness()
+        harness.matrix.press(row: 2, column: 1, at: .milliseconds(100))
+        harness.matrix.release(row: 2, column: 1, at: .milliseconds(200))
+        // The scan thread wakes 4 ms after the edge (scheduler latency).
+        let (events, _, _) = try harness.runTimed { $0.wakeLatency = .milliseconds(4) }
+        let press = try #require(events.first { if case .pressed = $0.event { true } else { false } })
+        #expect(labels([press.event]) == "+8")
+        // Debounced 10 ms from the contact (not from the scan 4 ms later), within one period.
+        #expect(press.at >= .milliseconds(110))
+        #expect(press.at <= .milliseconds(111) + .microseconds(500))
+    }
+
+    @Test func everyFortyMillisecondTapIsCaughtWithSlowReadsAndAOneMillisecondSettle() throws {
+        // Reads cost 100 µs each and rows settle for 1 ms (a scan takes ~5 ms), taps last
+        // 40 ms, 80 ms apart, with 3 ms of bounce at each end.
+        let random = SeededNumbers(seed: 80)
+        var harness = MatrixHarness()
+        var expected: [Character] = []
+        var time = Duration.milliseconds(5)
+        for _ in 0..<500 {
+            let row = random.next(4), column = random.next(4)
+            expected.append(MatrixHarness.layout.key(row: row, column: column).label)
+            harness.matrix.press(row: row, column: column, at: time, bounce: .milliseconds(3), random: random.next)
+            harness.matrix.release(row: row, column: column, at: time + .milliseconds(40), bounce: .milliseconds(3), random: random.next)
+            time += .milliseconds(80)
+        }
+        let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
+            $0.callCost = .microseconds(100)
+        }
+        let presses = events.compactMap { if case .pressed(let key) = $0.event { key.label } else { nil } }
+        #expect(presses == expected)
+    }
+}
