@@ -34,9 +34,11 @@ public final class MatrixScanLoop {
     public private(set) var idleWaits = 0
     /// Rows read again because a column was still active from the row driven before.
     public private(set) var rechecks = 0
-    /// The most GPIO value calls a scan issued when nothing changed and nothing needed a
-    /// recheck: 2 x rows (one bulk set and one bulk read per row).
+    /// The most GPIO value calls a steady scan issued (no row read twice, no recheck):
+    /// 2 x rows (one bulk set and one bulk read per row).
     public private(set) var maxValueCallsPerScan = 0
+    /// Extra reads made while waiting for two reads of a row to agree.
+    public private(set) var rereads = 0
     /// Each row's reading in the last scan.
     private var previous: [UInt8]
     /// The columns that read active just before the current drive (all, after an idle wait).
@@ -61,9 +63,9 @@ public final class MatrixScanLoop {
     public func scan() throws -> (sample: [UInt8], times: [Duration]) {
         let callsBefore = backend.valueCalls
         let rechecksBefore = rechecks
+        let rereadsBefore = rereads
         var sample = [UInt8](repeating: 0, count: backend.rowCount)
         var times = [Duration](repeating: .zero, count: backend.rowCount)
-        var changed = false
         for row in 0..<backend.rowCount {
             var columns = try read(row: row)
             let lingering = columns & activeBefore
@@ -75,11 +77,10 @@ public final class MatrixScanLoop {
             sample[row] = columns
             times[row] = timing.now
             activeBefore = columns
-            changed = changed || columns != previous[row]
         }
         previous = sample
         scans += 1
-        if !changed && rechecks == rechecksBefore {
+        if rechecks == rechecksBefore && rereads == rereadsBefore {
             maxValueCallsPerScan = max(maxValueCallsPerScan, backend.valueCalls - callsBefore)
         }
         return (sample, times)
@@ -97,6 +98,7 @@ public final class MatrixScanLoop {
             timing.wait(until: timing.now + pause)
             let again = try backend.readColumns()
             reads += 1
+            rereads += 1
             if again == columns { break }
             columns = again
         }
