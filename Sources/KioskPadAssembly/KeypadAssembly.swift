@@ -4,7 +4,7 @@ import KioskPadConfig
 
 /// Builds the GPIO matrix keypad from `keypad:` config.
 public enum KeypadAssembly {
-    /// Scan period while a key is down or a change is being debounced.
+    /// Scan period (start to start) while a key is down or a change is being debounced.
     public static let scanInterval: Duration = .milliseconds(2)
 
     public static func layout(_ gpio: GPIOKeypadConfiguration) -> MatrixLayout {

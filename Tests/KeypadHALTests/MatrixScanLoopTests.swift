@@ -74,15 +74,9 @@ struct MatrixScanLoopTests {
         // 40 ms, 80 ms apart, with 3 ms of bounce at each end.
         let random = SeededNumbers(seed: 80)
         var harness = MatrixHarness()
-        var expected: [Character] = []
-        var time = Duration.milliseconds(5)
-        for _ in 0..<500 {
-            let row = random.next(4), column = random.next(4)
-            expected.append(MatrixHarness.layout.key(row: row, column: column).label)
-            harness.matrix.press(row: row, column: column, at: time, bounce: .milliseconds(3), random: random.next)
-            harness.matrix.release(row: row, column: column, at: time + .milliseconds(40), bounce: .milliseconds(3), random: random.next)
-            time += .milliseconds(80)
-        }
+        let expected = harness.matrix.tapRandomKeys(
+            500, of: MatrixHarness.layout, from: .milliseconds(5), down: .milliseconds(40), spacing: .milliseconds(80),
+            bounce: { .milliseconds(3) }, random: random.next)
         let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
             $0.callCost = .microseconds(100)
         }

@@ -78,16 +78,10 @@ struct MatrixScannerTests {
     @Test func bounceCorpusOf1000PressesYieldsExactly1000PressesAnd1000Releases() throws {
         let random = SeededNumbers(seed: 2026)
         var harness = MatrixHarness()
-        var expected: [String] = []
-        var time = Duration.milliseconds(5)
-        for _ in 0..<1000 {
-            let row = random.next(4), column = random.next(4)
-            let label = MatrixHarness.layout.key(row: row, column: column).label
-            harness.matrix.press(row: row, column: column, at: time, bounce: .microseconds(random.next(5001)), random: random.next)
-            harness.matrix.release(row: row, column: column, at: time + .milliseconds(40), bounce: .microseconds(random.next(5001)), random: random.next)
-            expected += ["+\(label)", "-\(label)"]
-            time += .milliseconds(80)
-        }
+        let tapped = harness.matrix.tapRandomKeys(
+            1000, of: MatrixHarness.layout, from: .milliseconds(5), down: .milliseconds(40), spacing: .milliseconds(80),
+            bounce: { .microseconds(random.next(5001)) }, random: random.next)
+        let expected = tapped.flatMap { ["+\($0)", "-\($0)"] }
         let (events, _, _) = try harness.run()
         #expect(events.filter { if case .pressed = $0 { true } else { false } }.count == 1000)
         #expect(events.filter { if case .released = $0 { true } else { false } }.count == 1000)

@@ -52,6 +52,26 @@ public struct MockKeyMatrix: Sendable {
         set(row: row, column: column, closed: false, at: time, bounce: bounce, random: random)
     }
 
+    /// Taps `count` random keys of `layout`, one every `spacing` from `start`, each held for
+    /// `down`; each press and each release chatters for `bounce()` (drawn just before it).
+    /// Keys and chatter come from `random`. Returns the labels tapped, in order.
+    public mutating func tapRandomKeys(
+        _ count: Int, of layout: MatrixLayout, from start: Duration, down: Duration, spacing: Duration,
+        bounce: () -> Duration, random: (Int) -> Int
+    ) -> [Character] {
+        var labels: [Character] = []
+        labels.reserveCapacity(count)
+        var time = start
+        for _ in 0..<count {
+            let row = random(rows), column = random(columns)
+            labels.append(layout.key(row: row, column: column).label)
+            press(row: row, column: column, at: time, bounce: bounce(), random: random)
+            release(row: row, column: column, at: time + down, bounce: bounce(), random: random)
+            time += spacing
+        }
+        return labels
+    }
+
     /// Which contacts are closed at `time`, bit c of entry r for key (r, c).
     public func contacts(at time: Duration) -> [UInt8] {
         var closed = [UInt8](repeating: 0, count: rows)

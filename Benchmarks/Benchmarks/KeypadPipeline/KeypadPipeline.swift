@@ -9,23 +9,15 @@ import KeypadTestSupport
 /// 100,000 taps of random keys, 40 ms down and 80 ms apart, each end with 0-5 ms of contact
 /// bounce, scripted on the 4x4 mock matrix in time order; and the labels they should give.
 func bouncedTaps(count: Int, seed: UInt64) -> (matrix: MockKeyMatrix, labels: [Character]) {
-    let layout = PipelineFixture.layout
     var random = seed
     func next(_ bound: Int) -> Int {
         random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Int((random >> 33) % UInt64(bound))
     }
     var matrix = MockKeyMatrix(rows: 4, columns: 4)
-    var labels: [Character] = []
-    labels.reserveCapacity(count)
-    var time = Duration.milliseconds(5)
-    for _ in 0..<count {
-        let row = next(4), column = next(4)
-        labels.append(layout.key(row: row, column: column).label)
-        matrix.press(row: row, column: column, at: time, bounce: .microseconds(next(5_001)), random: next)
-        matrix.release(row: row, column: column, at: time + .milliseconds(40), bounce: .microseconds(next(5_001)), random: next)
-        time += .milliseconds(80)
-    }
+    let labels = matrix.tapRandomKeys(
+        count, of: PipelineFixture.layout, from: .milliseconds(5), down: .milliseconds(40), spacing: .milliseconds(80),
+        bounce: { .microseconds(next(5_001)) }, random: next)
     return (matrix, labels)
 }
 

@@ -27,6 +27,9 @@ public final class MatrixScanLoop {
     public private(set) var scanner: MatrixScanner
     public let backend: any MatrixBackend
     public let settle: Duration
+    /// The pause between two reads of a line being waited for: `settle`, but never less
+    /// than ``minimumPause``.
+    private let pause: Duration
     /// Scan period while scanning (start to start).
     public let interval: Duration
     private let timing: any ScanTiming
@@ -53,6 +56,7 @@ public final class MatrixScanLoop {
         self.scanner = scanner
         self.backend = backend
         self.settle = settle
+        pause = max(settle, MatrixScanLoop.minimumPause)
         self.interval = interval
         self.timing = timing
         previous = Array(repeating: 0, count: backend.rowCount)
@@ -90,7 +94,6 @@ public final class MatrixScanLoop {
     /// reads again until two consecutive reads agree (at most ``maxSettleReads``).
     private func read(row: Int) throws -> UInt8 {
         try backend.drive(row: row)
-        let pause = max(settle, MatrixScanLoop.minimumPause)
         timing.wait(until: timing.now + settle)
         var columns = try backend.readColumns()
         var reads = 1
@@ -109,7 +112,6 @@ public final class MatrixScanLoop {
     private func waitUntilReleased(_ columns: UInt8) throws {
         try backend.releaseAllRows()
         let deadline = timing.now + MatrixScanLoop.releaseTimeout
-        let pause = max(settle, MatrixScanLoop.minimumPause)
         repeat {
             timing.wait(until: timing.now + pause)
         } while try backend.readColumns() & columns != 0 && timing.now < deadline

@@ -26,11 +26,6 @@ public struct MatrixScanner: Sendable {
         stuckReported = Array(repeating: false, count: keys)
     }
 
-    /// Processes one full scan taken at `now`; returns the events it causes.
-    public mutating func process(_ sample: [UInt8], at now: Duration) -> [ScanEvent] {
-        process(sample, readAt: Array(repeating: now, count: sample.count))
-    }
-
     /// Processes one full scan in which row r was read at `times[r]`; returns the events it
     /// causes. `pressStartedAt` is when the press that woke an idle scan began (the kernel's
     /// edge timestamp): a key first seen down in this scan counts its debounce from then, not
