@@ -148,9 +148,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -168,13 +168,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The process's task and main-actor executors: a fixed thread pool whose idle threads
+        // wake for nothing (libdispatch's pool, the runtime's default on Linux, wakes every second).
+        .target(name: "KioskPadExecutors", swiftSettings: strict),
         // The `kioskpad` command line: parses arguments, asks the assembly for parts, runs them.
         .executableTarget(
             name: "KioskPadCLI",
             dependencies: [
                 "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
                 "KioskPadVerifierServer", "ReferenceVerifierCore", "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL",
-                "KeypadDisplay", "TerminalIO",
+                "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -212,6 +215,7 @@ let package = Package(
             dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadControllerTests",

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Footprint of a kioskpad binary in simulated mode (no GPIO needed): start -> first frame,
-RSS when ready and after 10,000 keys, and the stripped binary size. Usage:
+RSS when ready and after 10,000 keys, and the stripped binary size; once as plain
+`simulate`, once with the journal and the metrics endpoint on (what `run` adds around entry).
+Usage:
   Benchmarks/Footprint/footprint.py BINARY [RUNS]
 `kioskpad run` needs a GPIO keypad; Tests/HIL/latency.sh reports its RSS in the HIL guest."""
 import os
@@ -21,6 +23,11 @@ entry:
   result_s: 0.5
 verifier:
   kind: demo
+"""
+
+DAEMON = """state_dir: {work}/state
+metrics:
+  listen: 127.0.0.1:0
 """
 
 
@@ -57,17 +64,21 @@ def main():
     binary = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     with tempfile.TemporaryDirectory() as work:
-        config = os.path.join(work, "simulate.yaml")
-        open(config, "w").write(CONFIG)
-        results = [one_run(binary, config) for _ in range(runs)]
+        os.mkdir(os.path.join(work, "state"))
+        measured = {}
+        for name, text in (("simulate", CONFIG), ("simulate + journal + metrics", CONFIG + DAEMON.format(work=work))):
+            config = os.path.join(work, "simulate.yaml")
+            open(config, "w").write(text)
+            measured[name] = [one_run(binary, config) for _ in range(runs)]
         stripped = os.path.join(work, "kioskpad.stripped")
         shutil.copy(binary, stripped)
         subprocess.run(["strip", stripped], check=True)
         size = os.path.getsize(stripped)
-    print(f"footprint: {binary}, {runs} runs of simulate")
-    print(f"footprint: start -> first frame median {statistics.median(r[0] for r in results) * 1000:.0f} ms (max {max(r[0] for r in results) * 1000:.0f} ms)")
-    print(f"footprint: RSS at ready median {statistics.median(r[1] for r in results) / 1024:.1f} MB")
-    print(f"footprint: RSS after 10,000 keys median {statistics.median(r[2] for r in results) / 1024:.1f} MB")
+    for name, results in measured.items():
+        print(f"footprint: {binary}, {runs} runs of {name}")
+        print(f"footprint:   start -> first frame median {statistics.median(r[0] for r in results) * 1000:.0f} ms (max {max(r[0] for r in results) * 1000:.0f} ms)")
+        print(f"footprint:   RSS at ready median {statistics.median(r[1] for r in results) / 1024:.1f} MB")
+        print(f"footprint:   RSS after 10,000 keys median {statistics.median(r[2] for r in results) / 1024:.1f} MB")
     print(f"footprint: stripped binary {size / 1e6:.1f} MB")
 
 

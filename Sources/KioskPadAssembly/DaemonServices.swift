@@ -91,7 +91,7 @@ public final class DaemonServices: Sendable {
         if let listen = daemon.metrics {
             var serverLogger = logger
             serverLogger.logLevel = .warning
-            metricsService = MetricsServer.application(
+            metricsService = MetricsServer(
                 metrics: metrics, health: health, host: listen.host, port: listen.port, logger: serverLogger,
                 onRunning: metricsRunning)
         } else {

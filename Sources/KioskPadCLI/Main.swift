@@ -2,13 +2,20 @@ import ArgumentParser
 import Foundation
 import KeypadCore
 import KioskPadConfig
+import KioskPadExecutors
 import TerminalIO
 
 /// Entry point: runs a subcommand and maps failures to CONTRACTS exit codes
 /// (0 normal, 2 bad usage or config, 1 runtime failure), restoring the terminal on the way out.
+/// Tasks run on ``QuietExecutors``, installed before the first task exists.
 @main
 enum Main {
-    static func main() async {
+    static func main() {
+        QuietExecutors.install()
+        QuietExecutors.runMain { await runCommand() }
+    }
+
+    static func runCommand() async -> Never {
         let code: Int32
         do {
             var command = try KioskPadCommand.parseAsRoot()

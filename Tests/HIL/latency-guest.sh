@@ -60,8 +60,20 @@ script() {
     }' > $1
 }
 
-switches() { # switches PID: voluntary + involuntary context switches of all its threads so far
-    cat /proc/$1/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ {n += $2} END {print n}'
+snapshot() { # snapshot PID: "TID NAME SWITCHES" for each thread now (voluntary + involuntary)
+    for t in /proc/$1/task/*; do
+        echo "${t##*/} $(tr ' ' _ < $t/comm) $(awk '/^(non)?voluntary_ctxt_switches/ {n += $2} END {print n}' $t/status 2>/dev/null)"
+    done
+}
+
+idle_switches() { # idle_switches PID SECONDS: "TOTAL name:count,..." over that time; a thread that
+    # starts counts from 0, one that ends counts once (its exit); per-thread so that an ending
+    # thread cannot hide another's wake-ups
+    snapshot $1 > $W/idle.before; sleep $2; snapshot $1 > $W/idle.after
+    awk 'NR == FNR {before[$1] = $3; name[$1] = $2; next}
+         {d = $3 - ($1 in before ? before[$1] : 0); seen[$1] = 1; if (d > 0) {total += d; list = list sep $2 ":" d; sep = ","}}
+         END {for (t in before) if (!(t in seen)) {total += 1; list = list sep name[t] ":exited"; sep = ","}
+              print total + 0, (list == "" ? "-" : list)}' $W/idle.before $W/idle.after
 }
 
 measure() { # measure BUILD BIN SETTLE_US PROGRAM SPACING RUN
@@ -78,7 +90,7 @@ measure() { # measure BUILD BIN SETTLE_US PROGRAM SPACING RUN
     rss_ready=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
     idle=''
     if [ $5 = 300 ] && [ $6 = 1 ]; then   # context switches of the whole process in 10 s, no key down
-        before=$(switches $pid); sleep 10; idle=" idle_10s_switches $(( $(switches $pid) - before ))"
+        idle=" idle_10s_switches $(idle_switches $pid 10)"
     fi
     EMU_LOG=$log taskset -c 1 chrt -f 10 $2/keypad-emu $SIM 0,1,2,3 4,5,6,7 $W/keys.script 2>> $W/emu.err
     sleep 0.5

@@ -32,6 +32,23 @@ struct DaemonServicesTests {
             try await onOwnThread { self.finishWaiting() }
         }
 
+        /// Reads stderr until the metrics endpoint names its port (0 if the process ends first).
+        func metricsPort() async throws -> Int {
+            let errors = self.errors.fileHandleForReading
+            return try await onOwnThread {
+                var stderrText = ""
+                while true {
+                    let data = errors.availableData
+                    if data.isEmpty { return 0 }
+                    stderrText += String(decoding: data, as: UTF8.self)
+                    if let range = stderrText.range(of: "metrics on http://127.0.0.1:"),
+                       let port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) {
+                        return port
+                    }
+                }
+            }
+        }
+
         private func finishWaiting() -> (status: Int32, stdout: String, stderr: String) {
             try? input.fileHandleForWriting.close()
             let out = output.fileHandleForReading.readDataToEndOfFile()
@@ -109,26 +126,16 @@ struct DaemonServicesTests {
               users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
             """.write(to: config, atomically: true, encoding: .utf8)
         let simulator = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
-        let errors = simulator.errors.fileHandleForReading
-        let port = try await onOwnThread {
-            var stderrText = ""
-            while true {
-                let data = errors.availableData
-                if data.isEmpty { return 0 }
-                stderrText += String(decoding: data, as: UTF8.self)
-                if let range = stderrText.range(of: "metrics on http://127.0.0.1:"),
-                   let port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) {
-                    return port
-                }
-            }
-        }
+        let port = try await simulator.metricsPort()
         #expect(port != 0)
         simulator.type("12349876")
         try await Task.sleep(for: .seconds(1))
         let metrics = try await Self.fetch("http://127.0.0.1:\(port)/metrics")
         let health = try await Self.fetch("http://127.0.0.1:\(port)/healthz")
+        let elsewhere = try await Self.fetch("http://127.0.0.1:\(port)/")
         _ = try await simulator.finish()
         #expect(health.status == 200)
+        #expect(elsewhere.status == 404 && elsewhere.body.contains("/metrics and /healthz"))
         let script = """
             import sys
             from prometheus_client.parser import text_string_to_metric_families

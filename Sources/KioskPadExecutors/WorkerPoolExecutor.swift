@@ -1,0 +1,51 @@
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+import Foundation
+
+/// The process's default executor: a fixed pool of named worker threads (`kp-pool-N`) and
+/// one timer thread (`kp-timers`) for `Task.sleep`. Idle, every thread is blocked on a
+/// condition variable with no timeout; libdispatch's pool, which the Swift runtime uses by
+/// default on Linux, wakes once a second to watch its workers. Blocking work (a keypad
+/// read, the GPIO scan) runs on threads of its own, never here.
+final class WorkerPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
+    // @unchecked: the only state is the JobBoard, which locks.
+    let board = JobBoard<UnownedJob>()
+    let threads: Int
+
+    init(threads: Int) {
+        self.threads = threads
+        for index in 0..<threads {
+            startThread(name: "kp-pool-\(index)") { [self] in
+                while true { board.next().runSynchronously(on: asUnownedTaskExecutor()) }
+            }
+        }
+        startThread(name: "kp-timers") { [board] in board.runTimers() }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        board.push(UnownedJob(job))
+    }
+
+    func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C
+    ) {
+        // Task.sleep arrives with ContinuousClock or SuspendingClock, both in Swift.Duration.
+        guard let duration = delay as? Duration else {
+            preconditionFailure("WorkerPoolExecutor schedules only clocks measured in Duration, not \(C.self)")
+        }
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
+        board.push(UnownedJob(job), at: JobBoard<UnownedJob>.now + UInt64(nanoseconds))
+    }
+
+    var asSchedulingExecutor: (any SchedulingExecutor)? { self }
+}
+
+/// Starts a detached thread named `name` (as `/proc/PID/task/*/comm` shows it) that runs `body`.
+func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread {
+        Thread.current.name = name
+        body()
+    }
+    thread.stackSize = 512 * 1024
+    thread.start()
+}

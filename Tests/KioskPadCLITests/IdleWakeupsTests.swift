@@ -1,0 +1,66 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+/// An idle terminal wakes no thread: after some use, with the journal and the metrics
+/// endpoint on, the whole `kioskpad simulate` process makes at most 4 context switches in
+/// 10 s (libdispatch's pool, the runtime's default, alone made 10: see docs/architecture.md).
+@Suite("Idle wake-ups of the real binary", .serialized)
+struct IdleWakeupsTests {
+    @Test func anIdleTerminalWithJournalAndMetricsWakesAtMostFourTimesInTenSeconds() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-idle-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("terminal.yaml")
+        try """
+            state_dir: \(directory.path)
+            metrics:
+              listen: 127.0.0.1:0
+            entry:
+              result_s: 1
+            verifier:
+              kind: local
+              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let simulator = try DaemonServicesTests.LiveSimulator(
+            arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
+        let port = try await simulator.metricsPort()
+        #expect(port != 0)
+        simulator.type("12349876")  // a grant and a denial: every timer and the verifier have run
+        _ = try await DaemonServicesTests.fetch("http://127.0.0.1:\(port)/metrics")
+        try await Task.sleep(for: .seconds(7))  // results shown and gone; start-up threads ended
+        let pid = simulator.process.processIdentifier
+        let before = Self.threadSwitches(pid: pid)
+        try await Task.sleep(for: .seconds(10))
+        let after = Self.threadSwitches(pid: pid)
+        _ = try await simulator.finish()
+        var woken: [String] = []
+        for (tid, now) in after {
+            let delta = now.switches - (before[tid]?.switches ?? 0)
+            if delta > 0 { woken.append("\(now.name):\(delta)") }
+        }
+        let ended = before.keys.filter { after[$0] == nil }.map { "\(before[$0]!.name):ended" }
+        let total = after.reduce(0) { $0 + max(0, $1.value.switches - (before[$1.key]?.switches ?? 0)) } + ended.count
+        #expect(!before.isEmpty)
+        #expect(total <= 4, "threads woken in 10 s of idle: \((woken + ended).joined(separator: ", "))")
+    }
+
+    /// Voluntary plus involuntary context switches of each thread of `pid`, by thread id.
+    static func threadSwitches(pid: Int32) -> [String: (name: String, switches: Int)] {
+        let tasks = "/proc/\(pid)/task"
+        var result: [String: (name: String, switches: Int)] = [:]
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8) else { continue }
+            var name = tid
+            var switches = 0
+            for line in status.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                if parts[0] == "Name" { name = parts[1] }
+                if parts[0].hasSuffix("voluntary_ctxt_switches") { switches += Int(parts[1]) ?? 0 }
+            }
+            result[tid] = (name, switches)
+        }
+        return result
+    }
+}
