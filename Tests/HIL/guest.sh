@@ -145,6 +145,20 @@ got=$(presses $W/bounce.out)
 check "200 bounced presses decoded in order" "$expect" "$got"
 check "200 bounced releases" 200 "$(releases $W/bounce.out | wc -c)"
 
+# ---- 4b. a slow column: no phantom from the row driven before --------------------------
+# The emulator keeps a column low 2.5 ms after no driven row reaches it any more (a long
+# cable); the scanner settles 1 ms. Each key below would also read in the row scanned right
+# after its own (* as 1, 4 and 7) unless the scanner rechecks. The stats line must show
+# rechecks, or the slow line was not exercised.
+sed 's/settle_us: 3000/settle_us: 1000/' $W/label.yaml > $W/slow.yaml
+: > $W/slow.script
+for k in '*' 0 '#' D 5 9 1; do tap "$k" >> $W/slow.script; done
+start_keytest $W/slow.yaml $W/slow.out
+COLUMN_LAG_MS=2.5 emulate $W/slow.script; sleep 0.3; stop_keytest
+check "slow column: only the keys pressed, no phantom in their columns" '*0#D591' "$(presses $W/slow.out)"
+rechecks=$(sed -n 's/^stats: .* rechecks=\([0-9]*\).*/\1/p' $W/slow.out)
+if [ "${rechecks:-0}" -gt 0 ]; then pass "slow column: $rechecks rows rechecked"; else fail "slow column: no recheck (rechecks='$rechecks'): the lag was not seen"; fi
+
 # ---- 5. idle: the scanning thread sleeps in poll() ------------------------------------
 start_keytest $W/label.yaml $W/idle.out
 sleep 2

@@ -20,6 +20,9 @@
  *   env TRACE_STATE=FILE: with TRACE_BASE, the driven-row mask is loaded from FILE at start
  *       and saved at exit, so back-to-back runs against one idle program stay exact (the
  *       trace pipe hands each event to one reader only).
+ *   env COLUMN_LAG_MS=X: a slow line (long cable, weak pull-up): a column that should go back
+ *       high, because no driven row reaches it any more, stays low X ms longer. A scanner
+ *       that reads the next row too soon sees the previous row's key in that column.
  *
  * Without TRACE_BASE it polls the rows' sim_gpioN/value (push-pull rows) and sets each
  * column's pull to what the matrix would produce: a column reads low when a closed contact
@@ -43,6 +46,7 @@ struct step { double at_ms; int row, column, closed, first; };
 static int rows, columns, row_lines[MAX_LINES], column_lines[MAX_LINES];
 static int row_fd[MAX_LINES], pull_fd[MAX_LINES], column_state[MAX_LINES];
 static unsigned contacts[MAX_LINES];
+static double column_lag_ms, rise_due[MAX_LINES];
 static int trace_fd = -1, trace_base = 0;
 static unsigned traced_driven;
 static char trace_buffer[1 << 16];
@@ -157,7 +161,16 @@ static void update(void) {
             }
         }
     }
-    for (int c = 0; c < columns; c++) set_pull(c, (reached_columns >> c) & 1);
+    for (int c = 0; c < columns; c++) {
+        int low = (reached_columns >> c) & 1;
+        if (!low && column_state[c] == 1 && column_lag_ms > 0) {   /* the slow line rises late */
+            double now = now_ms();
+            if (rise_due[c] == 0) rise_due[c] = now + column_lag_ms;
+            if (now < rise_due[c]) continue;
+        }
+        rise_due[c] = 0;
+        set_pull(c, low);
+    }
 }
 
 /* --stamp: each stdin line goes to stdout prefixed with its arrival time. */
@@ -176,6 +189,7 @@ int main(int argc, char **argv) {
     rows = parse_list(argv[2], row_lines);
     columns = parse_list(argv[3], column_lines);
     load_script(argv[4]);
+    if (getenv("COLUMN_LAG_MS")) column_lag_ms = atof(getenv("COLUMN_LAG_MS"));
     char path[512];
     const char *state_file = getenv("TRACE_STATE");
     if (getenv("TRACE_BASE")) {
