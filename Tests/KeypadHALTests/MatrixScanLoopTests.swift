@@ -69,6 +69,19 @@ struct MatrixScanLoopTests {
         #expect(press.at <= .milliseconds(111) + .microseconds(500))
     }
 
+    @Test func theScanThatEndsADebounceComesWhenItIsDueNotAtTheNextPeriod() throws {
+        var harness = MatrixHarness()
+        harness.matrix.press(row: 0, column: 1, at: .microseconds(100_300))
+        harness.matrix.release(row: 0, column: 1, at: .milliseconds(200))
+        // Woken 0.9 ms after the edge, the loop's 2 ms periods fall at 101.2, 103.2 ... 111.2
+        // ms; the debounce (10 ms from the edge) ends at 110.3 ms, between two of them.
+        let (events, _, _) = try harness.runTimed(interval: .milliseconds(2)) { $0.wakeLatency = .microseconds(900) }
+        let press = try #require(events.first { if case .pressed = $0.event { true } else { false } })
+        #expect(labels([press.event]) == "+2")
+        #expect(press.at >= .microseconds(110_300))
+        #expect(press.at < .microseconds(111_000))
+    }
+
     @Test func everyFortyMillisecondTapIsCaughtWithSlowReadsAndAOneMillisecondSettle() throws {
         // Reads cost 100 µs each and rows settle for 1 ms (a scan takes ~5 ms), taps last
         // 40 ms, 80 ms apart, with 3 ms of bounce at each end.

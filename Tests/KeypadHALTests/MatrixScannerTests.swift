@@ -104,6 +104,21 @@ struct MatrixScannerTests {
         #expect(presses == typed)
     }
 
+    @Test func theNextDecisionIsWhenAPendingChangeMayBecomeAnEvent() {
+        var settings = ScannerSettings()
+        settings.debouncePress = .milliseconds(10)
+        settings.debounceRelease = .milliseconds(15)
+        var scanner = MatrixScanner(layout: MatrixHarness.layout, settings: settings)
+        let rowsReadAt: (Duration) -> [Duration] = { t in (0..<4).map { t + .microseconds(100 * $0) } }
+        #expect(scanner.nextDecision == nil)
+        _ = scanner.process([0, 0b0010, 0, 0], readAt: rowsReadAt(.milliseconds(5)), pressStartedAt: .milliseconds(4))
+        #expect(scanner.nextDecision == .milliseconds(14))  // from the edge, plus the press time
+        #expect(labels(scanner.process([0, 0b0010, 0, 0], readAt: rowsReadAt(.milliseconds(14)))) == "+5")
+        #expect(scanner.nextDecision == nil)
+        _ = scanner.process([0, 0, 0, 0], readAt: rowsReadAt(.milliseconds(50)))
+        #expect(scanner.nextDecision == .milliseconds(50) + .microseconds(100) + .milliseconds(15))  // row 1's read, plus the release time
+    }
+
     @Test func aGhostRectangleProducesNoPhantomKey() throws {
         var harness = MatrixHarness()
         // Keys 1 (0,0), 2 (0,1) and 4 (1,0): without diodes, 5 (1,1) reads as pressed too.

@@ -130,8 +130,16 @@ public final class MatrixScanLoop {
             let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt)
             pressStartedAt = nil
             for event in events { deliver(event) }
-            if scanner.needsScanning { timing.wait(until: start + interval) }
+            if scanner.needsScanning { timing.wait(until: nextScan(after: start)) }
         }
+    }
+
+    /// One period after `start`, or sooner when a debounced change falls due before that. A
+    /// due time already past (a ghosted scan left it pending) waits the whole period.
+    private func nextScan(after start: Duration) -> Duration {
+        let periodic = start + interval
+        guard let due = scanner.nextDecision, due < periodic, due > timing.now else { return periodic }
+        return due
     }
 
     /// Idle: all rows active, then block on column edges. Records when the waking press began.

@@ -82,6 +82,20 @@ public struct MatrixScanner: Sendable {
         return false
     }
 
+    /// The earliest time at which a change being debounced may become an event (when it
+    /// began plus the press or release time), nil when none is pending. The loop scans then
+    /// rather than at its next period, so an event is not up to one period late.
+    public var nextDecision: Duration? {
+        var earliest: Duration?
+        for index in changedAt.indices {
+            guard let since = changedAt[index] else { continue }
+            let isDown = stable[index / layout.columns] & (1 << (index % layout.columns)) != 0
+            let due = since + (isDown ? settings.debounceRelease : settings.debouncePress)
+            earliest = min(earliest ?? due, due)
+        }
+        return earliest
+    }
+
     /// True while a stuck key is down: idle waits must time out now and then to see it released.
     public var hasStuckKey: Bool {
         downSince.indices.contains { downSince[$0] != nil && stuckReported[$0] }
