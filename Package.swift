@@ -170,7 +170,7 @@ let package = Package(
         ),
         // The process's task and main-actor executors: a fixed thread pool whose idle threads
         // wake for nothing (libdispatch's pool, the runtime's default on Linux, wakes every second).
-        .target(name: "KioskPadExecutors", swiftSettings: strict),
+        .target(name: "KioskPadExecutors", dependencies: ["KeypadCore"], swiftSettings: strict),
         // The `kioskpad` command line: parses arguments, asks the assembly for parts, runs them.
         .executableTarget(
             name: "KioskPadCLI",

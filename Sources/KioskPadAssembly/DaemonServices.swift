@@ -89,11 +89,8 @@ public final class DaemonServices: Sendable {
         bus.start(sinks: sinks)
         self.bus = bus
         if let listen = daemon.metrics {
-            var serverLogger = logger
-            serverLogger.logLevel = .warning
             metricsService = MetricsServer(
-                metrics: metrics, health: health, host: listen.host, port: listen.port, logger: serverLogger,
-                onRunning: metricsRunning)
+                metrics: metrics, health: health, host: listen.host, port: listen.port, onRunning: metricsRunning)
         } else {
             metricsService = nil
         }

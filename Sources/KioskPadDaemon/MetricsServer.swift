@@ -1,4 +1,3 @@
-import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -13,18 +12,16 @@ public struct MetricsServer: Service {
     let health: HealthState
     let host: String
     let port: Int
-    let logger: Logger
     let onRunning: @Sendable (Int) async -> Void
 
     public init(
-        metrics: TerminalMetrics, health: HealthState, host: String, port: Int, logger: Logger,
+        metrics: TerminalMetrics, health: HealthState, host: String, port: Int,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.metrics = metrics
         self.health = health
         self.host = host
         self.port = port
-        self.logger = logger
         self.onRunning = onRunning
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KeypadCore
 
 /// Jobs that may run now (first in, first out) and jobs due at a `CLOCK_MONOTONIC`
 /// deadline, behind one mutex. Worker threads block in ``next()`` and the timer thread in
@@ -13,7 +14,7 @@ public final class JobBoard<Job>: @unchecked Sendable {
     private var ready: [Job] = []
     private var head = 0
     /// Sorted by deadline; equal deadlines keep their order of arrival.
-    private var timed: [(deadline: UInt64, job: Job)] = []
+    private var timed: [(deadline: Duration, job: Job)] = []
 
     public init() {
         pthread_mutex_init(mutex, nil)
@@ -25,11 +26,11 @@ public final class JobBoard<Job>: @unchecked Sendable {
         pthread_condattr_destroy(&attributes)
     }
 
-    /// Nanoseconds on `CLOCK_MONOTONIC`, the clock deadlines are given in.
-    public static var now: UInt64 {
+    /// The time on `CLOCK_MONOTONIC`, the clock deadlines are given in.
+    public static var now: Duration {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
     }
 
     /// The number of jobs waiting to run now and at a deadline.
@@ -44,7 +45,7 @@ public final class JobBoard<Job>: @unchecked Sendable {
         }
     }
 
-    public func push(_ job: Job, at deadline: UInt64) {
+    public func push(_ job: Job, at deadline: Duration) {
         locked {
             var low = 0
             var high = timed.count
@@ -82,7 +83,8 @@ public final class JobBoard<Job>: @unchecked Sendable {
             }
             let now = Self.now
             if earliest > now {
-                var until = timespec(tv_sec: Int(earliest / 1_000_000_000), tv_nsec: Int(earliest % 1_000_000_000))
+                let (seconds, nanoseconds) = earliest.secondsAndNanoseconds
+                var until = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
                 pthread_cond_timedwait(earliestChanged, mutex, &until)
                 continue
             }

@@ -1,5 +1,6 @@
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Foundation
+import KeypadCore
 
 /// The process's default executor: a fixed pool of named worker threads (`kp-pool-N`) and
 /// one timer thread (`kp-timers`) for `Task.sleep`. Idle, every thread is blocked on a
@@ -9,10 +10,8 @@ import Foundation
 final class WorkerPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     // @unchecked: the only state is the JobBoard, which locks.
     let board = JobBoard<UnownedJob>()
-    let threads: Int
 
     init(threads: Int) {
-        self.threads = threads
         for index in 0..<threads {
             startThread(name: "kp-pool-\(index)") { [self] in
                 while true { board.next().runSynchronously(on: asUnownedTaskExecutor()) }
@@ -32,9 +31,7 @@ final class WorkerPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sen
         guard let duration = delay as? Duration else {
             preconditionFailure("WorkerPoolExecutor schedules only clocks measured in Duration, not \(C.self)")
         }
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
-        board.push(UnownedJob(job), at: JobBoard<UnownedJob>.now + UInt64(nanoseconds))
+        board.push(UnownedJob(job), at: JobBoard<UnownedJob>.now + max(.zero, duration))
     }
 
     var asSchedulingExecutor: (any SchedulingExecutor)? { self }

@@ -54,8 +54,7 @@ public struct MatrixScanner: Sendable {
                 }
                 let since = changedAt[index] ?? (raw ? min(edge ?? readAt, readAt) : readAt)
                 changedAt[index] = since
-                let threshold = raw ? settings.debouncePress : settings.debounceRelease
-                guard readAt - since >= threshold else { continue }
+                guard readAt - since >= debounceTime(pressing: raw) else { continue }
                 changedAt[index] = nil
                 stable[row] ^= bit
                 let key = layout.key(row: row, column: column)
@@ -90,10 +89,15 @@ public struct MatrixScanner: Sendable {
         for index in changedAt.indices {
             guard let since = changedAt[index] else { continue }
             let isDown = stable[index / layout.columns] & (1 << (index % layout.columns)) != 0
-            let due = since + (isDown ? settings.debounceRelease : settings.debouncePress)
+            let due = since + debounceTime(pressing: !isDown)
             earliest = min(earliest ?? due, due)
         }
         return earliest
+    }
+
+    /// How long a change must persist: the press time for a key going down, else the release time.
+    private func debounceTime(pressing: Bool) -> Duration {
+        pressing ? settings.debouncePress : settings.debounceRelease
     }
 
     /// True while a stuck key is down: idle waits must time out now and then to see it released.
