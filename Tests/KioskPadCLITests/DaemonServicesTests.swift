@@ -34,17 +34,35 @@ struct DaemonServicesTests {
 
         /// Reads stderr until the metrics endpoint names its port (0 if the process ends first).
         func metricsPort() async throws -> Int {
-            let errors = self.errors.fileHandleForReading
+            try await read(errors) { text in
+                guard let range = text.range(of: "metrics on http://127.0.0.1:") else { return nil }
+                return Int(text[range.upperBound...].prefix { $0.isNumber })
+            } ?? 0
+        }
+
+        /// Reads stdout until `texts` have appeared in this order (false if the process ends first).
+        func output(shows texts: [String]) async throws -> Bool {
+            try await read(output) { text in
+                var rest = Substring(text)
+                for wanted in texts {
+                    guard let range = rest.range(of: wanted) else { return nil }
+                    rest = rest[range.upperBound...]
+                }
+                return true
+            } ?? false
+        }
+
+        /// Reads `pipe` on a thread of its own until `found` answers for all the text so far;
+        /// nil if the pipe ends first.
+        private func read<T: Sendable>(_ pipe: Pipe, until found: @escaping @Sendable (String) -> T?) async throws -> T? {
+            let handle = pipe.fileHandleForReading
             return try await onOwnThread {
-                var stderrText = ""
+                var text = ""
                 while true {
-                    let data = errors.availableData
-                    if data.isEmpty { return 0 }
-                    stderrText += String(decoding: data, as: UTF8.self)
-                    if let range = stderrText.range(of: "metrics on http://127.0.0.1:"),
-                       let port = Int(stderrText[range.upperBound...].prefix { $0.isNumber }) {
-                        return port
-                    }
+                    let data = handle.availableData
+                    if data.isEmpty { return nil }
+                    text += String(decoding: data, as: UTF8.self)
+                    if let answer = found(text) { return answer }
                 }
             }
         }

@@ -18,6 +18,7 @@ struct IdleWakeupsTests {
               listen: 127.0.0.1:0
             entry:
               result_s: 1
+              timeout_s: 2
             verifier:
               kind: local
               users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
@@ -28,7 +29,12 @@ struct IdleWakeupsTests {
         #expect(port != 0)
         simulator.type("12349876")  // a grant and a denial: every timer and the verifier have run
         _ = try await DaemonServicesTests.fetch("http://127.0.0.1:\(port)/metrics")
-        try await Task.sleep(for: .seconds(7))  // results shown and gone; start-up threads ended
+        // Both results shown and gone (however long the hashing took on a busy machine), then
+        // 6 s: threads that end on their own after start (libdispatch's, ~5 s) have ended, and
+        // every entry timeout armed while typing (2 s here) has fallen due. A cancelled sleep
+        // still wakes its executor at its deadline, so a 10 s timeout would land in the window.
+        #expect(try await simulator.output(shows: ["Access granted", "Access denied", "Enter PIN"]))
+        try await Task.sleep(for: .seconds(6))
         let pid = simulator.process.processIdentifier
         let before = Self.threadSwitches(pid: pid)
         try await Task.sleep(for: .seconds(10))
