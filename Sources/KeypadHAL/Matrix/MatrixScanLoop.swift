@@ -13,6 +13,10 @@
 /// the previous row (a slow line): then every row is released, the loop waits (bounded by
 /// ``releaseTimeout``) until that column reads inactive, and reads the row again. So a
 /// slow line makes a recheck, never a phantom key.
+///
+/// A change being debounced is decided as soon as it can be: the scan starts with its row,
+/// timed so that the row is read as the change falls due, and a press that row's reading
+/// proves real on its own is delivered before the other rows are read.
 public final class MatrixScanLoop {
     /// How often a stuck key is re-checked while otherwise idle.
     public static let stuckRecheck: Duration = .milliseconds(200)
@@ -46,8 +50,15 @@ public final class MatrixScanLoop {
     private var previous: [UInt8]
     /// The columns that read active just before the current drive (all, after an idle wait).
     private var activeBefore: UInt8 = 0
+    /// The one row driven just before the current drive (nil: all rows or none).
+    private var rowBefore: Int?
     /// When the press that ended the last idle wait began (the kernel's edge timestamp).
     private var pressStartedAt: Duration?
+    /// How long the last scan took to read its first row (read once, no recheck): drive,
+    /// settle, read. The scan for a change falling due starts this long before it is due.
+    private var rowTime: Duration = .zero
+    /// How long the last full scan took.
+    private var scanTime: Duration = .zero
 
     public init(
         scanner: MatrixScanner, backend: any MatrixBackend, settle: Duration, interval: Duration,
@@ -62,17 +73,25 @@ public final class MatrixScanLoop {
         previous = Array(repeating: 0, count: backend.rowCount)
     }
 
-    /// One full scan: per row, one bulk set and one bulk read, plus the extra reads and sets
-    /// of settling and rechecks. Returns each row's columns and when that row was read.
-    public func scan() throws -> (sample: [UInt8], times: [Duration]) {
+    /// One full scan, from `firstRow` round to the row before it: per row, one bulk set and
+    /// one bulk read, plus the extra reads and sets of settling and rechecks. A press that a
+    /// row's reading settles on its own (``MatrixScanner/earlyPresses(row:columns:readAt:)``)
+    /// goes to `deliver` as soon as that row is read. Returns each row's columns and when
+    /// that row was read.
+    public func scan(firstRow: Int = 0, deliver: (ScanEvent) -> Void = { _ in }) throws -> (sample: [UInt8], times: [Duration]) {
         let callsBefore = backend.valueCalls
         let rechecksBefore = rechecks
         let rereadsBefore = rereads
-        var sample = [UInt8](repeating: 0, count: backend.rowCount)
-        var times = [Duration](repeating: .zero, count: backend.rowCount)
-        for row in 0..<backend.rowCount {
+        let rowCount = backend.rowCount
+        var sample = [UInt8](repeating: 0, count: rowCount)
+        var times = [Duration](repeating: .zero, count: rowCount)
+        let scanStart = timing.now
+        for step in 0..<rowCount {
+            let row = (firstRow + step) % rowCount
             var columns = try read(row: row)
-            let lingering = columns & activeBefore
+            // Read twice in a row (a scan that starts where the last one ended), a row
+            // cannot be held by another one.
+            let lingering = row == rowBefore ? 0 : columns & activeBefore
             if lingering != 0 {
                 rechecks += 1
                 try waitUntilReleased(lingering)
@@ -80,10 +99,16 @@ public final class MatrixScanLoop {
             }
             sample[row] = columns
             times[row] = timing.now
+            if step == 0 && rechecks == rechecksBefore && rereads == rereadsBefore {
+                rowTime = times[row] - scanStart
+            }
             activeBefore = columns
+            rowBefore = row
+            for event in scanner.earlyPresses(row: row, columns: columns, readAt: times[row]) { deliver(event) }
         }
         previous = sample
         scans += 1
+        scanTime = timing.now - scanStart
         if rechecks == rechecksBefore && rereads == rereadsBefore {
             maxValueCallsPerScan = max(maxValueCallsPerScan, backend.valueCalls - callsBefore)
         }
@@ -116,6 +141,7 @@ public final class MatrixScanLoop {
             timing.wait(until: timing.now + pause)
         } while try backend.readColumns() & columns != 0 && timing.now < deadline
         activeBefore = 0
+        rowBefore = nil
     }
 
     /// Scans and waits until `shouldStop` says so, handing every event to `deliver`.
@@ -126,7 +152,7 @@ public final class MatrixScanLoop {
                 if shouldStop() { return }
             }
             let start = timing.now
-            let (sample, times) = try scan()
+            let (sample, times) = try scan(firstRow: scanner.nextDecisionRow ?? 0, deliver: deliver)
             let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt)
             pressStartedAt = nil
             for event in events { deliver(event) }
@@ -134,12 +160,17 @@ public final class MatrixScanLoop {
         }
     }
 
-    /// One period after `start`, or sooner when a debounced change falls due before that. A
-    /// due time already past (a ghosted scan left it pending) waits the whole period.
+    /// One period after `start`; or, while a change is being debounced, so that its row
+    /// (read first) is read as the change falls due, when that comes before the period or
+    /// while a scan started now would still be running (it would read the row too early and
+    /// not again until the next scan). A due time already past (a ghosted scan left it
+    /// pending) waits the whole period.
     private func nextScan(after start: Duration) -> Duration {
         let periodic = start + interval
-        guard let due = scanner.nextDecision, due < periodic, due > timing.now else { return periodic }
-        return due
+        let now = timing.now
+        guard let due = scanner.nextDecision, due > now else { return periodic }
+        let aligned = max(due - rowTime, now)
+        return aligned < periodic || aligned < now + scanTime ? aligned : periodic
     }
 
     /// Idle: all rows active, then block on column edges. Records when the waking press began.
@@ -147,6 +178,7 @@ public final class MatrixScanLoop {
         try backend.driveAllRows()
         _ = try backend.drainEdges()
         activeBefore = UInt8.max
+        rowBefore = nil
         if scanner.hasStuckKey {
             idleWaits += 1
             _ = try backend.waitForEdge(timeout: MatrixScanLoop.stuckRecheck)

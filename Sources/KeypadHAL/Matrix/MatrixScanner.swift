@@ -55,22 +55,43 @@ public struct MatrixScanner: Sendable {
                 let since = changedAt[index] ?? (raw ? min(edge ?? readAt, readAt) : readAt)
                 changedAt[index] = since
                 guard readAt - since >= debounceTime(pressing: raw) else { continue }
-                changedAt[index] = nil
-                stable[row] ^= bit
-                let key = layout.key(row: row, column: column)
-                if raw {
-                    downSince[index] = readAt
-                    events.append(.pressed(key))
-                } else {
-                    downSince[index] = nil
-                    heldReported[index] = false
-                    stuckReported[index] = false
-                    events.append(.released(key))
-                }
+                events.append(accept(row: row, column: column, down: raw, at: readAt))
             }
         }
         events += holdAndStuck(at: now)
         return events
+    }
+
+    /// The presses that one row's reading settles on its own, before the rest of the scan is
+    /// read, so a key due now is not held back by the rows read after its own. Only a row
+    /// with exactly one active column qualifies (any row, with diodes): a phantom key needs a
+    /// second real key in its own row, which reads active too. A key qualifies when its press
+    /// is being debounced and has persisted for the press time. Nothing is decided early
+    /// while the last scan ghosted. ``process(_:readAt:pressStartedAt:)`` then finds the key down.
+    public mutating func earlyPresses(row: Int, columns: UInt8, readAt: Duration) -> [ScanEvent] {
+        guard !ghosting, settings.hasDiodes || columns.nonzeroBitCount == 1 else { return [] }
+        var events: [ScanEvent] = []
+        for column in 0..<layout.columns where columns & ~stable[row] & (1 << column) != 0 {
+            guard let since = changedAt[row * layout.columns + column], readAt - since >= settings.debouncePress else { continue }
+            events.append(accept(row: row, column: column, down: true, at: readAt))
+        }
+        return events
+    }
+
+    /// Makes a debounced change stable and returns its event.
+    private mutating func accept(row: Int, column: Int, down: Bool, at readAt: Duration) -> ScanEvent {
+        let index = row * layout.columns + column
+        changedAt[index] = nil
+        stable[row] ^= 1 << column
+        let key = layout.key(row: row, column: column)
+        if down {
+            downSince[index] = readAt
+            return .pressed(key)
+        }
+        downSince[index] = nil
+        heldReported[index] = false
+        stuckReported[index] = false
+        return .released(key)
     }
 
     /// True while a key is down (and not given up as stuck) or a change is being debounced:
@@ -84,15 +105,23 @@ public struct MatrixScanner: Sendable {
     /// The earliest time at which a change being debounced may become an event (when it
     /// began plus the press or release time), nil when none is pending. The loop scans then
     /// rather than at its next period, so an event is not up to one period late.
-    public var nextDecision: Duration? {
-        var earliest: Duration?
+    public var nextDecision: Duration? { firstDue?.due }
+
+    /// The row of the change that falls due first (nil when none is pending): the loop reads
+    /// it first in the scan it makes then.
+    public var nextDecisionRow: Int? { firstDue.map { $0.index / layout.columns } }
+
+    /// The pending change that falls due first: its key's index and when.
+    private var firstDue: (index: Int, due: Duration)? {
+        var first: (index: Int, due: Duration)?
         for index in changedAt.indices {
             guard let since = changedAt[index] else { continue }
             let isDown = stable[index / layout.columns] & (1 << (index % layout.columns)) != 0
             let due = since + debounceTime(pressing: !isDown)
-            earliest = min(earliest ?? due, due)
+            if let earlier = first, earlier.due <= due { continue }
+            first = (index, due)
         }
-        return earliest
+        return first
     }
 
     /// How long a change must persist: the press time for a key going down, else the release time.
