@@ -25,6 +25,8 @@ public final class EntryModel {
     private var resultMessage: String?
     private var attemptCounter: UInt64 = 0
     private var pendingAttempt: UInt64?
+    /// How many digits the attempt being verified had (its slots stay filled, masked).
+    private var submittedCount = 0
 
     public init(
         options: EntryOptions, clock: any EntryClock,
@@ -146,6 +148,7 @@ public final class EntryModel {
             }
         case .verifying:
             snapshot.spinnerStep = spinnerStep(at: now)
+            snapshot.filledCount = submittedCount
         case .result:
             snapshot.message = resultMessage
         case .lockedOut:
@@ -228,6 +231,7 @@ public final class EntryModel {
         phase = .verifying
         phaseStarted = now
         challengePassed = false
+        submittedCount = digits.count
         return Submission(attempt: attemptCounter, mode: options.mode, value: digits.take())
     }
 

@@ -37,7 +37,8 @@ public struct FrameComposer: Sendable {
             second = slotRow(snapshot, showDigits: snapshot.mode == .code)
         case .verifying:
             status = texts.verifying + " " + String(FrameComposer.spinner[snapshot.spinnerStep % 4])
-            second = ""
+            // The slots submitted stay filled, masked in either mode: the last digit is seen.
+            second = snapshot.filledCount > 0 ? slotRow(snapshot, showDigits: false) : ""
             style = .busy
             hint = ""
         case .result(let kind):

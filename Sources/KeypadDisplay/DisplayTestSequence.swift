@@ -21,7 +21,7 @@ public enum DisplayTestSequence {
             ("blocks", Frame(rows: blocks)),
             ("prompt", frame(.ready)),
             ("slots", frame(.entering, filled: 2)),
-            ("verifying", frame(.verifying)),
+            ("verifying", frame(.verifying, filled: slots)),
             ("granted", frame(.result(.granted), message: "Welcome")),
             ("denied", frame(.result(.denied))),
             ("unavailable", frame(.result(.unavailable))),
