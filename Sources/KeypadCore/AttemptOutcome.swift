@@ -1,12 +1,19 @@
 /// A verifier's answer to one submitted attempt, as the entry model sees it.
 public enum AttemptOutcome: Equatable, Sendable {
-    /// Open the door; `message` is shown, `unlockSeconds` overrides the configured pulse.
-    case granted(message: String? = nil, unlockSeconds: Int? = nil)
+    /// Open the door; `message` is shown, `unlockSeconds` overrides the configured pulse,
+    /// `user` (a valid ``Identifier``) names who entered, for the journal and the logs.
+    case granted(message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil)
     /// Wrong PIN or code; counts towards lockout.
     case denied(message: String? = nil)
     /// No usable answer (timeout, bad response, verifier down). Door stays shut;
     /// never counts as a wrong PIN.
     case unavailable
+
+    /// Who was granted entry, when the verifier named them (nil for other outcomes).
+    public var user: String? {
+        if case .granted(_, _, let user) = self { return user }
+        return nil
+    }
 }
 
 /// A completed entry handed to the verifier: fires exactly once per attempt.

@@ -78,7 +78,7 @@ public final class EntryModel {
         pendingAttempt = nil
         phaseStarted = now
         switch outcome {
-        case .granted(let message, _):
+        case .granted(let message, _, _):
             lockout.recordGrant()
             resultMessage = message
             phase = .result(.granted)

@@ -139,9 +139,11 @@ public actor KioskController {
         case .denied: decision = model.phase == .lockedOut ? "denied, locked out" : "denied"
         case .unavailable: decision = "verifier unavailable"
         }
-        logger.notice("attempt decided", metadata: [
+        var metadata: Logger.Metadata = [
             "attempt_id": "\(id)", "decision": "\(decision)", "latency_ms": "\(latency.wholeMilliseconds)",
-        ])
+        ]
+        if let user = outcome.user { metadata["user"] = "\(user)" }
+        logger.notice("attempt decided", metadata: metadata)
         return model.options.mode
     }
 

@@ -30,10 +30,12 @@ public actor JournalSink: TerminalEventSink {
             case .denied: decision = "denied"
             case .unavailable: decision = "error"
             }
-            record("attempt", [
+            var fields: [(String, JournalValue)] = [
                 ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(decision)),
                 ("latency_ms", .number(latency.wholeMilliseconds)),
-            ])
+            ]
+            if let user = outcome.user { fields.append(("user", .text(user))) }
+            record("attempt", fields)
             if lockedOut { record("lockout", []) }
         case .keypadFault(let kind, let detail):
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])

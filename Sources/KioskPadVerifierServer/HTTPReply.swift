@@ -11,9 +11,9 @@ public struct HTTPReply: Sendable, Equatable {
 
     public init(_ decision: VerifierDecision) {
         switch decision {
-        case .answer(let granted, let message, let unlockSeconds):
+        case .answer(let granted, let message, let unlockSeconds, let user):
             status = 200
-            body = VerificationResponseBody.encode(granted: granted, message: message, unlockSeconds: unlockSeconds)
+            body = VerificationResponseBody.encode(granted: granted, message: message, unlockSeconds: unlockSeconds, user: user)
         case .refused(let refusal, let reason):
             switch refusal {
             case .malformed: status = 400

@@ -145,7 +145,9 @@ public actor ReferenceVerifier {
         }
         lockouts[decoded.terminalID] = tracker
         record(decoded, decision: user == nil ? "denied" : "granted", reason: user == nil ? "no match" : "match", user: user)
-        return user == nil ? .denied() : .granted(unlockSeconds: settings.unlockSeconds)
+        guard let user else { return .denied() }
+        // A name that is not a valid identifier (an old codes file) is not sent.
+        return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).

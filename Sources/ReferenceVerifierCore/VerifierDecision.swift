@@ -2,9 +2,9 @@
 /// HTTP: `KioskPadVerifierServer` maps each case to a status and a body (CONTRACTS
 /// section 3: 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
 public enum VerifierDecision: Sendable, Equatable {
-    /// An answer for the terminal: granted (with the unlock time, if configured) or denied
-    /// (with a message such as "Locked out").
-    case answer(granted: Bool, message: String?, unlockSeconds: Int?)
+    /// An answer for the terminal: granted (with the unlock time, if configured, and the
+    /// user) or denied (with a message such as "Locked out").
+    case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?)
     /// The request was refused before any attempt was decided; `reason` says why.
     case refused(Refusal, reason: String)
     /// This source sent too many refused requests in the current interval.
@@ -24,11 +24,11 @@ public enum VerifierDecision: Sendable, Equatable {
         public static func < (lhs: Refusal, rhs: Refusal) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    public static func granted(unlockSeconds: Int? = nil) -> VerifierDecision {
-        .answer(granted: true, message: nil, unlockSeconds: unlockSeconds)
+    public static func granted(unlockSeconds: Int? = nil, user: String? = nil) -> VerifierDecision {
+        .answer(granted: true, message: nil, unlockSeconds: unlockSeconds, user: user)
     }
 
     public static func denied(_ message: String? = nil) -> VerifierDecision {
-        .answer(granted: false, message: message, unlockSeconds: nil)
+        .answer(granted: false, message: message, unlockSeconds: nil, user: nil)
     }
 }

@@ -57,7 +57,7 @@ struct ClientAgainstReferenceServerTests {
     @Test func grantedAndDenied() async throws {
         try await withReferenceServer(try reference()) { port in
             let verifier = try client(port)
-            #expect(await verifier.verify(attempt("4826")) == .granted(message: nil, unlockSeconds: 6))
+            #expect(await verifier.verify(attempt("4826")) == .granted(message: nil, unlockSeconds: 6, user: "carol"))
             #expect(await verifier.verify(attempt("4827")) == .denied(message: nil))
             await verifier.shutdown()
         }
@@ -77,7 +77,7 @@ struct ClientAgainstReferenceServerTests {
             let totp = TOTP(secret: TOTP.base32Decode(totpSecret)!)
             let now = Int(Date().timeIntervalSince1970)
             let code = totp.code(step: totp.step(at: now))
-            #expect(await verifier.verify(attempt(code, kind: .code)) == .granted(message: nil, unlockSeconds: 6))
+            #expect(await verifier.verify(attempt(code, kind: .code)) == .granted(message: nil, unlockSeconds: 6, user: "carol"))
             #expect(await verifier.verify(attempt(code, kind: .code)) == .denied(message: nil))
             #expect(await verifier.verify(attempt(totp.code(step: totp.step(at: now) - 5), kind: .code)) == .denied(message: nil))
             await verifier.shutdown()
@@ -91,7 +91,7 @@ struct ClientAgainstReferenceServerTests {
         let code = try store.issue(user: "carol", ttl: 600, length: 8).withASCIIBytes { String(decoding: $0, as: UTF8.self) }
         try await withReferenceServer(try reference(codes: store)) { port in
             let verifier = try client(port)
-            #expect(await verifier.verify(attempt(code, kind: .code)) == .granted(message: nil, unlockSeconds: 6))
+            #expect(await verifier.verify(attempt(code, kind: .code)) == .granted(message: nil, unlockSeconds: 6, user: "carol"))
             #expect(await verifier.verify(attempt(code, kind: .code)) == .denied(message: nil))
             await verifier.shutdown()
         }

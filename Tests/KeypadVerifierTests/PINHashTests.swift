@@ -67,8 +67,8 @@ struct PINHashTests {
         func attempt(_ pin: String) -> VerificationAttempt {
             VerificationAttempt(terminalID: "t", kind: .pin, value: SecretDigits(ascii: pin)!)
         }
-        #expect(await verifier.verify(attempt("1111")) == .granted())
-        #expect(await verifier.verify(attempt("222222")) == .granted())
+        #expect(await verifier.verify(attempt("1111")) == .granted(user: "alice"))  // who entered
+        #expect(await verifier.verify(attempt("222222")) == .granted(user: "bob"))
         #expect(await verifier.verify(attempt("2222")) == .denied())
         #expect(await verifier.verify(attempt("0000")) == .denied())
     }

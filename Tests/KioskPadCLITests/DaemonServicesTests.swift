@@ -123,6 +123,7 @@ struct DaemonServicesTests {
         #expect(Set(sequences).count == sequences.count)
         #expect(Set(records.compactMap { $0["id"] as? String }).count == records.count)
         #expect(attempts.allSatisfy { $0["decision"] as? String == "granted" && $0["terminal_id"] as? String == "journal-test" })
+        #expect(attempts.allSatisfy { $0["user"] as? String == "demo" })  // who entered, from the users file
         // Each attempt carries the attempt_id that its request carried (a UUID), one per attempt.
         let attemptIDs = attempts.compactMap { $0["attempt_id"] as? String }
         #expect(attemptIDs.count == 20 && Set(attemptIDs).count == 20 && attemptIDs.allSatisfy { UUID(uuidString: $0) != nil })

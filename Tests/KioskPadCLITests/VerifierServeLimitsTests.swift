@@ -22,13 +22,13 @@ struct VerifierServeLimitsTests {
         try await Task.sleep(for: .milliseconds(500))
         let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(server.port)/verify", deadline: .seconds(3), secret: try server.secret))
         let dana = { VerificationAttempt(terminalID: "door-3", kind: .pin, value: SecretDigits(ascii: "4711")!) }
-        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil), "a terminal on another address is served during the flood")
+        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil, user: "dana"), "a terminal on another address is served during the flood")
         try await Task.sleep(for: .seconds(3))
         let connections = try #require(try await server.health()["connections"] as? [String: Int])
         #expect(connections["peak"]! <= 32 + 2, "at most 32 from the flooding address at once: \(connections)")
         #expect(connections["timed_out"]! >= 32, "idle connections are closed after request_timeout_s: \(connections)")
         #expect(connections["refused"]! >= 100, "over the per-address limit: closed at accept: \(connections)")
-        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil))
+        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil, user: "dana"))
         await verifier.shutdown()
         // The flood ends: what the backlog still held is accepted and closed; within the
         // request timeout nothing but the health check's own connection is left.

@@ -110,7 +110,7 @@ struct ReferenceVerifierAbuseTests {
         var incoming = request("2580")
         incoming.contentType = contentType
         let decision = await reference.handle(incoming)
-        #expect(decision == (accepted ? .granted() : .refused(.malformed, reason: "content-type must be application/json")), "\(contentType)")
+        #expect(decision == (accepted ? .granted(user: "alice") : .refused(.malformed, reason: "content-type must be application/json")), "\(contentType)")
     }
 
     @Test func concurrentAttemptsFromOneTerminalKeepTheLockoutExact() async throws {

@@ -48,7 +48,7 @@ struct ReferenceVerifierTests {
 
     @Test func pinsAreGrantedOrDenied() async throws {
         let (reference, _, _) = try verifier()
-        #expect(await reference.handle(request("pin", "2580")) == .granted(unlockSeconds: 4))
+        #expect(await reference.handle(request("pin", "2580")) == .granted(unlockSeconds: 4, user: "alice"))  // the grant names its user
         #expect(decision(await reference.handle(request("pin", "2581"))) == "denied")
     }
 

@@ -97,7 +97,7 @@ func batches(_ benchmark: Benchmark, terminals: Int) async throws {
             return all
         }
         for (outcome, latency) in latencies {
-            precondition(outcome == .granted(message: nil, unlockSeconds: nil), "every verification must be granted: \(outcome)")
+            precondition(outcome == .granted(user: "ana"), "every verification must be granted to ana: \(outcome)")
             benchmark.measurement(requestLatency, Int(latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000))
         }
     }

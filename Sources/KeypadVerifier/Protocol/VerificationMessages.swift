@@ -61,7 +61,8 @@ public enum VerificationRequestBody {
     }
 }
 
-/// The verifier's answer: `{"decision": "granted"|"denied", "message": "...", "unlock_seconds": 5}`.
+/// The verifier's answer: `{"decision": "granted"|"denied", "message": "...", "unlock_seconds": 5,
+/// "user": "alice"}` (`user` optional, on grants).
 public enum VerificationResponseBody {
     /// Why a response was not a decision (the terminal treats all of these as a verifier error).
     public struct Invalid: Error, CustomStringConvertible {
@@ -73,6 +74,7 @@ public enum VerificationResponseBody {
             let decision: String
             let message: String?
             let unlock_seconds: Int?
+            let user: String?
         }
         if let problem = DuplicateKeyCheck.firstProblem(in: body) {
             throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
@@ -84,10 +86,13 @@ public enum VerificationResponseBody {
             throw Invalid(description: "response is not the decision JSON")
         }
         let message = wire.message.map { String($0.prefix(200)) }
+        if let user = wire.user, !Identifier.isValid(user) {
+            throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'")
+        }
         switch wire.decision {
         case "granted":
             // As sent: the door relay alone clamps it (to door.max_unlock_s and verifier.max_unlock_s).
-            return .granted(message: message, unlockSeconds: wire.unlock_seconds)
+            return .granted(message: message, unlockSeconds: wire.unlock_seconds, user: wire.user)
         case "denied":
             return .denied(message: message)
         default:
@@ -95,10 +100,11 @@ public enum VerificationResponseBody {
         }
     }
 
-    public static func encode(granted: Bool, message: String? = nil, unlockSeconds: Int? = nil) -> [UInt8] {
+    public static func encode(granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil) -> [UInt8] {
         var text = "{\"decision\":\"\(granted ? "granted" : "denied")\""
         if let message { text += ",\"message\":\(VerificationRequestBody.jsonString(message))" }
         if let unlockSeconds { text += ",\"unlock_seconds\":\(unlockSeconds)" }
+        if let user { text += ",\"user\":\(VerificationRequestBody.jsonString(user))" }
         return Array((text + "}").utf8)
     }
 }
