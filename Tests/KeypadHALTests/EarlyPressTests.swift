@@ -18,7 +18,7 @@ struct EarlyPressTests {
 
     @Test func aRowWithOneActiveColumnSettlesItsDuePressOnce() {
         var scanner = scannerWithPendingFive()
-        #expect(scanner.nextDecisionRow == 1)
+        #expect(scanner.nextDecision?.row == 1)
         #expect(scanner.earlyPresses(row: 1, columns: 0b0010, readAt: .microseconds(13_900)).isEmpty)  // not due yet
         #expect(labels(scanner.earlyPresses(row: 1, columns: 0b0010, readAt: .milliseconds(14))) == "+5")
         #expect(scanner.earlyPresses(row: 1, columns: 0b0010, readAt: .milliseconds(15)).isEmpty)

@@ -112,11 +112,11 @@ struct MatrixScannerTests {
         let rowsReadAt: (Duration) -> [Duration] = { t in (0..<4).map { t + .microseconds(100 * $0) } }
         #expect(scanner.nextDecision == nil)
         _ = scanner.process([0, 0b0010, 0, 0], readAt: rowsReadAt(.milliseconds(5)), pressStartedAt: .milliseconds(4))
-        #expect(scanner.nextDecision == .milliseconds(14))  // from the edge, plus the press time
+        #expect(scanner.nextDecision?.due == .milliseconds(14))  // from the edge, plus the press time
         #expect(labels(scanner.process([0, 0b0010, 0, 0], readAt: rowsReadAt(.milliseconds(14)))) == "+5")
         #expect(scanner.nextDecision == nil)
         _ = scanner.process([0, 0, 0, 0], readAt: rowsReadAt(.milliseconds(50)))
-        #expect(scanner.nextDecision == .milliseconds(50) + .microseconds(100) + .milliseconds(15))  // row 1's read, plus the release time
+        #expect(scanner.nextDecision?.due == .milliseconds(50) + .microseconds(100) + .milliseconds(15))  // row 1's read, plus the release time
     }
 
     @Test func aGhostRectangleProducesNoPhantomKey() throws {

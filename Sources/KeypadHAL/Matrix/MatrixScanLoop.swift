@@ -146,17 +146,20 @@ public final class MatrixScanLoop {
 
     /// Scans and waits until `shouldStop` says so, handing every event to `deliver`.
     public func run(shouldStop: () -> Bool, deliver: (ScanEvent) -> Void) throws {
+        // The change falling due first after the last scan: the next scan starts with its row.
+        var decision: (row: Int, due: Duration)?
         while !shouldStop() {
             if !scanner.needsScanning {
                 try waitUntilActive()
                 if shouldStop() { return }
             }
             let start = timing.now
-            let (sample, times) = try scan(firstRow: scanner.nextDecisionRow ?? 0, deliver: deliver)
+            let (sample, times) = try scan(firstRow: decision?.row ?? 0, deliver: deliver)
             let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt)
             pressStartedAt = nil
             for event in events { deliver(event) }
-            if scanner.needsScanning { timing.wait(until: nextScan(after: start)) }
+            decision = scanner.nextDecision
+            if scanner.needsScanning { timing.wait(until: nextScan(after: start, decision: decision?.due)) }
         }
     }
 
@@ -165,10 +168,10 @@ public final class MatrixScanLoop {
     /// while a scan started now would still be running (it would read the row too early and
     /// not again until the next scan). A due time already past (a ghosted scan left it
     /// pending) waits the whole period.
-    private func nextScan(after start: Duration) -> Duration {
+    private func nextScan(after start: Duration, decision due: Duration?) -> Duration {
         let periodic = start + interval
         let now = timing.now
-        guard let due = scanner.nextDecision, due > now else { return periodic }
+        guard let due, due > now else { return periodic }
         let aligned = max(due - rowTime, now)
         return aligned < periodic || aligned < now + scanTime ? aligned : periodic
     }

@@ -102,24 +102,19 @@ public struct MatrixScanner: Sendable {
         return false
     }
 
-    /// The earliest time at which a change being debounced may become an event (when it
-    /// began plus the press or release time), nil when none is pending. The loop scans then
-    /// rather than at its next period, so an event is not up to one period late.
-    public var nextDecision: Duration? { firstDue?.due }
-
-    /// The row of the change that falls due first (nil when none is pending): the loop reads
-    /// it first in the scan it makes then.
-    public var nextDecisionRow: Int? { firstDue.map { $0.index / layout.columns } }
-
-    /// The pending change that falls due first: its key's index and when.
-    private var firstDue: (index: Int, due: Duration)? {
-        var first: (index: Int, due: Duration)?
+    /// The change being debounced that falls due first: its key's row, and the earliest time
+    /// at which it may become an event (when it began plus the press or release time); nil
+    /// when none is pending. The loop scans then, starting with that row, rather than at its
+    /// next period, so an event is not up to one period late.
+    public var nextDecision: (row: Int, due: Duration)? {
+        var first: (row: Int, due: Duration)?
         for index in changedAt.indices {
             guard let since = changedAt[index] else { continue }
-            let isDown = stable[index / layout.columns] & (1 << (index % layout.columns)) != 0
+            let row = index / layout.columns
+            let isDown = stable[row] & (1 << (index % layout.columns)) != 0
             let due = since + debounceTime(pressing: !isDown)
             if let earlier = first, earlier.due <= due { continue }
-            first = (index, due)
+            first = (row, due)
         }
         return first
     }
