@@ -28,7 +28,7 @@ struct VerifierEndToEndTests {
             .compactMap { line in line.range(of: "attempt_id=").map { String(line[$0.upperBound...].prefix(36)) } }
         #expect(ids.count == 2 && Set(ids).count == 1, "\(granted.stderr)")
         #expect(audit.contains("\"attempt_id\":\"\(ids.first ?? "none")\""))
-        for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr].map(redactingUUIDs) {
+        for text in [audit, granted.stdout, granted.stderr, denied.stdout, denied.stderr].map(redactingMeasuredValues) {
             #expect(!text.contains("3691") && !text.contains("8024"))
         }
     }
