@@ -224,7 +224,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadAssemblyTests",
-            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KeypadDisplay", "KeypadCore", "KeypadTestSupport"],
+            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KeypadDisplay", "KeypadCore", "KeypadVerifier", "KeypadTestSupport"],
             swiftSettings: strict
         ),
         // The built `kioskpad` binary run as a user would, against real loopback servers.

@@ -47,9 +47,21 @@ void kp_set_error(struct kp_error *error, int code, int group, int index, const 
     snprintf(error->detail, sizeof error->detail, "%s", detail ? detail : "");
 }
 
-int kp_check_matrix_size(unsigned rows, unsigned columns, struct kp_error *error) {
+kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
+                   const char *consumer, struct kp_error *error) {
+    return kp_open_lines(chip, row_offsets, row_names, rows, 1, column_offsets, column_names, columns, active_low,
+                         consumer, error);
+}
+
+kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                          int active_low, const char *consumer, struct kp_error *error) {
+    return kp_open_lines(chip, NULL, NULL, 0, 0, offsets, names, count, active_low, consumer, error);
+}
+
+int kp_check_matrix_size(unsigned rows, unsigned min_rows, unsigned columns, struct kp_error *error) {
     if (error) memset(error, 0, sizeof *error);
-    if (rows >= 1 && columns >= 1 && rows <= KP_MAX_LINES && columns <= KP_MAX_LINES) return 0;
+    if (rows >= min_rows && columns >= 1 && rows <= KP_MAX_LINES && columns <= KP_MAX_LINES) return 0;
     errno = EINVAL;
     char text[64];
     snprintf(text, sizeof text, "a matrix has 1...%d rows and 1...%d columns", KP_MAX_LINES, KP_MAX_LINES);

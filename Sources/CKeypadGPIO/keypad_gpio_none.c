@@ -31,6 +31,12 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
     unsupported(error);
     return NULL;
 }
+kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                          int active_low, const char *consumer, struct kp_error *error) {
+    (void)chip; (void)offsets; (void)names; (void)count; (void)active_low; (void)consumer;
+    unsupported(error);
+    return NULL;
+}
 int kp_drive(kp_matrix *m, int row) { (void)m; (void)row; errno = ENOTSUP; return -1; }
 int kp_read_columns(kp_matrix *m, uint8_t *mask) { (void)m; (void)mask; errno = ENOTSUP; return -1; }
 int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) { (void)m; *first_ns = 0; errno = ENOTSUP; return -1; }

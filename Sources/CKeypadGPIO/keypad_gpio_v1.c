@@ -89,10 +89,10 @@ static void explain_busy(struct gpiod_line_bulk *bulk, int group, struct kp_erro
     kp_set_error(error, kp_code_for_errno(saved), group, -1, strerror(saved));
 }
 
-kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
-                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
-                   const char *consumer, struct kp_error *error) {
-    if (kp_check_matrix_size(rows, columns, error) < 0) return NULL;
+kp_matrix *kp_open_lines(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                             unsigned min_rows, const int *column_offsets, const char *const *column_names,
+                             unsigned columns, int active_low, const char *consumer, struct kp_error *error) {
+    if (kp_check_matrix_size(rows, min_rows, columns, error) < 0) return NULL;
     kp_matrix *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->row_count = rows;
@@ -118,7 +118,7 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
     for (unsigned i = 0; i < rows; i++) released[i] = active_low ? 1 : 0;
     struct gpiod_line_request_config config = {
         .consumer = consumer, .request_type = GPIOD_LINE_REQUEST_DIRECTION_OUTPUT, .flags = row_flags};
-    if (gpiod_line_request_bulk(&m->rows, &config, released) < 0) {
+    if (rows > 0 && gpiod_line_request_bulk(&m->rows, &config, released) < 0) {
         explain_busy(&m->rows, KP_GROUP_ROWS, error);
         gpiod_chip_close(m->chip);
         free(m);
@@ -127,7 +127,7 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
     int column_flags = active_low ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
     if (gpiod_line_request_bulk_both_edges_events_flags(&m->columns, consumer, column_flags) < 0) {
         explain_busy(&m->columns, KP_GROUP_COLUMNS, error);
-        gpiod_line_release_bulk(&m->rows);
+        if (rows > 0) gpiod_line_release_bulk(&m->rows);
         gpiod_chip_close(m->chip);
         free(m);
         return NULL;

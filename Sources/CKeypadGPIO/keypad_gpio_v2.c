@@ -174,10 +174,10 @@ static struct gpiod_line_request *request(struct gpiod_chip *chip, const unsigne
     return made;
 }
 
-kp_matrix *kp_open(const char *chip_name, const int *row_offsets, const char *const *row_names, unsigned rows,
-                   const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
-                   const char *consumer, struct kp_error *error) {
-    if (kp_check_matrix_size(rows, columns, error) < 0) return NULL;
+kp_matrix *kp_open_lines(const char *chip_name, const int *row_offsets, const char *const *row_names, unsigned rows,
+                             unsigned min_rows, const int *column_offsets, const char *const *column_names,
+                             unsigned columns, int active_low, const char *consumer, struct kp_error *error) {
+    if (kp_check_matrix_size(rows, min_rows, columns, error) < 0) return NULL;
     kp_matrix *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->row_count = rows;
@@ -189,7 +189,7 @@ kp_matrix *kp_open(const char *chip_name, const int *row_offsets, const char *co
     int ok = chip && settings &&
              resolve(chip, m->row_offsets, row_offsets, row_names, rows, KP_GROUP_ROWS, error) == 0 &&
              resolve(chip, m->column_offsets, column_offsets, column_names, columns, KP_GROUP_COLUMNS, error) == 0;
-    if (ok) {
+    if (ok && rows > 0) {
         /* Rows: never driven to the inactive level, so two keys in one column cannot short
          * two outputs. Released = high impedance, held at the inactive level by the pull. */
         gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT);

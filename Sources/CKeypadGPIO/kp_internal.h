@@ -23,8 +23,12 @@ int kp_code_for_errno(int err);
 /* Writes "LABEL (N lines)" of the chip at /dev/NAME into out; -1 (errno set) if it cannot be
  * opened. Each backend implements it with its own API. */
 int kp_describe_chip(const char *name, char *out, size_t length);
-/* Clears *error; 0 for 1...8 rows and columns, else -1 with *error filled (EINVAL). */
-int kp_check_matrix_size(unsigned rows, unsigned columns, struct kp_error *error);
+/* Clears *error; 0 for min_rows...8 rows and 1...8 columns, else -1 with *error filled (EINVAL). */
+int kp_check_matrix_size(unsigned rows, unsigned min_rows, unsigned columns, struct kp_error *error);
+/* kp_open (min_rows 1) and kp_inputs_open (no rows, min_rows 0), per backend. */
+kp_matrix *kp_open_lines(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
+                         unsigned min_rows, const int *column_offsets, const char *const *column_names,
+                         unsigned columns, int active_low, const char *consumer, struct kp_error *error);
 /* After a failed chip open (errno set): a permission error, or "not found" listing the chips. */
 void kp_chip_open_error(struct kp_error *error);
 #endif

@@ -2,7 +2,9 @@
 public enum AttemptOutcome: Equatable, Sendable {
     /// Open the door; `message` is shown, `unlockSeconds` overrides the configured pulse,
     /// `user` (a valid ``Identifier``) names who entered, for the journal and the logs.
-    case granted(message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil)
+    /// `duress`: the PIN was the user's duress PIN: the door and the display behave exactly
+    /// as for any grant, and a silent `duress` event goes out first.
+    case granted(message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false)
     /// Wrong PIN or code; counts towards lockout.
     case denied(message: String? = nil)
     /// No usable answer (timeout, bad response, verifier down). Door stays shut;
@@ -11,8 +13,14 @@ public enum AttemptOutcome: Equatable, Sendable {
 
     /// Who was granted entry, when the verifier named them (nil for other outcomes).
     public var user: String? {
-        if case .granted(_, _, let user) = self { return user }
+        if case .granted(_, _, let user, _) = self { return user }
         return nil
+    }
+
+    /// A grant made with a duress PIN (never shown; see ``granted(message:unlockSeconds:user:duress:)``).
+    public var isDuress: Bool {
+        if case .granted(_, _, _, true) = self { return true }
+        return false
     }
 }
 

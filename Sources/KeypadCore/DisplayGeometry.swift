@@ -35,6 +35,8 @@ public struct DisplayTexts: Equatable, Sendable {
     public var help = "Forgot PIN? Ask reception"
     /// Key hint on the last row of displays with 4 or more rows; empty to hide.
     public var hint = "#=OK *=Delete"
+    /// Shown instead of the prompt while the case tamper switch is tripped.
+    public var tamper = "Tamper alarm"
 
     public init() {}
 }
@@ -52,10 +54,14 @@ public enum FrameStyle: Equatable, Sendable {
 public struct Frame: Equatable, Sendable {
     public var rows: [String]
     public var style: FrameStyle
+    /// False while the backlight has timed out (`display.backlight_timeout_s`); a display
+    /// with a backlight switches it, the others ignore it.
+    public var backlight: Bool
 
-    public init(rows: [String], style: FrameStyle = .normal) {
+    public init(rows: [String], style: FrameStyle = .normal, backlight: Bool = true) {
         self.rows = rows
         self.style = style
+        self.backlight = backlight
     }
 
     /// The rows with trailing blanks removed, joined by newlines.

@@ -19,6 +19,8 @@ public final class EntryModel {
     public private(set) var phase: EntryPhase = .ready
     private var challengeCode: ChallengeCode?
     private var challengePassed = false
+    /// A start key was pressed for this entry (only matters when `start_keys` is set).
+    private var started = false
     private var lastActivity: Duration
     private var phaseStarted: Duration
     private var shakeStarted: Duration?
@@ -57,10 +59,19 @@ public final class EntryModel {
             return nil
         case .result, .help:
             restart(at: now)
-            // A digit both dismisses the result and starts the next entry.
-            guard case .digit = action else { return nil }
+            // A digit (or a start key) both dismisses the result and starts the next entry.
+            guard action == .start || { if case .digit = action { return true } else { return false } }() else { return nil }
         case .challenge, .ready, .entering:
             break
+        }
+        if action == .start {
+            started = true
+            lastActivity = now
+            if phase == .ready { phase = .entering }
+            return nil
+        }
+        if case .digit = action, !options.bindings.startKeys.isEmpty, !started {
+            return nil  // with start keys, digits before one are not typed
         }
         if phase == .challenge {
             handleChallenge(action, at: now)
@@ -78,7 +89,7 @@ public final class EntryModel {
         pendingAttempt = nil
         phaseStarted = now
         switch outcome {
-        case .granted(let message, _, _):
+        case .granted(let message, _, _, _):
             lockout.recordGrant()
             resultMessage = message
             phase = .result(.granted)
@@ -182,16 +193,18 @@ public final class EntryModel {
             }
         case .back:
             digits.removeLast()
-            if digits.isEmpty { phase = .ready }
+            if digits.isEmpty { phase = started ? .entering : .ready }
         case .clear:
             digits.wipe()
-            phase = .ready
+            phase = started ? .entering : .ready
         case .submit:
             if digits.count >= options.minLength { return submit(at: now) }
         case .cancel:
             restart(at: now)
         case .help:
             showHelp(at: now)
+        case .start:
+            break
         }
         return nil
     }
@@ -222,6 +235,8 @@ public final class EntryModel {
             restart(at: now)
         case .help:
             showHelp(at: now)
+        case .start:
+            break
         }
     }
 
@@ -244,6 +259,7 @@ public final class EntryModel {
 
     /// Back to the first screen: wipes everything typed, draws a fresh challenge if needed.
     private func restart(at now: Duration) {
+        started = false
         digits.wipe()
         challengeTyped.wipe()
         resultMessage = nil

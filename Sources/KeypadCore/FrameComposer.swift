@@ -22,8 +22,9 @@ public struct FrameComposer: Sendable {
         self.emptyCharacter = emptyCharacter
     }
 
-    public func compose(_ snapshot: EntrySnapshot) -> Frame {
-        let prompt = snapshot.mode == .pin ? texts.enterPIN : texts.enterCode
+    /// `alert` (the tamper text) replaces the prompt, in the warning style, while it is set.
+    public func compose(_ snapshot: EntrySnapshot, alert: String? = nil) -> Frame {
+        let prompt = alert ?? (snapshot.mode == .pin ? texts.enterPIN : texts.enterCode)
         var status: String
         var second: String
         var style = FrameStyle.normal
@@ -35,6 +36,7 @@ public struct FrameComposer: Sendable {
         case .ready, .entering:
             status = prompt
             second = slotRow(snapshot, showDigits: snapshot.mode == .code)
+            if alert != nil { style = .warning }
         case .verifying:
             status = texts.verifying + " " + String(FrameComposer.spinner[snapshot.spinnerStep % 4])
             // The slots submitted stay filled, masked in either mode: the last digit is seen.

@@ -1,6 +1,7 @@
 /// Maps keypad labels to ``KeyAction``s, using ESPHome key_collector's vocabulary:
 /// `allowed_keys` become digits, `end_keys` submit, `back_keys` erase one, `clear_keys`
-/// erase all, `cancel_keys` abandon, `help_keys` show help. Anything else is ignored.
+/// erase all, `cancel_keys` abandon, `help_keys` show help, `start_keys` begin an entry.
+/// Anything else is ignored.
 public struct KeyBindings: Equatable, Sendable {
     public var allowedKeys: Set<Character>
     public var endKeys: Set<Character>
@@ -8,6 +9,8 @@ public struct KeyBindings: Equatable, Sendable {
     public var clearKeys: Set<Character>
     public var cancelKeys: Set<Character>
     public var helpKeys: Set<Character>
+    /// When not empty, digits are ignored until one of these is pressed (ESPHome's `start_keys`).
+    public var startKeys: Set<Character>
 
     public init(
         allowedKeys: Set<Character> = Set("0123456789"),
@@ -15,8 +18,10 @@ public struct KeyBindings: Equatable, Sendable {
         backKeys: Set<Character> = ["*"],
         clearKeys: Set<Character> = [],
         cancelKeys: Set<Character> = [],
-        helpKeys: Set<Character> = ["?"]
+        helpKeys: Set<Character> = ["?"],
+        startKeys: Set<Character> = []
     ) {
+        self.startKeys = startKeys
         self.allowedKeys = allowedKeys
         self.endKeys = endKeys
         self.backKeys = backKeys
@@ -36,6 +41,7 @@ public struct KeyBindings: Equatable, Sendable {
             if clearKeys.contains(label) { return .clear }
             if cancelKeys.contains(label) { return .cancel }
             if helpKeys.contains(label) { return .help }
+            if startKeys.contains(label) { return .start }
             if allowedKeys.contains(label), let value = label.wholeNumberValue, (0...9).contains(value) {
                 return .digit(UInt8(value))
             }
@@ -48,6 +54,7 @@ public struct KeyBindings: Equatable, Sendable {
         let roles: [(String, Set<Character>)] = [
             ("allowed_keys", allowedKeys), ("end_keys", endKeys), ("back_keys", backKeys),
             ("clear_keys", clearKeys), ("cancel_keys", cancelKeys), ("help_keys", helpKeys),
+            ("start_keys", startKeys),
         ]
         var owners: [Character: [String]] = [:]
         for (name, keys) in roles {

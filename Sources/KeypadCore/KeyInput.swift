@@ -12,6 +12,8 @@ public enum KeyAction: Hashable, Sendable {
     case cancel
     /// Show the "forgot PIN" help text.
     case help
+    /// Begin an entry (`start_keys`): with start keys configured, digits count only after one.
+    case start
 }
 
 /// One key press as a key source reports it: either a keypad label (`"7"`, `"#"`, `"A"`)

@@ -7,16 +7,21 @@ public struct UserRecord: Equatable, Sendable {
     public let pinHash: PINHash
     /// RFC 6238 secret for authenticator-app codes (`:totp=BASE32` on the line).
     public let totpSecret: [UInt8]?
+    /// This line's PIN is the user's duress PIN (`:duress` on the line): it opens the door
+    /// like any grant and raises a silent alarm.
+    public let duress: Bool
 
-    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil) {
+    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false) {
         self.name = name
         self.pinHash = pinHash
         self.totpSecret = totpSecret
+        self.duress = duress
     }
 }
 
 /// The users file: one `NAME:HASH` line per user (`kioskpad pin hash --user NAME` makes
-/// one), optionally followed by `:totp=BASE32SECRET`; blank lines and lines starting with
+/// one), optionally followed by `:totp=BASE32SECRET`; a second line for the same name
+/// ending in `:duress` holds that user's duress PIN. Blank lines and lines starting with
 /// `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
@@ -36,6 +41,7 @@ public struct UsersFile: Equatable, Sendable {
     public init(parsing text: String, source: String) throws {
         var users: [UserRecord] = []
         var seen: Set<String> = []
+        var seenDuress: Set<String> = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -48,21 +54,40 @@ public struct UsersFile: Equatable, Sendable {
             guard UsersFile.isValidName(name) else {
                 throw fail("user name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'")
             }
-            guard seen.insert(name).inserted else { throw fail("user '\(name)' is listed twice") }
             var totp: [UInt8]?
+            var duress = false
             for option in fields.dropFirst(2) {
+                if option == "duress" {
+                    duress = true
+                    continue
+                }
                 guard option.hasPrefix("totp="), let secret = TOTP.base32Decode(String(option.dropFirst(5))), secret.count >= 10 else {
-                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters)")
+                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters) or duress")
                 }
                 totp = secret
             }
+            if duress && totp != nil { throw fail("user '\(name)': a duress line holds only a PIN; put totp= on the user's normal line") }
+            let isNew = duress ? seenDuress.insert(name).inserted : seen.insert(name).inserted
+            guard isNew else {
+                throw fail(duress ? "user '\(name)' has two duress lines" : "user '\(name)' is listed twice")
+            }
             do {
-                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp))
+                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp, duress: duress))
             } catch let error as PINHash.FormatError {
                 throw fail("user '\(name)': \(error)")
             }
         }
         self.init(users: users)
+    }
+
+    /// The user whose PIN `value` is, and whether it was their duress PIN; every line's hash
+    /// is checked (no early exit), so the time taken does not reveal which line matched.
+    public func match(pin value: SecretDigits) -> (name: String, duress: Bool)? {
+        var matched: (name: String, duress: Bool)?
+        for user in users where user.pinHash.matches(value) {
+            matched = matched ?? (user.name, user.duress)
+        }
+        return matched
     }
 
     public static func load(path: String) throws -> UsersFile {

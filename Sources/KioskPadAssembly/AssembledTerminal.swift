@@ -15,13 +15,23 @@ public struct AssembledTerminal: Sendable {
     public let controller: KioskController
     public let services: DaemonServices
     let display: any DisplayDriver
-    let verifier: any Verifier
+    public let verifier: any Verifier
 
     /// Runs until one of `signals` or the end of scripted input; the door goes off first on
-    /// the way out, then the display and the verifier client are closed.
-    public func run(signals: [UnixSignal], logger: Logger) async throws {
+    /// the way out, then the display and the verifier client are closed. With
+    /// `reloadingFrom` (the config file's path), SIGHUP reloads the users file and texts.
+    public func run(signals: [UnixSignal], reloadingFrom configPath: String? = nil, logger: Logger) async throws {
+        if let monitor = services.doorMonitor {
+            let controller = self.controller
+            await monitor.onTamperChange { await controller.tamperChanged($0) }
+        }
         do {
-            try await TerminalRunner.run(controller: controller, daemon: services, signals: signals, logger: logger)
+            var reload: (@Sendable () async -> Void)?
+            if let configPath {
+                let terminal = self
+                reload = { await terminal.reload(from: configPath, logger: logger) }
+            }
+            try await TerminalRunner.run(controller: controller, daemon: services, signals: signals, reload: reload, logger: logger)
         } catch {
             await close()
             throw error
@@ -82,7 +92,9 @@ extension TerminalAssembly {
     ) -> AssembledTerminal {
         let controller = KioskController(
             entry: configuration.entry, composer: composer(for: configuration.display), display: display,
-            verifier: verifier, source: source, terminalID: configuration.terminalID, logger: logger, bus: services.bus)
+            verifier: verifier, source: source, terminalID: configuration.terminalID, logger: logger, bus: services.bus,
+            tamperStopsEntry: configuration.daemon.tamper?.stopEntry ?? false,
+            backlightTimeout: configuration.display.backlightTimeout)
         return AssembledTerminal(controller: controller, services: services, display: display, verifier: verifier)
     }
 }

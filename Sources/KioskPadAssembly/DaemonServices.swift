@@ -24,6 +24,9 @@ public final class DaemonServices: Sendable {
     private let poster: SignedPoster?
     private let metricsService: (any Service)?
     private let feedback: FeedbackPlayer?
+    /// The door contact, exit button and tamper logic (nil without any of these inputs).
+    public let doorMonitor: DoorMonitor?
+    private let doorInputs: DoorInputsService?
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
@@ -82,6 +85,26 @@ public final class DaemonServices: Sendable {
                 sinks.append(player)
             }
         }
+        var monitor: DoorMonitor?
+        var inputs: DoorInputsService?
+        if outputs, !daemon.inputLines.isEmpty {
+            let doorConfig = daemon.door
+            let made = DoorMonitor(
+                relay: door,
+                settings: DoorMonitor.Settings(
+                    heldOpen: doorConfig?.heldOpen ?? .seconds(30), openGrace: doorConfig?.openGrace ?? .seconds(3),
+                    relockOnOpen: doorConfig?.relockOnOpen ?? true, exitUnlock: doorConfig?.unlock ?? .seconds(5)),
+                logger: logger, publish: { bus.publish($0) })
+            do {
+                inputs = try DoorInputsService(configuration: daemon, monitor: made, logger: logger)
+            } catch {
+                door?.shutdown()
+                throw error
+            }
+            monitor = made
+        }
+        self.doorMonitor = monitor
+        self.doorInputs = inputs
         self.door = door
         self.feedback = feedback
         self.forwarder = forwarder
@@ -109,6 +132,7 @@ public final class DaemonServices: Sendable {
         var list: [any Service] = []
         if let metricsService { list.append(metricsService) }
         if let forwarder { list.append(ForwarderService(forwarder: forwarder)) }
+        if let doorInputs { list.append(doorInputs) }
         return list
     }
 

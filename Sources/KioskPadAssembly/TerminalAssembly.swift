@@ -49,15 +49,21 @@ public enum TerminalAssembly {
             let hash = try PINHash.make(pin: pin)
             return LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)]))
         case .local(let path):
-            do {
-                let users = try UsersFile.load(path: path)
-                if users.users.isEmpty {
-                    throw KeyedError(key: "verifier.users_file", message: "\(path) lists no users", fix: "add lines made by `kioskpad pin hash --user NAME`")
-                }
-                return LocalVerifier(users: users)
-            } catch let error as UsersFile.ParseError {
-                throw KeyedError(key: "verifier.users_file", message: error.description)
+            return LocalVerifier(users: try users(path: path))
+        }
+    }
+
+    /// The users file at `path`, refused (naming `verifier.users_file`) when it cannot be
+    /// read, has a bad line, or lists nobody.
+    public static func users(path: String) throws -> UsersFile {
+        do {
+            let users = try UsersFile.load(path: path)
+            if users.users.isEmpty {
+                throw KeyedError(key: "verifier.users_file", message: "\(path) lists no users", fix: "add lines made by `kioskpad pin hash --user NAME`")
             }
+            return users
+        } catch let error as UsersFile.ParseError {
+            throw KeyedError(key: "verifier.users_file", message: error.description)
         }
     }
 

@@ -13,7 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             systemd (Type=notify) it reports READY=1 and feeds the watchdog while the entry loop \
             answers. A keypad line that the chip does not have stops it at start (exit 1); a keypad \
             that is missing or fails is reported and reopened with back-off (1 s doubling to 30 s); \
-            a display that fails is retried in the background.
+            a display that fails is retried in the background. SIGHUP (systemctl reload kioskpad) \
+            re-reads the users file and display texts; a bad file is refused and the old one kept.
             """
     )
 
@@ -34,7 +35,7 @@ struct RunCommand: AsyncParsableCommand {
         if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
         let terminal = try TerminalAssembly.doorTerminal(configuration, logger: logger)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
-        try await terminal.run(signals: [.sigterm, .sigint], logger: logger)
+        try await terminal.run(signals: [.sigterm, .sigint], reloadingFrom: config, logger: logger)
         logger.notice("terminal stopped")
     }
 }

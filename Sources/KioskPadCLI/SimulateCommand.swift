@@ -70,6 +70,8 @@ struct SimulateCommand: AsyncParsableCommand {
         } else if configuration.display.driver == .hd44780 {
             configuration.display.driver = .ansi
         }
+        // A terminal has no backlight: a key that would only wake it is typed here.
+        if configuration.display.driver != .hd44780 { configuration.display.backlightTimeout = nil }
         // The journal, event forwarding and metrics run here too when the config asks for
         // them (state_dir, events, metrics); the door relay and feedback outputs do not.
         let logger = Logger(label: "kioskpad.simulate")

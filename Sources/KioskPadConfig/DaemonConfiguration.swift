@@ -16,16 +16,68 @@ public struct OutputLineConfiguration: Equatable, Sendable {
     }
 }
 
-/// `door:` - the relay that releases the door.
+/// One input line with edge events: `{chip: gpiochip0, line: 17, active_low: true,
+/// debounce_ms: 50}`. `active_low` (the default) requests a pull-up: a switch to ground
+/// makes the line active.
+public struct InputLineConfiguration: Equatable, Sendable {
+    public var chip: String
+    public var line: LineReference
+    public var activeLow: Bool
+    public var debounce: Duration
+    /// Which level means the alarm state (door open, tampered): `false` when the input is
+    /// a normally closed loop that opens on the event (the default for contact and tamper).
+    public var eventWhenActive: Bool
+
+    public init(chip: String, line: LineReference, activeLow: Bool = true, debounce: Duration = .milliseconds(50), eventWhenActive: Bool = true) {
+        self.chip = chip
+        self.line = line
+        self.activeLow = activeLow
+        self.debounce = debounce
+        self.eventWhenActive = eventWhenActive
+    }
+}
+
+/// `door:` - the relay that releases the door, and optionally its contact and exit button.
 public struct DoorConfiguration: Equatable, Sendable {
     public var relay: OutputLineConfiguration
     public var unlock: Duration
     public var maxUnlock: Duration
+    /// `door.contact`: the door position switch (`open_when: inactive` by default).
+    public var contact: InputLineConfiguration?
+    /// `door.exit_button`: request-to-exit, unlocks for `unlock_s`.
+    public var exitButton: InputLineConfiguration?
+    /// `door.held_open_s`: how long the door may stand open before `held_open`.
+    public var heldOpen: Duration
+    /// `door.open_grace_s`: an opening this soon after the relay dropped is not forced.
+    public var openGrace: Duration
+    /// `door.relock_on_open`: the relay drops as soon as the door opens after an unlock.
+    public var relockOnOpen: Bool
 
-    public init(relay: OutputLineConfiguration, unlock: Duration, maxUnlock: Duration) {
+    public init(
+        relay: OutputLineConfiguration, unlock: Duration, maxUnlock: Duration, contact: InputLineConfiguration? = nil,
+        exitButton: InputLineConfiguration? = nil, heldOpen: Duration = .seconds(30), openGrace: Duration = .seconds(3),
+        relockOnOpen: Bool = true
+    ) {
         self.relay = relay
         self.unlock = unlock
         self.maxUnlock = maxUnlock
+        self.contact = contact
+        self.exitButton = exitButton
+        self.heldOpen = heldOpen
+        self.openGrace = openGrace
+        self.relockOnOpen = relockOnOpen
+    }
+}
+
+/// `tamper:` - the case tamper switch.
+public struct TamperConfiguration: Equatable, Sendable {
+    public var input: InputLineConfiguration
+    /// `tamper.stop_entry`: while tampered, keys are ignored (the display shows the tamper text).
+    public var stopEntry: Bool
+
+    public init(input: InputLineConfiguration, stopEntry: Bool = false) {
+        self.input = input
+        self.stopEntry = stopEntry
     }
 }
 
@@ -60,6 +112,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// `state_dir`; nil when the file does not set it (run then uses /var/lib/kioskpad).
     public var stateDirectory: String?
     public var door: DoorConfiguration?
+    public var tamper: TamperConfiguration?
     public var feedback: FeedbackConfiguration?
     public var events: EventsConfiguration?
     /// nil when `metrics.listen: off` (run) or not configured (simulate).
@@ -90,6 +143,12 @@ enum DaemonSection {
             daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
         }
         readOutputs(top, into: &daemon)
+        if top.has("tamper") {
+            let reader = top.child("tamper")
+            let stopEntry = reader.bool("stop_entry", default: false)
+            let input = inputLine(reader, whenKey: "tampered_when")  // reports unknown keys
+            if let input { daemon.tamper = TamperConfiguration(input: input, stopEntry: stopEntry) }
+        }
         if top.has("events") {
             let reader = top.child("events")
             if !reader.has("url") { reader.log.report(reader.keyPath("url"), "is required: where journal records are posted", at: reader.node) }
@@ -128,8 +187,17 @@ enum DaemonSection {
             if maxUnlock < unlock {
                 reader.log.report(reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s", at: reader.value("max_unlock_s"))
             }
+            let contact = reader.has("contact") ? inputLine(reader.child("contact"), whenKey: "open_when") : nil
+            let exitButton = reader.has("exit_button") ? inputLine(reader.child("exit_button"), whenKey: nil) : nil
+            let heldOpen = reader.seconds("held_open_s", default: 30, range: 1...3600)
+            let openGrace = reader.seconds("open_grace_s", default: 3, range: 0...60)
+            let relockOnOpen = reader.bool("relock_on_open", default: true)
             reader.finish()
-            if let relay { daemon.door = DoorConfiguration(relay: relay, unlock: unlock, maxUnlock: maxUnlock) }
+            if let relay {
+                daemon.door = DoorConfiguration(
+                    relay: relay, unlock: unlock, maxUnlock: maxUnlock, contact: contact, exitButton: exitButton,
+                    heldOpen: heldOpen, openGrace: openGrace, relockOnOpen: relockOnOpen)
+            }
         }
         if top.has("feedback") {
             let reader = top.child("feedback")
@@ -164,7 +232,46 @@ enum DaemonSection {
     }
 }
 
+/// Which input level means the event: `open_when` / `tampered_when`.
+enum InputLevel: String, CaseIterable {
+    case active
+    case inactive
+}
+
+extension DaemonSection {
+    /// `{chip, line, active_low, debounce_ms}` and, when `whenKey` is given, that key
+    /// (`active` or `inactive`, default `inactive`: a normally closed loop).
+    static func inputLine(_ reader: MappingReader, whenKey: String?) -> InputLineConfiguration? {
+        defer { reader.finish() }
+        let complete = reader.has("chip") && reader.has("line")
+        let chip = reader.string("chip", default: "gpiochip0")
+        let node = reader.value("line")
+        let activeLow = reader.bool("active_low", default: true)
+        let debounce = reader.int("debounce_ms", default: 50, range: 1...1000)
+        let when = whenKey.map { reader.choice($0, default: InputLevel.inactive) } ?? .active
+        guard complete else {
+            reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 17}", at: reader.node)
+            return nil
+        }
+        guard case .line(let line) = ConfigValues.line(node) else {
+            reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
+            return nil
+        }
+        return InputLineConfiguration(
+            chip: chip, line: line, activeLow: activeLow, debounce: .milliseconds(debounce), eventWhenActive: when == .active)
+    }
+}
+
 extension DaemonConfiguration {
+    /// Every configured GPIO input with its config key.
+    public var inputLines: [(key: String, line: InputLineConfiguration)] {
+        var lines: [(key: String, line: InputLineConfiguration)] = []
+        if let contact = door?.contact { lines.append(("door.contact", contact)) }
+        if let exit = door?.exitButton { lines.append(("door.exit_button", exit)) }
+        if let tamper { lines.append(("tamper", tamper.input)) }
+        return lines
+    }
+
     /// Every configured GPIO output with its config key, the door relay first.
     public var outputLines: [(key: String, line: OutputLineConfiguration)] {
         var lines: [(key: String, line: OutputLineConfiguration)] = []

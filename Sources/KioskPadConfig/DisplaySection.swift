@@ -4,7 +4,7 @@ import Yams
 /// `display:` - driver, geometry, mask character, texts, and the LCD's I2C settings.
 enum DisplaySection {
     static let lcdGeometries = [DisplayGeometry.lcd1602, DisplayGeometry.lcd2004]
-    static let i2cKeys = ["i2c_bus", "i2c_address", "backlight", "pin_map"]
+    static let i2cKeys = ["i2c_bus", "i2c_address", "backlight", "pin_map", "backlight_timeout_s"]
 
     static func read(_ reader: MappingReader) -> DisplayConfiguration {
         let driver: DisplayDriverKind = reader.choice("driver", default: .ansi)
@@ -25,7 +25,10 @@ enum DisplaySection {
         let maskGlyph: MaskGlyph = reader.choice("mask_glyph", default: .char)
         let texts = readTexts(reader.child("texts"))
         var i2c: I2CDisplayConfiguration?
+        var backlightTimeout: Duration?
         if isLCD {
+            let timeout = reader.seconds("backlight_timeout_s", default: 0, range: 0...86400)
+            backlightTimeout = timeout > .zero ? timeout : nil
             i2c = I2CDisplayConfiguration(
                 bus: reader.int("i2c_bus", default: 1, range: 0...255),
                 address: address(reader),
@@ -37,7 +40,9 @@ enum DisplaySection {
             }
         }
         reader.finish()
-        return DisplayConfiguration(driver: driver, geometry: geometry, maskCharacter: mask[0], maskGlyph: maskGlyph, texts: texts, i2c: i2c)
+        var display = DisplayConfiguration(driver: driver, geometry: geometry, maskCharacter: mask[0], maskGlyph: maskGlyph, texts: texts, i2c: i2c)
+        display.backlightTimeout = backlightTimeout
+        return display
     }
 
     /// `pin_map`: which PCF8574 pin (0...7) carries each LCD signal; all eight distinct.
@@ -74,6 +79,7 @@ enum DisplaySection {
             ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
             ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
             ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
+            ("tamper", \.tamper),
         ]
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])

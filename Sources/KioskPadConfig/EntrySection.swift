@@ -15,7 +15,8 @@ enum EntrySection {
             backKeys: Set(reader.labels("back_keys", default: "*")),
             clearKeys: Set(reader.labels("clear_keys", default: "")),
             cancelKeys: Set(reader.labels("cancel_keys", default: "")),
-            helpKeys: Set(reader.labels("help_keys", default: "?")))
+            helpKeys: Set(reader.labels("help_keys", default: "?")),
+            startKeys: Set(reader.labels("start_keys", default: "")))
         options.inactivityTimeout = reader.seconds("timeout_s", default: 10, range: 1...600)
         options.resultDuration = reader.seconds("result_s", default: 3, range: 0.5...60)
         options.challenge = reader.choice("challenge", default: .none)

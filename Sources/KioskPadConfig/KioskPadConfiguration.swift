@@ -49,6 +49,8 @@ public struct DisplayConfiguration: Sendable {
     public var maskGlyph: MaskGlyph
     public var texts: DisplayTexts
     public var i2c: I2CDisplayConfiguration?
+    /// `display.backlight_timeout_s` (hd44780): dark after this long idle; nil: always lit.
+    public var backlightTimeout: Duration?
 
     public init(
         driver: DisplayDriverKind, geometry: DisplayGeometry, maskCharacter: Character = "*",

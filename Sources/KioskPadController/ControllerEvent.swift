@@ -8,4 +8,8 @@ enum ControllerEvent: Sendable {
     case tick
     /// `attempt` is the model's number for the entry, `id` the request's attempt_id.
     case verdict(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration)
+    /// The case tamper switch tripped or was restored.
+    case tamper(Bool)
+    /// New display texts (a reload).
+    case texts(DisplayTexts)
 }

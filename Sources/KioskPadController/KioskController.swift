@@ -21,7 +21,7 @@ public actor KioskController {
     }
 
     private let model: EntryModel
-    private let composer: FrameComposer
+    private var composer: FrameComposer
     private let display: any DisplayDriver
     private let verifier: any Verifier
     private let source: any KeySource
@@ -36,13 +36,20 @@ public actor KioskController {
     private var deferredKeys = KeyQueue()
     private var inputEnded = false
     private var displayFailing = false
+    private var tampered = false
+    private let tamperStopsEntry: Bool
+    /// `display.backlight_timeout_s`; nil keeps the backlight on.
+    private var backlight: BacklightTimer?
 
     public init(
         entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
         verifier: any Verifier, source: any KeySource, terminalID: String,
         clock: TerminalClock = .continuous, logger: Logger = Logger(label: "kioskpad"),
-        bus: TerminalEventBus = TerminalEventBus()
+        bus: TerminalEventBus = TerminalEventBus(), tamperStopsEntry: Bool = false,
+        backlightTimeout: Duration? = nil
     ) {
+        self.tamperStopsEntry = tamperStopsEntry
+        backlight = backlightTimeout.map { BacklightTimer(timeout: $0, at: clock.now) }
         model = EntryModel(options: entry, clock: clock)
         self.composer = composer
         self.display = display
@@ -52,6 +59,17 @@ public actor KioskController {
         self.clock = clock
         self.logger = logger
         self.bus = bus
+    }
+
+    /// The case tamper switch changed: the display shows `texts.tamper` instead of the
+    /// prompt while it is tripped, and with `tamper.stop_entry` keys are ignored.
+    public func tamperChanged(_ active: Bool) {
+        continuation?.yield(.tamper(active))
+    }
+
+    /// Shows `texts` from the next frame on (SIGHUP reload); entry goes on undisturbed.
+    public func replaceTexts(_ texts: DisplayTexts) {
+        continuation?.yield(.texts(texts))
     }
 
     /// Answers at once unless the entry loop is stuck (for the watchdog).
@@ -71,18 +89,31 @@ public actor KioskController {
             continuation.finish()
         }
         await render()
+        scheduleTick()
         for await event in events {
             switch event {
             case .input(.quit):
                 return .quit
             case .input(.key(let key)):
+                if tampered && tamperStopsEntry { break }
+                if backlight?.key(at: clock.now) == false { break }  // it only woke the backlight
                 handle(key)
                 bus.publish(.keyPressed)
+            case .texts(let texts):
+                composer = FrameComposer(
+                    geometry: composer.geometry, texts: texts, maskCharacter: composer.maskCharacter,
+                    emptyCharacter: composer.emptyCharacter)
+            case .tamper(let active):
+                tampered = active
+                if active { backlight?.wake(at: clock.now) }
+                if active && tamperStopsEntry { _ = model.handle(.action(.clear)) }
             case .inputEnded:
                 inputEnded = true
             case .tick:
                 model.tick()
+                _ = backlight?.expire(at: clock.now, idle: isIdle)
             case .verdict(let attempt, let id, let outcome, let latency):
+                backlight?.wake(at: clock.now)
                 if let kind = conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
                     bus.publish(.attemptDecided(attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
                 }
@@ -144,11 +175,16 @@ public actor KioskController {
         ]
         if let user = outcome.user { metadata["user"] = "\(user)" }
         logger.notice("attempt decided", metadata: metadata)
+        if outcome.isDuress {
+            // For the operator only: the display and the door treat it as any grant.
+            logger.critical("duress PIN used; silent alarm raised", metadata: metadata)
+        }
         return model.options.mode
     }
 
     private func render() async {
-        let frame = composer.compose(model.snapshot())
+        var frame = composer.compose(model.snapshot(), alert: tampered ? composer.texts.tamper : nil)
+        frame.backlight = backlight?.isLit ?? true
         guard frame != lastFrame else { return }
         do {
             try await display.show(frame)
@@ -164,11 +200,17 @@ public actor KioskController {
         }
     }
 
+    /// Nothing typed, nothing shown but the prompt: the backlight may time out.
+    private var isIdle: Bool {
+        model.phase == .ready && !tampered
+    }
+
     /// Wakes the loop at the model's next deadline (timeouts, countdown, spinner), and only then.
     private func scheduleTick() {
         timer?.cancel()
         timer = nil
-        guard let deadline = model.nextDeadline, let continuation else { return }
+        let deadlines = [model.nextDeadline, backlight?.deadline(idle: isIdle)].compactMap { $0 }
+        guard let deadline = deadlines.min(), let continuation else { return }
         let clock = self.clock
         timer = Task {
             // By deadline, not by duration: a task that starts late still wakes on time.

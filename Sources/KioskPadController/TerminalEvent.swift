@@ -17,6 +17,8 @@ public enum TerminalEvent: Sendable, Equatable {
     case displayError
     /// The door relay was energised for `seconds`, or released (`unlocked` false).
     case door(unlocked: Bool, seconds: Int)
+    /// What the door's own inputs said: contact, exit button, tamper.
+    case doorInput(DoorInputEvent)
     /// The terminal started, or began to stop (the last event a sink gets).
     case started
     case stopping
@@ -27,4 +29,31 @@ public enum TerminalEvent: Sendable, Equatable {
 /// Receives ``TerminalEvent``s in order, from its own queue of a ``TerminalEventBus``.
 public protocol TerminalEventSink: Sendable {
     func handle(_ event: TerminalEvent) async
+}
+
+/// An event from the door's inputs (`door.contact`, `door.exit_button`, `tamper`), as the
+/// journal, events, metrics and feedback see it.
+public enum DoorInputEvent: Sendable, Equatable {
+    case opened
+    case closed
+    /// Still open `seconds` after it opened (`door.held_open_s`); once per opening.
+    case heldOpen(seconds: Int)
+    /// Opened with the relay off and no unlock within `door.open_grace_s`.
+    case forcedOpen
+    /// The exit button was pressed: the door unlocks; never an attempt.
+    case exitRequest
+    /// The case tamper switch tripped (`active`) or was restored.
+    case tamper(active: Bool)
+
+    /// The journal's and the events' `type`.
+    public var recordType: String {
+        switch self {
+        case .opened: return "door_opened"
+        case .closed: return "door_closed"
+        case .heldOpen: return "held_open"
+        case .forcedOpen: return "forced_open"
+        case .exitRequest: return "exit_request"
+        case .tamper(let active): return active ? "tamper" : "tamper_cleared"
+        }
+    }
 }

@@ -14,6 +14,8 @@ public final class DoorRelay: TerminalEventSink {
         var generation = 0
         var stopped = false
         var energised = false
+        /// When the relay last went off (a ``TerminalClock`` reading), for forced-open checks.
+        var releasedAt: Duration?
     }
 
     private let output: any DigitalOutput
@@ -42,9 +44,23 @@ public final class DoorRelay: TerminalEventSink {
 
     public var isEnergised: Bool { state.withLock { $0.energised } }
 
+    /// True while the relay is on, or when it went off less than `grace` ago: a door that
+    /// opens now was let open.
+    public func unlockedRecently(within grace: Duration) -> Bool {
+        let now = clock.now
+        return state.withLock { state in
+            state.energised || state.releasedAt.map { now - $0 < grace } == true
+        }
+    }
+
+    /// Drops the relay now (re-lock on open), ending the current unlock early.
+    public func lock() async {
+        await release(ifGeneration: nil)
+    }
+
     public func handle(_ event: TerminalEvent) async {
         guard case .attemptDecided(_, _, let outcome, _, _) = event else { return }
-        if case .granted(_, let seconds, _) = outcome {
+        if case .granted(_, let seconds, _, _) = outcome {
             let requested = seconds.map { Duration.seconds($0) } ?? defaultUnlock
             await unlock(for: min(max(requested, .seconds(1)), maxUnlock))
         }
@@ -81,11 +97,13 @@ public final class DoorRelay: TerminalEventSink {
     }
 
     private func release(ifGeneration generation: Int?) async {
+        let now = clock.now
         let changed = state.withLock { state -> Bool in
             guard generation == nil || generation == state.generation else { return false }
             let was = state.energised
             DoorRelay.forceOff(output, logger)
             state.energised = false
+            if was { state.releasedAt = now }
             return was
         }
         if changed { await observer(false, 0) }

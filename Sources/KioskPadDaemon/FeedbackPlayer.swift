@@ -3,7 +3,8 @@ import KeypadHAL
 import KioskPadController
 
 /// Buzzer and LED patterns: a click per key, two short beeps and the green LED for a
-/// grant, a long beep and the red LED for a denial, the red LED blinking for a lockout.
+/// grant, a long beep and the red LED for a denial, the red LED blinking for a lockout,
+/// and an alarm of three long beeps when the door is held open, forced open or tampered.
 /// A failing output is ignored: feedback never holds up entry or the door.
 public actor FeedbackPlayer: TerminalEventSink {
     /// One step of a pattern: on or off for a time.
@@ -12,6 +13,7 @@ public actor FeedbackPlayer: TerminalEventSink {
     public static let click: [Step] = [(true, .milliseconds(20))]
     public static let grantedBeep: [Step] = [(true, .milliseconds(100)), (false, .milliseconds(80)), (true, .milliseconds(100))]
     public static let deniedBeep: [Step] = [(true, .milliseconds(600))]
+    public static let alarmBeep: [Step] = Array(repeating: [(true, Duration.milliseconds(500)), (false, .milliseconds(250))], count: 3).flatMap { $0 }
     public static let lockedBlink: [Step] = Array(repeating: [(true, Duration.milliseconds(150)), (false, .milliseconds(150))], count: 5).flatMap { $0 }
 
     private let buzzer: (any DigitalOutput)?
@@ -43,6 +45,9 @@ public actor FeedbackPlayer: TerminalEventSink {
                 play(FeedbackPlayer.deniedBeep, on: buzzer)
                 play([(true, .seconds(1))], on: deniedLED)
             }
+        case .doorInput(.heldOpen), .doorInput(.forcedOpen), .doorInput(.tamper(active: true)):
+            play(FeedbackPlayer.alarmBeep, on: buzzer)
+            play(FeedbackPlayer.lockedBlink, on: deniedLED)
         default:
             break
         }

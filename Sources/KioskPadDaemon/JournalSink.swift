@@ -35,6 +35,10 @@ public actor JournalSink: TerminalEventSink {
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
+            if outcome.isDuress {
+                // The silent alarm goes first: written, and so forwarded, before the grant.
+                record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
+            }
             record("attempt", fields)
             if lockedOut { record("lockout", []) }
         case .keypadFault(let kind, let detail):
@@ -43,6 +47,12 @@ public actor JournalSink: TerminalEventSink {
             record(ok ? "keypad_recovered" : "keypad_failed", [])
         case .door(let unlocked, let seconds):
             record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
+        case .doorInput(let input):
+            if case .heldOpen(let seconds) = input {
+                record(input.recordType, [("seconds", .number(seconds))])
+            } else {
+                record(input.recordType, [])
+            }
         case .started:
             record("start", [])
         case .stopping:

@@ -5,7 +5,8 @@ import Prometheus
 
 /// Counters and a latency histogram in Prometheus text format, through swift-metrics with a
 /// swift-prometheus factory: keys, attempts by result, verifier latency, lockouts, keypad
-/// faults, display errors, door unlocks, events a sink's queue dropped. Nothing derived
+/// faults, display errors, door unlocks, duress grants, door contact / exit / tamper events
+/// and the door's and tamper's state, events a sink's queue dropped. Nothing derived
 /// from a PIN is ever recorded.
 public final class TerminalMetrics: TerminalEventSink {
     public let registry: PrometheusCollectorRegistry
@@ -20,6 +21,9 @@ public final class TerminalMetrics: TerminalEventSink {
     private let displayErrors: Metrics.Counter
     private let unlocks: Metrics.Counter
     private let keypadUp: Metrics.Gauge
+    private let duress: Metrics.Counter
+    private let doorOpen: Metrics.Gauge
+    private let tampered: Metrics.Gauge
     private let factory: PrometheusMetricsFactory
 
     public init() {
@@ -40,6 +44,9 @@ public final class TerminalMetrics: TerminalEventSink {
         unlocks = Metrics.Counter(label: "kioskpad_door_unlocks_total", factory: factory)
         keypadUp = Metrics.Gauge(label: "kioskpad_keypad_up", factory: factory)
         keypadUp.record(1)
+        duress = Metrics.Counter(label: "kioskpad_duress_total", factory: factory)
+        doorOpen = Metrics.Gauge(label: "kioskpad_door_open", factory: factory)
+        tampered = Metrics.Gauge(label: "kioskpad_tamper_active", factory: factory)
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -48,7 +55,9 @@ public final class TerminalMetrics: TerminalEventSink {
             keys.increment()
         case .attemptDecided(_, _, let outcome, let duration, let lockedOut):
             switch outcome {
-            case .granted: granted.increment()
+            case .granted:
+                granted.increment()
+                if outcome.isDuress { duress.increment() }
             case .denied: denied.increment()
             case .unavailable: unavailable.increment()
             }
@@ -62,6 +71,14 @@ public final class TerminalMetrics: TerminalEventSink {
             displayErrors.increment()
         case .door(let unlocked, _):
             if unlocked { unlocks.increment() }
+        case .doorInput(let input):
+            Metrics.Counter(label: "kioskpad_door_events_total", dimensions: [("event", input.recordType)], factory: factory)
+                .increment()
+            switch input {
+            case .opened, .closed: doorOpen.record(input == .opened ? 1 : 0)
+            case .tamper(let active): tampered.record(active ? 1 : 0)
+            default: break
+            }
         case .eventsDropped(let sink, let count):
             Metrics.Counter(label: "kioskpad_events_dropped_total", dimensions: [("sink", sink)], factory: factory)
                 .increment(by: count)

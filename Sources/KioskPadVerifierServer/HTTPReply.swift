@@ -11,9 +11,10 @@ public struct HTTPReply: Sendable, Equatable {
 
     public init(_ decision: VerifierDecision) {
         switch decision {
-        case .answer(let granted, let message, let unlockSeconds, let user):
+        case .answer(let granted, let message, let unlockSeconds, let user, let duress):
             status = 200
-            body = VerificationResponseBody.encode(granted: granted, message: message, unlockSeconds: unlockSeconds, user: user)
+            body = VerificationResponseBody.encode(
+                granted: granted, message: message, unlockSeconds: unlockSeconds, user: user, duress: duress)
         case .refused(let refusal, let reason):
             switch refusal {
             case .malformed: status = 400

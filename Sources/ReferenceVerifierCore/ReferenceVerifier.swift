@@ -130,13 +130,14 @@ public actor ReferenceVerifier {
             record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
             return .denied("Locked out")
         }
-        let user: String?
+        let matched: (name: String, duress: Bool)?
         do {
-            user = try await decide(decoded, now: now)
+            matched = try await decide(decoded, now: now)
         } catch {
             record(decoded, decision: "error", reason: "\(error)", user: nil)
             return unavailable("\(error)")
         }
+        let user = matched?.name
         tracker = lockouts[decoded.terminalID] ?? tracker
         if user != nil {
             tracker.recordGrant()
@@ -144,10 +145,13 @@ public actor ReferenceVerifier {
             _ = tracker.recordDenial(at: moment)
         }
         lockouts[decoded.terminalID] = tracker
-        record(decoded, decision: user == nil ? "denied" : "granted", reason: user == nil ? "no match" : "match", user: user)
-        guard let user else { return .denied() }
+        let reason = matched == nil ? "no match" : matched?.duress == true ? "duress match" : "match"
+        record(decoded, decision: user == nil ? "denied" : "granted", reason: reason, user: user)
+        guard let matched else { return .denied() }
         // A name that is not a valid identifier (an old codes file) is not sent.
-        return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil)
+        return .granted(
+            unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(matched.name) ? matched.name : nil,
+            duress: matched.duress)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -179,23 +183,22 @@ public actor ReferenceVerifier {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// The user the value belongs to, or nil. Every user's PIN hash is checked (no early exit).
-    private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> String? {
+    /// The user the value belongs to and whether it was their duress PIN, or nil. Every
+    /// user's PIN hash is checked (no early exit).
+    private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> (name: String, duress: Bool)? {
         switch request.kind {
         case .pin:
             return await ReferenceVerifier.matchPIN(request.value, users: users)
         case .code:
-            if let user = matchTOTP(request.value, now: now) { return user }
+            if let user = matchTOTP(request.value, now: now) { return (user, false) }
             guard let codes else { return nil }
-            return try await ReferenceVerifier.redeem(request.value, in: codes)
+            return try await ReferenceVerifier.redeem(request.value, in: codes).map { ($0, false) }
         }
     }
 
     /// Off the actor: the slow hashes of every user, in parallel with other terminals'.
-    private nonisolated static func matchPIN(_ value: SecretDigits, users: UsersFile) async -> String? {
-        var matched: String?
-        for user in users.users where user.pinHash.matches(value) { matched = matched ?? user.name }
-        return matched
+    private nonisolated static func matchPIN(_ value: SecretDigits, users: UsersFile) async -> (name: String, duress: Bool)? {
+        users.match(pin: value)
     }
 
     /// Off the actor: the code store takes a file lock and hashes each live code.

@@ -3,8 +3,9 @@
 /// section 3: 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
 public enum VerifierDecision: Sendable, Equatable {
     /// An answer for the terminal: granted (with the unlock time, if configured, and the
-    /// user) or denied (with a message such as "Locked out").
-    case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?)
+    /// user, and `duress` when the user typed their duress PIN) or denied (with a message
+    /// such as "Locked out").
+    case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?, duress: Bool)
     /// The request was refused before any attempt was decided; `reason` says why.
     case refused(Refusal, reason: String)
     /// This source sent too many refused requests in the current interval.
@@ -24,11 +25,11 @@ public enum VerifierDecision: Sendable, Equatable {
         public static func < (lhs: Refusal, rhs: Refusal) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    public static func granted(unlockSeconds: Int? = nil, user: String? = nil) -> VerifierDecision {
-        .answer(granted: true, message: nil, unlockSeconds: unlockSeconds, user: user)
+    public static func granted(unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false) -> VerifierDecision {
+        .answer(granted: true, message: nil, unlockSeconds: unlockSeconds, user: user, duress: duress)
     }
 
     public static func denied(_ message: String? = nil) -> VerifierDecision {
-        .answer(granted: false, message: message, unlockSeconds: nil, user: nil)
+        .answer(granted: false, message: message, unlockSeconds: nil, user: nil, duress: false)
     }
 }

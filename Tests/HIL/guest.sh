@@ -224,8 +224,9 @@ if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>
 
 # ---- 9. the door relay: on for the unlock time on a grant, never otherwise -------------
 D=/sys/kernel/config/gpio-sim/door
-mkdir $D $D/bank0; echo 2 > $D/bank0/num_lines; echo door-sim > $D/bank0/label
+mkdir $D $D/bank0; echo 6 > $D/bank0/num_lines; echo door-sim > $D/bank0/label
 mkdir $D/bank0/line0; echo RELAY > $D/bank0/line0/name
+for l in 2:CONTACT 3:EXIT 4:TAMPER; do mkdir $D/bank0/line${l%%:*}; echo ${l#*:} > $D/bank0/line${l%%:*}/name; done
 echo 1 > $D/live
 DCHIP=$(cat $D/bank0/chip_name); DSIM=/sys/devices/platform/$(cat $D/dev_name)/$DCHIP
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$DCHIP ] && break; sleep 0.2; done
@@ -401,6 +402,97 @@ else
 fi
 cp $W/state/journal.jsonl $OUT/ 2>/dev/null
 
+# ---- 9k. door contact, exit button, tamper and a duress PIN (issue 12) -------------------
+# Inputs are pulled up by kioskpad (active_low); the test closes a loop with pull-down.
+# Defaults: the contact and tamper loops are normally closed (open loop = door open / tampered).
+printf '2469\n' | $KP pin hash --user hil --iterations 1000 | sed 's/$/:duress/' > $W/users-duress
+cat $USERS $W/users-duress > $W/users-door
+relay_config $W/door.yaml "  kind: local
+  users_file: $W/users-door"
+sed -i "s|^state_dir: .*|state_dir: $W/state-door|; s|^  max_unlock_s: 10|  max_unlock_s: 10\n  contact: {chip: door-sim, line: CONTACT}\n  exit_button: {chip: door-sim, line: EXIT}\n  held_open_s: 2|" $W/door.yaml
+cat >> $W/door.yaml <<YAML
+tamper: {chip: door-sim, line: TAMPER}
+YAML
+pin_level() { echo $2 > $DSIM/sim_gpio$1/pull; }  # pin_level OFFSET pull-up|pull-down
+journal_types() { sed -n 's/.*"type":"\([a-z_]*\)".*/\1/p' $W/state-door/journal.jsonl | grep -v -e '^start$' -e '^stop$' | tr '\n' ' '; }
+rm -rf $W/state-door
+watch_relay $W/door-relay.log
+run_door $W/door.yaml $W/door.out
+pin_level 2 pull-down; pin_level 4 pull-down; sleep 0.5     # door closed, case closed
+: > $W/door-mark; sleep 0.2
+# forced: the door opens with no grant
+pin_level 2 pull-up; sleep 0.5; pin_level 2 pull-down; sleep 0.5
+# a grant, then the door opens (the relay drops at once) and stays open past held_open_s
+type_pin 2468; wait_for $W/door.out 'Access granted'; sleep 0.3
+relay_before_open=$(cat $DSIM/sim_gpio0/value)
+pin_level 2 pull-up; sleep 0.5
+relay_after_open=$(cat $DSIM/sim_gpio0/value)
+sleep 2.5; pin_level 2 pull-down; sleep 0.5
+# the exit button: a 300 ms press
+pin_level 3 pull-down; sleep 0.3; pin_level 3 pull-up; sleep 0.5
+exit_relay=$(cat $DSIM/sim_gpio0/value)
+sleep 2.5
+# tamper: the case loop opens, then closes
+pin_level 4 pull-up; sleep 0.5
+grep -q 'Tamper alarm' $W/door.out && tamper_shown=yes || tamper_shown=no
+pin_level 4 pull-down; sleep 0.5
+# duress: granted on screen and at the door like any PIN
+grants=$(grep -c 'Access granted' $W/door.out)
+type_pin 2469
+i=0; while [ $(grep -c 'Access granted' $W/door.out) -le $grants ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+duress_relay=$(cat $DSIM/sim_gpio0/value)
+kill -TERM $RUN; wait $RUN; rc=$?; kill $WATCH
+check "door inputs: daemon exit code" 0 $rc
+types=$(journal_types)
+echo "door journal: $types" > $OUT/door-journal.txt
+case "$types" in
+    *"door_opened forced_open door_closed"*) pass "forced open: door_opened, forced_open, door_closed";;
+    *) fail "forced open: journal types: $types";;
+esac
+check "grant then open: relay on before, dropped at once after (re-lock on open)" "1 0" "$relay_before_open $relay_after_open"
+n_held=$(echo "$types" | tr ' ' '\n' | grep -c '^held_open$')
+n_forced=$(echo "$types" | tr ' ' '\n' | grep -c '^forced_open$')
+check "held open past held_open_s: one held_open" 1 $n_held
+check "only the opening without a grant was forced" 1 $n_forced
+case "$types" in *"exit_request door_unlocked"*) pass "exit button: exit_request and an unlock";; *) fail "exit: $types";; esac
+check "exit button: relay on after the press" 1 $exit_relay
+case "$types" in *"exit_request"*"tamper tamper_cleared"*) pass "tamper: tamper then tamper_cleared";; *) fail "tamper: $types";; esac
+check "tamper: the display showed the tamper text" yes $tamper_shown
+check "duress PIN: relay on" 1 $duress_relay
+case "$types" in *"duress attempt door_unlocked"*) pass "duress: the duress record comes before the grant's";; *) fail "duress: $types";; esac
+# door.out holds the frames (stdout) and the log (stderr); the log may name it, a frame never.
+if grep -v ' kioskpad\.run: ' $W/door.out | grep -qi duress; then fail "a frame mentions duress"; else pass "no frame shows duress (the operator's log does)"; fi
+if grep -c '"type":"attempt"' $W/state-door/journal.jsonl | grep -qx 2 && ! grep -q '"type":"attempt".*exit' $W/state-door/journal.jsonl; then pass "the exit button is not an attempt (2 attempts: the two PINs)"; else fail "attempts: $(grep -c '"type":"attempt"' $W/state-door/journal.jsonl)"; fi
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state-door/journal.jsonl $W/door.out | grep -q -e 2468 -e 2469; then fail "a PIN appears in the door journal or output"; else pass "no typed PIN in the door journal or output"; fi
+cp $W/state-door/journal.jsonl $OUT/door-journal.jsonl 2>/dev/null
+
+# ---- 9l. SIGHUP reloads the users file and texts; a broken file is refused ---------------
+cp $USERS $W/users-reload
+relay_config $W/reload.yaml "  kind: local
+  users_file: $W/users-reload"
+sed -i "s|^state_dir: .*|state_dir: $W/state-reload|" $W/reload.yaml
+count_of() { grep -c "$2" $1; }
+wait_more() { # wait_more FILE TEXT COUNT: until TEXT is on more than COUNT lines (6 s at most)
+    i=0; while [ $(grep -c "$2" $1) -le $3 ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+}
+run_door $W/reload.yaml $W/reload.out
+type_pin 1357; wait_for $W/reload.out 'Access denied'; sleep 3.2
+printf '1357\n' | $KP pin hash --user newcomer --iterations 1000 >> $W/users-reload
+sed -i 's/^  rows: 2$/  rows: 2\n  texts: {enter_pin: "PIN please"}/' $W/reload.yaml
+kill -HUP $RUN; wait_for $W/reload.out 'reloaded the users file'
+n=$(count_of $W/reload.out 'Access granted'); type_pin 1357; wait_more $W/reload.out 'Access granted' $n
+after_reload=$(count_of $W/reload.out 'Access granted'); sleep 3.2
+echo 'newcomer:not-a-hash' >> $W/users-reload
+kill -HUP $RUN; wait_for $W/reload.out 'reload refused'
+n=$(count_of $W/reload.out 'Access granted'); type_pin 1357; wait_more $W/reload.out 'Access granted' $n
+after_refused=$(count_of $W/reload.out 'Access granted')
+kill -TERM $RUN; wait $RUN; rc=$?
+check "reload: daemon still runs and stops with exit 0" 0 $rc
+if [ $after_reload -ge 1 ]; then pass "SIGHUP: a user added to the file enters without a restart"; else fail "reload: $(tail -5 $W/reload.out)"; fi
+if grep -q 'PIN please' $W/reload.out; then pass "SIGHUP: the new enter_pin text is shown"; else fail "reload texts: $(tail -3 $W/reload.out)"; fi
+if grep -q "reload refused.*users.*line" $W/reload.out && [ $after_refused -gt $after_reload ]; then pass "SIGHUP with a broken users file: refused, logged, the old users still enter"; else fail "refused reload: $after_reload $after_refused $(grep -m1 'reload refused' $W/reload.out)"; fi
+
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''
@@ -444,7 +536,7 @@ if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got 
 [ -n "$E2E_ROOT" ] && . $REPO/Tests/HIL/systemd-e2e.sh
 
 cp $W/*.out $W/*.err $W/emu.log $OUT/ 2>/dev/null
-echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0 $D
+echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0/line2 $D/bank0/line3 $D/bank0/line4 $D/bank0 $D
 echo 0 > $C/live
 for i in 0 1 2 3 4 5 6 7; do rmdir $C/bank0/line$i; done; rmdir $C/bank0 $C
 echo "hil: $passed passed, $failed failed"

@@ -99,6 +99,12 @@ check "systemctl kill -s KILL during an unlock: relay was on, then off (ExecStop
 persist_off
 i=0; while [ "$(inside systemctl is-active kioskpad)" != active ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 check "Restart= brings the terminal back after the kill" active "$(inside systemctl is-active kioskpad)"
+# 6. systemctl reload (ExecReload: SIGHUP) re-reads the users file and texts in place
+keypad_ready 3
+inside systemctl reload kioskpad; rrc=$?
+i=0; while ! inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -q 'reloaded the users file' && [ $i -lt 30 ]; do sleep 0.2; i=$((i + 1)); done
+check "systemctl reload kioskpad: exit 0, the unit still active" "0 active" "$rrc $(inside systemctl is-active kioskpad)"
+if inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -q 'reloaded the users file'; then pass "systemctl reload: the users file and texts were reloaded"; else fail "systemctl reload: no reload in the journal"; fi
 inside journalctl -u kioskpad --no-pager > $W/e2e-journal.out 2>&1
 if grep -q "door off: door.relay (line RELAY on 'door-sim') is off and released" $W/e2e-journal.out; then pass "ExecStartPre/ExecStopPost ran door off"; else fail "no door off in the journal"; fi
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/e2e-journal.out $R/var/lib/kioskpad/journal.jsonl | grep -q 2468; then fail "the PIN appears in the journal"; else pass "no PIN in journald or the audit journal"; fi

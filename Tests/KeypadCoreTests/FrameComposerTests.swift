@@ -22,6 +22,14 @@ struct FrameComposerTests {
         #expect(frame.rows == ["   Enter PIN    ", "    * * _ _     "])
     }
 
+    @Test func theTamperAlertReplacesThePromptButNotAResult() {
+        let composer = FrameComposer(geometry: .lcd1602)
+        let entering = composer.compose(EntrySnapshot(phase: .entering, mode: .pin, slotCount: 4, filledCount: 2), alert: "Tamper alarm")
+        #expect(entering.rows == ["  Tamper alarm  ", "    * * _ _     "] && entering.style == .warning)
+        let granted = composer.compose(EntrySnapshot(phase: .result(.granted), mode: .pin, slotCount: 4, filledCount: 0), alert: "Tamper alarm")
+        #expect(granted.rows[0] == " Access granted " && granted.style == .granted)
+    }
+
     @Test func twelveSlotsOnSixteenColumnsDropSeparators() {
         let frame = FrameComposer(geometry: .lcd1602)
             .compose(EntrySnapshot(phase: .entering, mode: .pin, slotCount: 12, filledCount: 5))

@@ -19,6 +19,24 @@ struct HD44780Tests {
         return emulator.screen(geometry)
     }
 
+    @Test func aDarkFrameClearsTheBacklightBitWithoutRedrawingAndTheNextLightsIt() throws {
+        let (display, bus) = lcd(.lcd1602)
+        let composer = FrameComposer(geometry: .lcd1602)
+        var frame = composer.compose(EntrySnapshot(phase: .ready, mode: .pin, slotCount: 4))
+        try display.render(frame)
+        let lit = bus.bytes.count
+        #expect(bus.bytes.allSatisfy { $0 & 0x08 != 0 })
+        frame.backlight = false
+        try display.render(frame)
+        #expect(Array(bus.bytes[lit...]) == [0x00])  // one byte, E low: only the backlight changes
+        try display.render(frame)
+        #expect(bus.bytes.count == lit + 1)  // nothing to write for the same dark frame
+        frame.backlight = true
+        try display.render(frame)
+        #expect(Array(bus.bytes[(lit + 1)...]) == [0x08])
+        #expect(screen(bus, .lcd1602) == frame.rows)
+    }
+
     static let snapshots: [EntrySnapshot] = [
         EntrySnapshot(phase: .ready, mode: .pin, slotCount: 4),
         EntrySnapshot(phase: .entering, mode: .pin, slotCount: 6, filledCount: 3),

@@ -132,6 +132,39 @@ struct DaemonServicesTests {
         #expect(!redactingMeasuredValues(journal).contains("1234"))
     }
 
+    @Test func aDuressPINGrantsLikeAnyPINAndItsEventIsForwardedBeforeTheGrant() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-duress-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let normal = try await CLI.run(["pin", "hash", "--user", "ana", "--iterations", "1000"], stdin: "2580\n")
+        let duress = try await CLI.run(["pin", "hash", "--user", "ana", "--iterations", "1000"], stdin: "2581\n")
+        try (normal.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+            + duress.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + ":duress\n")
+            .write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
+        let endpoint = try RecordingHTTPServer(.respond(status: 200, body: "{}"))
+        defer { endpoint.stop() }
+        try """
+            terminal_id: duress-test
+            state_dir: state
+            events:
+              url: http://127.0.0.1:\(endpoint.port)/events
+            verifier:
+              kind: local
+              users_file: users
+            """.write(to: directory.appendingPathComponent("terminal.yaml"), atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("terminal.yaml").path
+        let run = try LiveSimulator(arguments: ["simulate", "--config", config, "--display", "plain"])
+        run.type("2581")
+        let arrived = try await waitUntil { endpoint.requests.contains { String(decoding: $0.body, as: UTF8.self).contains("\"type\":\"attempt\"") } }
+        let result = try await run.finish()
+        #expect(arrived, "\(result.stderr)")
+        let types = endpoint.requests.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any])?["type"] as? String }
+        #expect(types.filter { $0 == "duress" || $0 == "attempt" } == ["duress", "attempt"])
+        #expect(CLI.frames(result.stdout).contains { $0.contains("Access granted") })
+        #expect(!result.stdout.lowercased().contains("duress"))  // never on the display
+        #expect(result.stderr.contains("duress PIN used"))  // for the operator's log
+    }
+
     @Test func metricsParseAsPrometheusTextAndHealthzAnswers() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-metrics-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

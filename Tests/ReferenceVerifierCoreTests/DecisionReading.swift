@@ -3,7 +3,7 @@ import ReferenceVerifierCore
 extension VerifierDecision {
     /// "granted" or "denied" for an answer; nil for anything else.
     var answerText: String? {
-        if case .answer(let granted, _, _, _) = self { return granted ? "granted" : "denied" }
+        if case .answer(let granted, _, _, _, _) = self { return granted ? "granted" : "denied" }
         return nil
     }
 

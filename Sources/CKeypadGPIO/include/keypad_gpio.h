@@ -48,6 +48,13 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
                    const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
                    const char *consumer, struct kp_error *error);
 
+/* Requests `count` (1...8) lines as inputs with the pull for `active_low` and both-edge
+ * events, and nothing to drive: a matrix with no rows (door contact, exit button, tamper).
+ * kp_read_columns, kp_drain_edges, kp_wait_edge, kp_wake and kp_close work on it; errors
+ * name the line in group KP_GROUP_COLUMNS. */
+kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                          int active_low, const char *consumer, struct kp_error *error);
+
 /* kp_drive() targets besides a row index. */
 #define KP_ALL_ROWS (-1)
 #define KP_NO_ROW (-2)

@@ -35,6 +35,8 @@ public final class HD44780Display: DisplayDriver, @unchecked Sendable {
     private var closed = false
     private var busy = false
     private var shadow: [[UInt8]]?
+    /// The backlight the LCD has now (nil: not initialised).
+    private var shadowBacklight: Bool?
     private var failures = 0
     private var counters = (bytes: 0, errors: 0, initialisations: 0)
 
@@ -95,11 +97,17 @@ public final class HD44780Display: DisplayDriver, @unchecked Sendable {
             let codes = row.prefix(geometry.columns).map(HD44780Encoder.code(for:))
             return codes + Array(repeating: UInt8(ascii: " "), count: geometry.columns - codes.count)
         }
+        // The backlight bit rides on every byte: a dark frame is written with it clear.
+        let encoder = HD44780Encoder(pins: self.encoder.pins, backlight: self.encoder.backlight && frame.backlight)
         do {
             if shadow == nil {
                 try run(encoder.initialization(rows: geometry.rows))
                 condition.withLock { counters.initialisations += 1 }
+            } else if shadowBacklight != encoder.backlight {
+                // E stays low, so the LCD ignores this byte; only the backlight pin changes.
+                try run([.bytes([encoder.backlight ? 1 << UInt8(encoder.pins.backlight) : 0])])
             }
+            shadowBacklight = encoder.backlight
             for run in FrameDiff.runs(from: shadow, to: cells) {
                 try self.run(encoder.move(row: run.row, column: run.column) + encoder.text(run.codes))
             }

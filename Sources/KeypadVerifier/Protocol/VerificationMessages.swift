@@ -62,7 +62,7 @@ public enum VerificationRequestBody {
 }
 
 /// The verifier's answer: `{"decision": "granted"|"denied", "message": "...", "unlock_seconds": 5,
-/// "user": "alice"}` (`user` optional, on grants).
+/// "user": "alice", "duress": true}` (`user` and `duress` optional, on grants only).
 public enum VerificationResponseBody {
     /// Why a response was not a decision (the terminal treats all of these as a verifier error).
     public struct Invalid: Error, CustomStringConvertible {
@@ -75,6 +75,7 @@ public enum VerificationResponseBody {
             let message: String?
             let unlock_seconds: Int?
             let user: String?
+            let duress: Bool?
         }
         if let problem = DuplicateKeyCheck.firstProblem(in: body) {
             throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
@@ -92,7 +93,9 @@ public enum VerificationResponseBody {
         switch wire.decision {
         case "granted":
             // As sent: the door relay alone clamps it (to door.max_unlock_s and verifier.max_unlock_s).
-            return .granted(message: message, unlockSeconds: wire.unlock_seconds, user: wire.user)
+            return .granted(message: message, unlockSeconds: wire.unlock_seconds, user: wire.user, duress: wire.duress ?? false)
+        case "denied" where wire.duress == true:
+            throw Invalid(description: "duress is only valid on a grant")
         case "denied":
             return .denied(message: message)
         default:
@@ -100,11 +103,14 @@ public enum VerificationResponseBody {
         }
     }
 
-    public static func encode(granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil) -> [UInt8] {
+    public static func encode(
+        granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false
+    ) -> [UInt8] {
         var text = "{\"decision\":\"\(granted ? "granted" : "denied")\""
         if let message { text += ",\"message\":\(VerificationRequestBody.jsonString(message))" }
         if let unlockSeconds { text += ",\"unlock_seconds\":\(unlockSeconds)" }
         if let user { text += ",\"user\":\(VerificationRequestBody.jsonString(user))" }
+        if duress && granted { text += ",\"duress\":true" }
         return Array((text + "}").utf8)
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import KeypadCore
+import KioskPadConfig
+import Testing
+
+/// `door.contact`, `door.exit_button`, `tamper`: input lines with their meaning and times.
+@Suite("Config: door inputs and tamper")
+struct DoorInputsConfigTests {
+    let base = "verifier:\n  kind: demo\ndoor:\n  relay: {chip: gpiochip0, line: 26}\n"
+
+    @Test func defaultsAreANormallyClosedContactAndTamperWithPullUps() throws {
+        let configuration = try ConfigLoader.parse(yaml: base + """
+              contact: {chip: gpiochip0, line: 17}
+              exit_button: {chip: gpiochip0, line: EXIT}
+            tamper: {chip: gpiochip0, line: 27}
+            """, source: "t")
+        let door = try #require(configuration.daemon.door)
+        #expect(door.contact == InputLineConfiguration(chip: "gpiochip0", line: .offset(17), activeLow: true, debounce: .milliseconds(50), eventWhenActive: false))
+        #expect(door.exitButton == InputLineConfiguration(chip: "gpiochip0", line: .name("EXIT"), eventWhenActive: true))
+        #expect(door.heldOpen == .seconds(30) && door.openGrace == .seconds(3) && door.relockOnOpen)
+        #expect(configuration.daemon.tamper == TamperConfiguration(input: InputLineConfiguration(chip: "gpiochip0", line: .offset(27), eventWhenActive: false)))
+        #expect(configuration.daemon.inputLines.map(\.key) == ["door.contact", "door.exit_button", "tamper"])
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let configuration = try ConfigLoader.parse(yaml: base + """
+              contact: {chip: door-sim, line: 3, active_low: false, open_when: active, debounce_ms: 20}
+              held_open_s: 12
+              open_grace_s: 0
+              relock_on_open: false
+            tamper: {chip: door-sim, line: 4, tampered_when: active, stop_entry: true}
+            display:
+              texts: {tamper: "Case open"}
+            """, source: "t")
+        let door = try #require(configuration.daemon.door)
+        #expect(door.contact == InputLineConfiguration(chip: "door-sim", line: .offset(3), activeLow: false, debounce: .milliseconds(20), eventWhenActive: true))
+        #expect(door.heldOpen == .seconds(12) && door.openGrace == .zero && !door.relockOnOpen)
+        #expect(configuration.daemon.tamper?.stopEntry == true && configuration.daemon.tamper?.input.eventWhenActive == true)
+        #expect(configuration.display.texts.tamper == "Case open")
+    }
+
+    @Test func mistakesNameTheKeyAndWhatIsValid() {
+        let found = configProblems(base + """
+              contact: {chip: gpiochip0}
+              exit_button: {chip: gpiochip0, line: 5, open_when: active}
+              held_open_s: 0
+            tamper: {chip: gpiochip0, line: 6, tampered_when: sometimes}
+            """)
+        #expect(found.contains { $0.hasPrefix("door.contact: needs chip and line") })
+        #expect(found.contains { $0.hasPrefix("door.exit_button.open_when: unknown key") })
+        #expect(found.contains { $0.hasPrefix("door.held_open_s: 0") && $0.contains("1...3600") })
+        #expect(found.contains { $0.hasPrefix("tamper.tampered_when: 'sometimes' is not one of: active, inactive") }, "\(found)")
+    }
+}
