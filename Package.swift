@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
         .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
+        .library(name: "KioskPadDaemon", targets: ["KioskPadDaemon"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
     // builds simulated mode without it.
@@ -212,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadDaemonTests",
-            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),

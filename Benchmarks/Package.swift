@@ -43,6 +43,18 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "JournalForwarding",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KioskPadDaemon", package: "KioskPad"),
+                .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
+                .product(name: "KeypadTestSupport", package: "KioskPad"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/JournalForwarding",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "VerifierThroughput",
             dependencies: benchmarkDependencies,
             path: "Benchmarks/VerifierThroughput",

@@ -23,39 +23,47 @@ public final class JSONLinesFile: Sendable {
         descriptor.withLock { _ = close($0) }
     }
 
-    /// Appends one object with `fields` in order and fsyncs it.
-    public func append(_ fields: [(String, JSONValue)]) throws {
+    /// Appends one object with `fields` in order and fsyncs it; returns the bytes written.
+    @discardableResult
+    public func append(_ fields: [(String, JSONValue)]) throws -> Int {
         try descriptor.withLock { try Self.write(fields, to: $0) }
     }
 
     /// Appends one object whose fields `make` builds while the lock is held, then runs
     /// `written` (still under the lock) once the line is on disk: a caller numbers its
     /// lines this way, with no gap or repeat, and no number used by a failed write.
-    public func append(_ make: () -> [(String, JSONValue)], then written: () -> Void) throws {
+    /// Returns the bytes written.
+    @discardableResult
+    public func append(_ make: () -> [(String, JSONValue)], then written: () -> Void) throws -> Int {
         try descriptor.withLock { fd in
-            try Self.write(make(), to: fd)
+            let count = try Self.write(make(), to: fd)
             written()
+            return count
         }
     }
 
-    private static func write(_ fields: [(String, JSONValue)], to fd: Int32) throws {
+    private static func write(_ fields: [(String, JSONValue)], to fd: Int32) throws -> Int {
         let line = "{" + fields.map { "\(JSONValue.quoted($0.0)):\($0.1.json)" }.joined(separator: ",") + "}\n"
         let bytes = Array(line.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return bytes.count
     }
 }
 
-/// A field value in a ``JSONLinesFile`` line: a string (escaped) or a whole number.
+/// A field value in a ``JSONLinesFile`` line: a string (escaped), a whole number, or JSON
+/// that is already encoded (a journal line kept whole in the dead-letter file).
 public enum JSONValue: Sendable, Equatable {
     case text(String)
     case number(Int)
+    case json(String)
 
     /// The value as JSON.
     public var json: String {
         switch self {
         case .text(let text): return JSONValue.quoted(text)
         case .number(let number): return String(number)
+        case .json(let json): return json
         }
     }
 

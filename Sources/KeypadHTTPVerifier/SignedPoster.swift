@@ -6,8 +6,18 @@ import Logging
 import NIOCore
 import VerifierEndpoint
 
+/// How one post ended.
+public enum PostOutcome: Sendable, Equatable {
+    /// A 2xx answer.
+    case delivered
+    /// Another HTTP status.
+    case answered(status: Int)
+    /// No answer (refused, reset, timed out).
+    case failed
+}
+
 /// Posts JSON to one endpoint, signed per Standard Webhooks when a secret is set, with a
-/// deadline; reports only whether a 2xx came back. Used to forward journal records.
+/// deadline; reports the status class. Used to forward journal records.
 public final class SignedPoster: Sendable {
     public let url: String
     private let secret: WebhookSecret?
@@ -26,16 +36,17 @@ public final class SignedPoster: Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
     }
 
-    /// True when the endpoint answered 2xx.
-    public func post(body: [UInt8], id: String) async -> Bool {
+    /// Posts `body` with `webhook-id: id`.
+    public func post(body: [UInt8], id: String) async -> PostOutcome {
         let request = SignedJSONRequest.make(url: url, body: body, id: id, secret: secret)
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             _ = try? await response.body.collect(upTo: 16_384)
-            return (200..<300).contains(Int(response.status.code))
+            let status = Int(response.status.code)
+            return (200..<300).contains(status) ? .delivered : .answered(status: status)
         } catch {
             logger.debug("event post failed", metadata: ["error": "\(error)"])
-            return false
+            return .failed
         }
     }
 

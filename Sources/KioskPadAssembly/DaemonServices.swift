@@ -45,7 +45,11 @@ public final class DaemonServices: Sendable {
         if let directory = stateDirectory {
             let file: TerminalJournal
             do {
-                file = try TerminalJournal(directory: directory)
+                file = try TerminalJournal(
+                    directory: directory, maxBytes: daemon.journalMaxBytes, forwarding: daemon.events != nil,
+                    dropped: { count in
+                        logger.error("journal full of undelivered records; the oldest were deleted", metadata: ["records": "\(count)"])
+                    })
             } catch {
                 throw KeyedError(key: "state_dir", message: "cannot write the journal in \(directory): \(error)", kind: .unavailable(retryable: true))
             }

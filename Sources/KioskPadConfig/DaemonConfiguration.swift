@@ -111,6 +111,8 @@ public struct MetricsConfiguration: Equatable, Sendable {
 public struct DaemonConfiguration: Equatable, Sendable {
     /// `state_dir`; nil when the file does not set it (run then uses /var/lib/kioskpad).
     public var stateDirectory: String?
+    /// `journal.max_bytes`: the journal's size bound on disk.
+    public var journalMaxBytes = 4 << 20
     public var door: DoorConfiguration?
     public var tamper: TamperConfiguration?
     public var feedback: FeedbackConfiguration?
@@ -143,6 +145,11 @@ enum DaemonSection {
             daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
         }
         readOutputs(top, into: &daemon)
+        if top.has("journal") {
+            let reader = top.child("journal")
+            daemon.journalMaxBytes = reader.int("max_bytes", default: 4 << 20, range: (64 << 10)...(1 << 30))
+            reader.finish()
+        }
         if top.has("tamper") {
             let reader = top.child("tamper")
             let stopEntry = reader.bool("stop_entry", default: false)

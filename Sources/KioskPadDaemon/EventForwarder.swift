@@ -2,32 +2,61 @@ import DurableStorage
 import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
-import KeypadVerifier
 import Logging
 
-/// Delivers journal records to `events.url` in order, signed like verifier requests
-/// (`webhook-id` = the record's id). The journal is the queue: the last delivered sequence
-/// number is kept in `journal.cursor` (written durably), so records wait on disk while the
-/// endpoint is down, survive restarts, and are delivered after it returns. A record is
-/// resent only if its delivery was not confirmed, and always with the same id.
+/// Where forwarded records go: ``SignedPoster`` in production.
+public protocol EventPosting: Sendable {
+    func post(body: [UInt8], id: String) async -> PostOutcome
+}
+
+extension SignedPoster: EventPosting {}
+
+/// Delivers journal records to `events.url` in order, in batches of up to `batchSize`, each
+/// record in the Standard Webhooks envelope (`{"type": "kioskpad.attempt", "timestamp":
+/// ..., "data": {record}}`), a batch a JSON array signed as one body. `webhook-id` is the
+/// first record's id and the count (`<id>.<n>`); a batch is resent unchanged until it is
+/// answered, so a retry keeps its id. Receivers deduplicate on each record's `data.id`.
+///
+/// The journal is the queue: the last delivered sequence number and the byte position
+/// after it are kept in `journal.cursor` (written durably), so each record is read once, and
+/// records wait on disk while the endpoint is down, across restarts. A 2xx delivers the
+/// batch; any other 4xx (but 408 and 429) moves it to `journal.deadletter.jsonl` with the
+/// status, and the next is sent; a 5xx, 408, 429 or no answer is retried with back-off
+/// (0.5 s doubling to 30 s).
 public actor EventForwarder {
+    public static let defaultBatchSize = 50
+
     private let journal: TerminalJournal
-    private let poster: SignedPoster
+    private let poster: any EventPosting
     private let cursorPath: String
+    private let deadLetterPath: String
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
-    public private(set) var delivered: Int
+    private let batchSize: Int
     private let clock: TerminalClock
+    public private(set) var delivered: Int
+    private var position: JournalPosition?
+    /// Records moved to the dead-letter file so far (this run).
+    public private(set) var deadLettered = 0
 
-    public init(journal: TerminalJournal, poster: SignedPoster, logger: Logger, clock: TerminalClock = .continuous) {
+    public init(
+        journal: TerminalJournal, poster: any EventPosting, logger: Logger, clock: TerminalClock = .continuous,
+        batchSize: Int = EventForwarder.defaultBatchSize
+    ) {
         self.clock = clock
         self.journal = journal
         self.poster = poster
-        cursorPath = (journal.path as NSString).deletingLastPathComponent + "/journal.cursor"
+        self.batchSize = max(1, batchSize)
+        cursorPath = journal.directory + "/journal.cursor"
+        deadLetterPath = journal.directory + "/journal.deadletter.jsonl"
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        delivered = Int((try? String(contentsOfFile: cursorPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        // "SEQ SEGMENT OFFSET"; an older cursor holds only SEQ.
+        let fields = ((try? String(contentsOfFile: cursorPath, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        delivered = fields.first ?? 0
+        position = fields.count == 3 ? JournalPosition(segment: fields[1], offset: fields[2]) : nil
+        journal.markDelivered(through: delivered)
     }
 
     /// Tells the forwarder new records are there.
@@ -39,31 +68,81 @@ public actor EventForwarder {
     public func run() async {
         var backoff: Duration = .milliseconds(500)
         var iterator = wakes.makeAsyncIterator()
+        var pending: (records: [(sequence: Int, line: String)], next: JournalPosition)?
+        var failing = false
         while !Task.isCancelled {
-            let pending = (try? journal.records(after: delivered)) ?? []
-            var failed = false
-            for record in pending {
-                guard let id = EventForwarder.id(of: record.line) else { continue }
-                if await poster.post(body: Array(record.line.utf8), id: id) {
-                    delivered = record.sequence
-                    try? DurableFile.replace(path: cursorPath, contents: Array("\(delivered)\n".utf8))
-                    backoff = .milliseconds(500)
-                } else {
-                    failed = true
-                    break
+            if pending == nil {
+                do {
+                    let batch = try journal.read(after: delivered, from: position, limit: batchSize)
+                    if batch.records.isEmpty {
+                        position = batch.next
+                        if await iterator.next() == nil { return } // cancelled
+                        continue
+                    }
+                    pending = batch
+                } catch {
+                    logger.error("journal read failed; forwarding waits", metadata: ["error": "\(error)"])
+                    try? await clock.sleep(for: backoff)
+                    backoff = min(backoff * 2, .seconds(30))
+                    continue
                 }
             }
-            if failed {
-                logger.warning("events endpoint unreachable; records stay queued on disk", metadata: ["queued": "\(pending.count)"])
+            guard let batch = pending else { continue }
+            let (body, id) = EventForwarder.envelope(batch.records)
+            switch await poster.post(body: body, id: id) {
+            case .delivered:
+                advance(to: batch)
+            case .answered(let status) where (400..<500).contains(status) && status != 408 && status != 429:
+                deadLetter(batch.records, status: status)
+                advance(to: batch)
+            case .answered, .failed:
+                if !failing {
+                    logger.warning("events endpoint unavailable; records stay queued on disk and are retried")
+                    failing = true
+                }
                 try? await clock.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(30))
-            } else if await iterator.next() == nil {
-                return // cancelled
+                continue
             }
+            pending = nil
+            failing = false
+            backoff = .milliseconds(500)
         }
     }
 
-    static func id(of line: String) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+    private func advance(to batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) {
+        delivered = batch.records.last?.sequence ?? delivered
+        position = batch.next
+        try? DurableFile.replace(path: cursorPath, contents: Array("\(delivered) \(batch.next.segment) \(batch.next.offset)\n".utf8))
+        journal.markDelivered(through: delivered)
+    }
+
+    private func deadLetter(_ records: [(sequence: Int, line: String)], status: Int) {
+        logger.error("events endpoint refused records; moved to the dead-letter file", metadata: [
+            "status": "\(status)", "records": "\(records.count)", "path": "\(deadLetterPath)",
+        ])
+        do {
+            let file = try JSONLinesFile(path: deadLetterPath)
+            let now = ISO8601DateFormatter().string(from: Date())
+            for record in records {
+                try file.append([("status", .number(status)), ("dead_at", .text(now)), ("record", .json(record.line))])
+            }
+            deadLettered += records.count
+        } catch {
+            logger.error("dead-letter write failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The batch as a JSON array of Standard Webhooks envelopes, and its `webhook-id`.
+    static func envelope(_ records: [(sequence: Int, line: String)]) -> (body: [UInt8], id: String) {
+        var firstID = ""
+        let items = records.map { record -> String in
+            let object = (try? JSONSerialization.jsonObject(with: Data(record.line.utf8)) as? [String: Any]) ?? [:]
+            if firstID.isEmpty { firstID = object["id"] as? String ?? "seq-\(record.sequence)" }
+            let type = JSONValue.quoted("kioskpad." + (object["type"] as? String ?? "record"))
+            let timestamp = JSONValue.quoted(object["time"] as? String ?? "")
+            return "{\"type\":\(type),\"timestamp\":\(timestamp),\"data\":\(record.line)}"
+        }
+        return (Array(("[" + items.joined(separator: ",") + "]").utf8), "\(firstID).\(records.count)")
     }
 }

@@ -11,6 +11,8 @@ import Synchronization
 public final class RecordingHTTPServer: Sendable {
     public enum Behaviour: Sendable {
         case respond(status: Int, body: String)
+        /// The n-th request gets `statuses[n]`, every later one the last status.
+        case statusesInTurn([Int])
         case hugeBody(bytes: Int)
         case slow(seconds: Double, body: String)
         case resetMidResponse
@@ -104,6 +106,10 @@ public final class RecordingHTTPServer: Sendable {
         switch behaviour {
         case .respond(let status, let body):
             send(connection, response(status: status, body: body))
+            close(connection)
+        case .statusesInTurn(let statuses):
+            let turn = recorded.withLock { $0.count } - 1
+            send(connection, response(status: statuses[max(0, min(turn, statuses.count - 1))], body: "{}"))
             close(connection)
         case .hugeBody(let bytes):
             send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes)\r\n\r\n{\"decision\":\"granted\",\"message\":\"" + String(repeating: "x", count: bytes - 40) + "\"}    ")
