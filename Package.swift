@@ -65,11 +65,13 @@ let package = Package(
         .target(
             name: "KeypadHAL",
             dependencies: [
-                "KeypadCore", "TerminalIO",
+                "KeypadCore", "TerminalIO", "CKeypadInput",
                 .target(name: "CKeypadGPIO", condition: .when(platforms: [.linux], traits: ["GPIO"])),
             ],
             swiftSettings: strict
         ),
+        // Kernel input devices (evdev ioctls) for USB numeric keypads and gpio-matrix-keypad.
+        .target(name: "CKeypadInput"),
         // Linux i2c-dev (open + I2C_SLAVE ioctl) for the HD44780 LCD's PCF8574 backpack.
         .target(name: "CKeypadI2C"),
         .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO", "CKeypadI2C"], swiftSettings: strict),

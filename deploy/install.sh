@@ -10,7 +10,7 @@
 #   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds a release binary
 #      with the Swift runtime linked in (--static-swift-stdlib), as the user who ran sudo,
 #      so .build/ stays theirs;
-#   3. creates the system user kioskpad (groups gpio, i2c) with systemd-sysusers;
+#   3. creates the system user kioskpad (groups gpio, i2c, input) with systemd-sysusers;
 #   4. installs /usr/local/bin/kioskpad, the unit, udev rules and docs; creates
 #      /etc/kioskpad/kioskpad.yaml (from config/pi-4x4-lcd1602.yaml), an empty users file
 #      (0600, owned by kioskpad) and a verifier secret (0600) only where none exist;
@@ -159,7 +159,7 @@ if [ -n "$destdir" ]; then
     say "staged in $destdir (no users created on this system, no services touched)"
     exit 0
 fi
-udevadm control --reload-rules 2>/dev/null && udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev 2>/dev/null || true
+udevadm control --reload-rules 2>/dev/null && udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev --subsystem-match=input 2>/dev/null || true
 systemctl daemon-reload
 
 # ---- 6. start only what can run ---------------------------------------------------------------

@@ -55,7 +55,7 @@ extension TerminalAssembly {
                 key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
                 fix: "use kind: local with a users_file")
         }
-        let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
+        let gpio = configuration.keypad.driver == .evdev ? nil : try KeypadAssembly.gpioConfiguration(configuration.keypad)
         let services = try DaemonServices(
             configuration: configuration,
             stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
@@ -63,7 +63,15 @@ extension TerminalAssembly {
         do {
             let verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
             let display = try TerminalAssembly.display(for: configuration.display) { logger.warning("\($0)") }
-            let source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)
+            let source: RetryingKeySource
+            if let gpio {
+                source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)
+            } else {
+                guard let evdev = configuration.keypad.evdev else {
+                    throw KeyedError(key: "keypad.device", message: "is required with driver: evdev")
+                }
+                source = try KeypadAssembly.retryingEvdevSource(evdev, bus: services.bus, logger: logger)
+            }
             return terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
         } catch {
             services.door?.shutdown()

@@ -74,3 +74,45 @@ private final class FirstLoop: Sendable {
         }
     }
 }
+
+extension KeypadAssembly {
+    /// A kernel input device as the terminal's key source (`driver: evdev`). It must be
+    /// there at start (else an error naming `keypad.device`); unplugged later, it is
+    /// reported down and reopened with back-off (1 s doubling to 30 s) until it is back.
+    public static func retryingEvdevSource(
+        _ evdev: EvdevKeypadConfiguration, bus: TerminalEventBus, logger: Logger
+    ) throws -> RetryingKeySource {
+        let map = EvdevKeyMap(overrides: evdev.keyMap)
+        let pending = FirstSource(try EvdevKeySource(device: evdev.device, map: map))
+        return RetryingKeySource(
+            open: {
+                let source = try pending.take() ?? EvdevKeySource(device: evdev.device, map: map)
+                logger.notice("keypad ready", metadata: ["device": "\(source.path)", "name": "\(source.name)"])
+                return source
+            },
+            report: { ok, problem in
+                if ok {
+                    logger.notice("keypad recovered")
+                } else {
+                    logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
+                }
+                bus.publish(.keypadHealth(ok: ok))
+            })
+    }
+}
+
+/// Hands the input device opened at start to the first keypad open, once.
+private final class FirstSource: Sendable {
+    private let slot: Mutex<EvdevKeySource?>
+
+    init(_ source: EvdevKeySource) {
+        slot = Mutex(source)
+    }
+
+    func take() -> EvdevKeySource? {
+        slot.withLock { source in
+            defer { source = nil }
+            return source
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import KeypadCore
 import KeypadHAL
 import KioskPadAssembly
 import KioskPadConfig
@@ -12,11 +13,15 @@ struct KeytestCommand: AsyncParsableCommand {
         discussion: "Also prints hold events and warnings for ghosting (three keys forming a rectangle on a keypad without diodes) and stuck keys. On exit it prints scan statistics."
     )
 
-    @Option(help: "Config file with a keypad section (driver: gpio).")
+    @Option(help: "Config file with a keypad section (driver: gpio or evdev).")
     var config: String
 
     func run() async throws {
         let configuration = try ConfigLoader.load(path: config)
+        if configuration.keypad.driver == .evdev, let evdev = configuration.keypad.evdev {
+            try await evdevTest(evdev)
+            return
+        }
         let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
         let loop = try KeypadAssembly.scanLoop(gpio)
         let thread = ScanThread(loop: loop)
@@ -46,6 +51,44 @@ struct KeytestCommand: AsyncParsableCommand {
             writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rechecks=\(stats.rechecks) rows=\(gpio.rows.count)")
         }
         if let outcome { throw RuntimeFailure(description: outcome) }
+    }
+
+    /// An input device: each key press as the terminal sees it, until Ctrl-C or unplug.
+    private func evdevTest(_ evdev: EvdevKeypadConfiguration) async throws {
+        let source = try EvdevKeySource(device: evdev.device, map: EvdevKeyMap(overrides: evdev.keyMap))
+        writeLine("keytest: input device \(source.path) '\(source.name)', grabbed; press keys, Ctrl-C to stop")
+        let failure = AsyncStream.makeStream(of: String.self)
+        let run = source.start(
+            deliver: { event in
+                if case .key(let key) = event { writeLine(KeytestCommand.line(for: key)) }
+            },
+            finished: { error in
+                failure.continuation.yield(error.map { "\($0)" } ?? "the device closed")
+                failure.continuation.finish()
+            })
+        let outcome = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                _ = await SignalWaiter.wait()
+                return nil
+            }
+            group.addTask {
+                for await message in failure.stream { return message }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            failure.continuation.finish()
+            return first
+        }
+        run.stop()
+        if let outcome { throw RuntimeFailure(description: outcome) }
+    }
+
+    static func line(for key: KeyInput) -> String {
+        switch key {
+        case .label(let label): return "press   key '\(label)'"
+        case .action(let action): return "press   \(action)"
+        }
     }
 
     static func line(for event: ScanEvent) -> String {

@@ -60,6 +60,9 @@ final class MappingReader {
         }
     }
 
+    /// The keys present in the mapping.
+    var keys: [String] { Array(lastPair.keys) }
+
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// The value node for `key` (an environment override wins), marking it known.

@@ -12,6 +12,7 @@ enum KeypadSection {
     static func read(_ reader: MappingReader, entry: EntryOptions) -> KeypadConfiguration {
         let driver: KeypadDriverKind = reader.choice("driver", default: .terminal)
         var gpio: GPIOKeypadConfiguration?
+        var evdev: EvdevKeypadConfiguration?
         if driver == .gpio {
             gpio = readGPIO(reader, entry: entry)
         } else {
@@ -19,8 +20,42 @@ enum KeypadSection {
                 reader.log.report(reader.keyPath(key), "is only used with driver: gpio", at: reader.value(key))
             }
         }
+        if driver == .evdev {
+            evdev = readEvdev(reader)
+        } else {
+            for key in ["device", "key_map"] where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with driver: evdev", at: reader.value(key))
+            }
+        }
         reader.finish()
-        return KeypadConfiguration(driver: driver, gpio: gpio)
+        return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev)
+    }
+
+    /// `device` (required) and `key_map` (KEY_NAME: "label").
+    static func readEvdev(_ reader: MappingReader) -> EvdevKeypadConfiguration {
+        if !reader.has("device") {
+            reader.log.report(reader.keyPath("device"), "is required with driver: evdev: a path like /dev/input/by-id/usb-...-event-kbd, or name:TEXT", at: reader.node)
+        }
+        let device = reader.string("device", default: "/dev/input/event0")
+        if reader.has("device"), !device.hasPrefix("/"), !device.hasPrefix("name:") {
+            reader.log.report(reader.keyPath("device"), "\(ConfigText.quoted(device)) is not a path (/dev/input/...) or name:TEXT", at: reader.value("device"))
+        }
+        var keyMap: [UInt16: Character] = [:]
+        let map = reader.child("key_map")
+        for name in map.keys.sorted() {
+            guard let code = EvdevKeyCodes.codes[name] else {
+                map.log.report(map.keyPath(name), "is not a key name this driver knows; valid: \(EvdevKeyCodes.codes.keys.sorted().joined(separator: ", "))", at: map.value(name))
+                continue
+            }
+            let label = map.labels(name, default: "?")
+            guard label.count == 1 else {
+                map.log.report(map.keyPath(name), "must be one key label, e.g. \"A\"", at: map.value(name))
+                continue
+            }
+            keyMap[code] = label[0]
+        }
+        map.finish()
+        return EvdevKeypadConfiguration(device: device, keyMap: keyMap)
     }
 
     static func readGPIO(_ reader: MappingReader, entry: EntryOptions) -> GPIOKeypadConfiguration {

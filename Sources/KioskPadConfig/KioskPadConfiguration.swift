@@ -95,16 +95,33 @@ public struct I2CDisplayConfiguration: Equatable, Sendable {
 public enum KeypadDriverKind: String, Sendable, CaseIterable {
     case terminal
     case gpio
+    /// A kernel input device: a USB numeric keypad or keyboard, gpio-matrix-keypad.
+    case evdev
 }
 
 /// `keypad:` - the key source and, for a GPIO matrix, its wiring.
 public struct KeypadConfiguration: Sendable {
     public var driver: KeypadDriverKind
     public var gpio: GPIOKeypadConfiguration?
+    public var evdev: EvdevKeypadConfiguration?
 
-    public init(driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?) {
+    public init(driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?, evdev: EvdevKeypadConfiguration? = nil) {
         self.driver = driver
         self.gpio = gpio
+        self.evdev = evdev
+    }
+}
+
+/// `driver: evdev`: which input device, and key codes mapped to labels beyond the standard map.
+public struct EvdevKeypadConfiguration: Equatable, Sendable {
+    /// A path (`/dev/input/by-id/...-event-kbd`) or `name:TEXT`.
+    public var device: String
+    /// `keypad.key_map`: key code -> label (`KEY_F1: "A"`).
+    public var keyMap: [UInt16: Character]
+
+    public init(device: String, keyMap: [UInt16: Character] = [:]) {
+        self.device = device
+        self.keyMap = keyMap
     }
 }
 

@@ -493,6 +493,65 @@ if [ $after_reload -ge 1 ]; then pass "SIGHUP: a user added to the file enters w
 if grep -q 'PIN please' $W/reload.out; then pass "SIGHUP: the new enter_pin text is shown"; else fail "reload texts: $(tail -3 $W/reload.out)"; fi
 if grep -q "reload refused.*users.*line" $W/reload.out && [ $after_refused -gt $after_reload ]; then pass "SIGHUP with a broken users file: refused, logged, the old users still enter"; else fail "refused reload: $after_reload $after_refused $(grep -m1 'reload refused' $W/reload.out)"; fi
 
+# ---- 9m. evdev: a virtual USB numeric keypad (uinput) as the keypad (issue 13) ---------
+if modprobe uinput 2>/dev/null && [ -c /dev/uinput ]; then
+    rm -f $W/kbd.fifo; mkfifo $W/kbd.fifo
+    python3 $REPO/Tests/HIL/uinput-keypad.py < $W/kbd.fifo > $W/kbd.log 2>&1 &
+    KBD=$!
+    exec 7> $W/kbd.fifo
+    echo create >&7; wait_for $W/kbd.log 'created /dev/input/event'
+    KDEV=$(sed -n 's/^created //p' $W/kbd.log | tail -1)
+    cat > $W/evdev.yaml <<YAML
+terminal_id: hil-evdev
+entry:
+  timeout_s: 2
+keypad:
+  driver: evdev
+  device: "name:KioskPad HIL keypad"
+display:
+  driver: plain
+  columns: 16
+  rows: 2
+verifier:
+  kind: local
+  users_file: $USERS
+state_dir: $W/state-evdev
+metrics:
+  listen: "off"
+YAML
+    run_door $W/evdev.yaml $W/evdev.out
+    # While kioskpad holds the grab, another reader of the device gets nothing.
+    timeout 3 cat $KDEV > $W/evdev-other.bin 2>/dev/null &
+    OTHER=$!; sleep 0.3
+    echo "type 2468" >&7; wait_for $W/evdev.out 'Access granted'
+    wait $OTHER
+    granted_main=$(grep -c 'Access granted' $W/evdev.out)
+    sleep 3.2
+    echo "type k1 k1 k1 k1" >&7; wait_for $W/evdev.out 'Access denied'
+    sleep 3.2
+    # Unplugged mid-entry and plugged back in: the terminal recovers without a restart.
+    echo "type 24" >&7; echo destroy >&7; wait_for $W/kbd.log destroyed
+    wait_for $W/evdev.out 'keypad failed'
+    echo create >&7
+    i=0; while ! grep -q 'keypad recovered' $W/evdev.out && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 2.5   # the partial entry times out (entry.timeout_s 2)
+    n=$(grep -c 'Access granted' $W/evdev.out)
+    echo "type k2 k4 k6 k8" >&7
+    i=0; while [ $(grep -c 'Access granted' $W/evdev.out) -le $n ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+    after_replug=$(grep -c 'Access granted' $W/evdev.out)
+    kill -TERM $RUN; wait $RUN; rc=$?
+    echo quit >&7; exec 7>&-; wait $KBD
+    check "evdev: run stops with exit 0" 0 $rc
+    if [ "$granted_main" -ge 1 ]; then pass "evdev: PIN on the main-row digits: Access granted"; else fail "evdev grant: $(tail -5 $W/evdev.out)"; fi
+    if grep -q 'Access denied' $W/evdev.out; then pass "evdev: wrong PIN on the numeric keypad: Access denied"; else fail "evdev deny: $(tail -5 $W/evdev.out)"; fi
+    check "evdev: the grabbed device's keys reached no other reader (bytes read)" 0 "$(stat -c %s $W/evdev-other.bin)"
+    if grep -q 'keypad failed' $W/evdev.out && grep -q 'keypad recovered' $W/evdev.out && [ $after_replug -gt $n ]; then pass "evdev: unplugged mid-entry and back: recovered, PIN granted without a restart"; else fail "evdev replug: $n $after_replug $(grep -e failed -e recovered $W/evdev.out | head -3)"; fi
+    if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/evdev.out | grep -q -e 2468 -e 1111; then fail "a PIN appears in the evdev output"; else pass "no typed PIN in the evdev output"; fi
+    cp $W/kbd.log $OUT/ 2>/dev/null
+else
+    fail "could not load uinput"
+fi
+
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''

@@ -52,3 +52,34 @@ struct DoorInputsConfigTests {
         #expect(found.contains { $0.hasPrefix("tamper.tampered_when: 'sometimes' is not one of: active, inactive") }, "\(found)")
     }
 }
+
+@Suite("Config: evdev keypad")
+struct EvdevConfigTests {
+    @Test func deviceAndKeyMapAreRead() throws {
+        let configuration = try ConfigLoader.parse(yaml: """
+            verifier: {kind: demo}
+            keypad:
+              driver: evdev
+              device: /dev/input/by-id/usb-keypad-event-kbd
+              key_map: {KEY_F1: "A", KEY_KPDOT: "?"}
+            """, source: "t")
+        #expect(configuration.keypad.driver == .evdev)
+        #expect(configuration.keypad.evdev == EvdevKeypadConfiguration(device: "/dev/input/by-id/usb-keypad-event-kbd", keyMap: [59: "A", 83: "?"]))
+    }
+
+    @Test func mistakesNameTheKey() {
+        let found = configProblems("""
+            verifier: {kind: demo}
+            keypad:
+              driver: evdev
+              device: keypad0
+              key_map: {KEY_FOO: "A", KEY_F2: "AB"}
+              rows: [1, 2]
+            """)
+        #expect(found.contains { $0.hasPrefix("keypad.device: 'keypad0' is not a path (/dev/input/...) or name:TEXT") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.key_map.KEY_FOO: is not a key name this driver knows") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.key_map.KEY_F2: must be one key label") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.rows: is only used with driver: gpio") }, "\(found)")
+        #expect(configProblems("verifier: {kind: demo}\nkeypad: {driver: evdev}\n").contains { $0.hasPrefix("keypad.device: is required with driver: evdev") })
+    }
+}
