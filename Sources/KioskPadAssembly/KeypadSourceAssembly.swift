@@ -39,14 +39,19 @@ extension KeypadAssembly {
                         ])
                     })
             },
-            report: { ok, problem in
-                if ok {
-                    logger.notice("keypad recovered")
-                } else {
-                    logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
-                }
-                bus.publish(.keypadHealth(ok: ok))
-            })
+            report: healthReport(bus: bus, logger: logger))
+    }
+
+    /// Logs and publishes a keypad going down (with why) and coming back.
+    static func healthReport(bus: TerminalEventBus, logger: Logger) -> @Sendable (Bool, String?) async -> Void {
+        { ok, problem in
+            if ok {
+                logger.notice("keypad recovered")
+            } else {
+                logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
+            }
+            bus.publish(.keypadHealth(ok: ok))
+        }
     }
 
     /// The terminal event for a scanner diagnostic that is a fault (ghosting, a stuck key).
@@ -90,14 +95,7 @@ extension KeypadAssembly {
                 logger.notice("keypad ready", metadata: ["device": "\(source.path)", "name": "\(source.name)"])
                 return source
             },
-            report: { ok, problem in
-                if ok {
-                    logger.notice("keypad recovered")
-                } else {
-                    logger.error("keypad failed; retrying", metadata: ["problem": "\(problem ?? "")"])
-                }
-                bus.publish(.keypadHealth(ok: ok))
-            })
+            report: healthReport(bus: bus, logger: logger))
     }
 }
 

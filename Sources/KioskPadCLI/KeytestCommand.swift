@@ -33,20 +33,7 @@ struct KeytestCommand: AsyncParsableCommand {
                 failure.continuation.yield("\(error)")
                 failure.continuation.finish()
             })
-        let outcome = await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                _ = await SignalWaiter.wait()
-                return nil
-            }
-            group.addTask {
-                for await message in failure.stream { return message }
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            failure.continuation.finish()
-            return first
-        }
+        let outcome = await KeytestCommand.untilSignalOrFailure(failure)
         if let stats = thread.stopAndCollect() {
             writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rechecks=\(stats.rechecks) rows=\(gpio.rows.count)")
         }
@@ -66,7 +53,16 @@ struct KeytestCommand: AsyncParsableCommand {
                 failure.continuation.yield(error.map { "\($0)" } ?? "the device closed")
                 failure.continuation.finish()
             })
-        let outcome = await withTaskGroup(of: String?.self) { group in
+        let outcome = await KeytestCommand.untilSignalOrFailure(failure)
+        run.stop()
+        if let outcome { throw RuntimeFailure(description: outcome) }
+    }
+
+    /// Waits for Ctrl-C/SIGTERM (nil) or the first failure message on `failure`.
+    static func untilSignalOrFailure(
+        _ failure: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
+    ) async -> String? {
+        await withTaskGroup(of: String?.self) { group in
             group.addTask {
                 _ = await SignalWaiter.wait()
                 return nil
@@ -80,8 +76,6 @@ struct KeytestCommand: AsyncParsableCommand {
             failure.continuation.finish()
             return first
         }
-        run.stop()
-        if let outcome { throw RuntimeFailure(description: outcome) }
     }
 
     static func line(for key: KeyInput) -> String {
