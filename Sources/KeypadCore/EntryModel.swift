@@ -60,7 +60,10 @@ public final class EntryModel {
         case .result, .help:
             restart(at: now)
             // A digit (or a start key) both dismisses the result and starts the next entry.
-            guard action == .start || { if case .digit = action { return true } else { return false } }() else { return nil }
+            switch action {
+            case .digit, .start: break
+            default: return nil
+            }
         case .challenge, .ready, .entering:
             break
         }

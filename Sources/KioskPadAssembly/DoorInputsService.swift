@@ -17,24 +17,22 @@ final class DoorInputsService: Service {
         self.monitor = monitor
         self.logger = logger
         var watchers: [(key: String, thread: InputWatchThread, report: @Sendable (Bool, Bool) async -> Void)] = []
-        for (key, config) in configuration.inputLines {
-            let line = try GPIOInputLine(chip: config.chip, line: config.line, activeLow: config.activeLow, key: key)
+        for (role, config) in configuration.inputLines {
+            let line = try GPIOInputLine(chip: config.chip, line: config.line, activeLow: config.activeLow, key: role.rawValue)
             let eventWhenActive = config.eventWhenActive
             let report: @Sendable (Bool, Bool) async -> Void
-            switch key {
-            case "door.contact":
+            switch role {
+            case .contact:
                 report = { active, initial in await monitor.contact(open: active == eventWhenActive, initial: initial) }
-            case "door.exit_button":
+            case .exitButton:
                 report = { active, initial in await monitor.exitButton(pressed: active, initial: initial) }
-            default:
+            case .tamper:
                 report = { active, initial in await monitor.tamper(active: active == eventWhenActive, initial: initial) }
             }
-            watchers.append((key, InputWatchThread(input: line, debounce: config.debounce), report))
+            watchers.append((role.rawValue, InputWatchThread(input: line, debounce: config.debounce), report))
         }
         self.watchers = watchers
     }
-
-    var isEmpty: Bool { watchers.isEmpty }
 
     func run() async throws {
         let (changes, continuation) = AsyncStream.makeStream(of: (Int, Bool, Bool).self)

@@ -21,7 +21,7 @@ extension KeypadAssembly {
         } catch let error as KeyedError where !error.needsConfigChange {
             logger.error("keypad unavailable at start; retrying with back-off", metadata: ["problem": "\(error)"])
         }
-        let pending = FirstLoop(first)
+        let pending = OpenedAtStart(first)
         return RetryingKeySource(
             open: {
                 let loop = try pending.take() ?? scanLoop(gpio)
@@ -64,18 +64,19 @@ extension KeypadAssembly {
     }
 }
 
-/// Hands the scan loop opened at start (if it opened) to the first keypad open, once.
-private final class FirstLoop: Sendable {
-    private let slot: Mutex<MatrixScanLoop?>
+/// Hands what was opened at start (the scan loop, the input device; nil if it did not open)
+/// to the first keypad open, once.
+private final class OpenedAtStart<Value>: Sendable {
+    private let slot: Mutex<Value?>
 
-    init(_ loop: sending MatrixScanLoop?) {
-        slot = Mutex(loop)
+    init(_ value: sending Value?) {
+        slot = Mutex(value)
     }
 
-    func take() -> MatrixScanLoop? {
-        slot.withLock { loop in
-            defer { loop = nil }
-            return loop
+    func take() -> sending Value? {
+        slot.withLock { value in
+            defer { value = nil }
+            return value
         }
     }
 }
@@ -88,7 +89,7 @@ extension KeypadAssembly {
         _ evdev: EvdevKeypadConfiguration, bus: TerminalEventBus, logger: Logger
     ) throws -> RetryingKeySource {
         let map = EvdevKeyMap(overrides: evdev.keyMap)
-        let pending = FirstSource(try EvdevKeySource(device: evdev.device, map: map))
+        let pending = OpenedAtStart(try EvdevKeySource(device: evdev.device, map: map))
         return RetryingKeySource(
             open: {
                 let source = try pending.take() ?? EvdevKeySource(device: evdev.device, map: map)
@@ -96,21 +97,5 @@ extension KeypadAssembly {
                 return source
             },
             report: healthReport(bus: bus, logger: logger))
-    }
-}
-
-/// Hands the input device opened at start to the first keypad open, once.
-private final class FirstSource: Sendable {
-    private let slot: Mutex<EvdevKeySource?>
-
-    init(_ source: EvdevKeySource) {
-        slot = Mutex(source)
-    }
-
-    func take() -> EvdevKeySource? {
-        slot.withLock { source in
-            defer { source = nil }
-            return source
-        }
     }
 }

@@ -112,7 +112,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// `state_dir`; nil when the file does not set it (run then uses /var/lib/kioskpad).
     public var stateDirectory: String?
     /// `journal.max_bytes`: the journal's size bound on disk.
-    public var journalMaxBytes = 4 << 20
+    public var journalMaxBytes = DaemonConfiguration.defaultJournalMaxBytes
     public var door: DoorConfiguration?
     public var tamper: TamperConfiguration?
     public var feedback: FeedbackConfiguration?
@@ -122,6 +122,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var metricsConfigured: Bool
 
     public static let defaultStateDirectory = "/var/lib/kioskpad"
+    public static let defaultJournalMaxBytes = 4 << 20
     public static let defaultMetrics = MetricsConfiguration(host: "127.0.0.1", port: 9464)
 
     public init(
@@ -147,7 +148,7 @@ enum DaemonSection {
         readOutputs(top, into: &daemon)
         if top.has("journal") {
             let reader = top.child("journal")
-            daemon.journalMaxBytes = reader.int("max_bytes", default: 4 << 20, range: (64 << 10)...(1 << 30))
+            daemon.journalMaxBytes = reader.int("max_bytes", default: DaemonConfiguration.defaultJournalMaxBytes, range: (64 << 10)...(1 << 30))
             reader.finish()
         }
         if top.has("tamper") {
@@ -227,15 +228,23 @@ enum DaemonSection {
         let chip = reader.string("chip", default: "gpiochip0")
         let node = reader.value("line")
         let activeLow = reader.bool("active_low", default: false)
+        guard let line = lineReference(in: reader, node: node, complete: complete, example: 26) else { return nil }
+        return OutputLineConfiguration(chip: chip, line: line, activeLow: activeLow)
+    }
+
+    /// The line of a `{chip, line, ...}` mapping, once both keys are there and `line` is an
+    /// offset or a name; otherwise the problem is reported (with `example` as the offset to
+    /// show) and the result is nil.
+    static func lineReference(in reader: MappingReader, node: Node?, complete: Bool, example: Int) -> LineReference? {
         guard complete else {
-            reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 26}", at: reader.node)
+            reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: \(example)}", at: reader.node)
             return nil
         }
         guard case .line(let line) = ConfigValues.line(node) else {
             reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
             return nil
         }
-        return OutputLineConfiguration(chip: chip, line: line, activeLow: activeLow)
+        return line
     }
 }
 
@@ -256,26 +265,26 @@ extension DaemonSection {
         let activeLow = reader.bool("active_low", default: true)
         let debounce = reader.int("debounce_ms", default: 50, range: 1...1000)
         let when = whenKey.map { reader.choice($0, default: InputLevel.inactive) } ?? .active
-        guard complete else {
-            reader.log.report(reader.path, "needs chip and line, e.g. {chip: gpiochip0, line: 17}", at: reader.node)
-            return nil
-        }
-        guard case .line(let line) = ConfigValues.line(node) else {
-            reader.log.report(reader.keyPath("line"), "must be a line offset 0...1023 or a line name", at: node)
-            return nil
-        }
+        guard let line = lineReference(in: reader, node: node, complete: complete, example: 17) else { return nil }
         return InputLineConfiguration(
             chip: chip, line: line, activeLow: activeLow, debounce: .milliseconds(debounce), eventWhenActive: when == .active)
     }
 }
 
+/// What a door input is for; its raw value is its config key.
+public enum DoorInputRole: String, Sendable, CaseIterable {
+    case contact = "door.contact"
+    case exitButton = "door.exit_button"
+    case tamper
+}
+
 extension DaemonConfiguration {
-    /// Every configured GPIO input with its config key.
-    public var inputLines: [(key: String, line: InputLineConfiguration)] {
-        var lines: [(key: String, line: InputLineConfiguration)] = []
-        if let contact = door?.contact { lines.append(("door.contact", contact)) }
-        if let exit = door?.exitButton { lines.append(("door.exit_button", exit)) }
-        if let tamper { lines.append(("tamper", tamper.input)) }
+    /// Every configured GPIO input with what it is for (whose raw value is its config key).
+    public var inputLines: [(role: DoorInputRole, line: InputLineConfiguration)] {
+        var lines: [(role: DoorInputRole, line: InputLineConfiguration)] = []
+        if let contact = door?.contact { lines.append((.contact, contact)) }
+        if let exit = door?.exitButton { lines.append((.exitButton, exit)) }
+        if let tamper { lines.append((.tamper, tamper.input)) }
         return lines
     }
 

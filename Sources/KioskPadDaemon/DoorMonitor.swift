@@ -54,10 +54,11 @@ public actor DoorMonitor {
     /// The contact's debounced state; the first report is the state at start (no event).
     public func contact(open: Bool, initial: Bool) async {
         defer { isOpen = open }
-        guard !initial, open != isOpen else {
-            if open && isOpen == nil { startHeldTimer() }
+        if initial {
+            if open { startHeldTimer() }  // open at start: held open counts from now
             return
         }
+        guard open != isOpen else { return }
         if open {
             publish(.doorInput(.opened))
             if relay?.unlockedRecently(within: settings.openGrace) != true {

@@ -61,15 +61,16 @@ public final class TerminalJournal: Sendable {
         segmentBytes = max(maxBytes / 8, 4096)
         self.dropped = dropped
         let active = directory + "/" + TerminalJournal.activeName
-        let repaired = try TerminalJournal.cutTornLine(path: active)
+        // The active segment is read once: its torn tail cut, its first and last records found.
+        let (kept, repaired) = try TerminalJournal.cutTornLine(path: active)
+        let activeLines = String(decoding: kept, as: UTF8.self).split(separator: "\n")
         let closed = TerminalJournal.closedSegments(in: directory)
-        let activeLines = TerminalJournal.lines(of: active)
         var last = activeLines.last.flatMap(TerminalJournal.sequence(of:))
         if last == nil, let newest = closed.last {
             last = TerminalJournal.lines(of: TerminalJournal.segmentPath(directory, newest.first)).last.flatMap(TerminalJournal.sequence(of:))
         }
         let next = (last ?? 0) + 1
-        let activeBytes = (try? FileManager.default.attributesOfItem(atPath: active)[.size] as? Int) ?? 0
+        let activeBytes = kept.count
         state = Mutex(State(
             file: try JSONLinesFile(path: active), nextSequence: next,
             activeFirst: activeLines.first.flatMap(TerminalJournal.sequence(of:)) ?? next,
@@ -153,12 +154,13 @@ public final class TerminalJournal: Sendable {
         }.sorted { $0.first < $1.first }
     }
 
-    /// Cuts a file back to its last complete line; returns the bytes cut.
-    static func cutTornLine(path: String) throws -> Int {
-        guard let data = FileManager.default.contents(atPath: path), let lastByte = data.last, lastByte != UInt8(ascii: "\n") else { return 0 }
+    /// Cuts a file back to its last complete line; returns what is left and the bytes cut.
+    static func cutTornLine(path: String) throws -> (kept: Data, cut: Int) {
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        guard let lastByte = data.last, lastByte != UInt8(ascii: "\n") else { return (data, 0) }
         let keep = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
         guard truncate(path, off_t(keep)) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return data.count - keep
+        return (data.prefix(keep), data.count - keep)
     }
 
     static func lines(of path: String) -> [Substring] {

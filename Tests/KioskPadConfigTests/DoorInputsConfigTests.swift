@@ -19,7 +19,7 @@ struct DoorInputsConfigTests {
         #expect(door.exitButton == InputLineConfiguration(chip: "gpiochip0", line: .name("EXIT"), eventWhenActive: true))
         #expect(door.heldOpen == .seconds(30) && door.openGrace == .seconds(3) && door.relockOnOpen)
         #expect(configuration.daemon.tamper == TamperConfiguration(input: InputLineConfiguration(chip: "gpiochip0", line: .offset(27), eventWhenActive: false)))
-        #expect(configuration.daemon.inputLines.map(\.key) == ["door.contact", "door.exit_button", "tamper"])
+        #expect(configuration.daemon.inputLines.map(\.role.rawValue) == ["door.contact", "door.exit_button", "tamper"])
     }
 
     @Test func everyKeyIsRead() throws {

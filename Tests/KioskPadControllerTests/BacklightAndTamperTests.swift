@@ -74,12 +74,3 @@ struct BacklightAndTamperTests {
         #expect(await eventually { display.frames.last?.rows[1].contains("* _ _ _") == true })
     }
 }
-
-/// Waits (up to 5 s) until `condition` holds.
-func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}

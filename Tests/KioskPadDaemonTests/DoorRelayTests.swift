@@ -11,14 +11,6 @@ func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEven
     .attemptDecided(attemptID: "a1", kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
 }
 
-/// Waits (up to 5 s) until `condition` holds; for states reached by other tasks.
-func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
 
 @Suite("Door relay")
 struct DoorRelayTests {
