@@ -4,7 +4,8 @@ import Synchronization
 
 /// Keeps a GPIO keypad going: when its chip cannot be opened or fails while running (a
 /// loose ribbon, a chip gone), it reports that, waits (1 s doubling to 30 s) and opens it
-/// again, so the terminal recovers instead of hanging or exiting. Keys go straight from
+/// again, so the terminal recovers instead of hanging or exiting. An entry typed halfway when
+/// it fails is cleared. Keys go straight from
 /// the open keypad to the consumer; the waits run on the terminal's clock.
 public final class RetryingKeySource: KeySource, Sendable {
     public var isScripted: Bool { false }
@@ -42,6 +43,7 @@ public final class RetryingKeySource: KeySource, Sendable {
                     delay = .seconds(1)
                     let ended = await RunningSource.run(source, deliver: deliver)
                     if Task.isCancelled { break }
+                    deliver(.key(.action(.clear)))  // digits typed before it failed are wiped, not kept for its return
                     await report(false, ended.map { "\($0)" } ?? "the keypad stopped")
                 } catch {
                     if !failing { await report(false, "\(error)") }

@@ -62,7 +62,7 @@ struct VirtualTimeTests {
         #expect(reports.withLock { $0 } == [false, true], "down once, then recovered")
     }
 
-    @Test func aKeypadThatFailsWhileRunningIsReportedWithItsErrorAndStoppedOnStop() async throws {
+    @Test func aKeypadThatFailsWhileRunningIsReportedWithItsErrorClearsTheEntryAndIsStoppedOnStop() async throws {
         let time = ManualClock()
         let reports = Mutex<[String]>([])
         let stops = Mutex(0)
@@ -78,9 +78,11 @@ struct VirtualTimeTests {
             },
             report: { ok, problem in reports.withLock { $0.append(ok ? "up" : "down: \(problem ?? "")") } },
             clock: TerminalClock(time))
-        let run = source.start(deliver: { _ in }, finished: { _ in })
+        let delivered = Mutex<[KeySourceEvent]>([])
+        let run = source.start(deliver: { event in delivered.withLock { $0.append(event) } }, finished: { _ in })
         #expect(await eventually { time.sleepers == 1 })
         #expect(reports.withLock { $0 } == ["down: keypad: GPIO error while reading"])
+        #expect(delivered.withLock { $0 } == [.key(.action(.clear))], "a partial entry is wiped when the keypad fails")
         time.advance(by: .seconds(1))
         #expect(await eventually { reports.withLock { $0 }.count == 2 })
         #expect(reports.withLock { $0 }.last == "up")
