@@ -101,6 +101,46 @@ measure() { # measure BUILD BIN SETTLE_US PROGRAM SPACING RUN
     cp $out "$OUT/$(echo $label | tr ' =' '__').out"
 }
 
+# measure_evdev BUILD BIN RUN: `kioskpad run` with a virtual USB numeric keypad (uinput,
+# Tests/HIL/uinput-keypad.py) playing the same kind of script at 80 ms spacing; latency is
+# from each key's uinput write (when the kernel stamps the event) to the frame showing it.
+measure_evdev() {
+    label="$1 run evdev spacing=80ms run=$3"
+    cfg=$W/evdev.yaml; log=$W/uinput.log; out=$W/out.txt; err=$W/err.txt
+    config $cfg 50 run
+    sed -i '/^keypad:/,/^display:/{/^keypad:/!{/^display:/!d}}' $cfg
+    sed -i 's|^keypad:|keypad:\n  driver: evdev\n  device: "name:KioskPad HIL keypad"|' $cfg
+    script $W/keys.script 80 $((2000 + $3)) run
+    rm -f $W/kbd.fifo; mkfifo $W/kbd.fifo
+    taskset -c 1 python3 $REPO/Tests/HIL/uinput-keypad.py < $W/kbd.fifo > $W/kbd.out 2>&1 &
+    kbd=$!
+    exec 7> $W/kbd.fifo
+    echo create >&7
+    i=0; while ! grep -q created $W/kbd.out 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    : > $out; : > $err
+    ( taskset -c 0 $2/kioskpad run --config $cfg --display plain 2> $err | taskset -c 0 $2/keypad-emu --stamp > $out ) &
+    pipeline=$!
+    i=0; while ! grep -q 'keypad ready' $err 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    echo "play $W/keys.script $log" >&7
+    i=0; while ! grep -q played $W/kbd.out && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    pkill -INT -x kioskpad; wait $pipeline
+    echo quit >&7; exec 7>&-; wait $kbd
+    result="$(python3 $REPO/Tests/HIL/latency-report.py run $log $out)"
+    echo "latency: $label: $result" | tee -a $OUT/latency.txt
+    cp $out "$OUT/$(echo $label | tr ' =' '__').out"
+}
+if [ -n "${EVDEV_ONLY:-}" ]; then
+    modprobe uinput; modprobe evdev
+    for build in "$@"; do
+        name=${build%%=*}; bin=${build#*=}
+        printf '24682468\n' | $bin/kioskpad pin hash --user latency --iterations 1000 > $W/users
+        r=1; while [ $r -le $REPEAT ]; do measure_evdev $name $bin $r; r=$((r + 1)); done
+    done
+    echo "latency: done"
+    exit 0
+fi
 for build in "$@"; do
     name=${build%%=*}; bin=${build#*=}
     printf '24682468\n' | $bin/kioskpad pin hash --user latency --iterations 1000 > $W/users

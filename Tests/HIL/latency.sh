@@ -8,18 +8,22 @@
 #
 #   Tests/HIL/latency.sh                 debug and release, 80 ms runs repeated 3 times
 #   Tests/HIL/latency.sh --debug-only --repeat 1
+#   Tests/HIL/latency.sh --evdev --release-only   instead: `kioskpad run` with a virtual USB
+#                                                 numeric keypad (uinput), key write -> frame
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
 [ -x "$hil/run-hil.sh" ] || { echo "latency: no $hil/run-hil.sh (shared/ must sit beside the checkout)" >&2; exit 2; }
 repeat=3
+evdev=''
 builds=(debug release)
 while [ $# -gt 0 ]; do
     case $1 in
         --repeat) repeat=$2; shift 2 ;;
         --debug-only) builds=(debug); shift ;;
         --release-only) builds=(release); shift ;;
-        *) echo "latency: unknown option '$1' (valid: --repeat N, --debug-only, --release-only)" >&2; exit 2 ;;
+        --evdev) evdev=1; shift ;;
+        *) echo "latency: unknown option '$1' (valid: --repeat N, --debug-only, --release-only, --evdev)" >&2; exit 2 ;;
     esac
 done
 cd "$repo"
@@ -32,5 +36,5 @@ for build in "${builds[@]}"; do
     args+=("$build=$(swift build "${flags[@]}" --show-bin-path)")
 done
 out=$(mktemp -d /tmp/kioskpad-latency.XXXXXX)
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-1800} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/latency-guest.sh' '$out' '$repeat' ${args[*]}" | tee "$out/console.log" | grep '^latency:'
+HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-1800} "$hil/run-hil.sh" "EVDEV_ONLY=$evdev sh '$repo/Tests/HIL/latency-guest.sh' '$out' '$repeat' ${args[*]}" | tee "$out/console.log" | grep '^latency:'
 echo "latency: artifacts in $out" >&2

@@ -6,6 +6,11 @@
   type KEYS       tap each key: 0-9 main row, k0-k9 numeric keypad (space separated),
                   enter, kpenter, bs, esc; 60 ms down, 60 ms apart
   wait SECONDS
+  play SCRIPT LOG play a keypad-emu script ("press R C B", "wait MS", "release R C B") on the
+                  numeric keypad: the key at row R, column C of 123A456B789C*0#D, digits as
+                  k0-k9 and * as Backspace; logs "press R C T" to LOG for each press, T the
+                  CLOCK_MONOTONIC ms right after the write (when the kernel stamps the event),
+                  as keypad-emu's EMU_LOG does, for Tests/HIL/latency-report.py
   quit
 
 Uses only the kernel ABI (ioctl numbers from linux/uinput.h), no python-evdev.
@@ -59,6 +64,25 @@ def create():
     return fd
 
 
+def play(fd, script, log_path):
+    labels = "123A456B789C*0#D"
+    with open(script) as lines, open(log_path, "w") as log:
+        for line in lines:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "wait":
+                time.sleep(int(words[1]) / 1000)
+                continue
+            row, column = int(words[1]), int(words[2])
+            label = labels[row * 4 + column]
+            code = CODES["bs"] if label == "*" else CODES["k" + label]
+            emit(fd, EV_KEY, code, 1 if words[0] == "press" else 0)
+            emit(fd, EV_SYN, 0, 0)
+            if words[0] == "press":
+                log.write(f"press {row} {column} {time.monotonic() * 1000:.3f}\n")
+
+
 def main():
     fd = None
     for line in sys.stdin:
@@ -82,6 +106,9 @@ def main():
                 emit(fd, EV_SYN, 0, 0)
                 time.sleep(0.06)
             print("typed " + " ".join(keys), flush=True)
+        elif words[0] == "play" and fd is not None:
+            play(fd, words[1], words[2])
+            print("played", flush=True)
         elif words[0] == "wait":
             time.sleep(float(words[1]))
         elif words[0] == "quit":
