@@ -26,6 +26,15 @@ int kp_wait_with_wake(struct pollfd *fds, unsigned count, int wake_fd, int timeo
     return ready > 0 ? 1 : 0;
 }
 
+int kp_fd_readable(int fd) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready;
+    do {
+        ready = poll(&p, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    return ready < 0 ? -1 : ready > 0;
+}
+
 void kp_signal_wake(int wake_write_fd) {
     char byte = 1;
     ssize_t ignored = write(wake_write_fd, &byte, 1);
@@ -50,13 +59,18 @@ void kp_set_error(struct kp_error *error, int code, int group, int index, const 
 kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
                    const int *column_offsets, const char *const *column_names, unsigned columns, int active_low,
                    const char *consumer, struct kp_error *error) {
-    return kp_open_lines(chip, row_offsets, row_names, rows, 1, column_offsets, column_names, columns, active_low,
+    return kp_open_lines(chip, row_offsets, row_names, rows, 1, column_offsets, column_names, columns, active_low, 0,
                          consumer, error);
 }
 
 kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
                           int active_low, const char *consumer, struct kp_error *error) {
-    return kp_open_lines(chip, NULL, NULL, 0, 0, offsets, names, count, active_low, consumer, error);
+    return kp_open_lines(chip, NULL, NULL, 0, 0, offsets, names, count, active_low, 0, consumer, error);
+}
+
+kp_matrix *kp_pulse_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                                const char *consumer, struct kp_error *error) {
+    return kp_open_lines(chip, NULL, NULL, 0, 0, offsets, names, count, 1, 1, consumer, error);
 }
 
 int kp_check_matrix_size(unsigned rows, unsigned min_rows, unsigned columns, struct kp_error *error) {

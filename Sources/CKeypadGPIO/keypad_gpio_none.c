@@ -37,9 +37,18 @@ kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *cons
     unsupported(error);
     return NULL;
 }
+kp_matrix *kp_pulse_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                                const char *consumer, struct kp_error *error) {
+    (void)chip; (void)offsets; (void)names; (void)count; (void)consumer;
+    unsupported(error);
+    return NULL;
+}
 int kp_drive(kp_matrix *m, int row) { (void)m; (void)row; errno = ENOTSUP; return -1; }
 int kp_read_columns(kp_matrix *m, uint8_t *mask) { (void)m; (void)mask; errno = ENOTSUP; return -1; }
 int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) { (void)m; *first_ns = 0; errno = ENOTSUP; return -1; }
+int kp_read_edges(kp_matrix *m, struct kp_edge *edges, unsigned capacity) {
+    (void)m; (void)edges; (void)capacity; errno = ENOTSUP; return -1;
+}
 int kp_wait_edge(kp_matrix *m, int timeout_ms) { (void)m; (void)timeout_ms; errno = ENOTSUP; return -1; }
 void kp_wake(kp_matrix *m) { (void)m; }
 unsigned long kp_value_calls(const kp_matrix *m) { (void)m; return 0; }

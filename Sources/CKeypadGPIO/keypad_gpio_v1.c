@@ -91,7 +91,7 @@ static void explain_busy(struct gpiod_line_bulk *bulk, int group, struct kp_erro
 
 kp_matrix *kp_open_lines(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
                              unsigned min_rows, const int *column_offsets, const char *const *column_names,
-                             unsigned columns, int active_low, const char *consumer, struct kp_error *error) {
+                             unsigned columns, int active_low, int active_edge_only, const char *consumer, struct kp_error *error) {
     if (kp_check_matrix_size(rows, min_rows, columns, error) < 0) return NULL;
     kp_matrix *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -125,7 +125,10 @@ kp_matrix *kp_open_lines(const char *chip, const int *row_offsets, const char *c
         return NULL;
     }
     int column_flags = active_low ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
-    if (gpiod_line_request_bulk_both_edges_events_flags(&m->columns, consumer, column_flags) < 0) {
+    int requested = !active_edge_only ? gpiod_line_request_bulk_both_edges_events_flags(&m->columns, consumer, column_flags)
+                    : active_low      ? gpiod_line_request_bulk_falling_edge_events_flags(&m->columns, consumer, column_flags)
+                                      : gpiod_line_request_bulk_rising_edge_events_flags(&m->columns, consumer, column_flags);
+    if (requested < 0) {
         explain_busy(&m->columns, KP_GROUP_COLUMNS, error);
         if (rows > 0) gpiod_line_release_bulk(&m->rows);
         gpiod_chip_close(m->chip);
@@ -167,10 +170,9 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
         int fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
         if (fd < 0) return -1;
         for (;;) {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            int ready = poll(&p, 1, 0);
-            if (ready < 0 && errno == EINTR) continue;
-            if (ready <= 0) break;
+            int ready = kp_fd_readable(fd);
+            if (ready < 0) return -1;
+            if (ready == 0) break;
             int count = gpiod_line_event_read_fd_multiple(fd, events, 16);
             if (count < 0) return -1;
             /* Since Linux 5.7 the v1 uAPI stamps events with CLOCK_MONOTONIC. */
@@ -181,6 +183,31 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
         }
     }
     return 0;
+}
+
+int kp_read_edges(kp_matrix *m, struct kp_edge *edges, unsigned capacity) {
+    struct gpiod_line_event events[16];
+    unsigned filled = 0;
+    for (unsigned i = 0; i < m->column_count && filled < capacity; i++) {
+        int fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
+        if (fd < 0) return -1;
+        while (filled < capacity) {
+            int ready = kp_fd_readable(fd);
+            if (ready < 0) return -1;
+            if (ready == 0) break;
+            unsigned room = capacity - filled < 16 ? capacity - filled : 16;
+            int count = gpiod_line_event_read_fd_multiple(fd, events, room);
+            if (count < 0) return -1;
+            for (int e = 0; e < count; e++) {
+                edges[filled++] = (struct kp_edge){
+                    .timestamp_ns = (uint64_t)events[e].ts.tv_sec * 1000000000u + (uint64_t)events[e].ts.tv_nsec,
+                    .line = (uint8_t)i,
+                    .rising = events[e].event_type == GPIOD_LINE_EVENT_RISING_EDGE,
+                };
+            }
+        }
+    }
+    return (int)filled;
 }
 
 int kp_wait_edge(kp_matrix *m, int timeout_ms) {

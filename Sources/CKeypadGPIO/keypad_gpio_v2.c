@@ -176,7 +176,7 @@ static struct gpiod_line_request *request(struct gpiod_chip *chip, const unsigne
 
 kp_matrix *kp_open_lines(const char *chip_name, const int *row_offsets, const char *const *row_names, unsigned rows,
                              unsigned min_rows, const int *column_offsets, const char *const *column_names,
-                             unsigned columns, int active_low, const char *consumer, struct kp_error *error) {
+                             unsigned columns, int active_low, int active_edge_only, const char *consumer, struct kp_error *error) {
     if (kp_check_matrix_size(rows, min_rows, columns, error) < 0) return NULL;
     kp_matrix *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -203,7 +203,9 @@ kp_matrix *kp_open_lines(const char *chip_name, const int *row_offsets, const ch
         gpiod_line_settings_reset(settings);
         gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT);
         gpiod_line_settings_set_bias(settings, active_low ? GPIOD_LINE_BIAS_PULL_UP : GPIOD_LINE_BIAS_PULL_DOWN);
-        gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_BOTH);
+        gpiod_line_settings_set_edge_detection(settings, !active_edge_only ? GPIOD_LINE_EDGE_BOTH
+                                                         : active_low      ? GPIOD_LINE_EDGE_FALLING
+                                                                           : GPIOD_LINE_EDGE_RISING);
         m->columns = request(chip, m->column_offsets, columns, settings, consumer, KP_GROUP_COLUMNS, error);
         ok = m->columns != NULL;
     }
@@ -246,9 +248,7 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
     int fd = gpiod_line_request_get_fd(m->columns);
     *first_ns = 0;
     for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, 0);
-        if (ready < 0 && errno == EINTR) continue;
+        int ready = kp_fd_readable(fd);
         if (ready < 0) return -1;
         if (ready == 0) return 0;
         int count = gpiod_line_request_read_edge_events(m->columns, m->events, gpiod_edge_event_buffer_get_capacity(m->events));
@@ -259,6 +259,32 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
             if (*first_ns == 0 || ns < *first_ns) *first_ns = ns;
         }
     }
+}
+
+int kp_read_edges(kp_matrix *m, struct kp_edge *edges, unsigned capacity) {
+    int fd = gpiod_line_request_get_fd(m->columns);
+    unsigned filled = 0;
+    while (filled < capacity) {
+        int ready = kp_fd_readable(fd);
+        if (ready < 0) return -1;
+        if (ready == 0) break;
+        size_t room = gpiod_edge_event_buffer_get_capacity(m->events);
+        if (room > capacity - filled) room = capacity - filled;
+        int count = gpiod_line_request_read_edge_events(m->columns, m->events, room);
+        if (count < 0) return -1;
+        for (int e = 0; e < count; e++) {
+            struct gpiod_edge_event *event = gpiod_edge_event_buffer_get_event(m->events, (unsigned long)e);
+            unsigned offset = gpiod_edge_event_get_line_offset(event);
+            unsigned line = 0;
+            while (line + 1 < m->column_count && m->column_offsets[line] != offset) line++;
+            edges[filled++] = (struct kp_edge){
+                .timestamp_ns = gpiod_edge_event_get_timestamp_ns(event),
+                .line = (uint8_t)line,
+                .rising = gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE,
+            };
+        }
+    }
+    return (int)filled;
 }
 
 int kp_wait_edge(kp_matrix *m, int timeout_ms) {

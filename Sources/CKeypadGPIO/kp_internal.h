@@ -25,10 +25,13 @@ int kp_code_for_errno(int err);
 int kp_describe_chip(const char *name, char *out, size_t length);
 /* Clears *error; 0 for min_rows...8 rows and 1...8 columns, else -1 with *error filled (EINVAL). */
 int kp_check_matrix_size(unsigned rows, unsigned min_rows, unsigned columns, struct kp_error *error);
-/* kp_open (min_rows 1) and kp_inputs_open (no rows, min_rows 0), per backend. */
+/* kp_open (min_rows 1), kp_inputs_open and kp_pulse_inputs_open (no rows, min_rows 0), per
+ * backend. The inputs report both edges, or only the edge into the active level when
+ * active_edge_only (for an active-low input: falling). */
 kp_matrix *kp_open_lines(const char *chip, const int *row_offsets, const char *const *row_names, unsigned rows,
                          unsigned min_rows, const int *column_offsets, const char *const *column_names,
-                         unsigned columns, int active_low, const char *consumer, struct kp_error *error);
+                         unsigned columns, int active_low, int active_edge_only, const char *consumer,
+                         struct kp_error *error);
 /* After a failed chip open (errno set): a permission error, or "not found" listing the chips. */
 void kp_chip_open_error(struct kp_error *error);
 #endif
@@ -40,6 +43,8 @@ void kp_chip_open_error(struct kp_error *error);
 int kp_wait_with_wake(struct pollfd *fds, unsigned count, int wake_fd, int timeout_ms);
 /* Makes a kp_wait_with_wake() on the pipe's read end return; safe from any thread. */
 void kp_signal_wake(int wake_write_fd);
+/* Whether `fd` can be read now (poll with no timeout, retried on EINTR): 1 yes, 0 no, -1 error. */
+int kp_fd_readable(int fd);
 #endif
 
 #endif

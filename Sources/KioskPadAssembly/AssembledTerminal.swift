@@ -46,7 +46,7 @@ public struct AssembledTerminal: Sendable {
 }
 
 extension TerminalAssembly {
-    /// `kioskpad run`: the GPIO keypad (reopened with back-off), the configured display and
+    /// `kioskpad run`: the keypad (GPIO matrix, input device or Wiegand; reopened with back-off), the configured display and
     /// verifier, the door relay and feedback outputs, journal, events and metrics. The door
     /// relay is off before anything can fail, and off again if anything after it does.
     public static func doorTerminal(_ configuration: KioskPadConfiguration, logger: Logger) throws -> AssembledTerminal {
@@ -55,7 +55,8 @@ extension TerminalAssembly {
                 key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
                 fix: "use kind: local with a users_file")
         }
-        let gpio = configuration.keypad.driver == .evdev ? nil : try KeypadAssembly.gpioConfiguration(configuration.keypad)
+        let gpio = configuration.keypad.driver == .gpio || configuration.keypad.driver == .terminal
+            ? try KeypadAssembly.gpioConfiguration(configuration.keypad) : nil
         let services = try DaemonServices(
             configuration: configuration,
             stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
@@ -66,6 +67,8 @@ extension TerminalAssembly {
             let source: RetryingKeySource
             if let gpio {
                 source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)
+            } else if let wiegand = configuration.keypad.wiegand {
+                source = try KeypadAssembly.retryingWiegandSource(wiegand, entry: configuration.entry, bus: services.bus, logger: logger)
             } else {
                 guard let evdev = configuration.keypad.evdev else {
                     throw KeyedError(key: "keypad.device", message: "is required with driver: evdev")

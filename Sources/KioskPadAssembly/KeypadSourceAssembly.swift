@@ -99,3 +99,45 @@ extension KeypadAssembly {
             report: healthReport(bus: bus, logger: logger))
     }
 }
+
+extension KeypadAssembly {
+    /// A Wiegand keypad on two GPIO lines as the terminal's key source (`driver: wiegand`),
+    /// reopened with back-off like the matrix. Whole-PIN frames fit the entry's
+    /// `min_length...max_length`. Each dropped frame is published on `bus` (metrics count
+    /// them; the journal records them at a rate limit) and logged at most once per 10 s.
+    public static func retryingWiegandSource(
+        _ wiegand: WiegandKeypadConfiguration, entry: EntryOptions, bus: TerminalEventBus, logger: Logger
+    ) throws -> RetryingKeySource {
+        let limiter = Mutex(ReportLimiter(interval: .seconds(10)))
+        let origin = ContinuousClock.now
+        let open: @Sendable () throws -> WiegandKeySource = {
+            try WiegandKeySource(
+                chip: wiegand.chip, d0: wiegand.d0, d1: wiegand.d1, frameGap: wiegand.frameGap,
+                pinDigits: entry.minLength...entry.maxLength,
+                report: { report in
+                    guard case .dropped(let reason) = report else { return }
+                    bus.publish(.wiegandFrameDropped(reason: reason))
+                    if let count = limiter.withLock({ $0.note(at: origin.duration(to: .now)) }) {
+                        logger.warning("wiegand frame dropped", metadata: ["reason": "\(reason)", "dropped_since_last_report": "\(count)"])
+                    }
+                })
+        }
+        var first: WiegandKeySource?
+        do {
+            first = try open()
+        } catch let error as KeyedError where !error.needsConfigChange {
+            logger.error("keypad unavailable at start; retrying with back-off", metadata: ["problem": "\(error)"])
+        }
+        let pending = OpenedAtStart(first)
+        return RetryingKeySource(
+            open: {
+                let source = try pending.take() ?? open()
+                logger.notice("keypad ready", metadata: [
+                    "chip": "\(wiegand.chip)", "wiegand": "d0 \(wiegand.d0), d1 \(wiegand.d1)",
+                    "library": "\(GPIOBackendFactory.library)",
+                ])
+                return source
+            },
+            report: healthReport(bus: bus, logger: logger))
+    }
+}

@@ -13,13 +13,17 @@ struct KeytestCommand: AsyncParsableCommand {
         discussion: "Also prints hold events and warnings for ghosting (three keys forming a rectangle on a keypad without diodes) and stuck keys. On exit it prints scan statistics."
     )
 
-    @Option(help: "Config file with a keypad section (driver: gpio or evdev).")
+    @Option(help: "Config file with a keypad section (driver: gpio, evdev or wiegand).")
     var config: String
 
     func run() async throws {
         let configuration = try ConfigLoader.load(path: config)
         if configuration.keypad.driver == .evdev, let evdev = configuration.keypad.evdev {
             try await evdevTest(evdev)
+            return
+        }
+        if configuration.keypad.driver == .wiegand, let wiegand = configuration.keypad.wiegand {
+            try await wiegandTest(wiegand, pinDigits: configuration.entry.minLength...configuration.entry.maxLength)
             return
         }
         let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
@@ -44,13 +48,37 @@ struct KeytestCommand: AsyncParsableCommand {
     private func evdevTest(_ evdev: EvdevKeypadConfiguration) async throws {
         let source = try EvdevKeySource(device: evdev.device, map: EvdevKeyMap(overrides: evdev.keyMap))
         writeLine("keytest: input device \(source.path) '\(source.name)', grabbed; press keys, Ctrl-C to stop")
+        try await KeytestCommand.printKeys(of: source, ended: "the device closed") { writeLine(KeytestCommand.line(for: $0)) }
+    }
+
+    /// A Wiegand keypad: each key, each whole-PIN frame (its length, never its digits) and
+    /// each dropped frame with why, until Ctrl-C.
+    private func wiegandTest(_ wiegand: WiegandKeypadConfiguration, pinDigits: ClosedRange<Int>) async throws {
+        let source = try WiegandKeySource(
+            chip: wiegand.chip, d0: wiegand.d0, d1: wiegand.d1, frameGap: wiegand.frameGap, pinDigits: pinDigits,
+            report: { report in
+                switch report {
+                case .dropped(let reason): writeLine("warning: wiegand frame dropped: \(reason)")
+                case .wholePIN(let bits, let digits): writeLine("frame   \(bits) bits: a whole PIN of \(digits) digits (not shown), then submit")
+                }
+            })
+        writeLine("keytest: wiegand on chip \(wiegand.chip), d0 \(wiegand.d0), d1 \(wiegand.d1), frame gap \(wiegand.frameGap.wholeMilliseconds) ms, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
+        // Only labelled keys: a whole-PIN frame's digits are typed as actions and never shown.
+        try await KeytestCommand.printKeys(of: source, ended: "the lines closed") { key in
+            if case .label = key { writeLine(KeytestCommand.line(for: key)) }
+        }
+    }
+
+    /// Runs `source`, giving `print` each key, until Ctrl-C (returns) or the source ends or
+    /// fails (throws, with `ended` when it ended without an error).
+    static func printKeys(of source: some KeySource, ended: String, print: @escaping @Sendable (KeyInput) -> Void) async throws {
         let failure = AsyncStream.makeStream(of: String.self)
         let run = source.start(
             deliver: { event in
-                if case .key(let key) = event { writeLine(KeytestCommand.line(for: key)) }
+                if case .key(let key) = event { print(key) }
             },
             finished: { error in
-                failure.continuation.yield(error.map { "\($0)" } ?? "the device closed")
+                failure.continuation.yield(error.map { "\($0)" } ?? ended)
                 failure.continuation.finish()
             })
         let outcome = await KeytestCommand.untilSignalOrFailure(failure)

@@ -18,7 +18,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Config file (YAML) with keypad driver: gpio.")
+    @Option(help: "Config file (YAML) with a keypad (driver: gpio, evdev or wiegand), display and verifier.")
     var config: String
 
     @Option(help: "Override display.driver: ansi or plain.")

@@ -4,15 +4,27 @@ import Yams
 /// `keypad:` - the key source, and for `driver: gpio` the matrix wiring.
 enum KeypadSection {
     static let gpioKeys = [
-        "chip", "rows", "columns", "keys", "active_low", "has_diodes", "settle_us",
+        "rows", "columns", "keys", "active_low", "has_diodes", "settle_us",
         "debounce_press_ms", "debounce_release_ms", "hold_ms", "stuck_s",
     ]
+    static let wiegandKeys = ["d0", "d1", "frame_gap_ms"]
     static let maxLines = MatrixLimits.maxLines
 
     static func read(_ reader: MappingReader, entry: EntryOptions) -> KeypadConfiguration {
         let driver: KeypadDriverKind = reader.choice("driver", default: .terminal)
         var gpio: GPIOKeypadConfiguration?
         var evdev: EvdevKeypadConfiguration?
+        var wiegand: WiegandKeypadConfiguration?
+        if driver != .gpio && driver != .wiegand && reader.has("chip") {
+            reader.log.report(reader.keyPath("chip"), "is only used with driver: gpio or wiegand", at: reader.value("chip"))
+        }
+        if driver == .wiegand {
+            wiegand = readWiegand(reader)
+        } else {
+            for key in wiegandKeys where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with driver: wiegand", at: reader.value(key))
+            }
+        }
         if driver == .gpio {
             gpio = readGPIO(reader, entry: entry)
         } else {
@@ -28,7 +40,34 @@ enum KeypadSection {
             }
         }
         reader.finish()
-        return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev)
+        return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev, wiegand: wiegand)
+    }
+
+    /// `chip`, `d0` and `d1` (required: offsets or line names) and `frame_gap_ms`.
+    static func readWiegand(_ reader: MappingReader) -> WiegandKeypadConfiguration {
+        if !reader.has("chip") {
+            reader.log.report(reader.keyPath("chip"), "is required with driver: wiegand (a name like gpiochip0, a path, or a chip label)", at: reader.node)
+        }
+        let chip = reader.string("chip", default: "gpiochip0")
+        func line(_ key: String) -> LineReference {
+            switch ConfigValues.line(reader.value(key)) {
+            case .line(let line):
+                return line
+            case .offsetOutOfRange(let offset):
+                reader.log.report(reader.keyPath(key), "\(offset) is out of range \(ConfigValues.lineOffsets)", at: reader.value(key))
+            case .invalid:
+                reader.log.report(reader.keyPath(key), "is required with driver: wiegand: the line offset or line name of the reader's \(key.uppercased()) wire, e.g. 23", at: reader.value(key) ?? reader.node)
+            }
+            return .offset(0)
+        }
+        let d0 = line("d0")
+        let d1 = line("d1")
+        if reader.has("d0"), reader.has("d1"), d0 == d1 {
+            reader.log.report(reader.keyPath("d1"), "is the same line as d0; D0 and D1 need a line each", at: reader.value("d1"))
+        }
+        return WiegandKeypadConfiguration(
+            chip: chip, d0: d0, d1: d1,
+            frameGap: .milliseconds(reader.int("frame_gap_ms", default: 25, range: 5...1000)))
     }
 
     /// `device` (required) and `key_map` (KEY_NAME: "label").

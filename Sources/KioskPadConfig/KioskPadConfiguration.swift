@@ -97,6 +97,8 @@ public enum KeypadDriverKind: String, Sendable, CaseIterable {
     case gpio
     /// A kernel input device: a USB numeric keypad or keyboard, gpio-matrix-keypad.
     case evdev
+    /// A Wiegand keypad on two GPIO inputs (D0, D1).
+    case wiegand
 }
 
 /// `keypad:` - the key source and, for a GPIO matrix, its wiring.
@@ -104,11 +106,33 @@ public struct KeypadConfiguration: Sendable {
     public var driver: KeypadDriverKind
     public var gpio: GPIOKeypadConfiguration?
     public var evdev: EvdevKeypadConfiguration?
+    public var wiegand: WiegandKeypadConfiguration?
 
-    public init(driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?, evdev: EvdevKeypadConfiguration? = nil) {
+    public init(
+        driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?, evdev: EvdevKeypadConfiguration? = nil,
+        wiegand: WiegandKeypadConfiguration? = nil
+    ) {
         self.driver = driver
         self.gpio = gpio
         self.evdev = evdev
+        self.wiegand = wiegand
+    }
+}
+
+/// `driver: wiegand`: the chip and the two data lines of a Wiegand keypad, and the silence
+/// that ends a frame.
+public struct WiegandKeypadConfiguration: Equatable, Sendable {
+    public var chip: String
+    public var d0: LineReference
+    public var d1: LineReference
+    /// `keypad.frame_gap_ms`: no pulse for this long ends a frame.
+    public var frameGap: Duration
+
+    public init(chip: String, d0: LineReference, d1: LineReference, frameGap: Duration = .milliseconds(25)) {
+        self.chip = chip
+        self.d0 = d0
+        self.d1 = d1
+        self.frameGap = frameGap
     }
 }
 

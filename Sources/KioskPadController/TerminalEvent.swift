@@ -12,6 +12,9 @@ public enum TerminalEvent: Sendable, Equatable {
     case attemptDecided(attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
+    /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,
+    /// `check_nibble`, `pin_length`); one event per frame.
+    case wiegandFrameDropped(reason: String)
     /// The keypad stopped or came back.
     case keypadHealth(ok: Bool)
     case displayError

@@ -4,13 +4,18 @@ import KioskPadController
 import Logging
 
 /// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,
-/// latency), lockouts, keypad faults, door unlocks and locks, start and stop, events the
+/// latency), lockouts, keypad faults, dropped Wiegand frames (rate-limited), door unlocks and locks, start and stop, events the
 /// bus dropped. Then wakes the forwarder, if any.
 public actor JournalSink: TerminalEventSink {
     public let journal: TerminalJournal
     private let terminalID: String
     private let logger: Logger
     private let appended: @Sendable () -> Void
+    private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
+    private let origin = ContinuousClock.now
+    /// At most one `wiegand_dropped` record per this interval; each says how many frames
+    /// were dropped since the previous one.
+    public static let wiegandDropInterval: Duration = .seconds(10)
 
     public init(journal: TerminalJournal, terminalID: String, logger: Logger, appended: @escaping @Sendable () -> Void = {}) {
         self.journal = journal
@@ -43,6 +48,10 @@ public actor JournalSink: TerminalEventSink {
             if lockedOut { record("lockout", []) }
         case .keypadFault(let kind, let detail):
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
+        case .wiegandFrameDropped(let reason):
+            if let count = wiegandDrops.note(at: origin.duration(to: .now)) {
+                record("wiegand_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+            }
         case .keypadHealth(let ok):
             record(ok ? "keypad_recovered" : "keypad_failed", [])
         case .door(let unlocked, let seconds):

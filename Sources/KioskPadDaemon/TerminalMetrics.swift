@@ -5,7 +5,7 @@ import Prometheus
 
 /// Counters and a latency histogram in Prometheus text format, through swift-metrics with a
 /// swift-prometheus factory: keys, attempts by result, verifier latency, lockouts, keypad
-/// faults, display errors, door unlocks, duress grants, door contact / exit / tamper events
+/// faults, dropped Wiegand frames by reason, display errors, door unlocks, duress grants, door contact / exit / tamper events
 /// and the door's and tamper's state, events a sink's queue dropped. Nothing derived
 /// from a PIN is ever recorded.
 public final class TerminalMetrics: TerminalEventSink {
@@ -65,6 +65,9 @@ public final class TerminalMetrics: TerminalEventSink {
             if lockedOut { lockouts.increment() }
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()
+        case .wiegandFrameDropped(let reason):
+            Metrics.Counter(label: "kioskpad_wiegand_frames_dropped_total", dimensions: [("reason", reason)], factory: factory)
+                .increment()
         case .keypadHealth(let ok):
             keypadUp.record(ok ? 1 : 0)
         case .displayError:

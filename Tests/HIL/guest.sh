@@ -493,6 +493,25 @@ if [ $after_reload -ge 1 ]; then pass "SIGHUP: a user added to the file enters w
 if grep -q 'PIN please' $W/reload.out; then pass "SIGHUP: the new enter_pin text is shown"; else fail "reload texts: $(tail -3 $W/reload.out)"; fi
 if grep -q "reload refused.*users.*line" $W/reload.out && [ $after_refused -gt $after_reload ]; then pass "SIGHUP with a broken users file: refused, logged, the old users still enter"; else fail "refused reload: $after_reload $after_refused $(grep -m1 'reload refused' $W/reload.out)"; fi
 
+# keypad_config FILE TERMINAL_ID STATE_DIR KEYPAD_YAML: a terminal with that keypad (and any
+# entry settings), the plain 16x2 display, the local users file, no metrics.
+keypad_config() {
+    cat > $1 <<YAML
+terminal_id: $2
+$4
+display:
+  driver: plain
+  columns: 16
+  rows: 2
+verifier:
+  kind: local
+  users_file: $USERS
+state_dir: $3
+metrics:
+  listen: "off"
+YAML
+}
+
 # ---- 9m. evdev: a virtual USB numeric keypad (uinput) as the keypad (issue 13) ---------
 if modprobe uinput 2>/dev/null && modprobe evdev 2>/dev/null && [ -c /dev/uinput ]; then
     rm -f $W/kbd.fifo; mkfifo $W/kbd.fifo
@@ -501,24 +520,11 @@ if modprobe uinput 2>/dev/null && modprobe evdev 2>/dev/null && [ -c /dev/uinput
     exec 7> $W/kbd.fifo
     echo create >&7; wait_for $W/kbd.log 'created /dev/input/event'
     KDEV=$(sed -n 's/^created //p' $W/kbd.log | tail -1)
-    cat > $W/evdev.yaml <<YAML
-terminal_id: hil-evdev
-entry:
-  timeout_s: 2
+    keypad_config $W/evdev.yaml hil-evdev $W/state-evdev "entry:
+  timeout_s: 60
 keypad:
   driver: evdev
-  device: "name:KioskPad HIL keypad"
-display:
-  driver: plain
-  columns: 16
-  rows: 2
-verifier:
-  kind: local
-  users_file: $USERS
-state_dir: $W/state-evdev
-metrics:
-  listen: "off"
-YAML
+  device: \"name:KioskPad HIL keypad\""
     run_door $W/evdev.yaml $W/evdev.out
     # While kioskpad holds the grab, another reader of the device gets nothing.
     timeout 3 cat $KDEV > $W/evdev-other.bin 2>/dev/null &
@@ -534,7 +540,7 @@ YAML
     wait_for $W/evdev.out 'keypad failed'
     echo create >&7
     i=0; while ! grep -q 'keypad recovered' $W/evdev.out && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
-    sleep 2.5   # the partial entry times out (entry.timeout_s 2)
+    # No wait for the entry timeout (60 s): the failure itself cleared the "24" typed before it.
     n=$(grep -c 'Access granted' $W/evdev.out)
     echo "type k2 k4 k6 k8" >&7
     i=0; while [ $(grep -c 'Access granted' $W/evdev.out) -le $n ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
@@ -545,12 +551,64 @@ YAML
     if [ "$granted_main" -ge 1 ]; then pass "evdev: PIN on the main-row digits: Access granted"; else fail "evdev grant: $(tail -5 $W/evdev.out)"; fi
     if grep -q 'Access denied' $W/evdev.out; then pass "evdev: wrong PIN on the numeric keypad: Access denied"; else fail "evdev deny: $(tail -5 $W/evdev.out)"; fi
     check "evdev: the grabbed device's keys reached no other reader (bytes read)" 0 "$(stat -c %s $W/evdev-other.bin)"
-    if grep -q 'keypad failed' $W/evdev.out && grep -q 'keypad recovered' $W/evdev.out && [ $after_replug -gt $n ]; then pass "evdev: unplugged mid-entry and back: recovered, PIN granted without a restart"; else fail "evdev replug: $n $after_replug $(grep -e failed -e recovered $W/evdev.out | head -3)"; fi
+    if grep -q 'keypad failed' $W/evdev.out && grep -q 'keypad recovered' $W/evdev.out && [ $after_replug -gt $n ]; then pass "evdev: unplugged mid-entry and back: recovered, the half entry cleared, PIN granted without a restart"; else fail "evdev replug: $n $after_replug $(grep -e failed -e recovered $W/evdev.out | head -3)"; fi
     if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/evdev.out | grep -q -e 2468 -e 1111; then fail "a PIN appears in the evdev output"; else pass "no typed PIN in the evdev output"; fi
     cp $W/kbd.log $OUT/ 2>/dev/null
 else
     fail "could not load uinput and evdev"
 fi
+
+# ---- 9n. Wiegand: a reader emulated on D0/D1 of a gpio-sim chip (issue 13) -------------
+# Tests/HIL/wiegand-emu.py pulses D0/D1 1 ms low every 5 ms, 250 ms between frames (real
+# readers: 50-100 us every 1-2 ms; see the emulator); frame_gap_ms 60 covers QEMU's stalls.
+G=/sys/kernel/config/gpio-sim/wiegand
+mkdir $G $G/bank0; echo 2 > $G/bank0/num_lines; echo wiegand-sim > $G/bank0/label
+for l in 0:WD0 1:WD1; do mkdir $G/bank0/line${l%%:*}; echo ${l#*:} > $G/bank0/line${l%%:*}/name; done
+echo 1 > $G/live
+GCHIP=$(cat $G/bank0/chip_name); GSIM=/sys/devices/platform/$(cat $G/dev_name)/$GCHIP
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$GCHIP ] && break; sleep 0.2; done
+keypad_config $W/wiegand.yaml hil-wiegand $W/state-wiegand "keypad:
+  driver: wiegand
+  chip: wiegand-sim
+  d0: WD0
+  d1: WD1
+  frame_gap_ms: 60"
+wiegand() { python3 $REPO/Tests/HIL/wiegand-emu.py $GSIM 0 1 >> $W/wiegand-emu.log 2>&1; }
+# keytest: every kind of frame, good and bad
+taskset -c 0 $KP keytest --config $W/wiegand.yaml > $W/wiegand-keytest.out 2>&1 &
+KT=$!
+wait_for $W/wiegand-keytest.out '^keytest:'
+printf '%s\n' "key 1" "key8 5" "key 10" "key 11" "w26 1234" "w34 2468" \
+    "bits 1000000010000000000000001" "bits 10000000100000000000000011" "bits 01010101" \
+    "bits 0000000000000000000000000000000000" "key 0" | wiegand
+sleep 0.5; kill -INT $KT; wait $KT
+cp $W/wiegand-keytest.out $OUT/ 2>/dev/null
+check "wiegand keytest: 4- and 8-bit keys in order" "15*#0" "$(sed -n "s/^press   key '\(.\)'$/\1/p" $W/wiegand-keytest.out | tr -d '\n')"
+check "wiegand keytest: whole-PIN frames (26 and 34 bits), length only" "26:4 34:4" \
+    "$(sed -n 's/^frame   \([0-9]*\) bits: a whole PIN of \([0-9]*\) digits.*/\1:\2/p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')"
+check "wiegand keytest: bad frames dropped with their reason" "bit_count parity check_nibble parity" \
+    "$(sed -n 's/^warning: wiegand frame dropped: //p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')"
+# run: PINs typed key by key (4-bit and 8-bit) and sent whole (26-bit), bad frames in between
+rm -rf $W/state-wiegand
+run_door $W/wiegand.yaml $W/wiegand.out
+printf '%s\n' "key 2" "key 4" "key 6" "key 8" | wiegand; wait_for $W/wiegand.out 'Access granted'; sleep 3.2
+printf '%s\n' "key8 1" "key8 3" "key8 5" "key8 7" | wiegand; wait_for $W/wiegand.out 'Access denied'; sleep 3.2
+printf '%s\n' "bits 10000000100000000000000011" "bits 101" "w34 99999999" | wiegand
+n=$(grep -c 'Access granted' $W/wiegand.out)
+printf '%s\n' "key 1" "w26 2468" | wiegand
+i=0; while [ $(grep -c 'Access granted' $W/wiegand.out) -le $n ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+whole_pin=$(grep -c 'Access granted' $W/wiegand.out)
+kill -TERM $RUN; wait $RUN; rc=$?
+check "wiegand run: stops with exit 0" 0 $rc
+if grep -q 'Access granted' $W/wiegand.out && [ $n -ge 1 ]; then pass "wiegand: PIN typed with 4-bit keys: Access granted"; else fail "wiegand grant: $(tail -5 $W/wiegand.out)"; fi
+if grep -q 'Access denied' $W/wiegand.out; then pass "wiegand: wrong PIN typed with 8-bit keys: Access denied"; else fail "wiegand deny: $(tail -5 $W/wiegand.out)"; fi
+if [ $whole_pin -gt $n ]; then pass "wiegand: a 26-bit whole-PIN frame after a stray key: Access granted"; else fail "wiegand whole PIN: $n $whole_pin $(tail -5 $W/wiegand.out)"; fi
+dropped=$(sed -n 's/.*"type":"wiegand_dropped".*"reason":"\([a-z_]*\)".*/\1/p' $W/state-wiegand/journal.jsonl | head -1)
+check "wiegand: the first dropped frame is journaled (rate-limited) with its reason" parity "$dropped"
+check "wiegand: 3 attempts journaled, bad frames never one" 3 "$(grep -c '"type":"attempt"' $W/state-wiegand/journal.jsonl)"
+if grep -q 'wiegand frame dropped.*reason=parity' $W/wiegand.out; then pass "wiegand: a dropped frame is logged with its reason"; else fail "wiegand drop log: $(grep -i wiegand $W/wiegand.out | head -3)"; fi
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/wiegand.out $W/wiegand-keytest.out $W/state-wiegand/journal.jsonl | grep -q -e 2468 -e 1357 -e 1234; then fail "a PIN appears in the wiegand output or journal"; else pass "no typed PIN in the wiegand output, keytest or journal"; fi
+cp $W/wiegand.out $W/wiegand-emu.log $OUT/ 2>/dev/null
 
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then

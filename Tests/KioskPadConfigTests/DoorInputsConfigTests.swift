@@ -83,3 +83,35 @@ struct EvdevConfigTests {
         #expect(configProblems("verifier: {kind: demo}\nkeypad: {driver: evdev}\n").contains { $0.hasPrefix("keypad.device: is required with driver: evdev") })
     }
 }
+
+@Suite("Config: Wiegand keypad")
+struct WiegandConfigTests {
+    @Test func chipLinesAndGapAreRead() throws {
+        let configuration = try ConfigLoader.parse(yaml: """
+            verifier: {kind: demo}
+            keypad: {driver: wiegand, chip: gpiochip0, d0: 23, d1: WIEGAND_D1, frame_gap_ms: 40}
+            """, source: "t")
+        #expect(configuration.keypad.driver == .wiegand)
+        #expect(configuration.keypad.wiegand == WiegandKeypadConfiguration(chip: "gpiochip0", d0: .offset(23), d1: .name("WIEGAND_D1"), frameGap: .milliseconds(40)))
+        let defaults = try ConfigLoader.parse(yaml: "verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: c, d0: 1, d1: 2}\n", source: "t")
+        #expect(defaults.keypad.wiegand?.frameGap == .milliseconds(25))
+    }
+
+    @Test func mistakesNameTheKey() {
+        let found = configProblems("""
+            verifier: {kind: demo}
+            keypad: {driver: wiegand, d0: 5, d1: 5, frame_gap_ms: 2, rows: [1], device: /dev/input/event0}
+            """)
+        #expect(found.contains { $0.hasPrefix("keypad.chip: is required with driver: wiegand") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.d1: is the same line as d0") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.frame_gap_ms:") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.rows: is only used with driver: gpio") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.device: is only used with driver: evdev") }, "\(found)")
+        let missing = configProblems("verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: c}\n")
+        #expect(missing.contains { $0.hasPrefix("keypad.d0: is required with driver: wiegand") }, "\(missing)")
+        #expect(missing.contains { $0.hasPrefix("keypad.d1: is required with driver: wiegand") }, "\(missing)")
+        let stray = configProblems("verifier: {kind: demo}\nkeypad: {driver: evdev, device: /dev/input/event0, chip: c, d0: 3}\n")
+        #expect(stray.contains { $0.hasPrefix("keypad.chip: is only used with driver: gpio or wiegand") }, "\(stray)")
+        #expect(stray.contains { $0.hasPrefix("keypad.d0: is only used with driver: wiegand") }, "\(stray)")
+    }
+}

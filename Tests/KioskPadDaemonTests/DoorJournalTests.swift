@@ -41,4 +41,16 @@ struct DoorJournalTests {
         #expect(written[2]["seconds"] as? Int == 30)
         #expect(written.allSatisfy { $0["terminal_id"] as? String == "door-1" })
     }
+
+    @Test func aFloodOfDroppedWiegandFramesIsJournaledOncePerIntervalAndCountedInFull() async throws {
+        let drops = Array(repeating: TerminalEvent.wiegandFrameDropped(reason: "parity"), count: 40)
+        let written = try await records(drops + [.doorInput(.opened)])
+        #expect(written.map { $0["type"] as? String } == ["wiegand_dropped", "door_opened"])
+        #expect(written[0]["reason"] as? String == "parity" && written[0]["dropped"] as? Int == 1)
+        let metrics = TerminalMetrics()
+        for event in drops + [.wiegandFrameDropped(reason: "bit_count")] { await metrics.handle(event) }
+        let text = metrics.exposition()
+        #expect(text.contains(#"kioskpad_wiegand_frames_dropped_total{reason="parity"} 40"#), "\(text)")
+        #expect(text.contains(#"kioskpad_wiegand_frames_dropped_total{reason="bit_count"} 1"#), "\(text)")
+    }
 }

@@ -55,6 +55,12 @@ kp_matrix *kp_open(const char *chip, const int *row_offsets, const char *const *
 kp_matrix *kp_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
                           int active_low, const char *consumer, struct kp_error *error);
 
+/* Like kp_inputs_open, active low (pull-ups), but with falling-edge events only: pulses to
+ * ground, one event each (a Wiegand reader's D0/D1), so the kernel's event buffer holds
+ * twice as many pulses as with both edges. */
+kp_matrix *kp_pulse_inputs_open(const char *chip, const int *offsets, const char *const *names, unsigned count,
+                                const char *consumer, struct kp_error *error);
+
 /* kp_drive() targets besides a row index. */
 #define KP_ALL_ROWS (-1)
 #define KP_NO_ROW (-2)
@@ -66,6 +72,18 @@ int kp_read_columns(kp_matrix *matrix, uint8_t *mask);
 /* Discards queued edge events; *first_ns gets the kernel timestamp (CLOCK_MONOTONIC, ns) of
  * the earliest one, or 0 when none was queued. 0 or -1. */
 int kp_drain_edges(kp_matrix *matrix, uint64_t *first_ns);
+/* One edge event of an input: which line (index into the lines requested), its direction
+ * on the wire (1 rising, 0 falling; not inverted by active_low) and the kernel's timestamp
+ * (CLOCK_MONOTONIC, ns). */
+struct kp_edge {
+    uint64_t timestamp_ns;
+    uint8_t line;
+    uint8_t rising;
+};
+/* Reads up to `capacity` queued edge events without waiting (a Wiegand reader's pulses).
+ * Events of different lines may come out of time order (v1 reads line by line): sort by
+ * timestamp. The count read (0: none queued), or -1 (errno set). */
+int kp_read_edges(kp_matrix *matrix, struct kp_edge *edges, unsigned capacity);
 /* Waits for an edge or kp_wake(); timeout_ms < 0 waits forever. 1 woke, 0 timed out, -1 error. */
 int kp_wait_edge(kp_matrix *matrix, int timeout_ms);
 /* Makes a waiting kp_wait_edge() return; safe from any thread. */
