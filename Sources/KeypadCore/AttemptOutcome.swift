@@ -24,11 +24,24 @@ public enum AttemptOutcome: Equatable, Sendable {
     }
 }
 
+/// The wire's `kind`: `pin` (masked entry), `code` (a one-time code, shown while typed), or
+/// `card` (a card number from a Wiegand reader, sent only with `keypad.long_frames: card`).
+public enum AttemptKind: String, Sendable, CaseIterable, Codable {
+    case pin
+    case code
+    case card
+
+    /// The kind of an entry typed in `mode`.
+    public init(_ mode: EntryMode) {
+        self = mode == .pin ? .pin : .code
+    }
+}
+
 /// A completed entry handed to the verifier: fires exactly once per attempt.
 public struct Submission: Sendable {
     /// Increases by one per attempt; ``EntryModel/complete(attempt:outcome:)`` must quote it.
     public let attempt: UInt64
-    public let mode: EntryMode
+    public let kind: AttemptKind
     /// The digits, moved out of the entry buffer (which is zeroed at the same moment).
     public let value: SecretDigits
 }

@@ -83,6 +83,30 @@ public final class EntryModel {
         return handleEntry(action, at: now)
     }
 
+    /// A card was presented (a Wiegand reader's card number): it is submitted at once as an
+    /// attempt of kind `card` when the terminal is ready, mid-entry (the typed digits are
+    /// wiped) or showing a result or help; it is ignored (nil) while verifying, while locked
+    /// out (a denied card counts towards the lockout like a PIN) and before a challenge has
+    /// been typed back.
+    @discardableResult
+    public func present(card value: SecretDigits) -> Submission? {
+        let now = clock.now
+        expire(at: now)
+        switch phase {
+        case .verifying, .lockedOut, .challenge:
+            return nil
+        case .result, .help:
+            restart(at: now)
+            if phase == .challenge { return nil }
+        case .ready, .entering:
+            break
+        }
+        digits.wipe()
+        lastActivity = now
+        beginVerifying(at: now, slotsShown: 0)
+        return Submission(attempt: attemptCounter, kind: .card, value: value)
+    }
+
     /// Records the verifier's answer for `attempt`. Stale or repeated answers are ignored
     /// (returns false).
     @discardableResult
@@ -244,13 +268,18 @@ public final class EntryModel {
     }
 
     private func submit(at now: Duration) -> Submission {
+        beginVerifying(at: now, slotsShown: digits.count)
+        return Submission(attempt: attemptCounter, kind: AttemptKind(options.mode), value: digits.take())
+    }
+
+    /// The next attempt number, now pending; the phase is verifying.
+    private func beginVerifying(at now: Duration, slotsShown: Int) {
         attemptCounter += 1
         pendingAttempt = attemptCounter
         phase = .verifying
         phaseStarted = now
         challengePassed = false
-        submittedCount = digits.count
-        return Submission(attempt: attemptCounter, mode: options.mode, value: digits.take())
+        submittedCount = slotsShown
     }
 
     private func showHelp(at now: Duration) {

@@ -5,8 +5,21 @@ import Synchronization
 public enum KeySourceEvent: Equatable, Sendable {
     /// A key was pressed.
     case key(KeyInput)
+    /// A card was presented (a Wiegand card reader with `keypad.long_frames: card`): its
+    /// number as decimal digits, submitted at once as an attempt of kind `card`.
+    case card(SecretDigits)
     /// The user asked to quit (Ctrl-C on a keyboard).
     case quit
+
+    /// Keys by value; cards by identity (a card's digits are never compared outside a verifier).
+    public static func == (lhs: KeySourceEvent, rhs: KeySourceEvent) -> Bool {
+        switch (lhs, rhs) {
+        case (.key(let left), .key(let right)): return left == right
+        case (.card(let left), .card(let right)): return left === right
+        case (.quit, .quit): return true
+        default: return false
+        }
+    }
 }
 
 /// The seam between key hardware and the entry model: a terminal keyboard, a piped

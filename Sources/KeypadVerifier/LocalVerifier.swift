@@ -23,7 +23,7 @@ public struct LocalVerifier: Verifier {
     }
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
-        guard let matched = store.current.match(pin: attempt.value) else { return .denied() }
+        guard let matched = store.current.match(attempt.value, kind: attempt.kind) else { return .denied() }
         return .granted(user: matched.name, duress: matched.duress)
     }
 }

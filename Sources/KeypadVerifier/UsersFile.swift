@@ -10,19 +10,24 @@ public struct UserRecord: Equatable, Sendable {
     /// This line's PIN is the user's duress PIN (`:duress` on the line): it opens the door
     /// like any grant and raises a silent alarm.
     public let duress: Bool
+    /// This line's hash is of a card number (`:card` on the line), matched only by attempts
+    /// of kind `card` (a Wiegand card reader), never as a PIN.
+    public let card: Bool
 
-    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false) {
+    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false, card: Bool = false) {
         self.name = name
         self.pinHash = pinHash
         self.totpSecret = totpSecret
         self.duress = duress
+        self.card = card
     }
 }
 
 /// The users file: one `NAME:HASH` line per user (`kioskpad pin hash --user NAME` makes
 /// one), optionally followed by `:totp=BASE32SECRET`; a second line for the same name
-/// ending in `:duress` holds that user's duress PIN. Blank lines and lines starting with
-/// `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
+/// ending in `:duress` holds that user's duress PIN; lines ending in `:card` hold the hash of
+/// a card number (`printf 789888 | kioskpad pin hash --user NAME`, then `:card`), one line
+/// per card. Blank lines and lines starting with `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
 
@@ -56,23 +61,25 @@ public struct UsersFile: Equatable, Sendable {
             }
             var totp: [UInt8]?
             var duress = false
+            var card = false
             for option in fields.dropFirst(2) {
-                if option == "duress" {
-                    duress = true
+                if option == "duress" || option == "card" {
+                    if option == "duress" { duress = true } else { card = true }
                     continue
                 }
                 guard option.hasPrefix("totp="), let secret = TOTP.base32Decode(String(option.dropFirst(5))), secret.count >= 10 else {
-                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters) or duress")
+                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card")
                 }
                 totp = secret
             }
             if duress && totp != nil { throw fail("user '\(name)': a duress line holds only a PIN; put totp= on the user's normal line") }
-            let isNew = duress ? seenDuress.insert(name).inserted : seen.insert(name).inserted
+            if card && (duress || totp != nil) { throw fail("user '\(name)': a card line holds only a card number's hash; no duress or totp= on it") }
+            let isNew = card || (duress ? seenDuress.insert(name).inserted : seen.insert(name).inserted)
             guard isNew else {
                 throw fail(duress ? "user '\(name)' has two duress lines" : "user '\(name)' is listed twice")
             }
             do {
-                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp, duress: duress))
+                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp, duress: duress, card: card))
             } catch let error as PINHash.FormatError {
                 throw fail("user '\(name)': \(error)")
             }
@@ -84,10 +91,25 @@ public struct UsersFile: Equatable, Sendable {
     /// is checked (no early exit), so the time taken does not reveal which line matched.
     public func match(pin value: SecretDigits) -> (name: String, duress: Bool)? {
         var matched: (name: String, duress: Bool)?
-        for user in users where user.pinHash.matches(value) {
+        for user in users where !user.card && user.pinHash.matches(value) {
             matched = matched ?? (user.name, user.duress)
         }
         return matched
+    }
+
+    /// The user whose card `value` is (only `:card` lines; each is checked, no early exit).
+    public func match(card value: SecretDigits) -> String? {
+        var matched: String?
+        for user in users where user.card && user.pinHash.matches(value) {
+            matched = matched ?? user.name
+        }
+        return matched
+    }
+
+    /// The user for an attempt of `kind`: a card against card lines, a PIN or code against
+    /// PIN lines.
+    public func match(_ value: SecretDigits, kind: AttemptKind) -> (name: String, duress: Bool)? {
+        kind == .card ? match(card: value).map { ($0, false) } : match(pin: value)
     }
 
     public static func load(path: String) throws -> UsersFile {

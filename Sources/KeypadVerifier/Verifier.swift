@@ -1,9 +1,6 @@
 import Foundation
 import KeypadCore
 
-/// The wire's `kind` (`pin` or `code`): the entry mode itself, one type from the model to
-/// the request body.
-public typealias AttemptKind = EntryMode
 
 /// One completed entry on its way to a verifier (CONTRACTS section 2).
 public struct VerificationAttempt: Sendable {

@@ -113,7 +113,7 @@ extension KeypadAssembly {
         let open: @Sendable () throws -> WiegandKeySource = {
             try WiegandKeySource(
                 chip: wiegand.chip, d0: wiegand.d0, d1: wiegand.d1, frameGap: wiegand.frameGap,
-                pinDigits: entry.minLength...entry.maxLength,
+                pinDigits: entry.minLength...entry.maxLength, longFrames: wiegand.longFrames,
                 report: { report in
                     guard case .dropped(let reason) = report else { return }
                     bus.publish(.wiegandFrameDropped(reason: reason))

@@ -56,10 +56,12 @@ struct KeytestCommand: AsyncParsableCommand {
     private func wiegandTest(_ wiegand: WiegandKeypadConfiguration, pinDigits: ClosedRange<Int>) async throws {
         let source = try WiegandKeySource(
             chip: wiegand.chip, d0: wiegand.d0, d1: wiegand.d1, frameGap: wiegand.frameGap, pinDigits: pinDigits,
+            longFrames: wiegand.longFrames,
             report: { report in
                 switch report {
                 case .dropped(let reason): writeLine("warning: wiegand frame dropped: \(reason)")
                 case .wholePIN(let bits, let digits): writeLine("frame   \(bits) bits: a whole PIN of \(digits) digits (not shown), then submit")
+                case .card(let bits, let data): writeLine(KeytestCommand.cardLine(bits: bits, data: data))
                 }
             })
         writeLine("keytest: wiegand on chip \(wiegand.chip), d0 \(wiegand.d0), d1 \(wiegand.d1), frame gap \(wiegand.frameGap.wholeMilliseconds) ms, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
@@ -67,6 +69,16 @@ struct KeytestCommand: AsyncParsableCommand {
         try await KeytestCommand.printKeys(of: source, ended: "the lines closed") { key in
             if case .label = key { writeLine(KeytestCommand.line(for: key)) }
         }
+    }
+
+    /// A card as keytest shows it, to enrol it: the facility code and number, and the value
+    /// the verifier gets (hash that with `kioskpad pin hash` for a `:card` users-file line).
+    static func cardLine(bits: Int, data: UInt32) -> String {
+        // Both frames end in a 16-bit number; the facility code is the bits above it (8 or 16).
+        let digits = WiegandLongFrames.cardDigits(bits: bits)
+        let value = String(data)
+        let padded = String(repeating: "0", count: max(0, digits - value.count)) + value
+        return "card    \(bits) bits: facility \(data >> 16), number \(data & 0xFFFF), value \(padded)"
     }
 
     /// Runs `source`, giving `print` each key, until Ctrl-C (returns) or the source ends or

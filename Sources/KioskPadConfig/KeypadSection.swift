@@ -7,7 +7,7 @@ enum KeypadSection {
         "rows", "columns", "keys", "active_low", "has_diodes", "settle_us",
         "debounce_press_ms", "debounce_release_ms", "hold_ms", "stuck_s",
     ]
-    static let wiegandKeys = ["d0", "d1", "frame_gap_ms"]
+    static let wiegandKeys = ["d0", "d1", "frame_gap_ms", "long_frames"]
     static let maxLines = MatrixLimits.maxLines
 
     static func read(_ reader: MappingReader, entry: EntryOptions) -> KeypadConfiguration {
@@ -43,7 +43,7 @@ enum KeypadSection {
         return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev, wiegand: wiegand)
     }
 
-    /// `chip`, `d0` and `d1` (required: offsets or line names) and `frame_gap_ms`.
+    /// `chip`, `d0` and `d1` (required: offsets or line names), `frame_gap_ms` and `long_frames`.
     static func readWiegand(_ reader: MappingReader) -> WiegandKeypadConfiguration {
         if !reader.has("chip") {
             reader.log.report(reader.keyPath("chip"), "is required with driver: wiegand (a name like gpiochip0, a path, or a chip label)", at: reader.node)
@@ -67,7 +67,8 @@ enum KeypadSection {
         }
         return WiegandKeypadConfiguration(
             chip: chip, d0: d0, d1: d1,
-            frameGap: .milliseconds(reader.int("frame_gap_ms", default: 25, range: 5...1000)))
+            frameGap: .milliseconds(reader.int("frame_gap_ms", default: 25, range: 5...1000)),
+            longFrames: reader.choice("long_frames", default: .pin))
     }
 
     /// `device` (required) and `key_map` (KEY_NAME: "label").

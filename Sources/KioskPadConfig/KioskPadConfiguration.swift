@@ -127,12 +127,18 @@ public struct WiegandKeypadConfiguration: Equatable, Sendable {
     public var d1: LineReference
     /// `keypad.frame_gap_ms`: no pulse for this long ends a frame.
     public var frameGap: Duration
+    /// `keypad.long_frames`: what a 26- or 34-bit frame is.
+    public var longFrames: WiegandLongFrames
 
-    public init(chip: String, d0: LineReference, d1: LineReference, frameGap: Duration = .milliseconds(25)) {
+    public init(
+        chip: String, d0: LineReference, d1: LineReference, frameGap: Duration = .milliseconds(25),
+        longFrames: WiegandLongFrames = .pin
+    ) {
         self.chip = chip
         self.d0 = d0
         self.d1 = d1
         self.frameGap = frameGap
+        self.longFrames = longFrames
     }
 }
 

@@ -6,8 +6,9 @@ enum ControllerEvent: Sendable {
     case input(KeySourceEvent)
     case inputEnded
     case tick
-    /// `attempt` is the model's number for the entry, `id` the request's attempt_id.
-    case verdict(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration)
+    /// `attempt` is the model's number for the entry, `id` the request's attempt_id, `kind`
+    /// what was submitted (pin, code or card).
+    case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration)
     /// The case tamper switch tripped or was restored.
     case tamper(Bool)
     /// New display texts (a reload).

@@ -94,6 +94,10 @@ public actor KioskController {
             switch event {
             case .input(.quit):
                 return .quit
+            case .input(.card(let value)):
+                if tampered && tamperStopsEntry { break }
+                backlight?.wake(at: clock.now)
+                if let submission = model.present(card: value) { verify(submission) }
             case .input(.key(let key)):
                 if tampered && tamperStopsEntry { break }
                 if backlight?.key(at: clock.now) == false { break }  // it only woke the backlight
@@ -112,9 +116,9 @@ public actor KioskController {
             case .tick:
                 model.tick()
                 _ = backlight?.expire(at: clock.now, idle: isIdle)
-            case .verdict(let attempt, let id, let outcome, let latency):
+            case .verdict(let attempt, let id, let kind, let outcome, let latency):
                 backlight?.wake(at: clock.now)
-                if let kind = conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
+                if conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
                     bus.publish(.attemptDecided(attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
                 }
                 await render()
@@ -146,7 +150,7 @@ public actor KioskController {
 
     private func verify(_ submission: Submission) {
         let attempt = VerificationAttempt(
-            terminalID: terminalID, kind: submission.mode, value: submission.value)
+            terminalID: terminalID, kind: submission.kind, value: submission.value)
         let id = attempt.attemptID.uuidString.lowercased()
         logger.info("attempt submitted", metadata: [
             "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
@@ -157,13 +161,13 @@ public actor KioskController {
         Task {
             let started = clock.now
             let outcome = await verifier.verify(attempt)
-            continuation?.yield(.verdict(attempt: submission.attempt, id: id, outcome: outcome, latency: clock.now - started))
+            continuation?.yield(.verdict(attempt: submission.attempt, id: id, kind: submission.kind, outcome: outcome, latency: clock.now - started))
         }
     }
 
-    /// Applies a verdict; returns the attempt's kind when it was the pending one.
-    private func conclude(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration) -> AttemptKind? {
-        guard model.complete(attempt: attempt, outcome: outcome) else { return nil }
+    /// Applies a verdict; true when it was for the pending attempt.
+    private func conclude(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration) -> Bool {
+        guard model.complete(attempt: attempt, outcome: outcome) else { return false }
         let decision: String
         switch outcome {
         case .granted: decision = "granted"
@@ -179,7 +183,7 @@ public actor KioskController {
             // For the operator only: the display and the door treat it as any grant.
             logger.critical("duress PIN used; silent alarm raised", metadata: metadata)
         }
-        return model.options.mode
+        return true
     }
 
     private func render() async {

@@ -184,11 +184,11 @@ public actor ReferenceVerifier {
     }
 
     /// The user the value belongs to and whether it was their duress PIN, or nil. Every
-    /// user's PIN hash is checked (no early exit).
+    /// user's PIN (or, for a card, card) hash is checked (no early exit).
     private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> (name: String, duress: Bool)? {
         switch request.kind {
-        case .pin:
-            return await ReferenceVerifier.matchPIN(request.value, users: users)
+        case .pin, .card:
+            return await ReferenceVerifier.match(request.value, kind: request.kind, users: users)
         case .code:
             if let user = matchTOTP(request.value, now: now) { return (user, false) }
             guard let codes else { return nil }
@@ -197,8 +197,8 @@ public actor ReferenceVerifier {
     }
 
     /// Off the actor: the slow hashes of every user, in parallel with other terminals'.
-    private nonisolated static func matchPIN(_ value: SecretDigits, users: UsersFile) async -> (name: String, duress: Bool)? {
-        users.match(pin: value)
+    private nonisolated static func match(_ value: SecretDigits, kind: AttemptKind, users: UsersFile) async -> (name: String, duress: Bool)? {
+        users.match(value, kind: kind)
     }
 
     /// Off the actor: the code store takes a file lock and hashes each live code.

@@ -610,6 +610,32 @@ if grep -q 'wiegand frame dropped.*reason=parity' $W/wiegand.out; then pass "wie
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/wiegand.out $W/wiegand-keytest.out $W/state-wiegand/journal.jsonl | grep -q -e 2468 -e 1357 -e 1234; then fail "a PIN appears in the wiegand output or journal"; else pass "no typed PIN in the wiegand output, keytest or journal"; fi
 cp $W/wiegand.out $W/wiegand-emu.log $OUT/ 2>/dev/null
 
+# 9n, cards: keypad.long_frames card; a :card users-file line for facility 1, number 1
+{ cat $USERS; printf '00065537' | $KP pin hash --user hil --iterations 1000 | sed 's/$/:card/'; } > $W/users-card
+keypad_config $W/card.yaml hil-card $W/state-card "keypad:
+  driver: wiegand
+  chip: wiegand-sim
+  d0: WD0
+  d1: WD1
+  frame_gap_ms: 60
+  long_frames: card"
+sed -i "s|users_file: $USERS|users_file: $W/users-card|" $W/card.yaml
+taskset -c 0 $KP keytest --config $W/card.yaml > $W/card-keytest.out 2>&1 &
+KT=$!
+wait_for $W/card-keytest.out '^keytest:'
+echo "w26 65537" | wiegand
+sleep 0.3; kill -INT $KT; wait $KT
+check "wiegand card keytest: facility, number and the value to enrol" "card    26 bits: facility 1, number 1, value 00065537" "$(grep '^card' $W/card-keytest.out)"
+run_door $W/card.yaml $W/card.out
+echo "w26 65537" | wiegand; wait_for $W/card.out 'Access granted'; sleep 3.2
+echo "w26 2468" | wiegand; wait_for $W/card.out 'Access denied'
+kill -TERM $RUN; wait $RUN; rc=$?
+check "wiegand cards: run stops with exit 0" 0 $rc
+check "wiegand cards: the enrolled card granted, a PIN's number as a card denied" "card granted card denied" \
+    "$(sed -n 's/.*"type":"attempt".*"kind":"\([a-z]*\)","decision":"\([a-z]*\)".*/\1 \2/p' $W/state-card/journal.jsonl | tr '\n' ' ' | sed 's/ $//')"
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/card.out | grep -q -e 65537 -e 2468; then fail "a card number or PIN appears in the run's output"; else pass "no card number or PIN in the run's output"; fi
+cp $W/card.out $W/card-keytest.out $OUT/ 2>/dev/null
+
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''

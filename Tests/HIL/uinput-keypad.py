@@ -9,7 +9,8 @@
   play SCRIPT LOG play a keypad-emu script ("press R C B", "wait MS", "release R C B") on the
                   numeric keypad: the key at row R, column C of 123A456B789C*0#D, digits as
                   k0-k9 and * as Backspace; logs "press R C T" to LOG for each press, T the
-                  CLOCK_MONOTONIC ms right after the write (when the kernel stamps the event),
+                  CLOCK_MONOTONIC ms just before the write (the kernel stamps the event in
+                  it; taken after, a preemption could date the press after its frame),
                   as keypad-emu's EMU_LOG does, for Tests/HIL/latency-report.py
   quit
 
@@ -77,10 +78,11 @@ def play(fd, script, log_path):
             row, column = int(words[1]), int(words[2])
             label = labels[row * 4 + column]
             code = CODES["bs"] if label == "*" else CODES["k" + label]
+            written = time.monotonic() * 1000
             emit(fd, EV_KEY, code, 1 if words[0] == "press" else 0)
             emit(fd, EV_SYN, 0, 0)
             if words[0] == "press":
-                log.write(f"press {row} {column} {time.monotonic() * 1000:.3f}\n")
+                log.write(f"press {row} {column} {written:.3f}\n")
 
 
 def main():

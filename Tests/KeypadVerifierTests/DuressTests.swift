@@ -27,7 +27,7 @@ struct DuressTests {
         ("ana:H:duress\nana:D:duress", "has two duress lines"),
         ("ana:H\nana:H", "is listed twice"),
         ("ana:D:duress:totp=JBSWY3DPEHPK3PXPJBSWY3DP", "a duress line holds only a PIN"),
-        ("ana:H:dures", "valid: totp=BASE32SECRET (at least 16 base32 characters) or duress"),
+        ("ana:H:dures", "valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card"),
     ])
     func badDuressLinesNameTheLineAndTheFix(text: String, message: String) {
         let filled = text.replacingOccurrences(of: ":H", with: ":\(Self.normal)").replacingOccurrences(of: ":D", with: ":\(Self.duress)")

@@ -115,3 +115,14 @@ struct WiegandConfigTests {
         #expect(stray.contains { $0.hasPrefix("keypad.d0: is only used with driver: wiegand") }, "\(stray)")
     }
 }
+
+@Suite("Config: Wiegand long frames")
+struct WiegandLongFramesConfigTests {
+    @Test func longFramesArePINsByDefaultOrCards() throws {
+        let base = "verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: c, d0: 1, d1: 2"
+        #expect(try ConfigLoader.parse(yaml: base + "}\n", source: "t").keypad.wiegand?.longFrames == .pin)
+        #expect(try ConfigLoader.parse(yaml: base + ", long_frames: card}\n", source: "t").keypad.wiegand?.longFrames == .card)
+        let found = configProblems(base + ", long_frames: badge}\n")
+        #expect(found.contains { $0.hasPrefix("keypad.long_frames: 'badge' is not one of: pin, card") }, "\(found)")
+    }
+}

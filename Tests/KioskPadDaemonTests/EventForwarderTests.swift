@@ -22,11 +22,14 @@ struct EventForwarderTests {
         server.requests.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.body)) as? [[String: Any]]) ?? [] }
     }
 
-    func forward(_ journal: TerminalJournal, to server: RecordingHTTPServer, until done: @escaping @Sendable () -> Bool) async throws -> EventForwarder {
+    /// Runs a forwarder until `done` says so (asked every 20 ms, 10 s at most), then stops it.
+    func forward(
+        _ journal: TerminalJournal, to server: RecordingHTTPServer, until done: @escaping @Sendable (EventForwarder) async -> Bool
+    ) async throws -> EventForwarder {
         let poster = try SignedPoster(url: "http://127.0.0.1:\(server.port)/events", secret: WebhookSecret.generate(), logger: logger)
         let forwarder = EventForwarder(journal: journal, poster: poster, logger: logger, batchSize: 10)
         let run = Task { await forwarder.run() }
-        for _ in 0..<500 where !done() { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where !(await done(forwarder)) { try await Task.sleep(for: .milliseconds(20)) }
         run.cancel()
         await run.value
         await poster.shutdown()
@@ -40,7 +43,7 @@ struct EventForwarderTests {
         for n in 0..<25 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
         let server = try RecordingHTTPServer(.respond(status: 200, body: "{}"))
         defer { server.stop() }
-        _ = try await forward(journal, to: server) { envelopesCount(server) >= 25 }
+        _ = try await forward(journal, to: server) { _ in envelopesCount(server) >= 25 }
         let got = envelopes(server)
         #expect(got.count == 25 && server.requests.count == 3)  // 10 + 10 + 5
         #expect(got.allSatisfy { $0["type"] as? String == "kioskpad.attempt" && $0["timestamp"] is String })
@@ -57,9 +60,10 @@ struct EventForwarderTests {
         for n in 0..<12 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
         let server = try RecordingHTTPServer(.statusesInTurn([400, 200]))
         defer { server.stop() }
-        let forwarder = try await forward(journal, to: server) { server.requests.count >= 2 }
+        // Stopped once the second batch's answer is counted, not as soon as it was sent.
+        let forwarder = try await forward(journal, to: server) { await $0.delivered >= 12 }
         let (deadLettered, delivered) = (await forwarder.deadLettered, await forwarder.delivered)
-        #expect(deadLettered == 10 && delivered == 12)
+        #expect(deadLettered == 10 && delivered == 12 && server.requests.count == 2)
         let dead = try TerminalJournal.read(path: path + "/journal.deadletter.jsonl")
         #expect(dead.isEmpty)  // lines there have no seq of their own: read them as JSON
         let lines = try String(contentsOfFile: path + "/journal.deadletter.jsonl", encoding: .utf8).split(separator: "\n")
@@ -78,7 +82,7 @@ struct EventForwarderTests {
         for n in 0..<3 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
         let server = try RecordingHTTPServer(.statusesInTurn([503, 200]))
         defer { server.stop() }
-        let forwarder = try await forward(journal, to: server) { server.requests.count >= 2 }
+        let forwarder = try await forward(journal, to: server) { await $0.delivered >= 3 }
         let (deadLettered, delivered) = (await forwarder.deadLettered, await forwarder.delivered)
         #expect(delivered == 3 && deadLettered == 0)
         #expect(server.requests.count == 2 && server.requests[0].body == server.requests[1].body)
@@ -93,7 +97,7 @@ struct EventForwarderTests {
         do {
             let journal = try TerminalJournal(directory: path, forwarding: true)
             for n in 0..<15 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
-            _ = try await forward(journal, to: server) { envelopesCount(server) >= 15 }
+            _ = try await forward(journal, to: server) { _ in envelopesCount(server) >= 15 }
             for n in 15..<20 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
         }
         // The power goes mid-write: the file ends in half a record.
@@ -103,7 +107,7 @@ struct EventForwarderTests {
         try handle.close()
         let journal = try TerminalJournal(directory: path, forwarding: true)
         try journal.append(type: "start", fields: [])
-        _ = try await forward(journal, to: server) { envelopesCount(server) >= 22 }
+        _ = try await forward(journal, to: server) { _ in envelopesCount(server) >= 22 }
         let seqs = envelopes(server).compactMap { ($0["data"] as? [String: Any])?["seq"] as? Int }
         #expect(seqs == Array(1...22))  // 20 attempts, journal_repaired, start: each once
         let types = envelopes(server).compactMap { $0["type"] as? String }

@@ -21,10 +21,10 @@ struct ReferenceVerifierTests {
     let secret = WebhookSecret.generate()
     let clock = TestWallClock()
 
-    func verifier(lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true) throws -> (ReferenceVerifier, OneTimeCodeStore, String) {
+    func verifier(lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true, moreUsers: String = "") throws -> (ReferenceVerifier, OneTimeCodeStore, String) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
-        let users = try UsersFile(parsing: "alice:\(alice):totp=\(ReferenceVerifierTests.totpSecret)\n", source: "users")
+        let users = try UsersFile(parsing: "alice:\(alice):totp=\(ReferenceVerifierTests.totpSecret)\n" + moreUsers, source: "users")
         let codes = OneTimeCodeStore(path: directory.appendingPathComponent("codes").path, clock: clock.read)
         let auditPath = directory.appendingPathComponent("audit.jsonl").path
         let reference = ReferenceVerifier(
@@ -50,6 +50,14 @@ struct ReferenceVerifierTests {
         let (reference, _, _) = try verifier()
         #expect(await reference.handle(request("pin", "2580")) == .granted(unlockSeconds: 4, user: "alice"))  // the grant names its user
         #expect(decision(await reference.handle(request("pin", "2581"))) == "denied")
+    }
+
+    @Test func cardsMatchOnlyCardLinesAndPINsOnlyPINLines() async throws {
+        let card = try PINHash.make(pin: SecretDigits(ascii: "00065537")!, iterations: 1_000)
+        let (reference, _, _) = try verifier(moreUsers: "alice:\(card):card\n")
+        #expect(await reference.handle(request("card", "00065537")) == .granted(unlockSeconds: 4, user: "alice"))
+        #expect(decision(await reference.handle(request("card", "2580"))) == "denied")  // her PIN, sent as a card
+        #expect(decision(await reference.handle(request("pin", "00065537"))) == "denied")  // her card, typed as a PIN
     }
 
     @Test func signaturesAreRequiredFreshAndSingleUse() async throws {

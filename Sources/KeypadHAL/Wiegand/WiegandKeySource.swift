@@ -16,6 +16,9 @@ public enum WiegandReport: Equatable, Sendable {
     case dropped(reason: String)
     /// A 26/34-bit frame went to the entry as a whole PIN of `digits` digits.
     case wholePIN(bits: Int, digits: Int)
+    /// A 26/34-bit frame was presented as a card (`keypad.long_frames: card`) with these data
+    /// bits (keytest shows the number, for enrolling the card; nothing else does).
+    case card(bits: Int, data: UInt32)
 }
 
 /// A Wiegand keypad as the key source: D0 and D1 are GPIO inputs with pull-ups, read on a
@@ -23,7 +26,8 @@ public enum WiegandReport: Equatable, Sendable {
 /// kernel event per pulse, so its buffer of 16 per line holds 16 bits). Each falling
 /// edge is a bit (D0: 0, D1: 1), dated by the kernel; `frameGap` of silence ends a frame.
 /// A 4- or 8-bit frame is one key; a 26- or 34-bit frame is a whole PIN, typed into the entry
-/// as its digits and submitted. Bad frames are dropped and reported, never typed.
+/// as its digits and submitted, or with `longFrames` `.card` a card presented (its number as
+/// zero-padded decimal digits). Bad frames are dropped and reported, never typed.
 public final class WiegandKeySource: KeySource, @unchecked Sendable {
     // @unchecked: the line handle is used only by the reading thread (kp_wake is thread-safe),
     // and closed in deinit, after that thread (which holds the source) has ended.
@@ -32,6 +36,7 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
     public let chip: String
     private let frameGap: Duration
     private let pinDigits: ClosedRange<Int>
+    private let longFrames: WiegandLongFrames
     private let report: @Sendable (WiegandReport) -> Void
     #if canImport(CKeypadGPIO)
     private let handle: OpaquePointer
@@ -43,11 +48,12 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
     /// carries a number, so `0042` arrives as 42) and dropped above its upper bound.
     public init(
         chip: String, d0: LineReference, d1: LineReference, frameGap: Duration, pinDigits: ClosedRange<Int>,
-        report: @escaping @Sendable (WiegandReport) -> Void = { _ in }
+        longFrames: WiegandLongFrames = .pin, report: @escaping @Sendable (WiegandReport) -> Void = { _ in }
     ) throws {
         self.chip = chip
         self.frameGap = frameGap
         self.pinDigits = pinDigits
+        self.longFrames = longFrames
         self.report = report
         #if canImport(CKeypadGPIO)
         var error = kp_error()
@@ -110,6 +116,9 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
             switch result {
             case .failure(let rejection):
                 report(.dropped(reason: rejection.rawValue))
+            case .success(.number(let bits, let data)) where longFrames == .card:
+                report(.card(bits: bits, data: data))
+                deliver(.card(WiegandKeySource.card(data, bits: bits)))
             case .success(let frame):
                 guard let keys = WiegandKeySource.keys(for: frame, pinDigits: pinDigits) else {
                     report(.dropped(reason: WiegandKeySource.pinLength))
@@ -157,6 +166,22 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
             keys.append(.action(.submit))
             return keys
         }
+    }
+
+    /// A card's data bits as the value sent: decimal, zero-padded to
+    /// ``WiegandLongFrames/cardDigits(bits:)``.
+    public static func card(_ data: UInt32, bits: Int) -> SecretDigits {
+        let width = WiegandLongFrames.cardDigits(bits: bits)
+        let buffer = DigitBuffer(capacity: width)
+        var divisor: UInt64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = UInt64(data)
+        while divisor > 0 {
+            buffer.append(UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+        return buffer.take()
     }
 
     static func monotonicNow() -> Duration {

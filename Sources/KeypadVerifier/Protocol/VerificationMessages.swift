@@ -50,7 +50,7 @@ public enum VerificationRequestBody {
         } catch {
             throw Invalid(description: "body is not the verification JSON (terminal_id, kind, value, attempt_id, entered_at)")
         }
-        guard let kind = AttemptKind(rawValue: wire.kind) else { throw Invalid(description: "kind must be pin or code") }
+        guard let kind = AttemptKind(rawValue: wire.kind) else { throw Invalid(description: "kind must be pin, code or card") }
         guard EntryOptions.lengthRange.contains(wire.value.utf8.count), let value = SecretDigits(ascii: wire.value) else {
             throw Invalid(description: "value must be 4 to 12 digits")
         }
