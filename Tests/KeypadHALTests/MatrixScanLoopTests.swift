@@ -69,6 +69,27 @@ struct MatrixScanLoopTests {
         #expect(press.at <= .milliseconds(111) + .microseconds(500))
     }
 
+    @Test func aBounceReadOpenRestartsTheDebounceAtTheNextIdleReadNotASlowScanLater() throws {
+        var harness = MatrixHarness()
+        // Key A (0,3) closes at 100 ms and chatters until 102.53 ms. Woken 0.7 ms after the
+        // edge with 1 ms settling and 150 µs per call, the first scan reads row 0 at about
+        // 102 ms, while the contact is open: the debounce restarts. That scan ends at about
+        // 106 ms, where the idle read finds column 3 active again; the next scan's first
+        // row, rechecked for a slow line, is read only at about 112 ms.
+        for (time, closed) in [(100_000, true), (100_250, false), (100_970, true), (101_800, false), (102_530, true), (150_000, false)] {
+            harness.matrix.set(row: 0, column: 3, closed: closed, at: .microseconds(time))
+        }
+        let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
+            $0.wakeLatency = .microseconds(700)
+            $0.callCost = .microseconds(150)
+        }
+        #expect(labels(events.map(\.event)) == "+A -A")
+        // Debounced 10 ms from the idle read (not from the recheck: about 122 ms), and never
+        // before the contact had been closed for the whole press time.
+        #expect(events[0].at >= .microseconds(112_530))
+        #expect(events[0].at < .milliseconds(118))
+    }
+
     @Test func theScanThatEndsADebounceComesWhenItIsDueNotAtTheNextPeriod() throws {
         var harness = MatrixHarness()
         harness.matrix.press(row: 0, column: 1, at: .microseconds(100_300))

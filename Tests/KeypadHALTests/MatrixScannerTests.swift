@@ -119,6 +119,19 @@ struct MatrixScannerTests {
         #expect(scanner.nextDecision?.due == .milliseconds(50) + .microseconds(100) + .milliseconds(15))  // row 1's read, plus the release time
     }
 
+    @Test func aWakingReadDatesOnlyTheColumnsItFoundActive() {
+        var settings = ScannerSettings()
+        settings.debouncePress = .milliseconds(10)
+        var scanner = MatrixScanner(layout: MatrixHarness.layout, settings: settings)
+        let rowsReadAt: (Duration) -> [Duration] = { t in (0..<4).map { t + .microseconds(100 * $0) } }
+        // The idle read at 4 ms found column 1 active; keys 5 (1,1) and 8 (1,3) are first seen at 5.1 ms.
+        _ = scanner.process([0, 0b1010, 0, 0], readAt: rowsReadAt(.milliseconds(5)), pressStartedAt: .milliseconds(4), pressColumns: 0b0010)
+        // 5 is dated from the read, 8 (column 3, not seen then) from its own row's read.
+        #expect(scanner.nextDecision?.due == .milliseconds(14))
+        #expect(labels(scanner.process([0, 0b1010, 0, 0], readAt: rowsReadAt(.milliseconds(14)))) == "+5")
+        #expect(scanner.nextDecision?.due == .milliseconds(15) + .microseconds(100))
+    }
+
     @Test func aGhostRectangleProducesNoPhantomKey() throws {
         var harness = MatrixHarness()
         // Keys 1 (0,0), 2 (0,1) and 4 (1,0): without diodes, 5 (1,1) reads as pressed too.

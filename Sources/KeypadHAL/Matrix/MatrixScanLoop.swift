@@ -4,7 +4,9 @@
 /// blocks on column edges, so an idle keypad costs no wake-ups. The edge that ends an idle
 /// wait dates the press (the kernel's timestamp), so the debounce runs from the contact,
 /// not from the first scan. After arming it reads the columns once more, so a press that
-/// landed in between is not lost.
+/// landed in between is not lost; a column found active by that read dates its press from
+/// the read (a bounce that a scan saw open restarts the debounce there, not one slow scan
+/// later).
 ///
 /// Each row is settled by observation rather than by a long fixed sleep: after driving a
 /// row it waits `settle`, reads, and when the reading differs from the last scan's it reads
@@ -52,8 +54,10 @@ public final class MatrixScanLoop {
     private var activeBefore: UInt8 = 0
     /// The one row driven just before the current drive (nil: all rows or none).
     private var rowBefore: Int?
-    /// When the press that ended the last idle wait began (the kernel's edge timestamp).
+    /// When the press that ended the last idle wait began (the kernel's edge timestamp, or
+    /// the idle read that found a column active), and the columns it dates.
     private var pressStartedAt: Duration?
+    private var pressColumns: UInt8 = .max
     /// How long the last scan took to read its first row (read once, no recheck): drive,
     /// settle, read. The scan for a change falling due starts this long before it is due.
     private var rowTime: Duration = .zero
@@ -155,8 +159,9 @@ public final class MatrixScanLoop {
             }
             let start = timing.now
             let (sample, times) = try scan(firstRow: decision?.row ?? 0, deliver: deliver)
-            let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt)
+            let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt, pressColumns: pressColumns)
             pressStartedAt = nil
+            pressColumns = .max
             for event in events { deliver(event) }
             decision = scanner.nextDecision
             if scanner.needsScanning { timing.wait(until: nextScan(after: start, decision: decision?.due)) }
@@ -187,7 +192,12 @@ public final class MatrixScanLoop {
             _ = try backend.waitForEdge(timeout: MatrixScanLoop.stuckRecheck)
             return
         }
-        if try backend.readColumns() != 0 { return }
+        let active = try backend.readColumns()
+        if active != 0 {
+            pressStartedAt = timing.now
+            pressColumns = active
+            return
+        }
         idleWaits += 1
         guard try backend.waitForEdge(timeout: nil) else { return }
         pressStartedAt = plausibleEdgeTime(try backend.drainEdges())

@@ -28,9 +28,12 @@ public struct MatrixScanner: Sendable {
 
     /// Processes one full scan in which row r was read at `times[r]`; returns the events it
     /// causes. `pressStartedAt` is when the press that woke an idle scan began (the kernel's
-    /// edge timestamp): a key first seen down in this scan counts its debounce from then, not
-    /// from when the scan got to it, because the contact has been closed since that edge.
-    public mutating func process(_ sample: [UInt8], readAt times: [Duration], pressStartedAt edge: Duration? = nil) -> [ScanEvent] {
+    /// edge timestamp, or the idle read that found `pressColumns` already active): a key
+    /// in those columns first seen down in this scan counts its debounce from then, not from
+    /// when the scan got to it, because its column has read active since.
+    public mutating func process(
+        _ sample: [UInt8], readAt times: [Duration], pressStartedAt edge: Duration? = nil, pressColumns: UInt8 = .max
+    ) -> [ScanEvent] {
         precondition(sample.count == layout.rows && times.count == layout.rows)
         let now = times.max() ?? .zero
         if !settings.hasDiodes && MatrixScanner.hasGhost(sample) {
@@ -52,7 +55,7 @@ public struct MatrixScanner: Sendable {
                     changedAt[index] = nil
                     continue
                 }
-                let since = changedAt[index] ?? (raw ? min(edge ?? readAt, readAt) : readAt)
+                let since = changedAt[index] ?? (raw && pressColumns & bit != 0 ? min(edge ?? readAt, readAt) : readAt)
                 changedAt[index] = since
                 guard readAt - since >= debounceTime(pressing: raw) else { continue }
                 events.append(accept(row: row, column: column, down: raw, at: readAt))
@@ -67,7 +70,7 @@ public struct MatrixScanner: Sendable {
     /// with exactly one active column qualifies (any row, with diodes): a phantom key needs a
     /// second real key in its own row, which reads active too. A key qualifies when its press
     /// is being debounced and has persisted for the press time. Nothing is decided early
-    /// while the last scan ghosted. ``process(_:readAt:pressStartedAt:)`` then finds the key down.
+    /// while the last scan ghosted. ``process(_:readAt:pressStartedAt:pressColumns:)`` then finds the key down.
     public mutating func earlyPresses(row: Int, columns: UInt8, readAt: Duration) -> [ScanEvent] {
         guard !ghosting, settings.hasDiodes || columns.nonzeroBitCount == 1 else { return [] }
         var events: [ScanEvent] = []
