@@ -37,7 +37,9 @@ public struct StateFileError: Error, CustomStringConvertible {
 /// temporary file beside it (several processes may write at once), fsync, rename, and an
 /// fsync of the directory so the rename itself survives a power cut.
 public enum DurableFile {
-    public static func replace(path: String, contents: [UInt8]) throws {
+    /// `mode` and `owner` (uid, gid) are given to the new file before it replaces the old
+    /// (an edit keeps the users file readable by the verifier's own account).
+    public static func replace(path: String, contents: [UInt8], mode: mode_t = 0o600, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
         var template = Array((path + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw StateFileError(path: path, doing: "write", errno: errno) }
@@ -48,7 +50,10 @@ public enum DurableFile {
             close(fd)
             if !ok { unlink(temporary) }
         }
-        guard fchmod(fd, 0o600) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
+        guard fchmod(fd, mode) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
+        if let owner, owner.uid != geteuid() || owner.gid != getegid() {
+            guard fchown(fd, owner.uid, owner.gid) == 0 else { throw StateFileError(path: temporary, doing: "give the owner of", errno: errno) }
+        }
         try contents.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

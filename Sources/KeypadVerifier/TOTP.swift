@@ -55,4 +55,33 @@ public struct TOTP: Sendable {
         }
         return bytes.isEmpty ? nil : bytes
     }
+
+    /// A new random 160-bit secret (RFC 4226's recommended length).
+    public static func newSecret() -> [UInt8] {
+        SymmetricKey(size: SymmetricKeySize(bitCount: 160)).withUnsafeBytes { Array($0) }
+    }
+
+    /// RFC 4648 base32 without padding (as authenticator apps and `:totp=` take it).
+    public static func base32Encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        var text = ""
+        var bits = 0, value = 0
+        for byte in bytes {
+            value = (value << 8 | Int(byte)) & 0xFFFF
+            bits += 8
+            while bits >= 5 {
+                text.append(alphabet[(value >> (bits - 5)) & 31])
+                bits -= 5
+            }
+        }
+        if bits > 0 { text.append(alphabet[(value << (5 - bits)) & 31]) }
+        return text
+    }
+
+    /// The `otpauth://` URI an authenticator app enrols from (a QR code of it, or typed).
+    public func provisioningURI(account: String, issuer: String) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        return "otpauth://totp/\(escape(issuer)):\(escape(account))?secret=\(TOTP.base32Encode(secret))&issuer=\(escape(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
+    }
 }

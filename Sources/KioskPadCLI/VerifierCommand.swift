@@ -14,7 +14,7 @@ import ServiceLifecycle
 struct VerifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verifier", abstract: "The reference verifier server and its tools.",
-        subcommands: [VerifierServeCommand.self, VerifierCodeCommand.self, VerifierSecretCommand.self])
+        subcommands: [VerifierServeCommand.self, VerifierUserCommand.self, VerifierCodeCommand.self, VerifierSecretCommand.self])
 }
 
 /// `kioskpad verifier serve`: POST /verify and GET /healthz.
@@ -35,7 +35,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap(level: logLevel)
         let logger = Logger(label: "kioskpad.verifier-server")
         let settings = try ConfigLoader.loadServer(path: config)
-        let users = try loadUsers(settings)
+        let users = try watchUsers(settings)
         let secret = try settings.secret.map { source in
             do {
                 return try WebhookSecret(reading: source)
@@ -56,7 +56,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
             settings: ReferenceVerifier.Settings(
                 secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
                 maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource),
-            users: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit, replays: replays)
+            usersFile: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit, replays: replays)
         let host = settings.host
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource,
@@ -133,6 +133,15 @@ struct VerifierSecretCommand: AsyncParsableCommand {
 
     func run() async throws {
         writeLine(WebhookSecret.generate().text)
+    }
+}
+
+/// The server's users file, read again when it changes, or a usage error naming `server.users_file`.
+func watchUsers(_ settings: VerifierServerConfiguration) throws -> UsersFileWatcher {
+    do {
+        return try UsersFileWatcher(path: settings.usersFile)
+    } catch {
+        throw KeyedError(key: "server.users_file", message: "\(error)")
     }
 }
 

@@ -58,7 +58,8 @@ public actor ReferenceVerifier {
     }
 
     public nonisolated let settings: Settings
-    private let users: UsersFile
+    /// The users now: a fixed list, or the users file as it reads at this attempt.
+    private let users: @Sendable () throws -> UsersFile
     private let codes: OneTimeCodeStore?
     private let audit: AuditLog?
     private let clock: @Sendable () -> Date
@@ -74,8 +75,23 @@ public actor ReferenceVerifier {
         settings: Settings, users: UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
         replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) {
+        self.init(settings: settings, usersNow: { users }, codes: codes, audit: audit, replays: replays, clock: clock)
+    }
+
+    /// Users from a file that is read again when it changes (`kioskpad verifier user`).
+    public init(
+        settings: Settings, usersFile: UsersFileWatcher, codes: OneTimeCodeStore?, audit: AuditLog?,
+        replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.init(settings: settings, usersNow: { try usersFile.current() }, codes: codes, audit: audit, replays: replays, clock: clock)
+    }
+
+    private init(
+        settings: Settings, usersNow: @escaping @Sendable () throws -> UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
+        replays: ReplayLog?, clock: @escaping @Sendable () -> Date
+    ) {
         self.settings = settings
-        self.users = users
+        self.users = usersNow
         self.codes = codes
         self.audit = audit
         self.clock = clock
@@ -186,13 +202,15 @@ public actor ReferenceVerifier {
     /// The user the value belongs to and whether it was their duress PIN, or nil. Every
     /// user's PIN (or, for a card, card) hash is checked (no early exit).
     private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> (name: String, duress: Bool)? {
+        let users = try users()
         switch request.kind {
         case .pin, .card:
             return await ReferenceVerifier.match(request.value, kind: request.kind, users: users)
         case .code:
-            if let user = matchTOTP(request.value, now: now) { return (user, false) }
-            guard let codes else { return nil }
-            return try await ReferenceVerifier.redeem(request.value, in: codes).map { ($0, false) }
+            if let user = matchTOTP(request.value, users: users, now: now) { return (user, false) }
+            guard let codes, let user = try await ReferenceVerifier.redeem(request.value, in: codes) else { return nil }
+            // A code issued to a user removed since then is used up, and opens nothing.
+            return users.users.contains { $0.name == user } ? (user, false) : nil
         }
     }
 
@@ -206,7 +224,7 @@ public actor ReferenceVerifier {
         try codes.redeem(value)
     }
 
-    private func matchTOTP(_ value: SecretDigits, now: Date) -> String? {
+    private func matchTOTP(_ value: SecretDigits, users: UsersFile, now: Date) -> String? {
         let seconds = Int(now.timeIntervalSince1970)
         return value.withASCIIBytes { candidate in
             for user in users.users {

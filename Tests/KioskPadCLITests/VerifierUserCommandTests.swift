@@ -1,0 +1,73 @@
+import Foundation
+import KeypadTestSupport
+import KeypadVerifier
+import Testing
+
+/// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as the README
+/// shows it: each change counts from the next attempt, without a restart.
+@Suite("verifier user commands, end to end", .serialized)
+struct VerifierUserCommandTests {
+    func simulate(_ server: VerifierProcess, typing value: String, mode: String = "pin") async throws -> String {
+        let terminal = server.directory.appendingPathComponent("terminal-\(mode).yaml")
+        let entry = mode == "pin" ? "entry: {mode: pin, min_length: 4, max_length: 4}" : "entry: {mode: code, min_length: 6, max_length: 6}"
+        try """
+            \(entry)
+            verifier:
+              kind: http
+              url: http://127.0.0.1:\(server.port)/verify
+              secret_file: secret
+            """.write(to: terminal, atomically: true, encoding: .utf8)
+        let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: value)
+        return CLI.frames(result.stdout).last ?? ""
+    }
+
+    @Test func usersAddedChangedAndRemovedWhileTheServerRuns() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let config = server.config
+        #expect(try await simulate(server, typing: "5820").contains("Access denied"))
+        let added = try await CLI.run(["verifier", "user", "add", "carol", "--config", config, "--iterations", "1000"], stdin: "5820\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try await simulate(server, typing: "5820").contains("Access granted"))
+        // Changing her PIN: the old one is denied, the new one granted.
+        let changed = try await CLI.run(["verifier", "user", "set-pin", "carol", "--config", config, "--iterations", "1000"], stdin: "7146\n")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try await simulate(server, typing: "5820").contains("Access denied"))
+        #expect(try await simulate(server, typing: "7146").contains("Access granted"))
+        // A TOTP secret: the URI printed once gives codes the server grants.
+        let totp = try await CLI.run(["verifier", "user", "totp", "carol", "--config", config])
+        let uri = totp.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(uri.hasPrefix("otpauth://totp/KioskPad:carol?secret="))
+        let base32 = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value)
+        let code = TOTP(secret: try #require(TOTP.base32Decode(base32))).code(step: Int(Date().timeIntervalSince1970) / 30)
+        #expect(try await simulate(server, typing: code, mode: "code").contains("Access granted"))
+        let list = try await CLI.run(["verifier", "user", "list", "--config", config])
+        #expect(list.stdout == "dana pin\ncarol pin,totp\n")
+        let removed = try await CLI.run(["verifier", "user", "remove", "carol", "--config", config])
+        #expect(removed.status == 0)
+        #expect(try await simulate(server, typing: "7146").contains("Access denied"))
+        #expect(try await simulate(server, typing: "3691").contains("Access granted"))  // dana untouched
+        for output in [added, changed, list, removed].flatMap({ [$0.stdout, $0.stderr] }) {
+            #expect(!output.contains("5820") && !output.contains("7146") && !output.contains("pbkdf2"))
+        }
+    }
+
+    @Test func mistakesAreClearAndChangeNothing() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        let before = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        let twice = try await CLI.run(["verifier", "user", "add", "dana", "--config", config, "--iterations", "1000"], stdin: "1111\n")
+        #expect(twice.status == 2 && twice.stderr.contains("user 'dana' is already in") && twice.stderr.contains("set-pin"))
+        let badName = try await CLI.run(["verifier", "user", "add", "da na", "--config", config], stdin: "1111\n")
+        #expect(badName.status == 2 && badName.stderr.contains("user name 'da na' must be 1-64 of letters"))
+        let badPIN = try await CLI.run(["verifier", "user", "add", "erin", "--config", config, "--iterations", "1000"], stdin: "12a4\n")
+        #expect(badPIN.status == 2 && badPIN.stderr.contains("the PIN must be"))
+        let nobody = try await CLI.run(["verifier", "user", "set-pin", "zoe", "--config", config, "--iterations", "1000"], stdin: "1111\n")
+        #expect(nobody.status == 2 && nobody.stderr.contains("no user 'zoe' with a PIN"))
+        #expect(try await CLI.run(["verifier", "user", "remove", "zoe", "--config", config]).status == 2)
+        #expect(try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8) == before)
+    }
+}
