@@ -13,13 +13,16 @@ public struct UserRecord: Equatable, Sendable {
     /// This line's hash is of a card number (`:card` on the line), matched only by attempts
     /// of kind `card` (a Wiegand card reader), never as a PIN.
     public let card: Bool
+    /// The line's lookup tag (`:tag=ID.HEX`, see ``LookupKey``), if it has one.
+    public let lookupTag: String?
 
-    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false, card: Bool = false) {
+    public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false, card: Bool = false, lookupTag: String? = nil) {
         self.name = name
         self.pinHash = pinHash
         self.totpSecret = totpSecret
         self.duress = duress
         self.card = card
+        self.lookupTag = lookupTag
     }
 }
 
@@ -39,8 +42,32 @@ public struct UsersFile: Equatable, Sendable {
         public var description: String { "\(source) line \(line): \(reason)" }
     }
 
+    /// Line indices by lookup tag, and the lines without one (for ``match(_:kind:lookup:)``).
+    private let tagged: [String: [Int]]
+    private let untagged: [Int]
+    /// Tagged line indices by the id of the key that tagged them.
+    private let taggedByKey: [String: [Int]]
+    /// What a denial with no candidate line checks: the work factor of the file's first line.
+    private let decoy: PINHash
+
     public init(users: [UserRecord]) {
         self.users = users
+        var tagged: [String: [Int]] = [:]
+        var untagged: [Int] = []
+        var taggedByKey: [String: [Int]] = [:]
+        for (index, user) in users.enumerated() {
+            guard let tag = user.lookupTag else {
+                untagged.append(index)
+                continue
+            }
+            tagged[tag, default: []].append(index)
+            taggedByKey[String(tag.prefix(8)), default: []].append(index)
+        }
+        self.tagged = tagged
+        self.untagged = untagged
+        self.taggedByKey = taggedByKey
+        let iterations = users.first?.pinHash.iterations ?? PINHash.defaultIterations
+        decoy = PINHash(iterations: iterations, salt: [UInt8](repeating: 0, count: 16), hash: [UInt8](repeating: 0, count: 32))
     }
 
     public init(parsing text: String, source: String) throws {
@@ -62,13 +89,19 @@ public struct UsersFile: Equatable, Sendable {
             var totp: [UInt8]?
             var duress = false
             var card = false
+            var tag: String?
             for option in fields.dropFirst(2) {
                 if option == "duress" || option == "card" {
                     if option == "duress" { duress = true } else { card = true }
                     continue
                 }
+                if option.hasPrefix("tag=") {
+                    guard LookupKey.isTag(option.dropFirst(4)) else { throw fail("user '\(name)': tag= must be 8 hex digits, '.', then 32 (written by `kioskpad verifier user`)") }
+                    tag = String(option.dropFirst(4))
+                    continue
+                }
                 guard option.hasPrefix("totp="), let secret = TOTP.base32Decode(String(option.dropFirst(5))), secret.count >= 10 else {
-                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card")
+                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card (and tag=, which `kioskpad verifier user` writes)")
                 }
                 totp = secret
             }
@@ -79,7 +112,7 @@ public struct UsersFile: Equatable, Sendable {
                 throw fail(duress ? "user '\(name)' has two duress lines" : "user '\(name)' is listed twice")
             }
             do {
-                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp, duress: duress, card: card))
+                users.append(UserRecord(name: name, pinHash: try PINHash(parsing: fields[1]), totpSecret: totp, duress: duress, card: card, lookupTag: tag))
             } catch let error as PINHash.FormatError {
                 throw fail("user '\(name)': \(error)")
             }
@@ -110,6 +143,26 @@ public struct UsersFile: Equatable, Sendable {
     /// PIN lines.
     public func match(_ value: SecretDigits, kind: AttemptKind) -> (name: String, duress: Bool)? {
         kind == .card ? match(card: value).map { ($0, false) } : match(pin: value)
+    }
+
+    /// As ``match(_:kind:)``, but with `lookup` only the lines whose tag is the value's, and
+    /// the lines without a tag of this key, are checked: O(1) PBKDF2 computations at any
+    /// number of tagged users. When no line is a candidate, one PBKDF2 is computed anyway, so
+    /// a denial takes as long as a grant.
+    public func match(_ value: SecretDigits, kind: AttemptKind, lookup: LookupKey?) -> (name: String, duress: Bool)? {
+        guard let lookup else { return match(value, kind: kind) }
+        let tag = lookup.tag(value, kind: kind)
+        // Lines tagged under another key are checked like untagged ones.
+        let otherKeys = taggedByKey.filter { $0.key != lookup.id }.values.joined()
+        var matched: (name: String, duress: Bool)?
+        var checked = 0
+        for index in (tagged[tag] ?? []) + untagged + otherKeys where users[index].card == (kind == .card) {
+            let user = users[index]
+            checked += 1
+            if user.pinHash.matches(value) { matched = matched ?? (user.name, user.duress) }
+        }
+        if checked == 0 { _ = decoy.matches(value) }
+        return matched
     }
 
     public static func load(path: String) throws -> UsersFile {

@@ -38,13 +38,13 @@ public struct UsersFileEditor: Sendable {
         self.path = path
     }
 
-    /// Adds `name` with its PIN hash; refused when the user already has a PIN line.
-    public func add(name: String, hash: PINHash) throws {
+    /// Adds `name` with its PIN hash (and lookup tag); refused when the user already has a PIN line.
+    public func add(name: String, hash: PINHash, tag: String? = nil) throws {
         try edit(creating: true) { lines in
             guard !lines.contains(where: { $0.isPIN(of: name) }) else {
                 throw EditError(description: "user '\(name)' is already in \(path); `kioskpad verifier user set-pin \(name)` changes the PIN")
             }
-            lines.append(UsersFile.line(name: name, hash: hash))
+            lines.append(UsersFile.line(name: name, hash: hash) + (tag.map { ":tag=" + $0 } ?? ""))
         }
     }
 
@@ -61,12 +61,14 @@ public struct UsersFileEditor: Sendable {
         return removed
     }
 
-    /// Replaces the PIN hash on `name`'s PIN line, keeping its TOTP secret.
-    public func setPIN(name: String, hash: PINHash) throws {
+    /// Replaces the PIN hash (and lookup tag) on `name`'s PIN line, keeping its TOTP secret.
+    public func setPIN(name: String, hash: PINHash, tag: String? = nil) throws {
         try edit { lines in
             let index = try pinLine(of: name, in: lines)
             var fields = lines[index].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             fields[1] = hash.description
+            fields.removeAll { $0.hasPrefix("tag=") }
+            if let tag { fields.append("tag=" + tag) }
             lines[index] = fields.joined(separator: ":")
         }
     }

@@ -43,6 +43,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
                 throw KeyedError(key: TerminalAssembly.key("server.secret", source), message: "\(error)")
             }
         }
+        let lookupKey = try loadLookupKey(settings)
         let audit: AuditLog
         let replays: ReplayLog
         do {
@@ -55,7 +56,7 @@ struct VerifierServeCommand: AsyncParsableCommand {
         let verifier = ReferenceVerifier(
             settings: ReferenceVerifier.Settings(
                 secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
-                maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource),
+                maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: lookupKey),
             usersFile: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit, replays: replays)
         let host = settings.host
         let limits = ConnectionLimits(
@@ -133,6 +134,17 @@ struct VerifierSecretCommand: AsyncParsableCommand {
 
     func run() async throws {
         writeLine(WebhookSecret.generate().text)
+    }
+}
+
+/// The key of the users file's lookup tags, if configured, or an error naming its key.
+func loadLookupKey(_ settings: VerifierServerConfiguration) throws -> LookupKey? {
+    try settings.lookupKey.map { source in
+        do {
+            return try LookupKey(text: try source.read())
+        } catch {
+            throw KeyedError(key: TerminalAssembly.key("server.lookup_key", source), message: "\(error)")
+        }
     }
 }
 

@@ -21,8 +21,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @Option(help: "Verifier config file (YAML, a `server:` section).")
         var config: String
 
-        func editor() throws -> UsersFileEditor {
-            UsersFileEditor(path: try ConfigLoader.loadServer(path: config).usersFile)
+        /// The users file's editor and, when the server has one, its lookup key.
+        func editor() throws -> (UsersFileEditor, LookupKey?) {
+            let settings = try ConfigLoader.loadServer(path: config)
+            return (UsersFileEditor(path: settings.usersFile), try loadLookupKey(settings))
         }
     }
 
@@ -41,11 +43,14 @@ struct VerifierUserCommand: AsyncParsableCommand {
             }
         }
 
-        /// Reads the PIN, hashes it, makes the change `change` describes and prints its line.
-        func apply(_ change: (UsersFileEditor, PINHash) throws -> String) throws {
-            let editor = try target.editor()
-            let hash = try VerifierUserCommand.readPINHash(iterations: iterations)
-            writeLine(try VerifierUserCommand.applying { try change(editor, hash) })
+        /// Reads the PIN, hashes (and with a lookup key, tags) it, makes the change `change`
+        /// describes and prints its line.
+        func apply(_ change: (UsersFileEditor, PINHash, String?) throws -> String) throws {
+            let (editor, lookup) = try target.editor()
+            let pin = try VerifierUserCommand.readPIN()
+            let hash = try PINHash.make(pin: pin, iterations: iterations)
+            let tag = lookup?.tag(pin, kind: .pin)
+            writeLine(try VerifierUserCommand.applying { try change(editor, hash, tag) })
         }
     }
 
@@ -55,8 +60,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var pin: NewPIN
 
         func run() async throws {
-            try pin.apply { editor, hash in
-                try editor.add(name: pin.name, hash: hash)
+            try pin.apply { editor, hash, tag in
+                try editor.add(name: pin.name, hash: hash, tag: tag)
                 return "user '\(pin.name)' added to \(editor.path)"
             }
         }
@@ -69,7 +74,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let editor = try target.editor()
+            let (editor, _) = try target.editor()
             let lines = try VerifierUserCommand.applying { try editor.remove(name: name) }
             writeLine("user '\(name)' removed from \(editor.path) (\(lines) line\(lines == 1 ? "" : "s"))")
         }
@@ -81,7 +86,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let editor = try target.editor()
+            let (editor, _) = try target.editor()
             let users = try VerifierUserCommand.applying { try editor.list() }
             for user in users {
                 var has: [String] = []
@@ -100,8 +105,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var pin: NewPIN
 
         func run() async throws {
-            try pin.apply { editor, hash in
-                try editor.setPIN(name: pin.name, hash: hash)
+            try pin.apply { editor, hash, tag in
+                try editor.setPIN(name: pin.name, hash: hash, tag: tag)
                 return "PIN of '\(pin.name)' changed in \(editor.path)"
             }
         }
@@ -118,22 +123,22 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @Option(help: "Issuer shown in the authenticator app.") var issuer = "KioskPad"
 
         func run() async throws {
-            let editor = try target.editor()
+            let (editor, _) = try target.editor()
             let secret = TOTP.newSecret()
             try VerifierUserCommand.applying { try editor.setTOTP(name: name, secret: secret) }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
     }
 
-    /// Reads a PIN (twice on a terminal) and hashes it; the digits are wiped after.
-    static func readPINHash(iterations: Int) throws -> PINHash {
+    /// Reads a PIN (twice on a terminal); its buffer is wiped when the last copy goes.
+    static func readPIN() throws -> SecretDigits {
         let pin = try SecretReader.readPIN(prompt: "PIN: ")
         if isatty(STDIN_FILENO) == 1 {
             let again = try SecretReader.readPIN(prompt: "PIN again: ")
             let same = pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
             guard same else { throw UsageError(description: "the two PINs differ; nothing was changed") }
         }
-        return try PINHash.make(pin: pin, iterations: iterations)
+        return pin
     }
 
     /// Runs an edit; a refused one becomes a usage error naming `server.users_file`.

@@ -12,6 +12,8 @@ public struct VerifierServerConfiguration: Sendable {
     /// Holds `codes` (one-time codes, hashed) and `audit.jsonl`.
     public var stateDirectory: String
     public var secret: SecretSource?
+    /// The key of users-file lookup tags (`lookup_key_file`, `_env` or `_credential`).
+    public var lookupKey: SecretSource?
     public var allowUnsigned: Bool
     public var unlockSeconds: Int?
     public var codeLength: Int
@@ -57,6 +59,7 @@ extension ConfigLoader {
         let usersFile = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
         let stateDirectory = VerifierSection.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
         let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+        let lookupKey = VerifierSection.secretSource(reader, prefix: "lookup_key", baseDirectory: baseDirectory)
         let allowUnsigned = reader.bool("allow_unsigned", default: false)
         if secret == nil && !allowUnsigned {
             log.report(reader.keyPath("secret_file"), "a signing secret is required (secret_file, secret_env or secret_credential; `kioskpad verifier secret` makes one), or set allow_unsigned: true", at: reader.node)
@@ -74,7 +77,7 @@ extension ConfigLoader {
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         return VerifierServerConfiguration(
             host: host, port: port, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
-            allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
+            lookupKey: lookupKey, allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)
     }

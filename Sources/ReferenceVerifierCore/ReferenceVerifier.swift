@@ -20,11 +20,15 @@ public actor ReferenceVerifier {
         /// Refused requests a source may make per ``rejectionInterval`` before it is throttled.
         public var rejectionLimit: Int
         public var rejectionInterval: TimeInterval
+        /// With a key, only the users-file lines tagged for the value are hashed (O(1) per attempt).
+        public var lookupKey: LookupKey?
 
         public init(
             secret: WebhookSecret?, unlockSeconds: Int? = nil, lockout: LockoutPolicy = LockoutPolicy(),
-            maxBodyBytes: Int = 16_384, rejectionLimit: Int = 20, rejectionInterval: TimeInterval = 10
+            maxBodyBytes: Int = 16_384, rejectionLimit: Int = 20, rejectionInterval: TimeInterval = 10,
+            lookupKey: LookupKey? = nil
         ) {
+            self.lookupKey = lookupKey
             self.secret = secret
             self.unlockSeconds = unlockSeconds
             self.lockout = lockout
@@ -205,7 +209,7 @@ public actor ReferenceVerifier {
         let users = try users()
         switch request.kind {
         case .pin, .card:
-            return await ReferenceVerifier.match(request.value, kind: request.kind, users: users)
+            return await ReferenceVerifier.match(request.value, kind: request.kind, users: users, lookup: settings.lookupKey)
         case .code:
             if let user = matchTOTP(request.value, users: users, now: now) { return (user, false) }
             guard let codes, let user = try await ReferenceVerifier.redeem(request.value, in: codes) else { return nil }
@@ -214,9 +218,12 @@ public actor ReferenceVerifier {
         }
     }
 
-    /// Off the actor: the slow hashes of every user, in parallel with other terminals'.
-    private nonisolated static func match(_ value: SecretDigits, kind: AttemptKind, users: UsersFile) async -> (name: String, duress: Bool)? {
-        users.match(value, kind: kind)
+    /// Off the actor: the slow hashes (of every user, or with a lookup key of the tagged
+    /// candidates), in parallel with other terminals'.
+    private nonisolated static func match(
+        _ value: SecretDigits, kind: AttemptKind, users: UsersFile, lookup: LookupKey?
+    ) async -> (name: String, duress: Bool)? {
+        users.match(value, kind: kind, lookup: lookup)
     }
 
     /// Off the actor: the code store takes a file lock and hashes each live code.

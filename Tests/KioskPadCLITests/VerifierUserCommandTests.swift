@@ -54,6 +54,31 @@ struct VerifierUserCommandTests {
         }
     }
 
+    @Test func withALookupKeyUsersAreWrittenWithTagsAndFoundByThem() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  lookup_key_file: lookup.key\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("lookup.key")
+        try "short\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        let refused = try await CLI.run(["verifier", "user", "add", "carol", "--config", config, "--iterations", "1000"], stdin: "5820\n")
+        #expect(refused.status != 0 && refused.stderr.contains("server.lookup_key_file: a lookup key is one line of at least 32 characters"))
+        try "h6Vq3yN0cQk2mS8tW1xZ4bE7rU9pL5aD\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        #expect(try await CLI.run(["verifier", "user", "add", "carol", "--config", config, "--iterations", "1000"], stdin: "5820\n").status == 0)
+        let users = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        let carol = try #require(users.split(separator: "\n").first { $0.hasPrefix("carol:") })
+        let tag = try #require(carol.split(separator: ":").last { $0.hasPrefix("tag=") })
+        #expect(LookupKey.isTag(tag.dropFirst(4)))
+        #expect(try await simulate(server, typing: "5820").contains("Access granted"))
+        #expect(try await simulate(server, typing: "3691").contains("Access granted"))  // dana's line has no tag: still checked
+        #expect(try await simulate(server, typing: "5821").contains("Access denied"))
+        #expect(try await CLI.run(["verifier", "user", "set-pin", "carol", "--config", config, "--iterations", "1000"], stdin: "7146\n").status == 0)
+        let changed = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        #expect(!changed.contains(String(tag)) && changed.components(separatedBy: "tag=").count == 2)
+        #expect(try await simulate(server, typing: "7146").contains("Access granted"))
+    }
+
     @Test func mistakesAreClearAndChangeNothing() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -24,21 +24,38 @@ final class ThroughputServer {
         return root.appendingPathComponent(".build/release/kioskpad").path
     }
 
-    /// Starts `verifier serve` with 3 users (PIN 4826 is ana's) on a free port.
-    init() throws {
+    /// Starts `verifier serve` with 3 users (PIN 4826 is ana's) on a free port. With a
+    /// `lookupUsers` count instead, the server has a lookup key and that many users, every
+    /// line tagged: ana at the default work factor, the others (never her PIN) at 1,000
+    /// iterations, so the file is made in seconds; with tags only ana's line is hashed.
+    init(lookupUsers: Int? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: ThroughputServer.binary) else {
             fatalError("no kioskpad at \(ThroughputServer.binary): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
-        let users = try ["ana", "ben", "cai"].enumerated().map { index, name in
-            UsersFile.line(name: name, hash: try PINHash.make(pin: SecretDigits(ascii: "48\(26 + index)")!)) + "\n"
-        }.joined()
+        var users: String
+        var settings = "server:\n  listen: 127.0.0.1:0\n  users_file: users\n  state_dir: state\n  secret_file: secret\n"
+        if let count = lookupUsers {
+            let keyText = WebhookSecret.generate().text
+            try keyText.write(to: directory.appendingPathComponent("lookup.key"), atomically: true, encoding: .utf8)
+            settings += "  lookup_key_file: lookup.key\n"
+            let key = try LookupKey(text: keyText)
+            let ana = SecretDigits(ascii: "4826")!
+            users = UsersFile.line(name: "ana", hash: try PINHash.make(pin: ana)) + ":tag=" + key.tag(ana, kind: .pin) + "\n"
+            for index in 1..<count {
+                let pin = SecretDigits(ascii: String(format: "%04d", (4827 + index) % 10_000 == 4826 ? 0 : (4827 + index) % 10_000))!
+                users += UsersFile.line(name: "user\(index)", hash: try PINHash.make(pin: pin, iterations: 1_000)) + ":tag=" + key.tag(pin, kind: .pin) + "\n"
+            }
+        } else {
+            users = try ["ana", "ben", "cai"].enumerated().map { index, name in
+                UsersFile.line(name: name, hash: try PINHash.make(pin: SecretDigits(ascii: "48\(26 + index)")!)) + "\n"
+            }.joined()
+        }
         try users.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
         let config = directory.appendingPathComponent("verifier.yaml")
-        try "server:\n  listen: 127.0.0.1:0\n  users_file: users\n  state_dir: state\n  secret_file: secret\n"
-            .write(to: config, atomically: true, encoding: .utf8)
+        try settings.write(to: config, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: ThroughputServer.binary)
         process.arguments = ["verifier", "serve", "--config", config.path, "--log-level", "error"]
         let output = Pipe()
@@ -73,8 +90,8 @@ let requestLatency = BenchmarkMetric.custom("request latency (us)", polarity: .p
 
 /// Each iteration: every terminal sends one verification at the same moment; the batch
 /// ends when all are answered. Records each request's latency.
-func batches(_ benchmark: Benchmark, terminals: Int) async throws {
-    let server = try ThroughputServer()
+func batches(_ benchmark: Benchmark, terminals: Int, lookupUsers: Int? = nil) async throws {
+    let server = try ThroughputServer(lookupUsers: lookupUsers)
     defer { server.stop() }
     let clients = try server.clients(terminals)
     let pin: @Sendable () -> SecretDigits = { SecretDigits(ascii: "4826")! }
@@ -117,5 +134,11 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("Reference verifier, 20 terminals at once") { benchmark in
         try await batches(benchmark, terminals: 20)
+    }
+    Benchmark("Reference verifier, lookup key, 10 users, 1 terminal") { benchmark in
+        try await batches(benchmark, terminals: 1, lookupUsers: 10)
+    }
+    Benchmark("Reference verifier, lookup key, 10,000 users, 1 terminal") { benchmark in
+        try await batches(benchmark, terminals: 1, lookupUsers: 10_000)
     }
 }
