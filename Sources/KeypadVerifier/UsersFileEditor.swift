@@ -1,5 +1,6 @@
 import DurableStorage
 import Foundation
+import KeypadCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,6 +74,36 @@ public struct UsersFileEditor: Sendable {
         }
     }
 
+    /// Sets `name`'s duress PIN (and lookup tag), replacing an earlier one; `name` must
+    /// have a PIN line.
+    public func setDuress(name: String, hash: PINHash, tag: String? = nil) throws {
+        try edit { lines in
+            _ = try pinLine(of: name, in: lines)
+            lines.removeAll { $0.isLine(of: name, option: "duress") }
+            lines.append(UsersFile.line(name: name, hash: hash) + ":duress" + (tag.map { ":tag=" + $0 } ?? ""))
+        }
+    }
+
+    /// Adds a card for `name`: the hash of its number (and lookup tag) on a `:card` line.
+    public func addCard(name: String, hash: PINHash, tag: String? = nil) throws {
+        try edit(creating: true) { lines in
+            lines.append(UsersFile.line(name: name, hash: hash) + ":card" + (tag.map { ":tag=" + $0 } ?? ""))
+        }
+    }
+
+    /// Removes `name`'s card whose number is `value` (each card line's hash is checked).
+    public func removeCard(name: String, value: SecretDigits) throws {
+        try edit { lines in
+            let before = lines.count
+            lines.removeAll { line in
+                guard line.isLine(of: name, option: "card") else { return false }
+                let hash = line.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)[1]
+                return (try? PINHash(parsing: hash))?.matches(value) == true
+            }
+            guard lines.count < before else { throw EditError(description: "user '\(name)' has no card with that number in \(path)") }
+        }
+    }
+
     /// Gives `name` a TOTP secret (replacing any earlier one) on its PIN line.
     public func setTOTP(name: String, secret: [UInt8]) throws {
         try edit { lines in
@@ -117,7 +148,8 @@ public struct UsersFileEditor: Sendable {
         let exists = stat(path, &status) == 0
         let statError = errno
         guard exists || (creating && statError == ENOENT) else {
-            throw StateFileError(path: path, doing: "read", errno: statError)
+            guard statError == ENOENT else { throw StateFileError(path: path, doing: "read", errno: statError) }
+            throw EditError(description: "there is no users file \(path) yet; `kioskpad verifier user add NAME` creates it")
         }
         var text = ""
         if exists {
@@ -151,9 +183,20 @@ public struct UsersFileEditor: Sendable {
 extension String {
     /// True for `name`'s PIN line (not its duress or card lines).
     fileprivate func isPIN(of name: String) -> Bool {
+        guard let fields = fields(of: name) else { return false }
+        return !fields.contains { $0 == "duress" || $0 == "card" }
+    }
+
+    /// True for a line of `name` with `option` (`duress` or `card`).
+    fileprivate func isLine(of name: String, option: String) -> Bool {
+        fields(of: name)?.contains { $0 == option } == true
+    }
+
+    /// The options of `name`'s line (after NAME:HASH), or nil for another line.
+    private func fields(of name: String) -> ArraySlice<Substring>? {
         let trimmed = trimmingCharacters(in: .whitespaces)
-        guard !trimmed.hasPrefix("#") else { return false }
+        guard !trimmed.hasPrefix("#") else { return nil }
         let fields = trimmed.split(separator: ":", omittingEmptySubsequences: false)
-        return fields.count >= 2 && fields[0] == name && !fields.dropFirst(2).contains { $0 == "duress" || $0 == "card" }
+        return fields.count >= 2 && fields[0] == name ? fields.dropFirst(2) : nil
     }
 }

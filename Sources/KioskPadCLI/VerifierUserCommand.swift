@@ -8,13 +8,13 @@ import KioskPadConfig
 struct VerifierUserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Add, remove, list users, change a PIN or give a TOTP secret, in the verifier's users file.",
+        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's users file.",
         discussion: """
             Edits server.users_file under a lock and replaces it atomically (owner and mode kept); \
             a running `kioskpad verifier serve` uses the change from its next attempt, no restart. \
             PINs are read from stdin, not echoed on a terminal (asked twice there).
             """,
-        subcommands: [Add.self, Remove.self, List.self, SetPIN.self, TOTPSecret.self])
+        subcommands: [Add.self, Remove.self, List.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self, RemoveCard.self])
 
     /// The options every user subcommand takes.
     struct Target: ParsableArguments {
@@ -43,27 +43,25 @@ struct VerifierUserCommand: AsyncParsableCommand {
             }
         }
 
-        /// Reads the PIN, hashes (and with a lookup key, tags) it, makes the change `change`
-        /// describes and prints its line.
-        func apply(_ change: (UsersFileEditor, PINHash, String?) throws -> String) throws {
+        /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
+        /// tags) it, makes the change `change` describes and prints its line.
+        func apply(kind: AttemptKind = .pin, _ change: (UsersFileEditor, PINHash, String?) throws -> String) throws {
             let (editor, lookup) = try target.editor()
-            let pin = try VerifierUserCommand.readPIN()
+            let pin = try VerifierUserCommand.readPIN(card: kind == .card)
             let hash = try PINHash.make(pin: pin, iterations: iterations)
-            let tag = lookup?.tag(pin, kind: .pin)
+            let tag = lookup?.tag(pin, kind: kind)
             writeLine(try VerifierUserCommand.applying { try change(editor, hash, tag) })
         }
     }
 
     /// `user add NAME`: a new user with a PIN.
-    struct Add: AsyncParsableCommand {
+    struct Add: NewPINCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user with a PIN read from stdin.")
         @OptionGroup var pin: NewPIN
 
-        func run() async throws {
-            try pin.apply { editor, hash, tag in
-                try editor.add(name: pin.name, hash: hash, tag: tag)
-                return "user '\(pin.name)' added to \(editor.path)"
-            }
+        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
+            try editor.add(name: pin.name, hash: hash, tag: tag)
+            return "user '\(pin.name)' added to \(editor.path)"
         }
     }
 
@@ -100,15 +98,54 @@ struct VerifierUserCommand: AsyncParsableCommand {
     }
 
     /// `user set-pin NAME`: a new PIN for an existing user.
-    struct SetPIN: AsyncParsableCommand {
+    struct SetPIN: NewPINCommand {
         static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
         @OptionGroup var pin: NewPIN
 
+        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
+            try editor.setPIN(name: pin.name, hash: hash, tag: tag)
+            return "PIN of '\(pin.name)' changed in \(editor.path)"
+        }
+    }
+
+    /// `user set-duress NAME`: the user's duress PIN (opens and raises a silent alarm).
+    struct SetDuress: NewPINCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
+        @OptionGroup var pin: NewPIN
+
+        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
+            try editor.setDuress(name: pin.name, hash: hash, tag: tag)
+            return "duress PIN of '\(pin.name)' set in \(editor.path)"
+        }
+    }
+
+    /// `user add-card NAME`: a Wiegand card's number, hashed, on a `:card` line.
+    struct AddCard: NewPINCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-card",
+            abstract: "Add a card for a user: its number (the value `kioskpad keytest` shows) read from stdin.")
+        static let kind = AttemptKind.card
+        @OptionGroup var pin: NewPIN
+
+        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
+            try editor.addCard(name: pin.name, hash: hash, tag: tag)
+            return "card added for '\(pin.name)' in \(editor.path)"
+        }
+    }
+
+    /// `user remove-card NAME`: the card whose number is read from stdin.
+    struct RemoveCard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-card", abstract: "Remove one of a user's cards: its number read from stdin.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: Target
+
         func run() async throws {
-            try pin.apply { editor, hash, tag in
-                try editor.setPIN(name: pin.name, hash: hash, tag: tag)
-                return "PIN of '\(pin.name)' changed in \(editor.path)"
-            }
+            let (editor, _) = try target.editor()
+            let value = try VerifierUserCommand.readPIN(card: true)
+            try VerifierUserCommand.applying { try editor.removeCard(name: name, value: value) }
+            writeLine("card removed for '\(name)' in \(editor.path)")
         }
     }
 
@@ -130,13 +167,14 @@ struct VerifierUserCommand: AsyncParsableCommand {
         }
     }
 
-    /// Reads a PIN (twice on a terminal); its buffer is wiped when the last copy goes.
-    static func readPIN() throws -> SecretDigits {
-        let pin = try SecretReader.readPIN(prompt: "PIN: ")
+    /// Reads a PIN or card number (twice on a terminal); its buffer is wiped when the last copy goes.
+    static func readPIN(card: Bool = false) throws -> SecretDigits {
+        let what = card ? "card number" : "PIN"
+        let pin = try SecretReader.readPIN(prompt: card ? "Card number: " : "PIN: ")
         if isatty(STDIN_FILENO) == 1 {
-            let again = try SecretReader.readPIN(prompt: "PIN again: ")
+            let again = try SecretReader.readPIN(prompt: card ? "Card number again: " : "PIN again: ")
             let same = pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
-            guard same else { throw UsageError(description: "the two PINs differ; nothing was changed") }
+            guard same else { throw UsageError(description: "the two \(what)s differ; nothing was changed") }
         }
         return pin
     }
@@ -150,5 +188,21 @@ struct VerifierUserCommand: AsyncParsableCommand {
         } catch {
             throw KeyedError(key: "server.users_file", message: "\(error)")
         }
+    }
+}
+
+/// A `verifier user` command that reads a new PIN (or card number), hashes and tags it,
+/// and makes one change with it (`change` says what it did).
+protocol NewPINCommand: AsyncParsableCommand {
+    static var kind: AttemptKind { get }
+    var pin: VerifierUserCommand.NewPIN { get }
+    func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String
+}
+
+extension NewPINCommand {
+    static var kind: AttemptKind { .pin }
+
+    func run() async throws {
+        try pin.apply(kind: Self.kind) { try change($0, $1, $2) }
     }
 }

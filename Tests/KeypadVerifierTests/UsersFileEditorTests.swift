@@ -67,6 +67,32 @@ struct UsersFileEditorTests {
         #expect(throws: UsersFileEditor.EditError.self) { try editor.remove(name: "alice") }
     }
 
+    @Test func aDuressPINNeedsAUserAndReplacesTheEarlierOne() throws {
+        let editor = UsersFileEditor(path: path)
+        let missing = #expect(throws: UsersFileEditor.EditError.self) { try editor.setDuress(name: "alice", hash: hash("9999")) }
+        #expect(missing?.description.contains("there is no users file") == true)
+        try editor.add(name: "bob", hash: hash("1397"))
+        #expect(throws: UsersFileEditor.EditError.self) { try editor.setDuress(name: "alice", hash: hash("9999")) }
+        try editor.add(name: "alice", hash: hash("2580"))
+        try editor.setDuress(name: "alice", hash: hash("9999"))
+        try editor.setDuress(name: "alice", hash: hash("8888"))
+        #expect(try users().match(pin: SecretDigits(ascii: "8888")!).map { "\($0.name) \($0.duress)" } == "alice true")
+        #expect(try users().match(pin: SecretDigits(ascii: "9999")!) == nil)
+        #expect(try users().match(pin: SecretDigits(ascii: "2580")!).map { "\($0.name) \($0.duress)" } == "alice false")
+    }
+
+    @Test func cardsAreAddedAndRemovedOneByNumber() throws {
+        let editor = UsersFileEditor(path: path)
+        try editor.addCard(name: "alice", hash: hash("00065537"))
+        try editor.addCard(name: "alice", hash: hash("00070001"))
+        #expect(try users().match(card: SecretDigits(ascii: "00065537")!) == "alice")
+        #expect(try users().match(pin: SecretDigits(ascii: "00065537")!) == nil)  // a card is never a PIN
+        #expect(throws: UsersFileEditor.EditError.self) { try editor.removeCard(name: "alice", value: SecretDigits(ascii: "00099999")!) }
+        try editor.removeCard(name: "alice", value: SecretDigits(ascii: "00065537")!)
+        #expect(try users().match(card: SecretDigits(ascii: "00065537")!) == nil)
+        #expect(try users().match(card: SecretDigits(ascii: "00070001")!) == "alice")
+    }
+
     @Test func listShowsWhatEachUserHasAndNoHashOrSecret() throws {
         let editor = UsersFileEditor(path: path)
         try editor.add(name: "alice", hash: hash("2580"))

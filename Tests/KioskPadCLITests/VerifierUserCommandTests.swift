@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 import KeypadTestSupport
 import KeypadVerifier
 import Testing
@@ -77,6 +78,18 @@ struct VerifierUserCommandTests {
         let changed = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
         #expect(!changed.contains(String(tag)) && changed.components(separatedBy: "tag=").count == 2)
         #expect(try await simulate(server, typing: "7146").contains("Access granted"))
+        // A card and a duress PIN get tags of their own kind, and are found by them.
+        #expect(try await CLI.run(["verifier", "user", "add-card", "carol", "--config", config, "--iterations", "1000"], stdin: "00065537\n").status == 0)
+        #expect(try await CLI.run(["verifier", "user", "set-duress", "carol", "--config", config, "--iterations", "1000"], stdin: "9517\n").status == 0)
+        let key = try LookupKey(text: String(contentsOf: keyFile, encoding: .utf8))
+        let file = try UsersFile.load(path: directory.appendingPathComponent("users").path)
+        #expect(file.users.filter { $0.lookupTag != nil }.count == 3)
+        #expect(file.match(SecretDigits(ascii: "00065537")!, kind: .card, lookup: key)?.name == "carol")
+        #expect(file.match(SecretDigits(ascii: "9517")!, kind: .pin, lookup: key).map { "\($0.name) \($0.duress)" } == "carol true")
+        #expect(try await simulate(server, typing: "9517").contains("Access granted"))
+        let removed = try await CLI.run(["verifier", "user", "remove-card", "carol", "--config", config], stdin: "00065537\n")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try UsersFile.load(path: directory.appendingPathComponent("users").path).match(card: SecretDigits(ascii: "00065537")!) == nil)
     }
 
     @Test func mistakesAreClearAndChangeNothing() async throws {
