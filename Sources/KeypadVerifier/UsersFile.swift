@@ -123,20 +123,27 @@ public struct UsersFile: Equatable, Sendable {
     /// The user whose PIN `value` is, and whether it was their duress PIN; every line's hash
     /// is checked (no early exit), so the time taken does not reveal which line matched.
     public func match(pin value: SecretDigits) -> (name: String, duress: Bool)? {
-        var matched: (name: String, duress: Bool)?
-        for user in users where !user.card && user.pinHash.matches(value) {
-            matched = matched ?? (user.name, user.duress)
-        }
-        return matched
+        firstMatch(value, card: false, among: users.indices).matched
     }
 
     /// The user whose card `value` is (only `:card` lines; each is checked, no early exit).
     public func match(card value: SecretDigits) -> String? {
-        var matched: String?
-        for user in users where user.card && user.pinHash.matches(value) {
-            matched = matched ?? user.name
+        firstMatch(value, card: true, among: users.indices).matched?.name
+    }
+
+    /// Checks the hash of every line in `indices` that is a card line or not as `card` says
+    /// (no early exit); returns the first that matched and how many were checked.
+    private func firstMatch(
+        _ value: SecretDigits, card: Bool, among indices: some Sequence<Int>
+    ) -> (matched: (name: String, duress: Bool)?, checked: Int) {
+        var matched: (name: String, duress: Bool)?
+        var checked = 0
+        for index in indices where users[index].card == card {
+            let user = users[index]
+            checked += 1
+            if user.pinHash.matches(value) { matched = matched ?? (user.name, user.duress) }
         }
-        return matched
+        return (matched, checked)
     }
 
     /// The user for an attempt of `kind`: a card against card lines, a PIN or code against
@@ -154,13 +161,7 @@ public struct UsersFile: Equatable, Sendable {
         let tag = lookup.tag(value, kind: kind)
         // Lines tagged under another key are checked like untagged ones.
         let otherKeys = taggedByKey.filter { $0.key != lookup.id }.values.joined()
-        var matched: (name: String, duress: Bool)?
-        var checked = 0
-        for index in (tagged[tag] ?? []) + untagged + otherKeys where users[index].card == (kind == .card) {
-            let user = users[index]
-            checked += 1
-            if user.pinHash.matches(value) { matched = matched ?? (user.name, user.duress) }
-        }
+        let (matched, checked) = firstMatch(value, card: kind == .card, among: (tagged[tag] ?? []) + untagged + otherKeys)
         if checked == 0 { _ = decoy.matches(value) }
         return matched
     }

@@ -45,7 +45,7 @@ public struct UsersFileEditor: Sendable {
             guard !lines.contains(where: { $0.isPIN(of: name) }) else {
                 throw EditError(description: "user '\(name)' is already in \(path); `kioskpad verifier user set-pin \(name)` changes the PIN")
             }
-            lines.append(UsersFile.line(name: name, hash: hash) + (tag.map { ":tag=" + $0 } ?? ""))
+            lines.append(UsersFileEditor.line(name: name, hash: hash, tag: tag))
         }
     }
 
@@ -55,7 +55,7 @@ public struct UsersFileEditor: Sendable {
         var removed = 0
         try edit { lines in
             let before = lines.count
-            lines.removeAll { Line.name(of: $0) == name }
+            lines.removeAll { $0.fields(of: name) != nil }
             removed = before - lines.count
             guard removed > 0 else { throw EditError(description: "no user '\(name)' in \(path)") }
         }
@@ -64,13 +64,10 @@ public struct UsersFileEditor: Sendable {
 
     /// Replaces the PIN hash (and lookup tag) on `name`'s PIN line, keeping its TOTP secret.
     public func setPIN(name: String, hash: PINHash, tag: String? = nil) throws {
-        try edit { lines in
-            let index = try pinLine(of: name, in: lines)
-            var fields = lines[index].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        try editPINLine(of: name) { fields in
             fields[1] = hash.description
             fields.removeAll { $0.hasPrefix("tag=") }
             if let tag { fields.append("tag=" + tag) }
-            lines[index] = fields.joined(separator: ":")
         }
     }
 
@@ -80,14 +77,14 @@ public struct UsersFileEditor: Sendable {
         try edit { lines in
             _ = try pinLine(of: name, in: lines)
             lines.removeAll { $0.isLine(of: name, option: "duress") }
-            lines.append(UsersFile.line(name: name, hash: hash) + ":duress" + (tag.map { ":tag=" + $0 } ?? ""))
+            lines.append(UsersFileEditor.line(name: name, hash: hash, option: "duress", tag: tag))
         }
     }
 
     /// Adds a card for `name`: the hash of its number (and lookup tag) on a `:card` line.
     public func addCard(name: String, hash: PINHash, tag: String? = nil) throws {
         try edit(creating: true) { lines in
-            lines.append(UsersFile.line(name: name, hash: hash) + ":card" + (tag.map { ":tag=" + $0 } ?? ""))
+            lines.append(UsersFileEditor.line(name: name, hash: hash, option: "card", tag: tag))
         }
     }
 
@@ -106,12 +103,9 @@ public struct UsersFileEditor: Sendable {
 
     /// Gives `name` a TOTP secret (replacing any earlier one) on its PIN line.
     public func setTOTP(name: String, secret: [UInt8]) throws {
-        try edit { lines in
-            let index = try pinLine(of: name, in: lines)
-            var fields = lines[index].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        try editPINLine(of: name) { fields in
             fields.removeAll { $0.hasPrefix("totp=") }
             fields.append("totp=" + TOTP.base32Encode(secret))
-            lines[index] = fields.joined(separator: ":")
         }
     }
 
@@ -126,6 +120,21 @@ public struct UsersFileEditor: Sendable {
                 name: name, hasPIN: lines.contains { !$0.duress && !$0.card },
                 hasTOTP: lines.contains { $0.totpSecret != nil }, hasDuressPIN: lines.contains(where: \.duress),
                 cards: lines.count { $0.card })
+        }
+    }
+
+    /// A new line: `NAME:HASH`, then `option` (duress or card) and the tag, when given.
+    private static func line(name: String, hash: PINHash, option: String? = nil, tag: String?) -> String {
+        ([UsersFile.line(name: name, hash: hash)] + [option, tag.map { "tag=" + $0 }].compactMap { $0 }).joined(separator: ":")
+    }
+
+    /// Lets `change` edit the `:`-separated fields of `name`'s PIN line.
+    private func editPINLine(of name: String, _ change: (inout [String]) -> Void) throws {
+        try edit { lines in
+            let index = try pinLine(of: name, in: lines)
+            var fields = lines[index].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            change(&fields)
+            lines[index] = fields.joined(separator: ":")
         }
     }
 
@@ -169,15 +178,6 @@ public struct UsersFileEditor: Sendable {
             path: path, contents: Array(updated.utf8), mode: exists ? status.st_mode & 0o7777 : 0o600,
             owner: exists ? (status.st_uid, status.st_gid) : nil)
     }
-
-    /// How the editor reads one line: its user name and which kind of line it is.
-    private enum Line {
-        static func name(of line: String) -> String? {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
-            return trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
-        }
-    }
 }
 
 extension String {
@@ -193,7 +193,7 @@ extension String {
     }
 
     /// The options of `name`'s line (after NAME:HASH), or nil for another line.
-    private func fields(of name: String) -> ArraySlice<Substring>? {
+    fileprivate func fields(of name: String) -> ArraySlice<Substring>? {
         let trimmed = trimmingCharacters(in: .whitespaces)
         guard !trimmed.hasPrefix("#") else { return nil }
         let fields = trimmed.split(separator: ":", omittingEmptySubsequences: false)

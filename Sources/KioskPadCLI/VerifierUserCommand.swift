@@ -21,10 +21,12 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @Option(help: "Verifier config file (YAML, a `server:` section).")
         var config: String
 
-        /// The users file's editor and, when the server has one, its lookup key.
-        func editor() throws -> (UsersFileEditor, LookupKey?) {
-            let settings = try ConfigLoader.loadServer(path: config)
-            return (UsersFileEditor(path: settings.usersFile), try loadLookupKey(settings))
+        func settings() throws -> VerifierServerConfiguration {
+            try ConfigLoader.loadServer(path: config)
+        }
+
+        func editor() throws -> UsersFileEditor {
+            UsersFileEditor(path: try settings().usersFile)
         }
     }
 
@@ -46,7 +48,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
         /// tags) it, makes the change `change` describes and prints its line.
         func apply(kind: AttemptKind = .pin, _ change: (UsersFileEditor, PINHash, String?) throws -> String) throws {
-            let (editor, lookup) = try target.editor()
+            let settings = try target.settings()
+            let editor = UsersFileEditor(path: settings.usersFile)
+            // Only commands that write a hash need the server's lookup key.
+            let lookup = try loadLookupKey(settings)
             let pin = try VerifierUserCommand.readPIN(card: kind == .card)
             let hash = try PINHash.make(pin: pin, iterations: iterations)
             let tag = lookup?.tag(pin, kind: kind)
@@ -72,7 +77,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let (editor, _) = try target.editor()
+            let editor = try target.editor()
             let lines = try VerifierUserCommand.applying { try editor.remove(name: name) }
             writeLine("user '\(name)' removed from \(editor.path) (\(lines) line\(lines == 1 ? "" : "s"))")
         }
@@ -84,7 +89,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let (editor, _) = try target.editor()
+            let editor = try target.editor()
             let users = try VerifierUserCommand.applying { try editor.list() }
             for user in users {
                 var has: [String] = []
@@ -142,7 +147,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let (editor, _) = try target.editor()
+            let editor = try target.editor()
             let value = try VerifierUserCommand.readPIN(card: true)
             try VerifierUserCommand.applying { try editor.removeCard(name: name, value: value) }
             writeLine("card removed for '\(name)' in \(editor.path)")
@@ -160,7 +165,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @Option(help: "Issuer shown in the authenticator app.") var issuer = "KioskPad"
 
         func run() async throws {
-            let (editor, _) = try target.editor()
+            let editor = try target.editor()
             let secret = TOTP.newSecret()
             try VerifierUserCommand.applying { try editor.setTOTP(name: name, secret: secret) }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
