@@ -47,6 +47,8 @@ let package = Package(
         // Metrics for the daemon: swift-metrics API, Prometheus text format.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The reference verifier's shared store for many doors (`server.store: postgres`).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "KeypadCore", swiftSettings: strict),
@@ -102,6 +104,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The reference verifier's state in PostgreSQL, shared by several instances: users,
+        // one-time codes, replay cache, lockout counters, TOTP steps, audit; migrations.
+        .target(
+            name: "ReferenceVerifierPostgres",
+            dependencies: [
+                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "KeypadHTTPVerifier",
             dependencies: [
@@ -124,6 +139,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -179,12 +196,13 @@ let package = Package(
             name: "KioskPadCLI",
             dependencies: [
                 "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
-                "KioskPadVerifierServer", "ReferenceVerifierCore", "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL",
+                "KioskPadVerifierServer", "ReferenceVerifierCore", "ReferenceVerifierPostgres", "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL",
                 "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
         ),

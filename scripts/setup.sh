@@ -3,20 +3,23 @@
 # bookworm, only where missing. Safe to run again. Called by simulate.sh and test.sh.
 set -euo pipefail
 
-# Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend.
-packages=(libgpiod-dev pkg-config)
+# Installs the Debian packages given that are not installed yet.
+apt_install_missing() {
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        echo "setup: installing ${missing[*]}" >&2
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
 
-missing=()
-for package in "${packages[@]+"${packages[@]}"}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    echo "setup: installing ${missing[*]}" >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend.
+apt_install_missing libgpiod-dev pkg-config
 
 # Independent implementations the tests check us against (PyPI): Standard Webhooks
 # signatures (standardwebhooks) and the Prometheus text format (prometheus_client).

@@ -3,5 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# The reference verifier's PostgreSQL tests start servers of their own (initdb into a
+# temporary directory, a loopback port); they need the server programs, not a running one.
+apt_install_missing postgresql
 swift build --build-tests
 swift test

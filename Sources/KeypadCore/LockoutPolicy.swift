@@ -31,6 +31,18 @@ public struct LockoutTracker: Equatable, Sendable {
         self.policy = policy
     }
 
+    /// A tracker as it was saved (``failureTimes``, ``streak``, ``lockedUntil``), e.g. in a
+    /// database shared by several verifiers.
+    public init(policy: LockoutPolicy, failureTimes: [Duration], streak: Int, lockedUntil: Duration?) {
+        self.policy = policy
+        failures = failureTimes
+        self.streak = streak
+        self.lockedUntil = lockedUntil
+    }
+
+    /// When the denials counted towards the next lockout happened.
+    public var failureTimes: [Duration] { failures }
+
     /// Records a denial at `now`; returns the end of a lockout if this denial starts one.
     public mutating func recordDenial(at now: Duration) -> Duration? {
         failures.removeAll { now - $0 >= policy.window }

@@ -31,6 +31,10 @@ public struct UsersFileEditor: Sendable {
     /// A change that cannot be made, naming the user and the file.
     public struct EditError: Error, Equatable, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public let path: String

@@ -8,20 +8,24 @@ import KioskPadVerifierServer
 import Logging
 import NIOCore
 import ReferenceVerifierCore
+import ReferenceVerifierPostgres
 import ServiceLifecycle
 
 /// `kioskpad verifier`: the reference verifier and its tools.
 struct VerifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verifier", abstract: "The reference verifier server and its tools.",
-        subcommands: [VerifierServeCommand.self, VerifierUserCommand.self, VerifierCodeCommand.self, VerifierSecretCommand.self])
+        subcommands: [
+            VerifierServeCommand.self, VerifierUserCommand.self, VerifierCodeCommand.self, VerifierSecretCommand.self,
+            VerifierMigrateCommand.self,
+        ])
 }
 
 /// `kioskpad verifier serve`: POST /verify and GET /healthz.
 struct VerifierServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the reference verifier: POST /verify (signed, CONTRACTS section 2) and GET /healthz.",
+        abstract: "Run the reference verifier: POST /verify (signed, CONTRACTS section 2), GET /healthz and GET /metrics.",
         discussion: "Prints `verifier listening on http://HOST:PORT` when ready. Stops on SIGTERM or SIGINT."
     )
 
@@ -35,7 +39,6 @@ struct VerifierServeCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap(level: logLevel)
         let logger = Logger(label: "kioskpad.verifier-server")
         let settings = try ConfigLoader.loadServer(path: config)
-        let users = try watchUsers(settings)
         let secret = try settings.secret.map { source in
             do {
                 return try WebhookSecret(reading: source)
@@ -43,26 +46,41 @@ struct VerifierServeCommand: AsyncParsableCommand {
                 throw KeyedError(key: TerminalAssembly.key("server.secret", source), message: "\(error)")
             }
         }
-        let lookupKey = try loadLookupKey(settings)
-        let audit: AuditLog
-        let replays: ReplayLog
+        let verifierSettings = ReferenceVerifier.Settings(
+            secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
+            maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: try loadLookupKey(settings))
+        switch settings.store {
+        case .file:
+            try await serve(ReferenceVerifier(settings: verifierSettings, store: try fileStore(settings)), settings, metrics: VerifierMetrics(), logger: logger)
+        case .postgres(let postgres):
+            try await withVerifierDatabase(postgres, logger: logger) { database in
+                let store = PostgresVerifierStore(database: database, instance: "\(settings.host):\(settings.port)")
+                let metrics = VerifierMetrics(pool: { database.poolUsage })
+                try await serve(ReferenceVerifier(settings: verifierSettings, store: store), settings, metrics: metrics, logger: logger)
+            }
+        }
+    }
+
+    /// Users file, codes, replay log and audit in `state_dir`.
+    private func fileStore(_ settings: VerifierServerConfiguration) throws -> FileVerifierStore {
+        let users = try watchUsers(settings)
         do {
             try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            audit = try AuditLog(path: settings.auditLog)
-            replays = try ReplayLog(path: settings.replayLog)
+            return FileVerifierStore(
+                users: { try users.current() }, codes: OneTimeCodeStore(path: settings.codesFile),
+                audit: try AuditLog(path: settings.auditLog), replays: try ReplayLog(path: settings.replayLog))
         } catch {
             throw KeyedError(key: "server.state_dir", message: "cannot write \(settings.stateDirectory): \(error)", kind: .unavailable(retryable: true))
         }
-        let verifier = ReferenceVerifier(
-            settings: ReferenceVerifier.Settings(
-                secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
-                maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: lookupKey),
-            usersFile: users, codes: OneTimeCodeStore(path: settings.codesFile), audit: audit, replays: replays)
+    }
+
+    /// Serves HTTP until SIGTERM or SIGINT.
+    private func serve(_ verifier: ReferenceVerifier, _ settings: VerifierServerConfiguration, metrics: VerifierMetrics, logger: Logger) async throws {
         let host = settings.host
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource,
             requestTimeout: settings.requestTimeout)
-        let app = VerifierServer.application(verifier: verifier, host: host, port: settings.port, limits: limits, logger: logger) { port in
+        let app = VerifierServer.application(verifier: verifier, host: host, port: settings.port, limits: limits, metrics: metrics, logger: logger) { port in
             writeLine("verifier listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
         }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -72,6 +90,37 @@ struct VerifierServeCommand: AsyncParsableCommand {
             throw KeyedError(
                 key: "server.listen", message: "cannot listen on \(host):\(settings.port): \(error.description)",
                 fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
+        }
+    }
+}
+
+/// `kioskpad verifier migrate`: creates or upgrades the database's schema.
+struct VerifierMigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or upgrade the verifier's PostgreSQL schema (server.store: postgres); running it again changes nothing.",
+        discussion: "`verifier serve` and the user and code commands do this too when they start.")
+
+    @Option(help: "Verifier config file (YAML, a `server:` section).")
+    var config: String
+
+    func run() async throws {
+        let settings = try ConfigLoader.loadServer(path: config)
+        guard case .postgres(let postgres) = settings.store else {
+            throw KeyedError(key: "server.store", message: "is file: there is no schema to migrate", fix: "set store: postgres and server.postgres")
+        }
+        LoggingSetup.bootstrap(level: .warning)
+        try await withVerifierDatabase(postgres, logger: Logger(label: "kioskpad.verifier-migrate"), migrate: false) { database in
+            let applied: [Int]
+            do {
+                applied = try await PostgresMigrations.apply(on: database)
+            } catch {
+                throw KeyedError(
+                    key: "server.postgres.url", message: "cannot migrate \(postgres.displayURL): \(PostgresVerifierDatabase.describe(error))",
+                    kind: .unavailable(retryable: true))
+            }
+            writeLine("schema of \(postgres.displayURL) at version \(PostgresMigrations.latestVersion)"
+                + (applied.isEmpty ? " (already)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
         }
     }
 }
@@ -102,13 +151,29 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
             throw UsageError(description: "--ttl '\(ttl)' must be a number with s, m or h, from 30s to 168h")
         }
         let settings = try ConfigLoader.loadServer(path: config)
-        let users = try loadUsers(settings)
-        guard users.users.contains(where: { $0.name == user }) else {
-            throw UsageError(description: "--user '\(user)' is not in \(settings.usersFile)")
+        switch settings.store {
+        case .file:
+            let users = try loadUsers(settings)
+            guard users.users.contains(where: { $0.name == user }) else {
+                throw UsageError(description: "--user '\(user)' is not in \(settings.usersFile)")
+            }
+            try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let code = try OneTimeCodeStore(path: settings.codesFile).issue(user: user, ttl: seconds, length: settings.codeLength)
+            code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
+        case .postgres(let postgres):
+            LoggingSetup.bootstrap(level: .warning)
+            try await withVerifierDatabase(postgres, logger: Logger(label: "kioskpad.verifier-code")) { database in
+                let code = OneTimeCodeStore.newCode(length: settings.codeLength)
+                let hash = try PINHash.make(pin: code, iterations: OneTimeCodeStore.hashIterations)
+                let directory = PostgresUserDirectory(database: database, location: postgres.displayURL)
+                do {
+                    try await directory.issueCode(user: user, hash: hash, expires: Date().addingTimeInterval(seconds))
+                } catch let error as UsersFileEditor.EditError {
+                    throw UsageError(description: error.description)
+                }
+                code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
+            }
         }
-        try FileManager.default.createDirectory(atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let code = try OneTimeCodeStore(path: settings.codesFile).issue(user: user, ttl: seconds, length: settings.codeLength)
-        code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
     }
 
     static func parseTTL(_ text: String) -> TimeInterval? {

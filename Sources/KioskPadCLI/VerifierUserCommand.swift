@@ -3,16 +3,19 @@ import Foundation
 import KeypadCore
 import KeypadVerifier
 import KioskPadConfig
+import Logging
+import ReferenceVerifierPostgres
 
 /// `kioskpad verifier user`: manage the reference verifier's users without editing its file.
 struct VerifierUserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's users file.",
+        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's users file or database.",
         discussion: """
-            Edits server.users_file under a lock and replaces it atomically (owner and mode kept); \
-            a running `kioskpad verifier serve` uses the change from its next attempt, no restart. \
-            PINs are read from stdin, not echoed on a terminal (asked twice there).
+            With store: file, edits server.users_file under a lock and replaces it atomically (owner and \
+            mode kept); with store: postgres, changes the database. A running `kioskpad verifier serve` \
+            uses the change from its next attempt, no restart. PINs are read from stdin, not echoed on a \
+            terminal (asked twice there).
             """,
         subcommands: [Add.self, Remove.self, List.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self, RemoveCard.self])
 
@@ -25,8 +28,19 @@ struct VerifierUserCommand: AsyncParsableCommand {
             try ConfigLoader.loadServer(path: config)
         }
 
-        func editor() throws -> UsersFileEditor {
-            UsersFileEditor(path: try settings().usersFile)
+        /// Runs `body` with the users of `settings`: its file, or its database (opened, and
+        /// its schema brought up to date, for the command's length).
+        func withDirectory<R>(_ settings: VerifierServerConfiguration? = nil, _ body: (any UserDirectory) async throws -> R) async throws -> R {
+            let settings = try settings ?? self.settings()
+            switch settings.store {
+            case .file:
+                return try await body(UsersFileEditor(path: settings.usersFile))
+            case .postgres(let postgres):
+                LoggingSetup.bootstrap(level: .warning)
+                return try await withVerifierDatabase(postgres, logger: Logger(label: "kioskpad.verifier-users")) { database in
+                    try await body(PostgresUserDirectory(database: database, location: postgres.displayURL))
+                }
+            }
         }
     }
 
@@ -47,15 +61,16 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
         /// tags) it, makes the change `change` describes and prints its line.
-        func apply(kind: AttemptKind = .pin, _ change: (UsersFileEditor, PINHash, String?) throws -> String) throws {
+        func apply(kind: AttemptKind = .pin, _ change: (any UserDirectory, PINHash, String?) async throws -> String) async throws {
             let settings = try target.settings()
-            let editor = UsersFileEditor(path: settings.usersFile)
             // Only commands that write a hash need the server's lookup key.
             let lookup = try loadLookupKey(settings)
             let pin = try VerifierUserCommand.readPIN(card: kind == .card)
             let hash = try PINHash.make(pin: pin, iterations: iterations)
             let tag = lookup?.tag(pin, kind: kind)
-            writeLine(try VerifierUserCommand.applying { try change(editor, hash, tag) })
+            try await target.withDirectory(settings) { directory in
+                writeLine(try await VerifierUserCommand.applying(directory) { try await change(directory, hash, tag) })
+            }
         }
     }
 
@@ -64,9 +79,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user with a PIN read from stdin.")
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
-            try editor.add(name: pin.name, hash: hash, tag: tag)
-            return "user '\(pin.name)' added to \(editor.path)"
+        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.add(name: pin.name, hash: hash, tag: tag)
+            return "user '\(pin.name)' added to \(editor.location)"
         }
     }
 
@@ -77,9 +92,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let editor = try target.editor()
-            let lines = try VerifierUserCommand.applying { try editor.remove(name: name) }
-            writeLine("user '\(name)' removed from \(editor.path) (\(lines) line\(lines == 1 ? "" : "s"))")
+            try await target.withDirectory { editor in
+                let lines = try await VerifierUserCommand.applying(editor) { try await editor.remove(name: name) }
+                writeLine("user '\(name)' removed from \(editor.location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
+            }
         }
     }
 
@@ -89,8 +105,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let editor = try target.editor()
-            let users = try VerifierUserCommand.applying { try editor.list() }
+            let users = try await target.withDirectory { editor in
+                try await VerifierUserCommand.applying(editor) { try await editor.list() }
+            }
             for user in users {
                 var has: [String] = []
                 if user.hasPIN { has.append("pin") }
@@ -107,9 +124,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
-            try editor.setPIN(name: pin.name, hash: hash, tag: tag)
-            return "PIN of '\(pin.name)' changed in \(editor.path)"
+        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.setPIN(name: pin.name, hash: hash, tag: tag)
+            return "PIN of '\(pin.name)' changed in \(editor.location)"
         }
     }
 
@@ -119,9 +136,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
             commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
-            try editor.setDuress(name: pin.name, hash: hash, tag: tag)
-            return "duress PIN of '\(pin.name)' set in \(editor.path)"
+        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.setDuress(name: pin.name, hash: hash, tag: tag)
+            return "duress PIN of '\(pin.name)' set in \(editor.location)"
         }
     }
 
@@ -133,9 +150,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let kind = AttemptKind.card
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String {
-            try editor.addCard(name: pin.name, hash: hash, tag: tag)
-            return "card added for '\(pin.name)' in \(editor.path)"
+        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.addCard(name: pin.name, hash: hash, tag: tag)
+            return "card added for '\(pin.name)' in \(editor.location)"
         }
     }
 
@@ -147,10 +164,11 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let editor = try target.editor()
             let value = try VerifierUserCommand.readPIN(card: true)
-            try VerifierUserCommand.applying { try editor.removeCard(name: name, value: value) }
-            writeLine("card removed for '\(name)' in \(editor.path)")
+            try await target.withDirectory { editor in
+                try await VerifierUserCommand.applying(editor) { try await editor.removeCard(name: name, value: value) }
+                writeLine("card removed for '\(name)' in \(editor.location)")
+            }
         }
     }
 
@@ -165,9 +183,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @Option(help: "Issuer shown in the authenticator app.") var issuer = "KioskPad"
 
         func run() async throws {
-            let editor = try target.editor()
             let secret = TOTP.newSecret()
-            try VerifierUserCommand.applying { try editor.setTOTP(name: name, secret: secret) }
+            try await target.withDirectory { editor in
+                try await VerifierUserCommand.applying(editor) { try await editor.setTOTP(name: name, secret: secret) }
+            }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
     }
@@ -184,14 +203,14 @@ struct VerifierUserCommand: AsyncParsableCommand {
         return pin
     }
 
-    /// Runs an edit; a refused one becomes a usage error naming `server.users_file`.
-    static func applying<T>(_ body: () throws -> T) throws -> T {
+    /// Runs an edit; a refused one becomes a usage error, any other error names where the users are.
+    static func applying<T>(_ directory: any UserDirectory, _ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as UsersFileEditor.EditError {
             throw UsageError(description: error.description)
         } catch {
-            throw KeyedError(key: "server.users_file", message: "\(error)")
+            throw KeyedError(key: directory.configKey, message: "\(error)")
         }
     }
 }
@@ -201,13 +220,13 @@ struct VerifierUserCommand: AsyncParsableCommand {
 protocol NewPINCommand: AsyncParsableCommand {
     static var kind: AttemptKind { get }
     var pin: VerifierUserCommand.NewPIN { get }
-    func change(_ editor: UsersFileEditor, _ hash: PINHash, _ tag: String?) throws -> String
+    func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String
 }
 
 extension NewPINCommand {
     static var kind: AttemptKind { .pin }
 
     func run() async throws {
-        try pin.apply(kind: Self.kind) { try change($0, $1, $2) }
+        try await pin.apply(kind: Self.kind) { try await change($0, $1, $2) }
     }
 }

@@ -72,6 +72,12 @@ final class MappingReader {
         return lastPair[key].map { pairs[$0].value }
     }
 
+    /// Marks keys as known without reading them (optional keys read only when present), so
+    /// the list of valid keys in an unknown-key error names them.
+    func declare(_ keys: String...) {
+        known += keys
+    }
+
     func has(_ key: String) -> Bool {
         lastPair[key] != nil || log.overrides.has(keyPath(key))
     }

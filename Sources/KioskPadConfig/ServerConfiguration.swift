@@ -8,6 +8,9 @@ import Yams
 public struct VerifierServerConfiguration: Sendable {
     public var host: String
     public var port: Int
+    /// Where users and shared state are kept (`store`, `postgres`).
+    public var store: VerifierStoreChoice
+    /// The users file (store: file).
     public var usersFile: String
     /// Holds `codes` (one-time codes, hashed) and `audit.jsonl`.
     public var stateDirectory: String
@@ -53,8 +56,11 @@ extension ConfigLoader {
         } else {
             log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
         }
-        if !reader.has("users_file") {
-            log.report(reader.keyPath("users_file"), "is required (lines made by `kioskpad pin hash`)", at: reader.node)
+        let store = PostgresSection.read(reader, baseDirectory: baseDirectory)
+        if store == .file && !reader.has("users_file") {
+            log.report(reader.keyPath("users_file"), "is required with store: file (lines made by `kioskpad pin hash`)", at: reader.node)
+        } else if store != .file && reader.has("users_file") {
+            log.report(reader.keyPath("users_file"), "is not read with store: postgres (users are in the database: `kioskpad verifier user`)", at: reader.value("users_file"))
         }
         let usersFile = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
         let stateDirectory = VerifierSection.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
@@ -76,7 +82,7 @@ extension ConfigLoader {
         top.finish()
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         return VerifierServerConfiguration(
-            host: host, port: port, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
+            host: host, port: port, store: store, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
             lookupKey: lookupKey, allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)

@@ -6,12 +6,14 @@ import NIOCore
 import ReferenceVerifierCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
-/// 2-3, decided by a ``ReferenceVerifier``, and `GET /healthz` (with connection counts). Bodies over the cap and
+/// 2-3, decided by a ``ReferenceVerifier``, `GET /healthz` (the store's reachability, 503
+/// when it cannot be used, and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
-        verifier: ReferenceVerifier, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(), logger: Logger,
+        verifier: ReferenceVerifier, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
+        metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
@@ -24,12 +26,14 @@ public enum VerifierServer {
             } catch {
                 return json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")
             }
+            let started = ContinuousClock.now
             let decision = await verifier.handle(ReferenceVerifier.Incoming(
                 contentType: request.headers[.contentType],
                 webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
                 webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
                 webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
                 body: body, source: context.remoteAddress?.ipAddress))
+            metrics.record(decision, duration: ContinuousClock.now - started)
             let reply = HTTPReply(decision)
             return Response(
                 status: HTTPResponse.Status(code: reply.status),
@@ -38,10 +42,18 @@ public enum VerifierServer {
         }
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
-            return json(200, """
-                {"status":"ok","connections":{"open":\(connections.open),"peak":\(connections.peak),\
+            // 503 while the store (the database) cannot be used, so a proxy sends terminals elsewhere.
+            let problem = await verifier.healthProblem()
+            let store = problem.map { "\"store\":\"unavailable\",\"problem\":\(VerificationRequestBody.jsonString($0))" } ?? "\"store\":\"ok\""
+            return json(problem == nil ? 200 : 503, """
+                {"status":"\(problem == nil ? "ok" : "unavailable")",\(store),"connections":{"open":\(connections.open),"peak":\(connections.peak),\
                 "refused":\(connections.refused),"timed_out":\(connections.timedOut)}}
                 """)
+        }
+        router.get("/metrics") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         return Application(
             router: router,

@@ -57,15 +57,20 @@ public final class OneTimeCodeStore: Sendable {
 
     /// Issues a fresh code of `length` digits for `user`, valid for `ttl`; returns it (the only copy).
     public func issue(user: String, ttl: TimeInterval, length: Int) throws -> SecretDigits {
-        let digits = DigitBuffer(capacity: length)
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<length { digits.append(UInt8.random(in: 0...9, using: &generator)) }
-        let code = digits.take()
+        let code = OneTimeCodeStore.newCode(length: length)
         let entry = Entry(
             user: user, expires: Int(clock().timeIntervalSince1970 + ttl),
             hash: try PINHash.make(pin: code, iterations: OneTimeCodeStore.hashIterations))
         try locked { try save(live() + [entry]) }
         return code
+    }
+
+    /// `length` random digits from the system's generator.
+    public static func newCode(length: Int) -> SecretDigits {
+        let digits = DigitBuffer(capacity: length)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<length { digits.append(UInt8.random(in: 0...9, using: &generator)) }
+        return digits.take()
     }
 
     /// If `code` is a live code, removes it and returns its user.

@@ -3,14 +3,16 @@ import KeypadCore
 import KeypadVerifier
 
 /// The reference verifier's decisions, independent of the HTTP server that carries them
-/// (a ``VerifierDecision``): signature, replay (remembered across restarts by a
-/// ``ReplayLog``), body, per-source limits on refused requests, per-terminal lockout, then
-/// PIN hashes, TOTP codes (RFC 6238, +-1 step, each code once) and single-use codes; every
-/// decision is appended to the audit log without the value.
+/// (a ``VerifierDecision``): signature, replay, body, per-source limits on refused
+/// requests, per-terminal lockout, then PIN hashes, TOTP codes (RFC 6238, +-1 step, each
+/// code once) and single-use codes; every decision is audited without the value. The state
+/// these read and change is in a ``VerifierStore``: files (one instance) or PostgreSQL
+/// (several instances); a store error answers `unavailable`, never a grant.
 ///
 /// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it,
 /// so attempts from different terminals are hashed on all cores at once. Attempts from one
-/// terminal are decided one at a time, so its lockout count is exact.
+/// terminal are decided one at a time (across instances, by the store), so its lockout
+/// count is exact.
 public actor ReferenceVerifier {
     public struct Settings: Sendable {
         public var secret: WebhookSecret?
@@ -62,24 +64,26 @@ public actor ReferenceVerifier {
     }
 
     public nonisolated let settings: Settings
-    /// The users now: a fixed list, or the users file as it reads at this attempt.
-    private let users: @Sendable () throws -> UsersFile
-    private let codes: OneTimeCodeStore?
-    private let audit: AuditLog?
+    /// Users, replay cache, lockout counters, TOTP steps, one-time codes and audit.
+    private let store: any VerifierStore
     private let clock: @Sendable () -> Date
-    private let replays: ReplayLog
     private var rejections: RejectionTally
-    private var lockouts: [String: LockoutTracker] = [:]
-    private var totpLastStep: [String: Int] = [:]
     /// Attempts waiting for their terminal's previous one to be decided.
     private var waitingByTerminal: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    /// `replays` nil keeps the replay cache in memory only (tests).
+    public init(settings: Settings, store: any VerifierStore, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
+    }
+
+    /// A fixed list of users, state in files (`replays` nil keeps the replay cache in memory only, for tests).
     public init(
         settings: Settings, users: UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
         replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.init(settings: settings, usersNow: { users }, codes: codes, audit: audit, replays: replays, clock: clock)
+        self.init(settings: settings, store: FileVerifierStore(users: { users }, codes: codes, audit: audit, replays: replays), clock: clock)
     }
 
     /// Users from a file that is read again when it changes (`kioskpad verifier user`).
@@ -87,91 +91,92 @@ public actor ReferenceVerifier {
         settings: Settings, usersFile: UsersFileWatcher, codes: OneTimeCodeStore?, audit: AuditLog?,
         replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.init(settings: settings, usersNow: { try usersFile.current() }, codes: codes, audit: audit, replays: replays, clock: clock)
+        let store = FileVerifierStore(users: { try usersFile.current() }, codes: codes, audit: audit, replays: replays)
+        self.init(settings: settings, store: store, clock: clock)
     }
 
-    private init(
-        settings: Settings, usersNow: @escaping @Sendable () throws -> UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
-        replays: ReplayLog?, clock: @escaping @Sendable () -> Date
-    ) {
-        self.settings = settings
-        self.users = usersNow
-        self.codes = codes
-        self.audit = audit
-        self.clock = clock
-        self.replays = replays ?? ReplayLog()
-        rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
+    /// Nil when the store can be used now, else why not (for `/healthz`).
+    public nonisolated func healthProblem() async -> String? {
+        await store.healthProblem()
     }
 
     public func handle(_ request: Incoming) async -> VerifierDecision {
         let now = clock()
         let source = request.source ?? "unknown"
-        flushRejections(now: now)
+        await flushRejections(now: now)
         if rejections.isLimited(source, now: now) {
             return .throttled
         }
         guard ReferenceVerifier.isJSON(request.contentType) else {
-            return refuse(.malformed, "content-type must be application/json", request, source: source, now: now)
+            return await refuse(.malformed, "content-type must be application/json", request, source: source, now: now)
         }
         guard request.body.count <= settings.maxBodyBytes else {
-            return refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
+            return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
         if let secret = settings.secret {
             if let failure = WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
                 body: request.body, secret: secret, now: now)
             {
-                return refuse(.unauthenticated, failure.description, request, source: source, now: now)
+                return await refuse(.unauthenticated, failure.description, request, source: source, now: now)
             }
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
-                return refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
+                return await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
             }
             do {
-                guard try replays.insert(id, now: now) else {
-                    return refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+                guard try await store.claimRequestID(id, now: now) else {
+                    return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
                 }
             } catch {
-                return unavailable("replay log: \(error)")
+                return await unavailable("replay cache: \(error)")
             }
         }
         let decoded: VerificationRequestBody.Decoded
         do {
             decoded = try VerificationRequestBody.decode(request.body)
         } catch {
-            return refuse(.malformed, "\(error)", request, source: source, now: now)
+            return await refuse(.malformed, "\(error)", request, source: source, now: now)
         }
-        // One attempt per terminal at a time: its lockout count stays exact.
+        // One attempt per terminal at a time in this instance; the store makes it exclusive
+        // across instances, so the lockout count stays exact.
         await acquire(terminal: decoded.terminalID)
         defer { release(terminal: decoded.terminalID) }
         let moment = Duration.seconds(now.timeIntervalSince1970)
-        var tracker = lockouts[decoded.terminalID] ?? LockoutTracker(policy: settings.lockout)
-        if tracker.isLocked(at: moment) {
-            record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
-            return .denied("Locked out")
-        }
-        let matched: (name: String, duress: Bool)?
+        let outcome: Outcome
         do {
-            matched = try await decide(decoded, now: now)
+            outcome = try await store.withLockout(terminal: decoded.terminalID, policy: settings.lockout) { [settings] tracker, store in
+                if tracker.isLocked(at: moment) { return .locked }
+                let matched = try await ReferenceVerifier.decide(decoded, now: now, store: store, lookup: settings.lookupKey)
+                if matched != nil {
+                    tracker.recordGrant()
+                } else {
+                    _ = tracker.recordDenial(at: moment)
+                }
+                return .decided(user: matched?.name, duress: matched?.duress ?? false)
+            }
         } catch {
-            record(decoded, decision: "error", reason: "\(error)", user: nil)
-            return unavailable("\(error)")
+            await record(decoded, decision: "error", reason: "\(error)", user: nil)
+            return await unavailable("\(error)")
         }
-        let user = matched?.name
-        tracker = lockouts[decoded.terminalID] ?? tracker
-        if user != nil {
-            tracker.recordGrant()
-        } else {
-            _ = tracker.recordDenial(at: moment)
+        switch outcome {
+        case .locked:
+            await record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
+            return .denied("Locked out")
+        case .decided(let user?, let duress):
+            await record(decoded, decision: "granted", reason: duress ? "duress match" : "match", user: user)
+            // A name that is not a valid identifier (an old codes file) is not sent.
+            return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
+        case .decided(nil, _):
+            await record(decoded, decision: "denied", reason: "no match", user: nil)
+            return .denied()
         }
-        lockouts[decoded.terminalID] = tracker
-        let reason = matched == nil ? "no match" : matched?.duress == true ? "duress match" : "match"
-        record(decoded, decision: user == nil ? "denied" : "granted", reason: reason, user: user)
-        guard let matched else { return .denied() }
-        // A name that is not a valid identifier (an old codes file) is not sent.
-        return .granted(
-            unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(matched.name) ? matched.name : nil,
-            duress: matched.duress)
+    }
+
+    /// What one attempt came to, inside its terminal's lockout.
+    private enum Outcome: Sendable {
+        case locked
+        case decided(user: String?, duress: Bool)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -203,52 +208,45 @@ public actor ReferenceVerifier {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// The user the value belongs to and whether it was their duress PIN, or nil. Every
-    /// user's PIN (or, for a card, card) hash is checked (no early exit).
-    private func decide(_ request: VerificationRequestBody.Decoded, now: Date) async throws -> (name: String, duress: Bool)? {
-        let users = try users()
+    /// The user the value belongs to and whether it was their duress PIN, or nil. Runs off
+    /// the actor, so the slow hashes of different terminals' attempts run on all cores. Every
+    /// candidate line's hash is checked (no early exit): each user's, or with a lookup key
+    /// the lines tagged for the value and the untagged ones.
+    private nonisolated static func decide(
+        _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
+    ) async throws -> (name: String, duress: Bool)? {
         switch request.kind {
         case .pin, .card:
-            return await ReferenceVerifier.match(request.value, kind: request.kind, users: users, lookup: settings.lookupKey)
+            let tag = lookup?.tag(request.value, kind: request.kind)
+            let users = try await store.users(lookupTag: tag, keyID: lookup?.id)
+            return users.match(request.value, kind: request.kind, lookup: lookup)
         case .code:
-            if let user = matchTOTP(request.value, users: users, now: now) { return (user, false) }
-            guard let codes, let user = try await ReferenceVerifier.redeem(request.value, in: codes) else { return nil }
+            if let user = try await matchTOTP(request.value, store: store, now: now) { return (user, false) }
+            guard let user = try await store.redeemCode(request.value, now: now) else { return nil }
             // A code issued to a user removed since then is used up, and opens nothing.
-            return users.users.contains { $0.name == user } ? (user, false) : nil
+            return try await store.hasUser(user) ? (user, false) : nil
         }
     }
 
-    /// Off the actor: the slow hashes (of every user, or with a lookup key of the tagged
-    /// candidates), in parallel with other terminals'.
-    private nonisolated static func match(
-        _ value: SecretDigits, kind: AttemptKind, users: UsersFile, lookup: LookupKey?
-    ) async -> (name: String, duress: Bool)? {
-        users.match(value, kind: kind, lookup: lookup)
-    }
-
-    /// Off the actor: the code store takes a file lock and hashes each live code.
-    private nonisolated static func redeem(_ value: SecretDigits, in codes: OneTimeCodeStore) async throws -> String? {
-        try codes.redeem(value)
-    }
-
-    private func matchTOTP(_ value: SecretDigits, users: UsersFile, now: Date) -> String? {
+    /// The user whose authenticator shows `value` now (+-1 step), each code once.
+    private nonisolated static func matchTOTP(_ value: SecretDigits, store: any VerifierStore, now: Date) async throws -> String? {
         let seconds = Int(now.timeIntervalSince1970)
-        return value.withASCIIBytes { candidate in
-            for user in users.users {
-                guard let secret = user.totpSecret,
-                    let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds),
-                    step > totpLastStep[user.name, default: Int.min] // each code once
-                else { continue }
-                totpLastStep[user.name] = step
-                return user.name
+        let users = try await store.totpUsers()
+        let matches: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
+            users.compactMap { user in
+                guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
+                return (user.name, step)
             }
-            return nil
         }
+        for match in matches where try await store.claimTOTPStep(user: match.name, step: match.step) {
+            return match.name
+        }
+        return nil
     }
 
-    private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) -> VerifierDecision {
+    private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) async -> VerifierDecision {
         if rejections.note(source, refusal: refusal, now: now) {
-            try? audit?.append([
+            try? await store.audit([
                 ("time", timestamp(now)), ("decision", "rejected"), ("refusal", refusal.rawValue), ("reason", reason),
                 ("source", source), ("webhook_id", String((request.webhookID ?? "").prefix(64))),
             ])
@@ -257,10 +255,10 @@ public actor ReferenceVerifier {
     }
 
     /// One audit record per source whose rejection interval ended with more than one.
-    private func flushRejections(now: Date) {
+    private func flushRejections(now: Date) async {
         for summary in rejections.closeEnded(now: now) {
             let refusals = summary.refusals.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ",")
-            try? audit?.append([
+            try? await store.audit([
                 ("time", timestamp(now)), ("decision", "rejected"), ("source", summary.source),
                 ("since", timestamp(summary.start)), ("count", String(summary.count)),
                 ("throttled", String(summary.limited)), ("refusals", refusals),
@@ -268,18 +266,18 @@ public actor ReferenceVerifier {
         }
     }
 
-    private func unavailable(_ reason: String) -> VerifierDecision {
-        try? audit?.append([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
+    private func unavailable(_ reason: String) async -> VerifierDecision {
+        try? await store.audit([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
         return .unavailable
     }
 
-    private func record(_ request: VerificationRequestBody.Decoded, decision: String, reason: String, user: String?) {
+    private func record(_ request: VerificationRequestBody.Decoded, decision: String, reason: String, user: String?) async {
         var fields = [
             ("time", timestamp(clock())), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
             ("kind", request.kind.rawValue), ("digits", String(request.value.count)), ("decision", decision), ("reason", reason),
         ]
         if let user { fields.append(("user", user)) }
-        try? audit?.append(fields)
+        try? await store.audit(fields)
     }
 
     private func timestamp(_ date: Date) -> String {

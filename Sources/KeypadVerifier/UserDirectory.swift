@@ -1,0 +1,32 @@
+import KeypadCore
+
+/// Where `kioskpad verifier user` changes the reference verifier's users: its users file
+/// (``UsersFileEditor``) or its database. A change that cannot be made (no such user, a
+/// user added twice) throws ``UsersFileEditor/EditError``, naming the user.
+public protocol UserDirectory: Sendable {
+    /// Where the users are, for messages: a file's path or the database's URL.
+    var location: String { get }
+    /// The config key that says where (for errors that are not about one user).
+    var configKey: String { get }
+    /// Adds `name` with a PIN hash (and lookup tag); refused when the user has a PIN already.
+    func add(name: String, hash: PINHash, tag: String?) async throws
+    /// Removes everything of `name` (PIN, duress PIN, TOTP secret, cards); returns how many entries.
+    func remove(name: String) async throws -> Int
+    /// Replaces `name`'s PIN hash (and lookup tag), keeping the TOTP secret.
+    func setPIN(name: String, hash: PINHash, tag: String?) async throws
+    /// Sets `name`'s duress PIN, replacing an earlier one.
+    func setDuress(name: String, hash: PINHash, tag: String?) async throws
+    /// Adds a card (the hash of its number) for `name`.
+    func addCard(name: String, hash: PINHash, tag: String?) async throws
+    /// Removes `name`'s card whose number is `value`.
+    func removeCard(name: String, value: SecretDigits) async throws
+    /// Gives `name` a TOTP secret, replacing an earlier one.
+    func setTOTP(name: String, secret: [UInt8]) async throws
+    /// Every user and what they have; no hashes or secrets.
+    func list() async throws -> [UsersFileEditor.Summary]
+}
+
+extension UsersFileEditor: UserDirectory {
+    public var location: String { path }
+    public var configKey: String { "server.users_file" }
+}

@@ -1,0 +1,94 @@
+import Logging
+import PostgresNIO
+
+/// The verifier's schema, as numbered steps applied in order, each once, in one
+/// transaction that records the versions it brings. An advisory lock makes instances that
+/// start together apply them one at a time; applying them again changes nothing.
+public enum PostgresMigrations {
+    /// Each step's version and statements. Append new steps; never change a released one.
+    static let steps: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE kioskpad_users (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('pin', 'duress', 'card')),
+                hash text NOT NULL,
+                lookup_tag text,
+                lookup_key_id text,
+                totp_secret text,
+                totp_last_step bigint,
+                enabled boolean NOT NULL DEFAULT true,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                CHECK (totp_secret IS NULL OR kind = 'pin')
+            )
+            """,
+            "CREATE UNIQUE INDEX kioskpad_users_one_pin ON kioskpad_users (name) WHERE kind = 'pin'",
+            "CREATE UNIQUE INDEX kioskpad_users_one_duress ON kioskpad_users (name) WHERE kind = 'duress'",
+            "CREATE INDEX kioskpad_users_lookup_tag ON kioskpad_users (lookup_tag)",
+            "CREATE INDEX kioskpad_users_lookup_key_id ON kioskpad_users (lookup_key_id)",
+            """
+            CREATE TABLE kioskpad_codes (
+                id bigserial PRIMARY KEY,
+                user_name text NOT NULL,
+                hash text NOT NULL,
+                expires_at bigint NOT NULL,
+                used_at bigint
+            )
+            """,
+            "CREATE INDEX kioskpad_codes_live ON kioskpad_codes (expires_at) WHERE used_at IS NULL",
+            "CREATE TABLE kioskpad_replay (webhook_id text PRIMARY KEY, expires_at bigint NOT NULL)",
+            "CREATE INDEX kioskpad_replay_expires ON kioskpad_replay (expires_at)",
+            """
+            CREATE TABLE kioskpad_lockout (
+                terminal_id text PRIMARY KEY,
+                failures double precision[] NOT NULL DEFAULT '{}',
+                streak integer NOT NULL DEFAULT 0,
+                locked_until double precision
+            )
+            """,
+            """
+            CREATE TABLE kioskpad_audit (
+                id bigserial PRIMARY KEY,
+                at timestamptz NOT NULL DEFAULT now(),
+                instance text NOT NULL,
+                record jsonb NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// The newest schema version this build knows.
+    public static var latestVersion: Int { steps.last?.version ?? 0 }
+
+    /// Applies the steps the database lacks; returns the versions applied (empty: up to
+    /// date). Refuses a database whose schema is newer than this build.
+    @discardableResult
+    public static func apply(on database: PostgresVerifierDatabase) async throws -> [Int] {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            // One instance at a time; released at commit.
+            try await connection.query("SELECT pg_advisory_xact_lock(7305001)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS kioskpad_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                logger: logger)
+            var applied: Set<Int> = []
+            for try await version in try await connection.query("SELECT version FROM kioskpad_schema_migrations", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            if let newest = applied.max(), newest > latestVersion {
+                throw PostgresVerifierDatabase.Failure(
+                    description: "the database's schema is version \(newest), newer than this kioskpad knows (\(latestVersion)); upgrade kioskpad")
+            }
+            var done: [Int] = []
+            for step in steps where !applied.contains(step.version) {
+                for statement in step.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO kioskpad_schema_migrations (version) VALUES (\(step.version))", logger: logger)
+                done.append(step.version)
+            }
+            return done
+        }
+    }
+}

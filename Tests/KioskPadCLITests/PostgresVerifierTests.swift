@@ -1,0 +1,259 @@
+import Foundation
+import KeypadCore
+import KeypadTestSupport
+import KeypadVerifier
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `kioskpad verifier` with `server.store: postgres`, against a real PostgreSQL started for
+/// each test (initdb into a temporary directory, a loopback port, SCRAM password): two
+/// `verifier serve` processes on two ports share one database, as behind a reverse proxy.
+@Suite("Reference verifier on PostgreSQL", .serialized)
+struct PostgresVerifierTests {
+    /// A database, a secret and a verifier config for it; users added through the CLI.
+    final class Site {
+        let database: PostgresTestServer
+        let directory: URL
+        var config: String { directory.appendingPathComponent("verifier.yaml").path }
+        var instances: [VerifierProcess] = []
+
+        init(extraSettings: String = "") async throws {
+            database = try PostgresTestServer()
+            directory = try await VerifierProcess.prepare(pin: "0000")
+            try """
+                server:
+                  listen: 127.0.0.1:0
+                  secret_file: secret
+                  store: postgres
+                  postgres:
+                    url: \(database.url)
+                    password_file: \(database.passwordFile)
+                    tls: disable
+                    timeout_ms: 1500
+
+                """.appending(extraSettings).write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        func cli(_ arguments: [String], stdin: String = "") async throws -> CLI.Result {
+            try await CLI.run(arguments + ["--config", config], stdin: stdin)
+        }
+
+        func addUser(_ name: String, pin: String) async throws {
+            let added = try await cli(["verifier", "user", "add", name, "--iterations", "1000"], stdin: pin + "\n")
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+
+        func startInstances(_ count: Int) async throws {
+            for _ in 0..<count { instances.append(try await VerifierProcess(directory: directory)) }
+        }
+
+        var secret: WebhookSecret { get throws { try WebhookSecret(parsing: String(contentsOfFile: directory.appendingPathComponent("secret").path, encoding: .utf8)) } }
+
+        func close() {
+            for instance in instances { instance.stop() }
+            database.destroy()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// A signed request for `value` from `terminal`: its body and headers, to send as often as wanted.
+    struct SignedRequest: Sendable {
+        let body: Data
+        let headers: [(name: String, value: String)]
+
+        init(terminal: String, kind: AttemptKind = .pin, value: String, secret: WebhookSecret) {
+            let bytes = VerificationRequestBody.encode(VerificationAttempt(terminalID: terminal, kind: kind, value: SecretDigits(ascii: value)!))
+            body = Data(bytes)
+            headers = WebhookSignature.headers(id: "msg_\(UUID().uuidString)", body: bytes, secret: secret)
+        }
+
+        /// Posts it to `port`; returns the status and the body.
+        func send(to port: Int) async throws -> (status: Int, body: String) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/verify")!)
+            request.httpMethod = "POST"
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "content-type")
+            for header in headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
+            request.timeoutInterval = 20
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    @Test func userCommandsRoundTripAndMigrationsTwiceChangeNothing() async throws {
+        let site = try await Site()
+        defer { site.close() }
+        let first = try await site.cli(["verifier", "migrate"])
+        #expect(first.status == 0 && first.stdout.contains("at version 1 (applied 1)"), "\(first.stdout) \(first.stderr)")
+        let second = try await site.cli(["verifier", "migrate"])
+        #expect(second.status == 0 && second.stdout.contains("at version 1 (already)"), "\(second.stdout) \(second.stderr)")
+        #expect(try site.database.sql("SELECT count(*) FROM kioskpad_schema_migrations") == "1\n")
+
+        try await site.addUser("dana", pin: "4711")
+        let twice = try await site.cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "1234\n")
+        #expect(twice.status != 0 && twice.stderr.contains("user 'dana' is already in postgres://kioskpad@127.0.0.1"))
+        #expect(try await site.cli(["verifier", "user", "set-pin", "dana", "--iterations", "1000"], stdin: "2468\n").status == 0)
+        #expect(try await site.cli(["verifier", "user", "set-duress", "dana", "--iterations", "1000"], stdin: "9999\n").status == 0)
+        #expect(try await site.cli(["verifier", "user", "add-card", "dana", "--iterations", "1000"], stdin: "789888\n").status == 0)
+        let uri = try await site.cli(["verifier", "user", "totp", "dana"])
+        #expect(uri.status == 0 && uri.stdout.hasPrefix("otpauth://totp/"))
+        try await site.addUser("eve", pin: "1357")
+        #expect(try await site.cli(["verifier", "user", "list"]).stdout == "dana pin,totp,duress,cards=1\neve pin\n")
+
+        let wrongCard = try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "111111\n")
+        #expect(wrongCard.status != 0 && wrongCard.stderr.contains("no card with that number"))
+        #expect(try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "789888\n").status == 0)
+        let removed = try await site.cli(["verifier", "user", "remove", "dana"])
+        #expect(removed.status == 0 && removed.stdout.contains("(2 entries)"), "\(removed.stdout)")
+        #expect(try await site.cli(["verifier", "user", "list"]).stdout == "eve pin\n")
+        let again = try await site.cli(["verifier", "user", "remove", "dana"])
+        #expect(again.status != 0 && again.stderr.contains("no user 'dana'"))
+        // Never a PIN or a TOTP secret in clear in the database.
+        let stored = try site.database.sql("SELECT name || ' ' || hash || ' ' || coalesce(totp_secret, '-') FROM kioskpad_users")
+        #expect(stored.hasPrefix("eve $pbkdf2-sha256$") && !stored.contains("1357"))
+    }
+
+    @Test func aRequestReplayedToTheOtherInstanceIsRefused() async throws {
+        let site = try await Site()
+        defer { site.close() }
+        try await site.addUser("dana", pin: "4711")
+        try await site.startInstances(2)
+        let (a, b) = (site.instances[0].port, site.instances[1].port)
+        let request = SignedRequest(terminal: "door-1", value: "4711", secret: try site.secret)
+        let first = try await request.send(to: a)
+        #expect(first.status == 200 && first.body.contains("\"decision\":\"granted\""), "\(first)")
+        let replayed = try await request.send(to: b)
+        #expect(replayed.status == 409, "\(replayed)")
+        #expect(try await request.send(to: a).status == 409)
+        // The refused replays were audited by the instance that refused them, without the PIN.
+        let audit = try site.database.sql("SELECT record::text FROM kioskpad_audit ORDER BY id")
+        #expect(audit.contains("\"decision\": \"granted\"") && audit.contains("\"refusal\": \"replayed\""), "\(audit)")
+        #expect(!audit.contains("4711"))
+        // /metrics on each instance counts its own decisions and shows its pool.
+        let (metricsA, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(a)/metrics")!)
+        let textA = String(decoding: metricsA, as: UTF8.self)
+        #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"granted\"} 1\n"), "\(textA)")
+        #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n"))
+        #expect(textA.contains("kioskpad_verifier_db_pool_size 10.0\n") && textA.contains("kioskpad_verifier_db_connections_in_use 0.0\n"))
+        #expect(textA.contains("kioskpad_verifier_request_duration_seconds_count 2\n"))
+        let (metricsB, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(b)/metrics")!)
+        let textB = String(decoding: metricsB, as: UTF8.self)
+        #expect(textB.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n") && !textB.contains("result=\"granted\""), "\(textB)")
+    }
+
+    @Test func aOneTimeCodeTriedFiftyTimesAtOnceOnTwoInstancesOpensOnce() async throws {
+        let site = try await Site()
+        defer { site.close() }
+        try await site.addUser("dana", pin: "4711")
+        try await site.startInstances(2)
+        let issued = try await site.cli(["verifier", "code", "issue", "--user", "dana", "--ttl", "10m"])
+        let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(issued.status == 0 && code.count == 8, "\(issued.stderr)")
+        let secret = try site.secret
+        let ports = site.instances.map(\.port)
+        let statuses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<50 {
+                // One terminal per try: each waits only for its own lockout row.
+                let request = SignedRequest(terminal: "door-\(index)", kind: .code, value: code, secret: secret)
+                group.addTask { try await request.send(to: ports[index % 2]) }
+            }
+            var results: [(Int, String)] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+        let granted = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"granted\"") }.count
+        let denied = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"denied\"") }.count
+        #expect(granted == 1 && denied == 49, "\(statuses.map(\.0))")
+        #expect(try site.database.sql("SELECT count(*) FROM kioskpad_codes WHERE used_at IS NOT NULL") == "1\n")
+    }
+
+    @Test func failuresSpreadOverTwoInstancesLockTheTerminalAfterMaxFailuresInTotal() async throws {
+        let site = try await Site(extraSettings: "  lockout:\n    max_failures: 3\n    lockout_s: 60\n")
+        defer { site.close() }
+        try await site.addUser("dana", pin: "4711")
+        try await site.startInstances(2)
+        let secret = try site.secret
+        let (a, b) = (site.instances[0].port, site.instances[1].port)
+        for port in [a, b] {
+            let denied = try await SignedRequest(terminal: "door-7", value: "1111", secret: secret).send(to: port)
+            #expect(denied.status == 200 && denied.body.contains("\"decision\":\"denied\"") && !denied.body.contains("Locked out"), "\(denied)")
+        }
+        // Another terminal's failures do not count towards door-7's.
+        _ = try await SignedRequest(terminal: "door-8", value: "1111", secret: secret).send(to: b)
+        let third = try await SignedRequest(terminal: "door-7", value: "2222", secret: secret).send(to: a)
+        #expect(third.status == 200 && third.body.contains("\"decision\":\"denied\""))
+        for port in [b, a] {
+            let locked = try await SignedRequest(terminal: "door-7", value: "4711", secret: secret).send(to: port)
+            #expect(locked.status == 200 && locked.body.contains("Locked out"), "\(locked)")
+        }
+        let other = try await SignedRequest(terminal: "door-8", value: "4711", secret: secret).send(to: a)
+        #expect(other.body.contains("\"decision\":\"granted\""), "\(other)")
+    }
+
+    @Test func aTOTPCodeIsAcceptedOnceAcrossBothInstances() async throws {
+        let site = try await Site()
+        defer { site.close() }
+        try await site.addUser("dana", pin: "4711")
+        let uri = try await site.cli(["verifier", "user", "totp", "dana"]).stdout
+        let base32 = try #require(uri.split(separator: "secret=").last?.split(separator: "&").first)
+        let totp = TOTP(secret: try #require(TOTP.base32Decode(String(base32))))
+        try await site.startInstances(2)
+        let secret = try site.secret
+        let code = totp.code(step: Int(Date().timeIntervalSince1970) / 30)
+        let first = try await SignedRequest(terminal: "door-1", kind: .code, value: code, secret: secret).send(to: site.instances[1].port)
+        #expect(first.body.contains("\"decision\":\"granted\""), "\(first)")
+        let second = try await SignedRequest(terminal: "door-2", kind: .code, value: code, secret: secret).send(to: site.instances[0].port)
+        #expect(second.status == 200 && second.body.contains("\"decision\":\"denied\""), "\(second)")
+    }
+
+    @Test func theDatabaseStoppedMidLoadAnswers503NeverAGrantAndServiceResumesWithoutARestart() async throws {
+        let site = try await Site()
+        defer { site.close() }
+        try await site.addUser("dana", pin: "4711")
+        try await site.startInstances(1)
+        let port = site.instances[0].port
+        let secret = try site.secret
+        let health = try await site.instances[0].health()
+        #expect(health["store"] as? String == "ok")
+
+        // Load: a grant every request, one terminal per task, while the database goes away.
+        actor Tally {
+            var statuses: [Int] = []
+            func add(_ status: Int) { statuses.append(status) }
+        }
+        let duringOutage = Tally()
+        try site.database.stop()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for round in 0..<5 {
+                        let answer = try await SignedRequest(terminal: "door-\(worker)-\(round)", value: "4711", secret: secret).send(to: port)
+                        await duringOutage.add(answer.status)
+                        #expect(!answer.body.contains("\"decision\":\"granted\""))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let statuses = await duringOutage.statuses
+        #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 503 }, "\(statuses)")
+        // A terminal shows it.
+        let terminal = try await CLI.run(
+            ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
+             "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
+        #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
+        let down = try await site.instances[0].health()
+        #expect(down["store"] as? String == "unavailable" && (down["problem"] as? String)?.isEmpty == false, "\(down)")
+
+        try site.database.start()
+        let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        #expect(String(decoding: metrics, as: UTF8.self).contains("kioskpad_verifier_decisions_total{result=\"unavailable\"} 21\n"))
+        let resumed = await eventually {
+            (try? await SignedRequest(terminal: "door-back", value: "4711", secret: secret).send(to: port))?.body.contains("\"decision\":\"granted\"") == true
+        }
+        #expect(resumed, "the verifier serves again once the database is back, without a restart")
+        #expect(try await site.instances[0].health()["store"] as? String == "ok")
+    }
+}

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A real PostgreSQL server for tests (Debian's `postgresql` package, which
+/// `scripts/test.sh` installs): `initdb` into a new temporary directory, a reserved loopback
+/// port, password (SCRAM) logins over TCP, one database. ``stop()`` and ``start()`` take it
+/// down and bring it back on the same port with the same data (an outage);
+/// ``destroy()`` stops it and removes everything. Run as root, the server runs as the
+/// `postgres` user (PostgreSQL refuses root).
+public final class PostgresTestServer: @unchecked Sendable {
+    // @unchecked: every property is set once in init; the server is driven by one test.
+    public let port: Int
+    public let user = "kioskpad"
+    public let database = "kioskpad"
+    public let password: String
+    public let directory: URL
+    /// A file holding ``password`` (for `server.postgres.password_file`).
+    public let passwordFile: String
+    private let binDirectory: String
+    private let reserved: ClosedPort
+    private let asPostgres: Bool
+
+    /// Why the tests cannot start a server.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `postgres://kioskpad@127.0.0.1:PORT/kioskpad`
+    public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+
+    public init() throws {
+        guard let bin = PostgresTestServer.findBinDirectory() else {
+            throw Unavailable(description: "no PostgreSQL server found under /usr/lib/postgresql/*/bin: apt-get install postgresql (scripts/test.sh does)")
+        }
+        binDirectory = bin
+        reserved = try ClosedPort()
+        port = reserved.port
+        password = UUID().uuidString
+        asPostgres = getuid() == 0
+        directory = URL(fileURLWithPath: "/tmp/kp-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        passwordFile = directory.appendingPathComponent("password").path
+        try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        if asPostgres { try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asServerUser: false) }
+        try run(bin + "/initdb", [
+            "-D", dataDirectory, "-U", user, "--pwfile", passwordFile, "--auth-local=trust", "--auth-host=scram-sha-256",
+            "--no-sync", "-E", "UTF8", "--locale=C",
+        ])
+        try start()
+        try run(bin + "/createdb", ["-h", directory.path, "-p", String(port), "-U", user, database])
+    }
+
+    private var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    /// Starts (or restarts) the server and waits until it accepts connections.
+    public func start() throws {
+        try run(binDirectory + "/pg_ctl", [
+            "-D", dataDirectory, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60",
+            "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
+            "start",
+        ])
+    }
+
+    /// Stops the server (fast: open sessions are ended), as an outage would.
+    public func stop() throws {
+        try run(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "stop"])
+    }
+
+    /// Runs SQL as the database's owner (over the Unix socket) and returns psql-style output.
+    @discardableResult
+    public func sql(_ statement: String) throws -> String {
+        try run(binDirectory + "/psql", ["-h", directory.path, "-p", String(port), "-U", user, "-d", database, "-At", "-c", statement])
+    }
+
+    /// Stops the server if it runs and removes its directory.
+    public func destroy() {
+        _ = try? run(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `tool` (as the `postgres` user when we are root) and returns its stdout; its
+    /// stderr goes to `commands.log`, quoted in the error when it fails. posix_spawn and
+    /// waitpid, not Foundation's Process, whose wait missed `runuser`'s exit here.
+    @discardableResult
+    private func run(_ tool: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
+        let command = asPostgres && asServerUser ? ["/sbin/runuser", "-u", "postgres", "--", tool] + arguments : [tool] + arguments
+        // Through bash (dash takes one-digit descriptors only), which first closes every descriptor above 2: nothing of the test
+        // process (its servers' sockets) may live on in the database server.
+        let closeAndRun = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec \"$@\""
+        let argv = ["/bin/bash", "-c", closeAndRun, "bash"] + command
+        let log = directory.appendingPathComponent("commands.log").path
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw Unavailable(description: "pipe: errno \(errno)") }
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        close(pipeEnds[1])
+        guard spawned == 0 else {
+            close(pipeEnds[0])
+            throw Unavailable(description: "cannot start \(argv[0]): errno \(spawned)")
+        }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(pipeEnds[0], &buffer, buffer.count)
+            if count > 0 { output += buffer[0..<count] } else if count == 0 || errno != EINTR { break }
+        }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exitCode = (status >> 8) & 0xff
+        guard status & 0x7f == 0 && exitCode == 0 else {
+            let detail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
+            throw Unavailable(description: "\((tool as NSString).lastPathComponent) exited with status \(status): \(detail)")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func findBinDirectory() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.compactMap(Int.init).sorted(by: >).map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+    }
+}
