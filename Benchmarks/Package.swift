@@ -54,9 +54,10 @@ let package = Package(
             path: "Benchmarks/JournalForwarding",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.
         .executableTarget(
             name: "VerifierThroughput",
-            dependencies: benchmarkDependencies,
+            dependencies: benchmarkDependencies + [.product(name: "KeypadTestSupport", package: "KioskPad")],
             path: "Benchmarks/VerifierThroughput",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

@@ -37,7 +37,7 @@ public struct PostgresSettings: Sendable, Equatable {
 
     public init(
         host: String, port: Int = 5432, user: String, database: String, password: SecretSource? = nil,
-        tls: TLSMode = .verifyFull, caFile: String? = nil, poolSize: Int = 10, timeout: Duration = .seconds(3)
+        tls: TLSMode = .verifyFull, caFile: String? = nil, poolSize: Int = 10, timeout: Duration = .seconds(2)
     ) {
         self.host = host
         self.port = port
@@ -123,7 +123,7 @@ enum PostgresSection {
                 at: reader.value("tls"))
         }
         settings.poolSize = reader.int("pool_size", default: 10, range: 1...200)
-        settings.timeout = .milliseconds(reader.int("timeout_ms", default: 3000, range: 100...60_000))
+        settings.timeout = .milliseconds(reader.int("timeout_ms", default: 2000, range: 100...60_000))
         reader.finish()
         return .postgres(settings)
     }

@@ -6,8 +6,8 @@ import NIOCore
 import ReferenceVerifierCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
-/// 2-3, decided by a ``ReferenceVerifier``, `GET /healthz` (the store's reachability, 503
-/// when it cannot be used, and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
+/// 2-3, decided by a ``ReferenceVerifier``, `GET /healthz` (200, with the store's
+/// reachability and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
@@ -42,10 +42,11 @@ public enum VerifierServer {
         }
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
-            // 503 while the store (the database) cannot be used, so a proxy sends terminals elsewhere.
+            // Always 200 (CONTRACTS section 3); the body says whether the store (the database)
+            // can be used now, for a proxy's health check (HAProxy: expect string "store":"ok").
             let problem = await verifier.healthProblem()
             let store = problem.map { "\"store\":\"unavailable\",\"problem\":\(VerificationRequestBody.jsonString($0))" } ?? "\"store\":\"ok\""
-            return json(problem == nil ? 200 : 503, """
+            return json(200, """
                 {"status":"\(problem == nil ? "ok" : "unavailable")",\(store),"connections":{"open":\(connections.open),"peak":\(connections.peak),\
                 "refused":\(connections.refused),"timed_out":\(connections.timedOut)}}
                 """)

@@ -244,6 +244,8 @@ struct PostgresVerifierTests {
             ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
              "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
         #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
+        let (_, healthResponse) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+        #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200, "/healthz answers 200 (CONTRACTS section 3); its body tells")
         let down = try await site.instances[0].health()
         #expect(down["store"] as? String == "unavailable" && (down["problem"] as? String)?.isEmpty == false, "\(down)")
 

@@ -74,6 +74,11 @@ public final class PostgresTestServer: @unchecked Sendable {
         try run(binDirectory + "/psql", ["-h", directory.path, "-p", String(port), "-U", user, "-d", database, "-At", "-c", statement])
     }
 
+    /// Runs a file of SQL (too long for one argument) as the database's owner.
+    public func sql(file: String) throws {
+        try run(binDirectory + "/psql", ["-h", directory.path, "-p", String(port), "-U", user, "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-f", file])
+    }
+
     /// Stops the server if it runs and removes its directory.
     public func destroy() {
         _ = try? run(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])

@@ -56,8 +56,16 @@ final class ThroughputServer {
         try users.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
         let config = directory.appendingPathComponent("verifier.yaml")
         try settings.write(to: config, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: ThroughputServer.binary)
-        process.arguments = ["verifier", "serve", "--config", config.path, "--log-level", "error"]
+        port = try ThroughputServer.serve(process, config: config.path)
+    }
+
+    /// Starts `verifier serve --config CONFIG` in `process` (under `taskset -c CORE` when
+    /// given) and returns the port it prints.
+    static func serve(_ process: Process, config: String, core: Int? = nil) throws -> Int {
+        let serve = [binary, "verifier", "serve", "--config", config, "--log-level", "error"]
+        let command = core.map { ["/usr/bin/taskset", "-c", String($0)] + serve } ?? serve
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -67,7 +75,7 @@ final class ThroughputServer {
             process.terminate()
             fatalError("verifier serve did not start: \(line)")
         }
-        self.port = port
+        return port
     }
 
     /// One client per terminal.
@@ -88,12 +96,17 @@ final class ThroughputServer {
 /// Per-request latency of one verification, in microseconds.
 let requestLatency = BenchmarkMetric.custom("request latency (us)", polarity: .prefersSmaller, useScalingFactor: false)
 
-/// Each iteration: every terminal sends one verification at the same moment; the batch
-/// ends when all are answered. Records each request's latency.
+/// Batches against one `verifier serve` with a users file (3 users, or `lookupUsers` tagged).
 func batches(_ benchmark: Benchmark, terminals: Int, lookupUsers: Int? = nil) async throws {
     let server = try ThroughputServer(lookupUsers: lookupUsers)
     defer { server.stop() }
-    let clients = try server.clients(terminals)
+    try await batches(benchmark, clients: try server.clients(terminals))
+}
+
+/// Each iteration: every client (one per terminal) sends one verification at the same
+/// moment; the batch ends when all are answered (all must be granted to ana). Records each
+/// request's latency.
+func batches(_ benchmark: Benchmark, clients: [HTTPVerifier]) async throws {
     let pin: @Sendable () -> SecretDigits = { SecretDigits(ascii: "4826")! }
     for (index, client) in clients.enumerated() { // warm the connections
         _ = await client.verify(VerificationAttempt(terminalID: "terminal-\(index)", kind: .pin, value: pin()))
@@ -141,4 +154,5 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Reference verifier, lookup key, 10,000 users, 1 terminal") { benchmark in
         try await batches(benchmark, terminals: 1, lookupUsers: 10_000)
     }
+    postgresBenchmarks()
 }
