@@ -157,11 +157,16 @@ public struct UsersFile: Equatable, Sendable {
     /// number of tagged users. When no line is a candidate, one PBKDF2 is computed anyway, so
     /// a denial takes as long as a grant.
     public func match(_ value: SecretDigits, kind: AttemptKind, lookup: LookupKey?) -> (name: String, duress: Bool)? {
-        guard let lookup else { return match(value, kind: kind) }
-        let tag = lookup.tag(value, kind: kind)
+        match(value, kind: kind, tagged: lookup.map { (tag: $0.tag(value, kind: kind), keyID: $0.id) })
+    }
+
+    /// As ``match(_:kind:lookup:)``, with the value's tag already computed by the key `keyID`
+    /// (a caller that looked the tag up in a database computes it once).
+    public func match(_ value: SecretDigits, kind: AttemptKind, tagged: (tag: String, keyID: String)?) -> (name: String, duress: Bool)? {
+        guard let tagged else { return match(value, kind: kind) }
         // Lines tagged under another key are checked like untagged ones.
-        let otherKeys = taggedByKey.filter { $0.key != lookup.id }.values.joined()
-        let (matched, checked) = firstMatch(value, card: kind == .card, among: (tagged[tag] ?? []) + untagged + otherKeys)
+        let otherKeys = taggedByKey.filter { $0.key != tagged.keyID }.values.joined()
+        let (matched, checked) = firstMatch(value, card: kind == .card, among: (self.tagged[tagged.tag] ?? []) + untagged + otherKeys)
         if checked == 0 { _ = decoy.matches(value) }
         return matched
     }

@@ -217,9 +217,9 @@ public actor ReferenceVerifier {
     ) async throws -> (name: String, duress: Bool)? {
         switch request.kind {
         case .pin, .card:
-            let tag = lookup?.tag(request.value, kind: request.kind)
-            let users = try await store.users(lookupTag: tag, keyID: lookup?.id)
-            return users.match(request.value, kind: request.kind, lookup: lookup)
+            let tagged = lookup.map { (tag: $0.tag(request.value, kind: request.kind), keyID: $0.id) }
+            let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
+            return users.match(request.value, kind: request.kind, tagged: tagged)
         case .code:
             if let user = try await matchTOTP(request.value, store: store, now: now) { return (user, false) }
             guard let user = try await store.redeemCode(request.value, now: now) else { return nil }

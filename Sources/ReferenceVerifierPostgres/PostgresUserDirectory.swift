@@ -49,11 +49,9 @@ public struct PostgresUserDirectory: UserDirectory {
         let location = self.location
         let logger = database.logger
         try await database.transaction { connection in
-            var hasPIN = false
             let rows = try await connection.query(
                 "SELECT 1 FROM kioskpad_users WHERE name = \(name) AND kind = 'pin' FOR UPDATE", logger: logger)
-            for try await _ in rows { hasPIN = true }
-            guard hasPIN else { throw EditError(description: "no user '\(name)' in \(location)") }
+            guard try await rows.count() > 0 else { throw EditError(description: "no user '\(name)' in \(location)") }
             try await connection.query("DELETE FROM kioskpad_users WHERE name = \(name) AND kind = 'duress'", logger: logger)
             try await connection.query("""
                 INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
@@ -129,9 +127,7 @@ public struct PostgresUserDirectory: UserDirectory {
     private func rowsChanged(_ query: PostgresQuery) async throws -> Int {
         let logger = database.logger
         return try await database.use { connection in
-            var count = 0
-            for try await _ in try await connection.query(query, logger: logger) { count += 1 }
-            return count
+            try await connection.query(query, logger: logger).count()
         }
     }
 

@@ -20,13 +20,14 @@ public final class PostgresVerifierDatabase: Service, Sendable {
     public let timeout: Duration
     public let logger: Logger
     public let poolSize: Int
-    /// Connections leased now, and uses waiting for one (for `/metrics`).
-    private let usage = Mutex<(inUse: Int, waiting: Int)>((0, 0))
+    /// Uses under way (waiting for a connection or holding one), and connections held (for
+    /// `/metrics`).
+    private let usage = Mutex<(active: Int, inUse: Int)>((0, 0))
 
     /// Connections in use, uses waiting for one, and the pool's size, now.
     public var poolUsage: (inUse: Int, waiting: Int, size: Int) {
-        let (inUse, waiting) = usage.withLock { $0 }
-        return (inUse, waiting, poolSize)
+        let (active, inUse) = usage.withLock { $0 }
+        return (inUse, active - inUse, poolSize)
     }
 
     /// A pool for `user`@`host`:`port`/`database`. `tls` nil: no TLS (loopback); else TLS
@@ -65,15 +66,11 @@ public final class PostgresVerifierDatabase: Service, Sendable {
 
     /// Leases a connection for `body`, counted in ``poolUsage``.
     private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
-        let lease = Lease()
-        usage.withLock { $0.waiting += 1 }
-        defer {
-            let held = lease.held.withLock { $0 }
-            usage.withLock { held ? ($0.inUse -= 1) : ($0.waiting -= 1) }
-        }
+        usage.withLock { $0.active += 1 }
+        defer { usage.withLock { $0.active -= 1 } }
         return try await client.withConnection { [self] connection in
-            lease.held.withLock { $0 = true }
-            usage.withLock { $0.waiting -= 1; $0.inUse += 1 }
+            usage.withLock { $0.inUse += 1 }
+            defer { usage.withLock { $0.inUse -= 1 } }
             return try await body(connection)
         }
     }
@@ -115,11 +112,6 @@ public final class PostgresVerifierDatabase: Service, Sendable {
         } catch let error as PostgresDecodingError {
             throw Failure(description: "database: a column did not decode (\(error.columnName))")
         }
-    }
-
-    /// Whether a use got its connection.
-    private final class Lease: Sendable {
-        let held = Mutex(false)
     }
 
     /// What went wrong, without the query's bound values: the server's SQLSTATE and message,

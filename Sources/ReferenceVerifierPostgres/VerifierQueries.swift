@@ -19,8 +19,7 @@ struct VerifierQueries: Sendable {
             ON CONFLICT (webhook_id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE kioskpad_replay.expires_at <= \(seconds)
             RETURNING 1
             """, logger: logger)
-        var claimed = false
-        for try await _ in rows { claimed = true }
+        let claimed = try await rows.count() > 0
         if claimed && Int.random(in: 0..<64) == 0 {
             // Now and then (1 request in 64 on average): forget the ids whose window passed.
             try await connection.query("DELETE FROM kioskpad_replay WHERE expires_at <= \(seconds)", logger: logger)
@@ -68,9 +67,7 @@ struct VerifierQueries: Sendable {
             WHERE name = \(user) AND kind = 'pin' AND (totp_last_step IS NULL OR totp_last_step < \(step))
             RETURNING 1
             """, logger: logger)
-        var claimed = false
-        for try await _ in rows { claimed = true }
-        return claimed
+        return try await rows.count() > 0
     }
 
     /// Checks `code` against every live code's hash (no early exit); the first match is
@@ -95,8 +92,7 @@ struct VerifierQueries: Sendable {
     func hasUser(_ name: String) async throws -> Bool {
         let rows = try await connection.query(
             "SELECT 1 FROM kioskpad_users WHERE name = \(name) AND enabled LIMIT 1", logger: logger)
-        for try await _ in rows { return true }
-        return false
+        return try await rows.count() > 0
     }
 
     /// `terminal`'s lockout state, its row locked until the transaction ends.

@@ -103,6 +103,32 @@ struct MatrixScanLoopTests {
         #expect(press.at < .microseconds(111_000))
     }
 
+    @Test func aPressAlreadyDueWhenTheFirstScanReadsItsRowIsDeliveredThenNotAtTheScanEnd() throws {
+        var harness = MatrixHarness()
+        harness.matrix.press(row: 1, column: 1, at: .milliseconds(100))
+        harness.matrix.release(row: 1, column: 1, at: .milliseconds(200))
+        // The scan thread wakes 11 ms after the edge, after the press fell due (110 ms); each
+        // row settles 1 ms, so row 1 (read twice: its reading changed) is read at 114 ms, and
+        // the scan ends at 116 ms.
+        let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
+            $0.wakeLatency = .milliseconds(11)
+        }
+        #expect(labels(events.map(\.event)) == "+5 -5")
+        #expect(events[0].at >= .milliseconds(110))
+        #expect(events[0].at < .milliseconds(115))
+    }
+
+    @Test func aTapShorterThanThePressTimeMakesNoKey() throws {
+        var harness = MatrixHarness()
+        // Closed 4 ms, then a real press: only the second becomes a key.
+        harness.matrix.set(row: 1, column: 2, closed: true, at: .milliseconds(100))
+        harness.matrix.set(row: 1, column: 2, closed: false, at: .milliseconds(104))
+        harness.matrix.press(row: 2, column: 0, at: .milliseconds(150))
+        harness.matrix.release(row: 2, column: 0, at: .milliseconds(250))
+        let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2))
+        #expect(labels(events.map(\.event)) == "+7 -7")
+    }
+
     @Test func everyFortyMillisecondTapIsCaughtWithSlowReadsAndAOneMillisecondSettle() throws {
         // Reads cost 100 µs each and rows settle for 1 ms (a scan takes ~5 ms), taps last
         // 40 ms, 80 ms apart, with 3 ms of bounce at each end.

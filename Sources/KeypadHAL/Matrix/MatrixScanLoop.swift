@@ -17,8 +17,9 @@
 /// slow line makes a recheck, never a phantom key.
 ///
 /// A change being debounced is decided as soon as it can be: the scan starts with its row,
-/// timed so that the row is read as the change falls due, and a press that row's reading
-/// proves real on its own is delivered before the other rows are read.
+/// drives it and reads it as the change falls due (one sleep: settle and the wait for the
+/// due time together), and a press that row's reading proves real on its own is delivered
+/// before the other rows are read.
 public final class MatrixScanLoop {
     /// How often a stuck key is re-checked while otherwise idle.
     public static let stuckRecheck: Duration = .milliseconds(200)
@@ -58,9 +59,6 @@ public final class MatrixScanLoop {
     /// the idle read that found a column active), and the columns it dates.
     private var pressStartedAt: Duration?
     private var pressColumns: UInt8 = .max
-    /// How long the last scan took to read its first row (read once, no recheck): drive,
-    /// settle, read. The scan for a change falling due starts this long before it is due.
-    private var rowTime: Duration = .zero
     /// How long the last full scan took.
     private var scanTime: Duration = .zero
 
@@ -82,7 +80,11 @@ public final class MatrixScanLoop {
     /// row's reading settles on its own (``MatrixScanner/earlyPresses(row:columns:readAt:)``)
     /// goes to `deliver` as soon as that row is read. Returns each row's columns and when
     /// that row was read.
-    public func scan(firstRow: Int = 0, deliver: (ScanEvent) -> Void = { _ in }) throws -> (sample: [UInt8], times: [Duration]) {
+    /// With `due`, the first row is the row of a change falling due then: it is read no
+    /// earlier than `due`.
+    public func scan(
+        firstRow: Int = 0, due: Duration? = nil, deliver: (ScanEvent) -> Void = { _ in }
+    ) throws -> (sample: [UInt8], times: [Duration]) {
         let callsBefore = backend.valueCalls
         let rechecksBefore = rechecks
         let rereadsBefore = rereads
@@ -92,23 +94,23 @@ public final class MatrixScanLoop {
         let scanStart = timing.now
         for step in 0..<rowCount {
             let row = (firstRow + step) % rowCount
-            var columns = try read(row: row)
+            let readNoEarlierThan = step == 0 ? due : nil
+            var columns = try read(row: row, notBefore: readNoEarlierThan)
             // Read twice in a row (a scan that starts where the last one ended), a row
             // cannot be held by another one.
             let lingering = row == rowBefore ? 0 : columns & activeBefore
             if lingering != 0 {
                 rechecks += 1
                 try waitUntilReleased(lingering)
-                columns = try read(row: row)
+                columns = try read(row: row, notBefore: readNoEarlierThan)
             }
             sample[row] = columns
             times[row] = timing.now
-            if step == 0 && rechecks == rechecksBefore && rereads == rereadsBefore {
-                rowTime = times[row] - scanStart
-            }
             activeBefore = columns
             rowBefore = row
-            for event in scanner.earlyPresses(row: row, columns: columns, readAt: times[row]) { deliver(event) }
+            let early = scanner.earlyPresses(
+                row: row, columns: columns, readAt: times[row], pressStartedAt: pressStartedAt, pressColumns: pressColumns)
+            for event in early { deliver(event) }
         }
         previous = sample
         scans += 1
@@ -119,11 +121,12 @@ public final class MatrixScanLoop {
         return (sample, times)
     }
 
-    /// Drives `row`, waits `settle`, reads; if the reading differs from the last scan's,
-    /// reads again until two consecutive reads agree (at most ``maxSettleReads``).
-    private func read(row: Int) throws -> UInt8 {
+    /// Drives `row`, waits `settle` (or until `notBefore`, when later), reads; if the
+    /// reading differs from the last scan's, reads again until two consecutive reads agree
+    /// (at most ``maxSettleReads``).
+    private func read(row: Int, notBefore: Duration?) throws -> UInt8 {
         try backend.drive(row: row)
-        timing.wait(until: timing.now + settle)
+        timing.wait(until: max(timing.now + settle, notBefore ?? .zero))
         var columns = try backend.readColumns()
         var reads = 1
         while columns != previous[row] && reads < MatrixScanLoop.maxSettleReads {
@@ -150,35 +153,42 @@ public final class MatrixScanLoop {
 
     /// Scans and waits until `shouldStop` says so, handing every event to `deliver`.
     public func run(shouldStop: () -> Bool, deliver: (ScanEvent) -> Void) throws {
-        // The change falling due first after the last scan: the next scan starts with its row.
+        // The change falling due first after the last scan: the next scan starts with its row,
+        // and when it is timed for that change, reads the row at `decisiveDue`.
         var decision: (row: Int, due: Duration)?
+        var decisiveDue: Duration?
         while !shouldStop() {
             if !scanner.needsScanning {
                 try waitUntilActive()
                 if shouldStop() { return }
             }
             let start = timing.now
-            let (sample, times) = try scan(firstRow: decision?.row ?? 0, deliver: deliver)
+            let (sample, times) = try scan(firstRow: decision?.row ?? 0, due: decisiveDue, deliver: deliver)
             let events = scanner.process(sample, readAt: times, pressStartedAt: pressStartedAt, pressColumns: pressColumns)
             pressStartedAt = nil
             pressColumns = .max
             for event in events { deliver(event) }
             decision = scanner.nextDecision
-            if scanner.needsScanning { timing.wait(until: nextScan(after: start, decision: decision?.due)) }
+            decisiveDue = nil
+            guard scanner.needsScanning else { continue }
+            if let due = decision?.due, isDecisive(due, scanStartedAt: start) {
+                decisiveDue = due
+            } else {
+                timing.wait(until: start + interval)
+            }
         }
     }
 
-    /// One period after `start`; or, while a change is being debounced, so that its row
-    /// (read first) is read as the change falls due, when that comes before the period or
-    /// while a scan started now would still be running (it would read the row too early and
-    /// not again until the next scan). A due time already past (a ghosted scan left it
-    /// pending) waits the whole period.
-    private func nextScan(after start: Duration, decision due: Duration?) -> Duration {
-        let periodic = start + interval
-        let now = timing.now
-        guard let due, due > now else { return periodic }
-        let aligned = max(due - rowTime, now)
-        return aligned < periodic || aligned < now + scanTime ? aligned : periodic
+    /// Whether the next scan is the one that decides the change falling due at `due`: it
+    /// starts now and reads that row at `due`, rather than one period after `start`. So
+    /// when the row would otherwise be read after `due` (the period ends later than `due`
+    /// less `settle`) or too early and not again until a scan later (a scan started now
+    /// would still be running then). A due time already past when the last scan began (a
+    /// ghosted scan left it pending) waits the whole period.
+    private func isDecisive(_ due: Duration, scanStartedAt start: Duration) -> Bool {
+        guard due > start else { return false }
+        let readable = due - settle
+        return readable < start + interval || readable < timing.now + scanTime
     }
 
     /// Idle: all rows active, then block on column edges. Records when the waking press began.

@@ -69,13 +69,18 @@ public struct MatrixScanner: Sendable {
     /// read, so a key due now is not held back by the rows read after its own. Only a row
     /// with exactly one active column qualifies (any row, with diodes): a phantom key needs a
     /// second real key in its own row, which reads active too. A key qualifies when its press
-    /// is being debounced and has persisted for the press time. Nothing is decided early
-    /// while the last scan ghosted. ``process(_:readAt:pressStartedAt:pressColumns:)`` then finds the key down.
-    public mutating func earlyPresses(row: Int, columns: UInt8, readAt: Duration) -> [ScanEvent] {
+    /// is being debounced, or its column is in `pressColumns` of the press that woke the
+    /// scan (dated `pressStartedAt`, as in ``process(_:readAt:pressStartedAt:pressColumns:)``),
+    /// and has persisted for the press time. Nothing is decided early while the last scan
+    /// ghosted. ``process(_:readAt:pressStartedAt:pressColumns:)`` then finds the key down.
+    public mutating func earlyPresses(
+        row: Int, columns: UInt8, readAt: Duration, pressStartedAt edge: Duration? = nil, pressColumns: UInt8 = .max
+    ) -> [ScanEvent] {
         guard !ghosting, settings.hasDiodes || columns.nonzeroBitCount == 1 else { return [] }
         var events: [ScanEvent] = []
         for column in 0..<layout.columns where columns & ~stable[row] & (1 << column) != 0 {
-            guard let since = changedAt[row * layout.columns + column], readAt - since >= settings.debouncePress else { continue }
+            let woke = pressColumns & (1 << column) != 0 ? edge.map { min($0, readAt) } : nil
+            guard let since = changedAt[row * layout.columns + column] ?? woke, readAt - since >= settings.debouncePress else { continue }
             events.append(accept(row: row, column: column, down: true, at: readAt))
         }
         return events
