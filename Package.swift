@@ -262,7 +262,12 @@ let package = Package(
         // The built `kioskpad` binary run as a user would, against real loopback servers.
         .testTarget(
             name: "KioskPadCLITests",
-            dependencies: ["KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport"],
+            dependencies: [
+                "KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
     ],

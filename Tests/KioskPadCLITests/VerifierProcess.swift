@@ -64,8 +64,8 @@ final class VerifierProcess {
 
     /// The server's `/healthz` JSON.
     func health() async throws -> [String: Any] {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
-        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let body = try await LoopbackHTTP.get(port: port, path: "/healthz").body
+        return try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
     }
 
     /// Stops it (SIGTERM) and returns its exit status.
@@ -76,7 +76,3 @@ final class VerifierProcess {
         return process.terminationStatus
     }
 }
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif

@@ -55,7 +55,7 @@ public struct MatrixScanner: Sendable {
                     changedAt[index] = nil
                     continue
                 }
-                let since = changedAt[index] ?? (raw && pressColumns & bit != 0 ? min(edge ?? readAt, readAt) : readAt)
+                let since = changedAt[index] ?? (raw ? MatrixScanner.pressStart(column: column, readAt: readAt, edge: edge, pressColumns: pressColumns) : nil) ?? readAt
                 changedAt[index] = since
                 guard readAt - since >= debounceTime(pressing: raw) else { continue }
                 events.append(accept(row: row, column: column, down: raw, at: readAt))
@@ -79,11 +79,18 @@ public struct MatrixScanner: Sendable {
         guard !ghosting, settings.hasDiodes || columns.nonzeroBitCount == 1 else { return [] }
         var events: [ScanEvent] = []
         for column in 0..<layout.columns where columns & ~stable[row] & (1 << column) != 0 {
-            let woke = pressColumns & (1 << column) != 0 ? edge.map { min($0, readAt) } : nil
+            let woke = MatrixScanner.pressStart(column: column, readAt: readAt, edge: edge, pressColumns: pressColumns)
             guard let since = changedAt[row * layout.columns + column] ?? woke, readAt - since >= settings.debouncePress else { continue }
             events.append(accept(row: row, column: column, down: true, at: readAt))
         }
         return events
+    }
+
+    /// When the press of a key in `column`, first seen down at `readAt`, began: the date of
+    /// the press that woke the scan (`edge`, never later than the read) when `column` is one
+    /// of its `pressColumns`; else nil.
+    private static func pressStart(column: Int, readAt: Duration, edge: Duration?, pressColumns: UInt8) -> Duration? {
+        pressColumns & (1 << column) != 0 ? edge.map { min($0, readAt) } : nil
     }
 
     /// Makes a debounced change stable and returns its event.
