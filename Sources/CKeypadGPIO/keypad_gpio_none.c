@@ -45,7 +45,13 @@ kp_matrix *kp_pulse_inputs_open(const char *chip, const int *offsets, const char
 }
 int kp_drive(kp_matrix *m, int row) { (void)m; (void)row; errno = ENOTSUP; return -1; }
 int kp_read_columns(kp_matrix *m, uint8_t *mask) { (void)m; (void)mask; errno = ENOTSUP; return -1; }
-int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) { (void)m; *first_ns = 0; errno = ENOTSUP; return -1; }
+int kp_drain_edges(kp_matrix *m, uint64_t *first_ns, uint64_t *last_ns) {
+    (void)m;
+    *first_ns = 0;
+    if (last_ns) *last_ns = 0;
+    errno = ENOTSUP;
+    return -1;
+}
 int kp_read_edges(kp_matrix *m, struct kp_edge *edges, unsigned capacity) {
     (void)m; (void)edges; (void)capacity; errno = ENOTSUP; return -1;
 }

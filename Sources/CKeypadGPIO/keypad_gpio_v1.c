@@ -163,9 +163,10 @@ int kp_read_columns(kp_matrix *m, uint8_t *mask) {
     return 0;
 }
 
-int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
+int kp_drain_edges(kp_matrix *m, uint64_t *first_ns, uint64_t *last_ns) {
     struct gpiod_line_event events[16];
     *first_ns = 0;
+    uint64_t last = 0;
     for (unsigned i = 0; i < m->column_count; i++) {
         int fd = gpiod_line_event_get_fd(gpiod_line_bulk_get_line(&m->columns, i));
         if (fd < 0) return -1;
@@ -179,9 +180,11 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
             for (int e = 0; e < count; e++) {
                 uint64_t ns = (uint64_t)events[e].ts.tv_sec * 1000000000u + (uint64_t)events[e].ts.tv_nsec;
                 if (*first_ns == 0 || ns < *first_ns) *first_ns = ns;
+                if (ns > last) last = ns;
             }
         }
     }
+    if (last_ns) *last_ns = last;
     return 0;
 }
 

@@ -244,9 +244,10 @@ int kp_read_columns(kp_matrix *m, uint8_t *mask) {
     return 0;
 }
 
-int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
+int kp_drain_edges(kp_matrix *m, uint64_t *first_ns, uint64_t *last_ns) {
     int fd = gpiod_line_request_get_fd(m->columns);
     *first_ns = 0;
+    if (last_ns) *last_ns = 0;
     for (;;) {
         int ready = kp_fd_readable(fd);
         if (ready < 0) return -1;
@@ -257,6 +258,7 @@ int kp_drain_edges(kp_matrix *m, uint64_t *first_ns) {
         for (int e = 0; e < count; e++) {
             uint64_t ns = gpiod_edge_event_get_timestamp_ns(gpiod_edge_event_buffer_get_event(m->events, (unsigned long)e));
             if (*first_ns == 0 || ns < *first_ns) *first_ns = ns;
+            if (last_ns && ns > *last_ns) *last_ns = ns;
         }
     }
 }

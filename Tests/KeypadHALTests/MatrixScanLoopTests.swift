@@ -69,25 +69,45 @@ struct MatrixScanLoopTests {
         #expect(press.at <= .milliseconds(111) + .microseconds(500))
     }
 
-    @Test func aBounceReadOpenRestartsTheDebounceAtTheNextIdleReadNotASlowScanLater() throws {
-        var harness = MatrixHarness()
-        // Key A (0,3) closes at 100 ms and chatters until 102.53 ms. Woken 0.7 ms after the
-        // edge with 1 ms settling and 150 µs per call, the first scan reads row 0 at about
-        // 102 ms, while the contact is open: the debounce restarts. That scan ends at about
-        // 106 ms, where the idle read finds column 3 active again; the next scan's first
-        // row, rechecked for a slow line, is read only at about 112 ms.
+    /// Key A (0,3) closes at 100 ms and chatters until 102.53 ms; the loop wakes 0.7 ms
+    /// after each edge, settles rows 1 ms and spends 150 µs per call.
+    static func chatteringPress(_ harness: inout MatrixHarness) {
         for (time, closed) in [(100_000, true), (100_250, false), (100_970, true), (101_800, false), (102_530, true), (150_000, false)] {
             harness.matrix.set(row: 0, column: 3, closed: closed, at: .microseconds(time))
         }
+    }
+
+    @Test func aChatteringPressIsDebouncedFromItsLastEdgeAndNotOneSlowScanLater() throws {
+        var harness = MatrixHarness()
+        MatrixScanLoopTests.chatteringPress(&harness)
         let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
             $0.wakeLatency = .microseconds(700)
             $0.callCost = .microseconds(150)
         }
         #expect(labels(events.map(\.event)) == "+A -A")
-        // Debounced 10 ms from the idle read (not from the recheck: about 122 ms), and never
-        // before the contact had been closed for the whole press time.
+        // Never before the contact has been closed for the whole press time (from 102.53 ms)...
         #expect(events[0].at >= .microseconds(112_530))
-        #expect(events[0].at < .milliseconds(118))
+        // ...and not after a scan that read row 0 open mid-chatter (about 102 ms) and the
+        // idle read that found column 3 active again (about 106 ms): that came at 116.5 ms.
+        #expect(events[0].at < .milliseconds(115))
+    }
+
+    @Test func aScanThatReadsAChatteringContactClosedDoesNotDateThePressFromItsFirstEdge() throws {
+        var harness = MatrixHarness()
+        // Key 1 (0,0) closes at 100 ms, opens at 100.6 ms and closes for good at 100.9 ms.
+        for (time, closed) in [(100_000, true), (100_600, false), (100_900, true), (150_000, false)] {
+            harness.matrix.set(row: 0, column: 0, closed: closed, at: .microseconds(time))
+        }
+        // Woken 0.1 ms after the first edge, scans at once and 1 ms apart would read row 0
+        // closed (about 100.4 and 101.2 ms) and date the press from 100 ms: the key at 110 ms,
+        // when the contact has been closed for only 9.1 ms.
+        let (events, _, _) = try harness.runTimed {
+            $0.wakeLatency = .microseconds(100)
+            $0.callCost = .microseconds(20)
+        }
+        #expect(labels(events.map(\.event)) == "+1 -1")
+        #expect(events[0].at >= .microseconds(110_900))
+        #expect(events[0].at < .microseconds(111_900))
     }
 
     @Test func theScanThatEndsADebounceComesWhenItIsDueNotAtTheNextPeriod() throws {

@@ -2,8 +2,8 @@ import KeypadHAL
 
 /// A ``MatrixBackend`` over a ``MockKeyMatrix`` in virtual time: tests run the very same
 /// scanner core and scan loop as the GPIO backend. Waiting for an edge jumps virtual time
-/// to the next scripted contact change, plus `wakeLatency` (the scheduler's delay); the edge
-/// keeps the change's own time, as the kernel's timestamp does. Columns in `slowColumns`
+/// to the next scripted contact change, plus `wakeLatency` (the scheduler's delay); every
+/// contact change is an edge with the change's own time, as the kernel's timestamp is. Columns in `slowColumns`
 /// follow a change of the driven rows `columnLag` late: a column active for the rows driven
 /// before stays active that long (a slow line that can fake a key in the next row).
 public final class MockMatrixBackend: MatrixBackend {
@@ -15,8 +15,8 @@ public final class MockMatrixBackend: MatrixBackend {
     /// Virtual time each value call takes.
     public var callCost: Duration = .zero
     public private(set) var valueCalls = 0
-    /// The earliest edge since the last drain (the scripted change that ended a wait).
-    private var pendingEdge: Duration?
+    /// The first scripted change not yet drained as an edge.
+    private var edgeCursor = 0
     /// What the columns read for the rows driven before the last drive change, and when it changed.
     private var heldBefore: UInt8 = 0
     private var drivenChangedAt: Duration = .zero
@@ -84,9 +84,14 @@ public final class MockMatrixBackend: MatrixBackend {
         return columns
     }
 
-    public func drainEdges() throws -> Duration? {
-        defer { pendingEdge = nil }
-        return pendingEdge
+    public func drainEdges() throws -> EdgeSpan? {
+        let changes = matrix.changes
+        var span: EdgeSpan?
+        while edgeCursor < changes.count && changes[edgeCursor].time <= timing.now {
+            span = EdgeSpan(first: span?.first ?? changes[edgeCursor].time, last: changes[edgeCursor].time)
+            edgeCursor += 1
+        }
+        return span
     }
 
     public func waitForEdge(timeout: Duration?) throws -> Bool {
@@ -98,7 +103,6 @@ public final class MockMatrixBackend: MatrixBackend {
             return false
         case (let next?, _):
             timing.sleep(for: next - timing.now + wakeLatency)
-            pendingEdge = next
             return true
         case (nil, let timeout?):
             timing.sleep(for: timeout)

@@ -69,9 +69,10 @@ kp_matrix *kp_pulse_inputs_open(const char *chip, const int *offsets, const char
 int kp_drive(kp_matrix *matrix, int row);
 /* Bit c set when column c reads active, in one bulk read. 0 or -1. */
 int kp_read_columns(kp_matrix *matrix, uint8_t *mask);
-/* Discards queued edge events; *first_ns gets the kernel timestamp (CLOCK_MONOTONIC, ns) of
- * the earliest one, or 0 when none was queued. 0 or -1. */
-int kp_drain_edges(kp_matrix *matrix, uint64_t *first_ns);
+/* Discards queued edge events; *first_ns and *last_ns (when not NULL) get the kernel
+ * timestamps (CLOCK_MONOTONIC, ns) of the earliest and the latest, or 0 when none was
+ * queued. 0 or -1. */
+int kp_drain_edges(kp_matrix *matrix, uint64_t *first_ns, uint64_t *last_ns);
 /* One edge event of an input: which line (index into the lines requested), its direction
  * on the wire (1 rising, 0 falling; not inverted by active_low) and the kernel's timestamp
  * (CLOCK_MONOTONIC, ns). */

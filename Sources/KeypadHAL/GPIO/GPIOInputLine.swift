@@ -70,7 +70,7 @@ public final class GPIOInputLine: DigitalInput, @unchecked Sendable {
         let milliseconds = timeout.map { Int32(clamping: max(1, ($0 + .microseconds(999)).wholeMilliseconds)) } ?? -1
         guard kp_wait_edge(handle, milliseconds) >= 0 else { throw failure("waiting for an edge on") }
         var first: UInt64 = 0
-        guard kp_drain_edges(handle, &first) == 0 else { throw failure("reading the edge events of") }
+        guard kp_drain_edges(handle, &first, nil) == 0 else { throw failure("reading the edge events of") }
         #endif
     }
 

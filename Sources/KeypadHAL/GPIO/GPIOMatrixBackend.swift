@@ -63,14 +63,18 @@ public final class GPIOMatrixBackend: MatrixBackend {
         return mask
     }
 
-    public func drainEdges() throws -> Duration? {
+    public func drainEdges() throws -> EdgeSpan? {
         var first: UInt64 = 0
-        guard kp_drain_edges(handle, &first) == 0 else { throw systemError("reading column edge events") }
-        return first == 0 ? nil : .nanoseconds(Int64(clamping: first))
+        var last: UInt64 = 0
+        guard kp_drain_edges(handle, &first, &last) == 0 else { throw systemError("reading column edge events") }
+        guard first != 0 else { return nil }
+        return EdgeSpan(first: .nanoseconds(Int64(clamping: first)), last: .nanoseconds(Int64(clamping: last)))
     }
 
+    /// poll(2) counts whole milliseconds: a timeout is rounded up, so a short wait sleeps
+    /// rather than returning at once and spinning.
     public func waitForEdge(timeout: Duration?) throws -> Bool {
-        let milliseconds = timeout.map { Int32(clamping: $0.wholeMilliseconds) } ?? -1
+        let milliseconds = timeout.map { Int32(clamping: ($0 + .nanoseconds(999_999)).wholeMilliseconds) } ?? -1
         let result = kp_wait_edge(handle, milliseconds)
         guard result >= 0 else { throw systemError("waiting for column edges") }
         return result == 1

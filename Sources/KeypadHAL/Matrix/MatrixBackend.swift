@@ -16,14 +16,27 @@ public protocol MatrixBackend: AnyObject {
     /// Columns that read active, bit c for column c, in one bulk call.
     func readColumns() throws -> UInt8
     /// Discards the column edge events queued so far (scanning itself makes edges) and
-    /// returns when the earliest of them happened, on the monotonic clock (nil: none queued).
-    func drainEdges() throws -> Duration?
+    /// returns when the earliest and the latest of them happened, on the monotonic clock
+    /// (nil: none queued).
+    func drainEdges() throws -> EdgeSpan?
     /// Blocks until a column edge, a ``wake()``, or `timeout` (nil: forever). True unless it timed out.
     func waitForEdge(timeout: Duration?) throws -> Bool
     /// Makes a blocked ``waitForEdge(timeout:)`` return (from another thread).
     func wake()
     /// GPIO value calls so far (bulk sets plus bulk reads), for the scan-cost check.
     var valueCalls: Int { get }
+}
+
+/// When the first and the last of a batch of column edges happened (the kernel's
+/// timestamps, on the monotonic clock).
+public struct EdgeSpan: Sendable, Equatable {
+    public let first: Duration
+    public let last: Duration
+
+    public init(first: Duration, last: Duration) {
+        self.first = first
+        self.last = last
+    }
 }
 
 /// The scan loop's clock and waits: real time in production, virtual time in tests.

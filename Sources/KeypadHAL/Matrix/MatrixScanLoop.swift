@@ -1,20 +1,23 @@
 /// Runs a ``MatrixScanner`` over a ``MatrixBackend``. While a key is down or a change is
 /// being debounced it scans on a fixed period, each scan starting at an absolute deadline
 /// (a late scan does not push the next one back); otherwise it drives all rows active and
-/// blocks on column edges, so an idle keypad costs no wake-ups. The edge that ends an idle
-/// wait dates the press (the kernel's timestamp), so the debounce runs from the contact,
-/// not from the first scan. After arming it reads the columns once more, so a press that
-/// landed in between is not lost; a column found active by that read dates its press from
-/// the read (a bounce that a scan saw open restarts the debounce there, not one slow scan
-/// later).
+/// blocks on column edges, so an idle keypad costs no wake-ups. With every row driven each
+/// edge is the contact itself changing: after the edge that ends an idle wait, the loop
+/// waits until the columns have been still for ``chatterQuiet`` (at most half the press
+/// time), and dates the press from the last edge (the kernel's timestamp). So the debounce
+/// runs from when the contact last changed, not from the first scan, and that scan reads a
+/// settled contact. After arming it reads the columns once more, so a press that landed in
+/// between is not lost; a column found active by that read dates its press from the read
+/// (a bounce that a scan saw open restarts the debounce there, not one slow scan later).
 ///
 /// Each row is settled by observation rather than by a long fixed sleep: after driving a
 /// row it waits `settle`, reads, and when the reading differs from the last scan's it reads
-/// again until two reads agree. A column that reads active for this row and was active just
-/// before (for the previous row, or for all rows after an idle wait) may still be held by
-/// the previous row (a slow line): then every row is released, the loop waits (bounded by
-/// ``releaseTimeout``) until that column reads inactive, and reads the row again. So a
-/// slow line makes a recheck, never a phantom key.
+/// again until two reads agree (after a recheck, the reading before it is the first). A
+/// column that reads active for this row and was active just before (for the previous row,
+/// or for all rows after an idle wait) may still be held by the previous row (a slow line):
+/// then every row is released, the loop waits (bounded by ``releaseTimeout``) until that
+/// column reads inactive, and reads the row again. So a slow line makes a recheck, never a
+/// phantom key.
 ///
 /// A change being debounced is decided as soon as it can be: the scan starts with its row,
 /// drives it and reads it as the change falls due (one sleep: settle and the wait for the
@@ -26,6 +29,9 @@ public final class MatrixScanLoop {
     /// How long a column may stay active with no row driven before it counts as held by
     /// something else (a short or a stuck line): its reading is then taken as it is.
     public static let releaseTimeout: Duration = .milliseconds(5)
+    /// How long the columns must stay still, after the edge that ends an idle wait, before
+    /// the first scan: contact chatter has ended (it toggles faster than this).
+    public static let chatterQuiet: Duration = .microseconds(1500)
     /// The most reads of one row while waiting for two consecutive reads to agree.
     public static let maxSettleReads = 4
     /// The shortest pause between two reads while waiting for a line.
@@ -102,7 +108,8 @@ public final class MatrixScanLoop {
             if lingering != 0 {
                 rechecks += 1
                 try waitUntilReleased(lingering)
-                columns = try read(row: row, notBefore: readNoEarlierThan)
+                // The reading before the recheck is the first of two that must agree.
+                columns = try read(row: row, notBefore: readNoEarlierThan, expecting: columns)
             }
             sample[row] = columns
             times[row] = timing.now
@@ -122,14 +129,14 @@ public final class MatrixScanLoop {
     }
 
     /// Drives `row`, waits `settle` (or until `notBefore`, when later), reads; if the
-    /// reading differs from the last scan's, reads again until two consecutive reads agree
-    /// (at most ``maxSettleReads``).
-    private func read(row: Int, notBefore: Duration?) throws -> UInt8 {
+    /// reading differs from `expecting` (by default the last scan's), reads again until two
+    /// consecutive reads agree (at most ``maxSettleReads``).
+    private func read(row: Int, notBefore: Duration?, expecting: UInt8? = nil) throws -> UInt8 {
         try backend.drive(row: row)
         timing.wait(until: max(timing.now + settle, notBefore ?? .zero))
         var columns = try backend.readColumns()
         var reads = 1
-        while columns != previous[row] && reads < MatrixScanLoop.maxSettleReads {
+        while columns != expecting ?? previous[row] && reads < MatrixScanLoop.maxSettleReads {
             timing.wait(until: timing.now + pause)
             let again = try backend.readColumns()
             reads += 1
@@ -209,14 +216,33 @@ public final class MatrixScanLoop {
             return
         }
         idleWaits += 1
-        guard try backend.waitForEdge(timeout: nil) else { return }
-        pressStartedAt = plausibleEdgeTime(try backend.drainEdges())
+        guard try backend.waitForEdge(timeout: nil), let edges = try backend.drainEdges() else { return }
+        pressStartedAt = try lastEdgeOfChatter(edges)
+    }
+
+    /// With every row driven, each column edge is a contact changing, so the chatter that
+    /// follows a press is seen whole: waits until the columns have been quiet for
+    /// ``chatterQuiet`` (and no longer than half the press time after the first edge), so that
+    /// the scan reads a settled contact, and returns the last edge's time (nil when the
+    /// timestamps are not on our clock). The debounce counts from there: from when the
+    /// contact last changed.
+    private func lastEdgeOfChatter(_ edges: EdgeSpan) throws -> Duration? {
+        guard let first = plausibleEdgeTime(edges.first), var last = plausibleEdgeTime(edges.last) else { return nil }
+        let latest = first + scanner.settings.debouncePress / 2
+        while true {
+            let quietUntil = min(last + MatrixScanLoop.chatterQuiet, latest)
+            let now = timing.now
+            // Woken with no edge (a stop was asked for), or timed out: quiet.
+            guard quietUntil > now, try backend.waitForEdge(timeout: quietUntil - now),
+                let more = try backend.drainEdges(), let edge = plausibleEdgeTime(more.last)
+            else { return last }
+            last = edge
+        }
     }
 
     /// The edge's timestamp when it is on our clock and recent (an old kernel stamping v1
     /// events with the wall clock gives a time that is neither); else nil.
-    private func plausibleEdgeTime(_ edge: Duration?) -> Duration? {
-        guard let edge else { return nil }
+    private func plausibleEdgeTime(_ edge: Duration) -> Duration? {
         let now = timing.now
         return edge <= now && now - edge < .seconds(1) ? edge : nil
     }
