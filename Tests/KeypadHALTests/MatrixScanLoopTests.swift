@@ -69,17 +69,13 @@ struct MatrixScanLoopTests {
         #expect(press.at <= .milliseconds(111) + .microseconds(500))
     }
 
-    /// Key A (0,3) closes at 100 ms and chatters until 102.53 ms; the loop wakes 0.7 ms
-    /// after each edge, settles rows 1 ms and spends 150 µs per call.
-    static func chatteringPress(_ harness: inout MatrixHarness) {
+    @Test func aChatteringPressIsDebouncedFromItsLastEdgeAndNotOneSlowScanLater() throws {
+        var harness = MatrixHarness()
+        // Key A (0,3) closes at 100 ms, chatters until 102.53 ms and opens at 150 ms.
         for (time, closed) in [(100_000, true), (100_250, false), (100_970, true), (101_800, false), (102_530, true), (150_000, false)] {
             harness.matrix.set(row: 0, column: 3, closed: closed, at: .microseconds(time))
         }
-    }
-
-    @Test func aChatteringPressIsDebouncedFromItsLastEdgeAndNotOneSlowScanLater() throws {
-        var harness = MatrixHarness()
-        MatrixScanLoopTests.chatteringPress(&harness)
+        // The loop wakes 0.7 ms after each edge, settles rows 1 ms and spends 150 µs per call.
         let (events, _, _) = try harness.runTimed(settle: .milliseconds(1), interval: .milliseconds(2)) {
             $0.wakeLatency = .microseconds(700)
             $0.callCost = .microseconds(150)

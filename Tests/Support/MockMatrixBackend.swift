@@ -3,9 +3,10 @@ import KeypadHAL
 /// A ``MatrixBackend`` over a ``MockKeyMatrix`` in virtual time: tests run the very same
 /// scanner core and scan loop as the GPIO backend. Waiting for an edge jumps virtual time
 /// to the next scripted contact change, plus `wakeLatency` (the scheduler's delay); every
-/// contact change is an edge with the change's own time, as the kernel's timestamp is. Columns in `slowColumns`
-/// follow a change of the driven rows `columnLag` late: a column active for the rows driven
-/// before stays active that long (a slow line that can fake a key in the next row).
+/// contact change is an edge with the change's own time, as the kernel's timestamp is.
+/// Columns in `slowColumns` follow a change of the driven rows `columnLag` late: a column
+/// active for the rows driven before stays active that long (a slow line that can fake a
+/// key in the next row).
 public final class MockMatrixBackend: MatrixBackend {
     public let matrix: MockKeyMatrix
     public let timing: VirtualScanTiming
