@@ -9,6 +9,12 @@ extension Duration {
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
+    /// Milliseconds, rounded up to a whole one, at nanosecond resolution (for poll(2)
+    /// timeouts: a wait shorter than 1 ms sleeps 1 ms rather than returning at once).
+    public var roundedUpMilliseconds: Int {
+        (self + .nanoseconds(999_999)).wholeMilliseconds
+    }
+
     /// Whole nanoseconds, rounded down (for NIO deadlines and swift-metrics timers).
     public var wholeNanoseconds: Int64 {
         let (seconds, attoseconds) = components

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import KeypadCore
 import NIOCore
 import NIOHTTP1
 
@@ -31,7 +32,7 @@ enum LoopbackHTTP {
     }
 
     private static func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> Answer {
-        let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+        let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
         let body = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), body: String(buffer: body))
     }

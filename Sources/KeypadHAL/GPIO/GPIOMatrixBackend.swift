@@ -74,7 +74,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
     /// poll(2) counts whole milliseconds: a timeout is rounded up, so a short wait sleeps
     /// rather than returning at once and spinning.
     public func waitForEdge(timeout: Duration?) throws -> Bool {
-        let milliseconds = timeout.map { Int32(clamping: ($0 + .nanoseconds(999_999)).wholeMilliseconds) } ?? -1
+        let milliseconds = timeout.map { Int32(clamping: $0.roundedUpMilliseconds) } ?? -1
         let result = kp_wait_edge(handle, milliseconds)
         guard result >= 0 else { throw systemError("waiting for column edges") }
         return result == 1
