@@ -59,6 +59,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The reference verifier's shared store for many doors (`server.store: postgres`).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The reference verifier's own database by default (`server.store: sqlite`): SQLite
+        // compiled in (no system library), every call on NIO's thread pool, async like PostgresNIO.
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
     ],
     targets: [
         .target(name: "KeypadCore", swiftSettings: strict),
@@ -122,6 +125,32 @@ let package = Package(
                 "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The reference verifier's state in one SQLite file (the default store, one instance):
+        // the same tables and migration numbers as PostgreSQL, WAL with synchronous=FULL.
+        .target(
+            name: "ReferenceVerifierSQLite",
+            dependencies: [
+                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The server side's composition root: turns a verifier config into its store (SQLite
+        // or PostgreSQL) and the running application, for `verifier serve` and its tools.
+        .target(
+            name: "KioskPadVerifierAssembly",
+            dependencies: [
+                "KioskPadVerifierServer", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
+                "KioskPadConfig", "KeypadVerifier", "KeypadCore", "VerifierEndpoint",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -206,7 +235,8 @@ let package = Package(
             name: "KioskPadCLI",
             dependencies: [
                 "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
-                "KioskPadVerifierServer", "ReferenceVerifierCore", "ReferenceVerifierPostgres", "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL",
+                "KioskPadVerifierServer", "KioskPadVerifierAssembly", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
+                "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL", "DurableStorage",
                 "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -185,6 +185,22 @@ public struct UsersFile: Equatable, Sendable {
         Identifier.isValid(name)
     }
 
+    /// The line for `user` as it belongs in the file: its hash, then `totp=`, `duress` or
+    /// `card`, and its lookup tag.
+    public static func line(for user: UserRecord) -> String {
+        var fields = [user.name, user.pinHash.description]
+        if let secret = user.totpSecret { fields.append("totp=" + TOTP.base32Encode(secret)) }
+        if user.duress { fields.append("duress") }
+        if user.card { fields.append("card") }
+        if let tag = user.lookupTag { fields.append("tag=" + tag) }
+        return fields.joined(separator: ":")
+    }
+
+    /// The whole file for `users`, one line each, under a comment that says what it is.
+    public static func text(for users: [UserRecord], header: String) -> String {
+        "# \(header)\n" + users.map { line(for: $0) + "\n" }.joined()
+    }
+
     /// The line for `name` as it belongs in the file.
     public static func line(name: String, hash: PINHash) -> String {
         "\(name):\(hash)"

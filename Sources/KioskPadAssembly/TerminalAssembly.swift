@@ -69,11 +69,7 @@ public enum TerminalAssembly {
 
     /// `verifier.secret_file`, `..._env` or `..._credential`, by where it came from.
     public static func key(_ prefix: String, _ source: SecretSource) -> String {
-        switch source {
-        case .file: return prefix + "_file"
-        case .environment: return prefix + "_env"
-        case .credential: return prefix + "_credential"
-        }
+        source.configKey(prefix)
     }
 
     /// The configured display: an ANSI panel, plain text, or an HD44780 LCD on I2C (opened

@@ -4,50 +4,24 @@ import KeypadCore
 import KeypadVerifier
 import KioskPadConfig
 import Logging
-import ReferenceVerifierPostgres
+import KioskPadVerifierAssembly
 
 /// `kioskpad verifier user`: manage the reference verifier's users without editing its file.
 struct VerifierUserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's users file or database.",
+        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's database.",
         discussion: """
-            With store: file, edits server.users_file under a lock and replaces it atomically (owner and \
-            mode kept); with store: postgres, changes the database. A running `kioskpad verifier serve` \
-            uses the change from its next attempt, no restart. PINs are read from stdin, not echoed on a \
-            terminal (asked twice there).
+            Each change is one transaction in the verifier's database (SQLite or PostgreSQL); a running \
+            `kioskpad verifier serve` uses it from its next attempt, no restart. PINs are read from stdin, \
+            not echoed on a terminal (asked twice there).
             """,
         subcommands: [Add.self, Remove.self, List.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self, RemoveCard.self])
-
-    /// The options every user subcommand takes.
-    struct Target: ParsableArguments {
-        @Option(help: "Verifier config file (YAML, a `server:` section).")
-        var config: String
-
-        func settings() throws -> VerifierServerConfiguration {
-            try ConfigLoader.loadServer(path: config)
-        }
-
-        /// Runs `body` with the users of `settings`: its file, or its database (opened, and
-        /// its schema brought up to date, for the command's length).
-        func withDirectory<R>(_ settings: VerifierServerConfiguration? = nil, _ body: (any UserDirectory) async throws -> R) async throws -> R {
-            let settings = try settings ?? self.settings()
-            switch settings.store {
-            case .file:
-                return try await body(UsersFileEditor(path: settings.usersFile))
-            case .postgres(let postgres):
-                LoggingSetup.bootstrap(level: .warning)
-                return try await withVerifierDatabase(postgres, logger: Logger(label: "kioskpad.verifier-users")) { database in
-                    try await body(PostgresUserDirectory(database: database, location: postgres.displayURL))
-                }
-            }
-        }
-    }
 
     /// What the commands that set a PIN take: the user, the config, the hash's work factor.
     struct NewPIN: ParsableArguments {
         @Argument(help: "User name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
-        @OptionGroup var target: Target
+        @OptionGroup var target: VerifierDatabaseTarget
         @Option(help: "PBKDF2-SHA256 iterations (\(PINHash.iterationRange)).") var iterations = PINHash.defaultIterations
 
         func validate() throws {
@@ -64,12 +38,12 @@ struct VerifierUserCommand: AsyncParsableCommand {
         func apply(kind: AttemptKind = .pin, _ change: (any UserDirectory, PINHash, String?) async throws -> String) async throws {
             let settings = try target.settings()
             // Only commands that write a hash need the server's lookup key.
-            let lookup = try loadLookupKey(settings)
+            let lookup = try VerifierAssembly.lookupKey(settings)
             let pin = try VerifierUserCommand.readPIN(card: kind == .card)
             let hash = try PINHash.make(pin: pin, iterations: iterations)
             let tag = lookup?.tag(pin, kind: kind)
-            try await target.withDirectory(settings) { directory in
-                writeLine(try await VerifierUserCommand.applying(directory) { try await change(directory, hash, tag) })
+            try await target.withStore(settings) { opened in
+                writeLine(try await VerifierUserCommand.applying(opened) { try await change(opened.administration, hash, tag) })
             }
         }
     }
@@ -89,12 +63,12 @@ struct VerifierUserCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a user: their PIN, duress PIN, TOTP secret and cards.")
         @Argument(help: "User name.") var name: String
-        @OptionGroup var target: Target
+        @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.withDirectory { editor in
-                let lines = try await VerifierUserCommand.applying(editor) { try await editor.remove(name: name) }
-                writeLine("user '\(name)' removed from \(editor.location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
+            try await target.withStore { opened in
+                let lines = try await VerifierUserCommand.applying(opened) { try await opened.administration.remove(name: name) }
+                writeLine("user '\(name)' removed from \(opened.location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
             }
         }
     }
@@ -102,11 +76,11 @@ struct VerifierUserCommand: AsyncParsableCommand {
     /// `user list`: names and what each has, never a hash or secret.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users and what each has (PIN, TOTP, duress PIN, cards); no hashes.")
-        @OptionGroup var target: Target
+        @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let users = try await target.withDirectory { editor in
-                try await VerifierUserCommand.applying(editor) { try await editor.list() }
+            let users = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.administration.list() }
             }
             for user in users {
                 var has: [String] = []
@@ -161,13 +135,13 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove-card", abstract: "Remove one of a user's cards: its number read from stdin.")
         @Argument(help: "User name.") var name: String
-        @OptionGroup var target: Target
+        @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let value = try VerifierUserCommand.readPIN(card: true)
-            try await target.withDirectory { editor in
-                try await VerifierUserCommand.applying(editor) { try await editor.removeCard(name: name, value: value) }
-                writeLine("card removed for '\(name)' in \(editor.location)")
+            try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.administration.removeCard(name: name, value: value) }
+                writeLine("card removed for '\(name)' in \(opened.location)")
             }
         }
     }
@@ -179,13 +153,13 @@ struct VerifierUserCommand: AsyncParsableCommand {
             abstract: "Give a user a new TOTP secret (authenticator app) and print its otpauth:// URI once.",
             discussion: "Turn the URI into a QR code for the user's app (e.g. qrencode -t ansiutf8). A second run replaces the secret.")
         @Argument(help: "User name.") var name: String
-        @OptionGroup var target: Target
+        @OptionGroup var target: VerifierDatabaseTarget
         @Option(help: "Issuer shown in the authenticator app.") var issuer = "KioskPad"
 
         func run() async throws {
             let secret = TOTP.newSecret()
-            try await target.withDirectory { editor in
-                try await VerifierUserCommand.applying(editor) { try await editor.setTOTP(name: name, secret: secret) }
+            try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.administration.setTOTP(name: name, secret: secret) }
             }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
@@ -203,14 +177,17 @@ struct VerifierUserCommand: AsyncParsableCommand {
         return pin
     }
 
-    /// Runs an edit; a refused one becomes a usage error, any other error names where the users are.
-    static func applying<T>(_ directory: any UserDirectory, _ body: () async throws -> T) async throws -> T {
+    /// Runs a change or a read; a refused change becomes a usage error, any other error
+    /// names the key that says where the database is (exit 1).
+    static func applying<T>(_ opened: OpenedVerifierStore, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as UsersFileEditor.EditError {
             throw UsageError(description: error.description)
+        } catch let error as KeyedError {
+            throw error
         } catch {
-            throw KeyedError(key: directory.configKey, message: "\(error)")
+            throw KeyedError(key: opened.configKey, message: "\(error)", kind: .unavailable(retryable: true))
         }
     }
 }

@@ -3,10 +3,23 @@ import VerifierEndpoint
 
 /// Where the reference verifier keeps users and shared state (`server.store`).
 public enum VerifierStoreChoice: Sendable, Equatable {
-    /// Users file, codes file, replay log and audit in `state_dir`; one instance.
-    case file
+    /// One SQLite file (`server.sqlite`); one instance. The default.
+    case sqlite(SQLiteSettings)
     /// A PostgreSQL database shared by every instance (`server.postgres`).
     case postgres(PostgresSettings)
+}
+
+/// `server.sqlite`: the reference verifier's own database file.
+public struct SQLiteSettings: Sendable, Equatable {
+    /// The database file (`path`, default `<state_dir>/verifier.sqlite3`).
+    public var path: String
+    /// How long a statement waits for a lock another process holds (`busy_timeout_ms`).
+    public var busyTimeout: Duration
+
+    public init(path: String, busyTimeout: Duration = .seconds(5)) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+    }
 }
 
 /// `server.postgres`: how the reference verifier reaches its database.
@@ -79,19 +92,27 @@ public struct PostgresSettings: Sendable, Equatable {
 }
 
 enum PostgresSection {
-    /// `server.store` and, for `postgres`, `server.postgres`.
-    static func read(_ server: MappingReader, baseDirectory: String) -> VerifierStoreChoice {
-        enum Kind: String, CaseIterable { case file, postgres }
-        let kind = server.choice("store", default: Kind.file)
+    /// `server.store` and its section: `server.sqlite` (the default) or `server.postgres`.
+    static func read(_ server: MappingReader, stateDirectory: String, baseDirectory: String) -> VerifierStoreChoice {
+        enum Kind: String, CaseIterable { case sqlite, postgres }
+        if server.string("store", default: "sqlite") == "file" {
+            server.log.report(
+                server.keyPath("store"),
+                "file is gone: the verifier keeps its users in its database; use store: sqlite (the default) and bring a users file in with `kioskpad verifier import --users-file FILE --config CONFIG`",
+                at: server.value("store"))
+            return .sqlite(SQLiteSettings(path: stateDirectory + "/verifier.sqlite3"))
+        }
+        let kind = server.choice("store", default: Kind.sqlite)
+        let sqlite = readSQLite(server, active: kind == .sqlite, stateDirectory: stateDirectory, baseDirectory: baseDirectory)
         guard kind == .postgres else {
             if server.has("postgres") {
                 server.log.report(server.keyPath("postgres"), "is only read with store: postgres", at: server.value("postgres"))
             }
-            return .file
+            return .sqlite(sqlite)
         }
         guard server.has("postgres") else {
             server.log.report(server.keyPath("postgres"), "is required with store: postgres (url: postgres://USER@HOST:PORT/DATABASE)", at: server.node)
-            return .file
+            return .sqlite(sqlite)
         }
         let reader = server.child("postgres")
         reader.declare("password_file", "password_env", "password_credential", "ca_file")
@@ -126,5 +147,22 @@ enum PostgresSection {
         settings.timeout = .milliseconds(reader.int("timeout_ms", default: 2000, range: 100...60_000))
         reader.finish()
         return .postgres(settings)
+    }
+
+    /// `server.sqlite` (optional: every key has a default).
+    private static func readSQLite(_ server: MappingReader, active: Bool, stateDirectory: String, baseDirectory: String) -> SQLiteSettings {
+        var settings = SQLiteSettings(path: stateDirectory + "/verifier.sqlite3")
+        guard server.has("sqlite") else { return settings }
+        guard active else {
+            server.log.report(server.keyPath("sqlite"), "is only read with store: sqlite", at: server.value("sqlite"))
+            return settings
+        }
+        let reader = server.child("sqlite")
+        if reader.has("path") {
+            settings.path = VerifierSection.resolve(reader.string("path", default: settings.path), baseDirectory)
+        }
+        settings.busyTimeout = .milliseconds(reader.int("busy_timeout_ms", default: 5000, range: 100...60_000))
+        reader.finish()
+        return settings
     }
 }

@@ -8,11 +8,9 @@ import Yams
 public struct VerifierServerConfiguration: Sendable {
     public var host: String
     public var port: Int
-    /// Where users and shared state are kept (`store`, `postgres`).
+    /// Where users and shared state are kept (`store`, `sqlite`, `postgres`).
     public var store: VerifierStoreChoice
-    /// The users file (store: file).
-    public var usersFile: String
-    /// Holds `codes` (one-time codes, hashed) and `audit.jsonl`.
+    /// Holds the SQLite database unless `sqlite.path` says otherwise.
     public var stateDirectory: String
     public var secret: SecretSource?
     /// The key of users-file lookup tags (`lookup_key_file`, `_env` or `_credential`).
@@ -26,11 +24,6 @@ public struct VerifierServerConfiguration: Sendable {
     public var maxConnectionsPerSource: Int
     public var requestTimeout: Duration
     public var rejectedPerSource: Int
-
-    public var codesFile: String { stateDirectory + "/codes" }
-    public var auditLog: String { stateDirectory + "/audit.jsonl" }
-    /// Signed requests' webhook-ids of the last 10 minutes, so replays fail after a restart.
-    public var replayLog: String { stateDirectory + "/replay" }
 }
 
 extension ConfigLoader {
@@ -56,14 +49,15 @@ extension ConfigLoader {
         } else {
             log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
         }
-        let store = PostgresSection.read(reader, baseDirectory: baseDirectory)
-        if store == .file && !reader.has("users_file") {
-            log.report(reader.keyPath("users_file"), "is required with store: file (lines made by `kioskpad pin hash`)", at: reader.node)
-        } else if store != .file && reader.has("users_file") {
-            log.report(reader.keyPath("users_file"), "is not read with store: postgres (users are in the database: `kioskpad verifier user`)", at: reader.value("users_file"))
-        }
-        let usersFile = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
         let stateDirectory = VerifierSection.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
+        let store = PostgresSection.read(reader, stateDirectory: stateDirectory, baseDirectory: baseDirectory)
+        if reader.has("users_file") {
+            let file = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
+            log.report(
+                reader.keyPath("users_file"),
+                "is no longer read: the verifier keeps its users in its database; bring them in once with `kioskpad verifier import --users-file \(file) --config \(source)`, then remove users_file",
+                at: reader.value("users_file"))
+        }
         let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
         let lookupKey = VerifierSection.secretSource(reader, prefix: "lookup_key", baseDirectory: baseDirectory)
         let allowUnsigned = reader.bool("allow_unsigned", default: false)
@@ -82,7 +76,7 @@ extension ConfigLoader {
         top.finish()
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         return VerifierServerConfiguration(
-            host: host, port: port, store: store, usersFile: usersFile, stateDirectory: stateDirectory, secret: secret,
+            host: host, port: port, store: store, stateDirectory: stateDirectory, secret: secret,
             lookupKey: lookupKey, allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)

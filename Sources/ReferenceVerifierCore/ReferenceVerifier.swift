@@ -5,14 +5,15 @@ import KeypadVerifier
 /// The reference verifier's decisions, independent of the HTTP server that carries them
 /// (a ``VerifierDecision``): signature, replay, body, per-source limits on refused
 /// requests, per-terminal lockout, then PIN hashes, TOTP codes (RFC 6238, +-1 step, each
-/// code once) and single-use codes; every decision is audited without the value. The state
-/// these read and change is in a ``VerifierStore``: files (one instance) or PostgreSQL
-/// (several instances); a store error answers `unavailable`, never a grant.
+/// code once) and single-use codes. The state these read and change is in a
+/// ``VerifierStore``: SQLite (one instance) or PostgreSQL (several instances). A decision's
+/// audit record commits with the state it changes, before the answer is sent; a store
+/// error, the audit's included, answers `unavailable`, never a grant.
 ///
-/// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it,
-/// so attempts from different terminals are hashed on all cores at once. Attempts from one
-/// terminal are decided one at a time (across instances, by the store), so its lockout
-/// count is exact.
+/// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it
+/// and holds no lock, so attempts from different terminals are hashed on all cores at once.
+/// Attempts from one terminal are decided one at a time (across instances, by the store),
+/// so its lockout count is exact.
 public actor ReferenceVerifier {
     public struct Settings: Sendable {
         public var secret: WebhookSecret?
@@ -78,23 +79,6 @@ public actor ReferenceVerifier {
         rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
     }
 
-    /// A fixed list of users, state in files (`replays` nil keeps the replay cache in memory only, for tests).
-    public init(
-        settings: Settings, users: UsersFile, codes: OneTimeCodeStore?, audit: AuditLog?,
-        replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
-    ) {
-        self.init(settings: settings, store: FileVerifierStore(users: { users }, codes: codes, audit: audit, replays: replays), clock: clock)
-    }
-
-    /// Users from a file that is read again when it changes (`kioskpad verifier user`).
-    public init(
-        settings: Settings, usersFile: UsersFileWatcher, codes: OneTimeCodeStore?, audit: AuditLog?,
-        replays: ReplayLog? = nil, clock: @escaping @Sendable () -> Date = Date.init
-    ) {
-        let store = FileVerifierStore(users: { try usersFile.current() }, codes: codes, audit: audit, replays: replays)
-        self.init(settings: settings, store: store, clock: clock)
-    }
-
     /// Nil when the store can be used now, else why not (for `/healthz`).
     public nonisolated func healthProblem() async -> String? {
         await store.healthProblem()
@@ -145,30 +129,39 @@ public actor ReferenceVerifier {
         let moment = Duration.seconds(now.timeIntervalSince1970)
         let outcome: Outcome
         do {
-            outcome = try await store.withLockout(terminal: decoded.terminalID, policy: settings.lockout) { [settings] tracker, store in
-                if tracker.isLocked(at: moment) { return .locked }
-                let matched = try await ReferenceVerifier.decide(decoded, now: now, store: store, lookup: settings.lookupKey)
-                if matched != nil {
-                    tracker.recordGrant()
+            let policy = settings.lockout
+            // A locked terminal's attempt is not hashed; the slow part runs before the
+            // transaction, which then only makes the claims the hashes chose.
+            let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
+            let candidate = lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey)
+            let time = timestamp(clock())
+            outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { tracker, transaction in
+                let outcome: Outcome
+                if lockedOnArrival || tracker.isLocked(at: moment) {
+                    outcome = .locked
                 } else {
-                    _ = tracker.recordDenial(at: moment)
+                    let matched = try await candidate.claim(in: transaction, now: now)
+                    if matched != nil {
+                        tracker.recordGrant()
+                    } else {
+                        _ = tracker.recordDenial(at: moment)
+                    }
+                    outcome = .decided(user: matched?.name, duress: matched?.duress ?? false)
                 }
-                return .decided(user: matched?.name, duress: matched?.duress ?? false)
+                try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
+                return outcome
             }
         } catch {
-            await record(decoded, decision: "error", reason: "\(error)", user: nil)
-            return await unavailable("\(error)")
+            try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
+            return .unavailable
         }
         switch outcome {
         case .locked:
-            await record(decoded, decision: "denied", reason: "terminal locked out", user: nil)
             return .denied("Locked out")
         case .decided(let user?, let duress):
-            await record(decoded, decision: "granted", reason: duress ? "duress match" : "match", user: user)
             // A name that is not a valid identifier (an old codes file) is not sent.
             return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
         case .decided(nil, _):
-            await record(decoded, decision: "denied", reason: "no match", user: nil)
             return .denied()
         }
     }
@@ -208,40 +201,75 @@ public actor ReferenceVerifier {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// The user the value belongs to and whether it was their duress PIN, or nil. Runs off
-    /// the actor, so the slow hashes of different terminals' attempts run on all cores. Every
-    /// candidate line's hash is checked (no early exit): each user's, or with a lookup key
-    /// the lines tagged for the value and the untagged ones.
-    private nonisolated static func decide(
+    /// What the hashes say an attempt may claim. Runs off the actor, so the slow hashes of
+    /// different terminals' attempts run on all cores, and reads only. Every candidate
+    /// line's hash is checked (no early exit): each user's, or with a lookup key the lines
+    /// tagged for the value and the untagged ones; every live code's.
+    private nonisolated static func candidate(
         _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
-    ) async throws -> (name: String, duress: Bool)? {
+    ) async throws -> Candidate {
         switch request.kind {
         case .pin, .card:
             let tagged = lookup.map { (tag: $0.tag(request.value, kind: request.kind), keyID: $0.id) }
             let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
-            return users.match(request.value, kind: request.kind, tagged: tagged)
+            return .credential(users.match(request.value, kind: request.kind, tagged: tagged))
         case .code:
-            if let user = try await matchTOTP(request.value, store: store, now: now) { return (user, false) }
-            guard let user = try await store.redeemCode(request.value, now: now) else { return nil }
-            // A code issued to a user removed since then is used up, and opens nothing.
-            return try await store.hasUser(user) ? (user, false) : nil
+            let seconds = Int(now.timeIntervalSince1970)
+            let totpUsers = try await store.totpUsers()
+            let steps: [(name: String, step: Int)] = request.value.withASCIIBytes { candidate in
+                totpUsers.compactMap { user in
+                    guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
+                    return (user.name, step)
+                }
+            }
+            return .code(totpSteps: steps, issued: OneTimeCode.match(request.value, among: try await store.liveCodes(now: now)))
         }
     }
 
-    /// The user whose authenticator shows `value` now (+-1 step), each code once.
-    private nonisolated static func matchTOTP(_ value: SecretDigits, store: any VerifierStore, now: Date) async throws -> String? {
-        let seconds = Int(now.timeIntervalSince1970)
-        let users = try await store.totpUsers()
-        let matches: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
-            users.compactMap { user in
-                guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
-                return (user.name, step)
+    /// What the hashes matched, to be claimed in the attempt's transaction.
+    private enum Candidate: Sendable {
+        case none
+        case credential((name: String, duress: Bool)?)
+        case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?)
+
+        /// The user it grants, after claiming what it uses: a TOTP step (each code once)
+        /// or a one-time code (used up even when its user was removed since: it opens nothing then).
+        func claim(in transaction: any AttemptTransaction, now: Date) async throws -> (name: String, duress: Bool)? {
+            switch self {
+            case .none:
+                return nil
+            case .credential(let matched):
+                return matched
+            case .code(let steps, let issued):
+                for match in steps where try await transaction.claimTOTPStep(user: match.name, step: match.step) {
+                    return (match.name, false)
+                }
+                guard let issued, try await transaction.useCode(id: issued.id, now: now) else { return nil }
+                return try await transaction.isEnabledUser(issued.user) ? (issued.user, false) : nil
             }
         }
-        for match in matches where try await store.claimTOTPStep(user: match.name, step: match.step) {
-            return match.name
+    }
+
+    /// The audit record of a decided attempt: who, when, what kind, how many digits, what
+    /// was decided and why; never the value.
+    private nonisolated static func auditRecord(_ request: VerificationRequestBody.Decoded, _ outcome: Outcome, time: String) -> [(String, String)] {
+        var fields = attemptFields(request, time: time)
+        switch outcome {
+        case .locked:
+            fields += [("decision", "denied"), ("reason", "terminal locked out")]
+        case .decided(let user?, let duress):
+            fields += [("decision", "granted"), ("reason", duress ? "duress match" : "match"), ("user", user)]
+        case .decided(nil, _):
+            fields += [("decision", "denied"), ("reason", "no match")]
         }
-        return nil
+        return fields
+    }
+
+    private nonisolated static func attemptFields(_ request: VerificationRequestBody.Decoded, time: String) -> [(String, String)] {
+        [
+            ("time", time), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
+            ("kind", request.kind.rawValue), ("digits", String(request.value.count)),
+        ]
     }
 
     private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) async -> VerifierDecision {
@@ -269,15 +297,6 @@ public actor ReferenceVerifier {
     private func unavailable(_ reason: String) async -> VerifierDecision {
         try? await store.audit([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
         return .unavailable
-    }
-
-    private func record(_ request: VerificationRequestBody.Decoded, decision: String, reason: String, user: String?) async {
-        var fields = [
-            ("time", timestamp(clock())), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
-            ("kind", request.kind.rawValue), ("digits", String(request.value.count)), ("decision", decision), ("reason", reason),
-        ]
-        if let user { fields.append(("user", user)) }
-        try? await store.audit(fields)
     }
 
     private func timestamp(_ date: Date) -> String {

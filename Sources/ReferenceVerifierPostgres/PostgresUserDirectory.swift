@@ -4,11 +4,11 @@ import KeypadVerifier
 import PostgresNIO
 import ReferenceVerifierCore
 
-/// The users in the verifier's database (`kioskpad verifier user` with `server.store:
-/// postgres`): one row per PIN, duress PIN or card, as the users file has one line each.
+/// The users, codes and lockouts in the verifier's PostgreSQL database (`kioskpad verifier
+/// user|code|lockout|import|export` with `server.store: postgres`): one row per PIN, duress PIN or card, as the users file has one line each.
 /// A change is one statement or one transaction, so running instances see it at their next
 /// attempt; two changes at once both land.
-public struct PostgresUserDirectory: UserDirectory {
+public struct PostgresUserDirectory: VerifierAdministration {
     public let database: PostgresVerifierDatabase
     public let location: String
     public var configKey: String { "server.postgres" }
@@ -117,6 +117,47 @@ public struct PostgresUserDirectory: UserDirectory {
             RETURNING 1
             """)
         guard inserted > 0 else { throw EditError(description: "--user '\(user)' is not a user in \(location)") }
+    }
+
+    public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
+        let logger = database.logger
+        return try await database.use { connection in
+            var terminals: [String] = []
+            let rows = try await connection.query("SELECT terminal_id FROM kioskpad_lockout ORDER BY terminal_id", logger: logger)
+            for try await terminal in rows.decode(String.self) { terminals.append(terminal) }
+            var lockouts: [TerminalLockout] = []
+            let queries = VerifierQueries(connection: connection, logger: logger)
+            for terminal in terminals {
+                lockouts.append(TerminalLockout(terminal: terminal, tracker: try await queries.lockout(terminal: terminal, policy: policy, forUpdate: false)))
+            }
+            return lockouts
+        }
+    }
+
+    public func clearLockout(terminal: String) async throws -> Bool {
+        try await rowsChanged("DELETE FROM kioskpad_lockout WHERE terminal_id = \(terminal) RETURNING 1") > 0
+    }
+
+    public func records() async throws -> [UserRecord] {
+        let logger = database.logger
+        return try await database.use { try await VerifierQueries(connection: $0, logger: logger).allRecords() }
+    }
+
+    public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            try await connection.query("LOCK TABLE kioskpad_users IN EXCLUSIVE MODE", logger: logger)
+            let adding = try plan(try await VerifierQueries(connection: connection, logger: logger).allRecords())
+            for user in adding {
+                let kind = user.duress ? "duress" : user.card ? "card" : "pin"
+                try await connection.query("""
+                    INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
+                    VALUES (\(user.name), \(kind), \(user.pinHash.description), \(user.lookupTag), \(Self.keyID(user.lookupTag)),
+                            \(user.totpSecret.map(TOTP.base32Encode)))
+                    """, logger: logger)
+            }
+            return adding.count
+        }
     }
 
     private func noPIN(_ name: String) -> EditError {

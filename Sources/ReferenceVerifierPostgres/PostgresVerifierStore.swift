@@ -8,9 +8,8 @@ import ReferenceVerifierCore
 /// The reference verifier's state in PostgreSQL (`server.store: postgres`), shared by every
 /// instance that uses the database:
 /// - a `webhook-id` is a primary key, so a request replayed to another instance is refused;
-/// - a terminal's lockout row is locked (`SELECT ... FOR UPDATE`) for the whole attempt, so
-///   the instances keep one exact count, and the attempt's other reads and writes run in
-///   that transaction;
+/// - a terminal's lockout row is locked (`SELECT ... FOR UPDATE`) while the attempt's claims
+///   and audit record are written in one transaction, so the instances keep one exact count;
 /// - a one-time code is used up, and a TOTP step claimed, by an `UPDATE` whose condition
 ///   only one transaction can meet, so each opens the door once at most.
 /// Any database error or timeout throws (the terminal is answered 503).
@@ -21,7 +20,7 @@ public final class PostgresVerifierStore: VerifierStore {
     /// How long a `webhook-id` is remembered.
     public let replayWindow: TimeInterval
 
-    public init(database: PostgresVerifierDatabase, instance: String, replayWindow: TimeInterval = ReplayLog.defaultWindow) {
+    public init(database: PostgresVerifierDatabase, instance: String, replayWindow: TimeInterval = ReplayWindow.seconds) {
         self.database = database
         self.instance = instance
         self.replayWindow = replayWindow
@@ -48,21 +47,22 @@ public final class PostgresVerifierStore: VerifierStore {
         try await database.use { [self] in try await queries($0).claimTOTPStep(user: user, step: step) }
     }
 
-    public func redeemCode(_ code: SecretDigits, now: Date) async throws -> String? {
-        try await database.use { [self] in try await queries($0).redeemCode(code, now: now) }
+    public func liveCodes(now: Date) async throws -> [IssuedCode] {
+        try await database.use { [self] in try await queries($0).liveCodes(now: now) }
     }
 
-    public func hasUser(_ name: String) async throws -> Bool {
-        try await database.use { [self] in try await queries($0).hasUser(name) }
+    public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
+        try await database.use { [self] in try await queries($0).lockout(terminal: terminal, policy: policy, forUpdate: false) }
     }
 
-    public func withLockout<R: Sendable>(
-        terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any VerifierStore) async throws -> R
+    public func commitAttempt<R: Sendable>(
+        terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any AttemptTransaction) async throws -> R
     ) async throws -> R {
-        try await database.transaction { [self] connection in
+        let instance = self.instance
+        return try await database.transaction { [self] connection in
             let queries = queries(connection)
-            var tracker = try await queries.lockLockout(terminal: terminal, policy: policy)
-            let result = try await body(&tracker, TransactionStore(queries: queries))
+            var tracker = try await queries.lockout(terminal: terminal, policy: policy, forUpdate: true)
+            let result = try await body(&tracker, PostgresAttemptTransaction(queries: queries, instance: instance))
             try await queries.saveLockout(terminal: terminal, tracker: tracker)
             return result
         }
@@ -83,39 +83,22 @@ public final class PostgresVerifierStore: VerifierStore {
     }
 }
 
-/// The store as seen inside one attempt's transaction: every read and write on its connection.
-struct TransactionStore: VerifierStore {
+/// One attempt's claims and audit record, on its transaction's connection.
+struct PostgresAttemptTransaction: AttemptTransaction {
     let queries: VerifierQueries
-
-    func claimRequestID(_ id: String, now: Date) async throws -> Bool {
-        throw PostgresVerifierDatabase.Failure(description: "a webhook-id is claimed before the attempt's transaction")
-    }
-
-    func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
-        try await queries.users(lookupTag: lookupTag, keyID: keyID)
-    }
-
-    func totpUsers() async throws -> [UserRecord] { try await queries.totpUsers() }
+    let instance: String
 
     func claimTOTPStep(user: String, step: Int) async throws -> Bool {
         try await queries.claimTOTPStep(user: user, step: step)
     }
 
-    func redeemCode(_ code: SecretDigits, now: Date) async throws -> String? {
-        try await queries.redeemCode(code, now: now)
+    func useCode(id: Int64, now: Date) async throws -> Bool {
+        try await queries.useCode(id: id, now: now)
     }
 
-    func hasUser(_ name: String) async throws -> Bool { try await queries.hasUser(name) }
-
-    func withLockout<R: Sendable>(
-        terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any VerifierStore) async throws -> R
-    ) async throws -> R {
-        throw PostgresVerifierDatabase.Failure(description: "an attempt's transaction does not nest")
-    }
+    func isEnabledUser(_ name: String) async throws -> Bool { try await queries.hasUser(name) }
 
     func audit(_ fields: [(String, String)]) async throws {
-        throw PostgresVerifierDatabase.Failure(description: "the audit is written after the attempt's transaction")
+        try await queries.audit(fields, instance: instance)
     }
-
-    func healthProblem() async -> String? { nil }
 }

@@ -3,6 +3,7 @@ import KeypadCore
 import KeypadVerifier
 import Logging
 import PostgresNIO
+import ReferenceVerifierCore
 
 /// The verifier's statements, on one connection (pooled, or an attempt's transaction).
 /// Every value is a bound parameter.
@@ -50,6 +51,12 @@ struct VerifierQueries: Sendable {
             """, logger: logger))
     }
 
+    /// Every user line, disabled ones too, in the order they were added.
+    func allRecords() async throws -> [UserRecord] {
+        try await records(try await connection.query(
+            "SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id", logger: logger))
+    }
+
     private func records(_ rows: PostgresRowSequence) async throws -> [UserRecord] {
         var users: [UserRecord] = []
         for try await (name, kind, hash, tag, totp) in rows.decode((String, String, String, String?, String?).self) {
@@ -70,23 +77,26 @@ struct VerifierQueries: Sendable {
         return try await rows.count() > 0
     }
 
-    /// Checks `code` against every live code's hash (no early exit); the first match is
-    /// used up by an `UPDATE` that only one transaction can make.
-    func redeemCode(_ code: SecretDigits, now: Date) async throws -> String? {
+    /// The codes neither used nor expired at `now`.
+    func liveCodes(now: Date) async throws -> [IssuedCode] {
         let seconds = Int(now.timeIntervalSince1970)
-        var live: [(id: Int, user: String, hash: PINHash)] = []
+        var live: [IssuedCode] = []
         let rows = try await connection.query(
             "SELECT id, user_name, hash FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(seconds) ORDER BY id", logger: logger)
-        for try await (id, user, hash) in rows.decode((Int, String, String).self) {
-            live.append((id, user, try PINHash(parsing: hash)))
+        for try await (id, user, hash) in rows.decode((Int64, String, String).self) {
+            live.append(IssuedCode(id: id, user: user, hash: try PINHash(parsing: hash)))
         }
-        var matched: Int?
-        for entry in live where entry.hash.matches(code) { matched = matched ?? entry.id }
-        guard let matched else { return nil }
+        return live
+    }
+
+    /// Uses up code `id` by an `UPDATE` that only one transaction can make; false when it
+    /// was used or expired meanwhile.
+    func useCode(id: Int64, now: Date) async throws -> Bool {
+        let seconds = Int(now.timeIntervalSince1970)
         let used = try await connection.query(
-            "UPDATE kioskpad_codes SET used_at = \(seconds) WHERE id = \(matched) AND used_at IS NULL RETURNING user_name", logger: logger)
-        for try await user in used.decode(String.self) { return user }
-        return nil
+            "UPDATE kioskpad_codes SET used_at = \(seconds) WHERE id = \(id) AND used_at IS NULL AND expires_at > \(seconds) RETURNING 1",
+            logger: logger)
+        return try await used.count() > 0
     }
 
     func hasUser(_ name: String) async throws -> Bool {
@@ -95,18 +105,26 @@ struct VerifierQueries: Sendable {
         return try await rows.count() > 0
     }
 
-    /// `terminal`'s lockout state, its row locked until the transaction ends.
-    func lockLockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
-        try await connection.query(
-            "INSERT INTO kioskpad_lockout (terminal_id) VALUES (\(terminal)) ON CONFLICT (terminal_id) DO NOTHING", logger: logger)
-        let rows = try await connection.query(
-            "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(terminal) FOR UPDATE", logger: logger)
+    /// `terminal`'s lockout state; `forUpdate`: its row made if missing and locked until the
+    /// transaction ends.
+    func lockout(terminal: String, policy: LockoutPolicy, forUpdate: Bool) async throws -> LockoutTracker {
+        let rows: PostgresRowSequence
+        if forUpdate {
+            try await connection.query(
+                "INSERT INTO kioskpad_lockout (terminal_id) VALUES (\(terminal)) ON CONFLICT (terminal_id) DO NOTHING", logger: logger)
+            rows = try await connection.query(
+                "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(terminal) FOR UPDATE", logger: logger)
+        } else {
+            rows = try await connection.query(
+                "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(terminal)", logger: logger)
+        }
         for try await (failures, streak, lockedUntil) in rows.decode(([Double], Int, Double?).self) {
             return LockoutTracker(
                 policy: policy, failureTimes: failures.map { Duration.seconds($0) }, streak: streak,
                 lockedUntil: lockedUntil.map { Duration.seconds($0) })
         }
-        throw PostgresVerifierDatabase.Failure(description: "the lockout row of terminal \(terminal) vanished")
+        guard !forUpdate else { throw PostgresVerifierDatabase.Failure(description: "the lockout row of terminal \(terminal) vanished") }
+        return LockoutTracker(policy: policy)
     }
 
     func saveLockout(terminal: String, tracker: LockoutTracker) async throws {

@@ -52,3 +52,15 @@ public enum SecretSource: Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension SecretSource {
+    /// The config key this source was read from under `prefix`: `PREFIX_file`, `PREFIX_env`
+    /// or `PREFIX_credential`.
+    public func configKey(_ prefix: String) -> String {
+        switch self {
+        case .file: return prefix + "_file"
+        case .environment: return prefix + "_env"
+        case .credential: return prefix + "_credential"
+        }
+    }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import KioskPadAssembly
 import KeypadCore
 import KioskPadConfig
 import Logging
@@ -11,7 +10,7 @@ import ReferenceVerifierPostgres
 /// (migrations are a no-op when it is).
 /// Errors name `server.postgres`; a database that cannot be reached is retryable (systemd
 /// starts the verifier again).
-func withVerifierDatabase<R>(
+func withPostgresDatabase<R>(
     _ settings: PostgresSettings, logger: Logger, migrate: Bool = true, _ body: (PostgresVerifierDatabase) async throws -> R
 ) async throws -> R {
     let (password, tls) = try credentials(settings)
@@ -38,7 +37,7 @@ private func credentials(_ settings: PostgresSettings) throws -> (password: Stri
         do {
             return try source.read().trimmingCharacters(in: .newlines)
         } catch {
-            throw KeyedError(key: TerminalAssembly.key("server.postgres.password", source), message: "\(error)")
+            throw KeyedError(key: source.configKey("server.postgres.password"), message: "\(error)")
         }
     }
     var tls: TLSConfiguration?

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import KeypadCore
+import KeypadVerifier
+import KioskPadConfig
+import KioskPadVerifierServer
+import Logging
+import NIOCore
+import ReferenceVerifierCore
+import ServiceLifecycle
+
+/// The composition root of the server side, as ``KioskPadAssembly`` is of the terminal's:
+/// turns a verifier config into its store, the decisions over it and the running HTTP
+/// application. A new store, API or console page is added here, in one place.
+public enum VerifierAssembly {
+    /// Runs `kioskpad verifier serve` for `settings` until SIGTERM or SIGINT: opens and
+    /// migrates the store, then serves. `onListening` is told the address once it listens.
+    public static func serve(_ settings: VerifierServerConfiguration, logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
+        let verifierSettings = try decisionSettings(settings)
+        try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
+            let app = buildApplication(settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, logger: logger) { port in
+                let host = settings.host
+                onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            }
+            let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            do {
+                try await group.run()
+            } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
+                throw KeyedError(
+                    key: "server.listen", message: "cannot listen on \(settings.host):\(settings.port): \(error.description)",
+                    fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
+            }
+        }
+    }
+
+    /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.
+    public static func buildApplication(
+        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let limits = ConnectionLimits(
+            maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
+        return VerifierServer.application(
+            verifier: verifier, host: settings.host, port: settings.port, limits: limits, metrics: VerifierMetrics(pool: opened.pool),
+            logger: logger, onRunning: onRunning)
+    }
+
+    /// What the decisions need from the config: the signing secret and lookup key (read
+    /// now), unlock time, lockout and limits. Errors name the key.
+    public static func decisionSettings(_ settings: VerifierServerConfiguration) throws -> ReferenceVerifier.Settings {
+        let secret = try settings.secret.map { source in
+            do {
+                return try WebhookSecret(reading: source)
+            } catch {
+                throw KeyedError(key: source.configKey("server.secret"), message: "\(error)")
+            }
+        }
+        return ReferenceVerifier.Settings(
+            secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
+            maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: try lookupKey(settings))
+    }
+
+    /// The key of the users' lookup tags, if configured, or an error naming its key.
+    public static func lookupKey(_ settings: VerifierServerConfiguration) throws -> LookupKey? {
+        try settings.lookupKey.map { source in
+            do {
+                return try LookupKey(text: try source.read())
+            } catch {
+                throw KeyedError(key: source.configKey("server.lookup_key"), message: "\(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// The verifier's schema in SQLite: the PostgreSQL schema's tables under the same version
+/// numbers (``ReferenceVerifierPostgres``'s `PostgresMigrations`), applied in order, each
+/// once, in one write transaction that records the versions it brings. Applying them again
+/// changes nothing; a file written by a newer kioskpad is refused.
+public enum SQLiteMigrations {
+    /// Each step's version and statements. Append new steps; never change a released one.
+    static let steps: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE kioskpad_users (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('pin', 'duress', 'card')),
+                hash TEXT NOT NULL,
+                lookup_tag TEXT,
+                lookup_key_id TEXT,
+                totp_secret TEXT,
+                totp_last_step INTEGER,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                CHECK (totp_secret IS NULL OR kind = 'pin')
+            )
+            """,
+            "CREATE UNIQUE INDEX kioskpad_users_one_pin ON kioskpad_users (name) WHERE kind = 'pin'",
+            "CREATE UNIQUE INDEX kioskpad_users_one_duress ON kioskpad_users (name) WHERE kind = 'duress'",
+            "CREATE INDEX kioskpad_users_lookup_tag ON kioskpad_users (lookup_tag)",
+            "CREATE INDEX kioskpad_users_lookup_key_id ON kioskpad_users (lookup_key_id)",
+            "CREATE INDEX kioskpad_users_name ON kioskpad_users (name)",
+            """
+            CREATE TABLE kioskpad_codes (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_name TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                expires_at INTEGER NOT NULL,
+                used_at INTEGER
+            )
+            """,
+            "CREATE INDEX kioskpad_codes_live ON kioskpad_codes (expires_at) WHERE used_at IS NULL",
+            "CREATE TABLE kioskpad_replay (webhook_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)",
+            "CREATE INDEX kioskpad_replay_expires ON kioskpad_replay (expires_at)",
+            """
+            CREATE TABLE kioskpad_lockout (
+                terminal_id TEXT PRIMARY KEY,
+                failures TEXT NOT NULL DEFAULT '',
+                streak INTEGER NOT NULL DEFAULT 0,
+                locked_until REAL
+            )
+            """,
+            """
+            CREATE TABLE kioskpad_audit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                instance TEXT NOT NULL,
+                record TEXT NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// The newest schema version this build knows.
+    public static var latestVersion: Int { steps.last?.version ?? 0 }
+
+    /// Applies the steps the file lacks; returns the versions applied (empty: up to date).
+    @discardableResult
+    public static func apply(on database: SQLiteVerifierDatabase) async throws -> [Int] {
+        let path = database.path
+        return try await database.write { sql in
+            try await sql.execute(
+                "CREATE TABLE IF NOT EXISTS kioskpad_schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))")
+            let applied = Set(try await sql.execute("SELECT version FROM kioskpad_schema_migrations").compactMap { $0.columns.first?.data.integer.map { Int($0) } })
+            if let newest = applied.max(), newest > latestVersion {
+                throw SQLiteVerifierDatabase.Failure(
+                    description: "\(path) was written by a newer kioskpad (schema version \(newest); this one knows up to \(latestVersion)); upgrade kioskpad")
+            }
+            var done: [Int] = []
+            for step in steps where !applied.contains(step.version) {
+                for statement in step.statements { try await sql.execute(statement) }
+                try await sql.execute("INSERT INTO kioskpad_schema_migrations (version) VALUES (?)", [.int(Int64(step.version))])
+                done.append(step.version)
+            }
+            return done
+        }
+    }
+}

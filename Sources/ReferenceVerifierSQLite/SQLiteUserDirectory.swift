@@ -1,0 +1,154 @@
+import Foundation
+import KeypadCore
+import KeypadVerifier
+import ReferenceVerifierCore
+import SQLiteNIO
+
+/// The users, codes and lockouts in the verifier's SQLite file (`kioskpad verifier
+/// user|code|lockout|import|export`): one row per PIN, duress PIN or card, as a users file
+/// has one line each. Each change is one write transaction, so a running server sees it at
+/// its next attempt, and two commands at once both land (the second waits for the first).
+public struct SQLiteUserDirectory: VerifierAdministration {
+    public let database: SQLiteVerifierDatabase
+    public var location: String { database.path }
+    public var configKey: String { "server.sqlite.path" }
+
+    public init(database: SQLiteVerifierDatabase) {
+        self.database = database
+    }
+
+    private typealias EditError = UsersFileEditor.EditError
+
+    public func add(name: String, hash: PINHash, tag: String?) async throws {
+        let inserted = try await changed("""
+            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'pin', ?, ?, ?)
+            ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
+            """, [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
+        guard inserted else {
+            throw EditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
+        }
+    }
+
+    public func remove(name: String) async throws -> Int {
+        let removed = try await database.write { sql in
+            try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? RETURNING 1", [.text(name)]).count
+        }
+        guard removed > 0 else { throw noUser(name) }
+        return removed
+    }
+
+    public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
+        guard try await changed(
+            "UPDATE kioskpad_users SET hash = ?, lookup_tag = ?, lookup_key_id = ? WHERE name = ? AND kind = 'pin' RETURNING 1",
+            [.text(hash.description), Self.text(tag), Self.text(Self.keyID(tag)), .text(name)])
+        else { throw noUser(name) }
+    }
+
+    public func setDuress(name: String, hash: PINHash, tag: String?) async throws {
+        let error = noUser(name)
+        try await database.write { sql in
+            guard try await sql.execute("SELECT 1 FROM kioskpad_users WHERE name = ? AND kind = 'pin'", [.text(name)]).count > 0 else { throw error }
+            try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? AND kind = 'duress'", [.text(name)])
+            try await sql.execute(
+                "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'duress', ?, ?, ?)",
+                [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
+        }
+    }
+
+    public func addCard(name: String, hash: PINHash, tag: String?) async throws {
+        _ = try await changed(
+            "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'card', ?, ?, ?) RETURNING 1",
+            [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
+    }
+
+    /// Checks the hash of each of `name`'s cards against `value`; deletes the ones that match.
+    public func removeCard(name: String, value: SecretDigits) async throws {
+        let rows = try await database.read { sql in
+            try await sql.execute("SELECT id, hash FROM kioskpad_users WHERE name = ? AND kind = 'card'", [.text(name)])
+        }
+        let ids = try rows.filter { (try? PINHash(parsing: try SQLiteRows.text($0, 1)))?.matches(value) == true }.map { try SQLiteRows.integer($0, 0) }
+        guard !ids.isEmpty else { throw EditError(description: "user '\(name)' has no card with that number in \(location)") }
+        try await database.write { sql in
+            for id in ids { try await sql.execute("DELETE FROM kioskpad_users WHERE id = ?", [.int(id)]) }
+        }
+    }
+
+    public func setTOTP(name: String, secret: [UInt8]) async throws {
+        guard try await changed(
+            "UPDATE kioskpad_users SET totp_secret = ?, totp_last_step = NULL WHERE name = ? AND kind = 'pin' RETURNING 1",
+            [.text(TOTP.base32Encode(secret)), .text(name)])
+        else { throw noUser(name) }
+    }
+
+    public func list() async throws -> [UsersFileEditor.Summary] {
+        let rows = try await database.read { sql in
+            try await sql.execute("""
+                SELECT name, max(kind = 'pin'), max(totp_secret IS NOT NULL), max(kind = 'duress'), sum(kind = 'card')
+                FROM kioskpad_users GROUP BY name ORDER BY min(id)
+                """)
+        }
+        return try rows.map { row in
+            UsersFileEditor.Summary(
+                name: try SQLiteRows.text(row, 0), hasPIN: try SQLiteRows.integer(row, 1) != 0, hasTOTP: try SQLiteRows.integer(row, 2) != 0,
+                hasDuressPIN: try SQLiteRows.integer(row, 3) != 0, cards: Int(try SQLiteRows.integer(row, 4)))
+        }
+    }
+
+    public func issueCode(user: String, hash: PINHash, expires: Date) async throws {
+        guard try await changed("""
+            INSERT INTO kioskpad_codes (user_name, hash, expires_at)
+            SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ? AND enabled) RETURNING 1
+            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), .text(user)])
+        else { throw EditError(description: "--user '\(user)' is not a user in \(location)") }
+    }
+
+    public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
+        let rows = try await database.read { sql in
+            try await sql.execute("SELECT terminal_id, failures, streak, locked_until FROM kioskpad_lockout ORDER BY terminal_id")
+        }
+        return try rows.map { TerminalLockout(terminal: try SQLiteRows.text($0, 0), tracker: SQLiteLockouts.tracker($0, offset: 1, policy: policy)) }
+    }
+
+    public func clearLockout(terminal: String) async throws -> Bool {
+        try await changed("DELETE FROM kioskpad_lockout WHERE terminal_id = ? RETURNING 1", [.text(terminal)])
+    }
+
+    public func records() async throws -> [UserRecord] {
+        try SQLiteRows.users(try await database.read { sql in
+            try await sql.execute("SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id")
+        })
+    }
+
+    public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
+        try await database.write { sql in
+            let existing = try SQLiteRows.users(try await sql.execute("SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id"))
+            let adding = try plan(existing)
+            for user in adding {
+                try await sql.execute(
+                    "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .text(user.name), .text(user.duress ? "duress" : user.card ? "card" : "pin"), .text(user.pinHash.description),
+                        Self.text(user.lookupTag), Self.text(Self.keyID(user.lookupTag)), Self.text(user.totpSecret.map(TOTP.base32Encode)),
+                    ])
+            }
+            return adding.count
+        }
+    }
+
+    /// Runs one statement ending in `RETURNING 1` in its own transaction; true when it changed a row.
+    private func changed(_ statement: String, _ binds: [SQLiteData]) async throws -> Bool {
+        try await database.write { try await $0.execute(statement, binds).count > 0 }
+    }
+
+    private func noUser(_ name: String) -> EditError {
+        EditError(description: "no user '\(name)' in \(location)")
+    }
+
+    private static func text(_ value: String?) -> SQLiteData {
+        value.map { .text($0) } ?? .null
+    }
+
+    private static func keyID(_ tag: String?) -> String? {
+        tag.map { String($0.prefix(8)) }
+    }
+}
