@@ -253,20 +253,30 @@ let package = Package(
         // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
         // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.
         .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KeypadCore"], path: "Tests/Support", swiftSettings: strict),
+        // A verifier store per test, SQLite or a real PostgreSQL, for suites that run against both.
+        .target(
+            name: "VerifierTestSupport",
+            dependencies: [
+                "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres", "KeypadVerifier", "KeypadCore", "KeypadTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/VerifierSupport", swiftSettings: strict),
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "VerifierEndpoint", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceVerifierCoreTests",
-            dependencies: ["ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "KeypadTestSupport"],
+            dependencies: [
+                "ReferenceVerifierCore", "ReferenceVerifierSQLite", "KeypadVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "KeypadHTTPVerifierTests",
             dependencies: [
                 "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "ReferenceVerifierCore",
-                "VerifierEndpoint", "KeypadTestSupport",
+                "VerifierEndpoint", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -293,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "KioskPadCLITests",
             dependencies: [
-                "KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport",
+                "KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

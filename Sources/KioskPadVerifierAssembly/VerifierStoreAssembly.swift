@@ -79,7 +79,7 @@ public enum VerifierStoreAssembly {
             try await SQLiteVerifierDatabase.open(path: settings.path, busyTimeout: settings.busyTimeout, logger: logger)
         }
         do {
-            if migrate { try await sqliteStep(settings) { try await SQLiteMigrations.apply(on: database) } }
+            if migrate { _ = try await sqliteStep(settings) { try await SQLiteMigrations.apply(on: database) } }
             let result = try await body(database)
             await database.close()
             return result

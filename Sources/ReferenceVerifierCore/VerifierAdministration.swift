@@ -14,6 +14,8 @@ public protocol VerifierAdministration: UserDirectory {
     func clearLockout(terminal: String) async throws -> Bool
     /// Every user line (PIN, duress PIN, card), in the order they were added.
     func records() async throws -> [UserRecord]
+    /// The newest `count` audit records (JSON objects of strings), oldest first.
+    func auditRecords(last count: Int) async throws -> [String]
     /// In one transaction: reads every user line, asks `plan` which lines to add (it throws
     /// to add nothing), adds them; returns how many.
     func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int

@@ -143,6 +143,17 @@ public struct PostgresUserDirectory: VerifierAdministration {
         return try await database.use { try await VerifierQueries(connection: $0, logger: logger).allRecords() }
     }
 
+    public func auditRecords(last count: Int) async throws -> [String] {
+        let logger = database.logger
+        return try await database.use { connection in
+            var records: [String] = []
+            let rows = try await connection.query(
+                "SELECT record::text FROM (SELECT id, record FROM kioskpad_audit ORDER BY id DESC LIMIT \(count)) newest ORDER BY id", logger: logger)
+            for try await record in rows.decode(String.self) { records.append(record) }
+            return records
+        }
+    }
+
     public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
         let logger = database.logger
         return try await database.transaction { connection in

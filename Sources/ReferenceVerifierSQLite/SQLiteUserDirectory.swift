@@ -41,11 +41,11 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         guard try await changed(
             "UPDATE kioskpad_users SET hash = ?, lookup_tag = ?, lookup_key_id = ? WHERE name = ? AND kind = 'pin' RETURNING 1",
             [.text(hash.description), Self.text(tag), Self.text(Self.keyID(tag)), .text(name)])
-        else { throw noUser(name) }
+        else { throw noPIN(name) }
     }
 
     public func setDuress(name: String, hash: PINHash, tag: String?) async throws {
-        let error = noUser(name)
+        let error = noPIN(name)
         try await database.write { sql in
             guard try await sql.execute("SELECT 1 FROM kioskpad_users WHERE name = ? AND kind = 'pin'", [.text(name)]).count > 0 else { throw error }
             try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? AND kind = 'duress'", [.text(name)])
@@ -77,7 +77,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         guard try await changed(
             "UPDATE kioskpad_users SET totp_secret = ?, totp_last_step = NULL WHERE name = ? AND kind = 'pin' RETURNING 1",
             [.text(TOTP.base32Encode(secret)), .text(name)])
-        else { throw noUser(name) }
+        else { throw noPIN(name) }
     }
 
     public func list() async throws -> [UsersFileEditor.Summary] {
@@ -119,6 +119,13 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         })
     }
 
+    public func auditRecords(last count: Int) async throws -> [String] {
+        let rows = try await database.read { sql in
+            try await sql.execute("SELECT record FROM (SELECT id, record FROM kioskpad_audit ORDER BY id DESC LIMIT ?) ORDER BY id", [.int(Int64(count))])
+        }
+        return try rows.map { try SQLiteRows.text($0, 0) }
+    }
+
     public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
         try await database.write { sql in
             let existing = try SQLiteRows.users(try await sql.execute("SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id"))
@@ -138,6 +145,10 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     /// Runs one statement ending in `RETURNING 1` in its own transaction; true when it changed a row.
     private func changed(_ statement: String, _ binds: [SQLiteData]) async throws -> Bool {
         try await database.write { try await $0.execute(statement, binds).count > 0 }
+    }
+
+    private func noPIN(_ name: String) -> EditError {
+        EditError(description: "no user '\(name)' with a PIN in \(location)")
     }
 
     private func noUser(_ name: String) -> EditError {

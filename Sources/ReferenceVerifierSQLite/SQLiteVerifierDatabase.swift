@@ -111,20 +111,22 @@ public final class SQLiteVerifierDatabase: Sendable {
         }
         let previous = umask(0o077)
         defer { umask(previous) }
-        try await read { try await $0.execute("VACUUM INTO ?", [.text(destination)]) }
+        _ = try await read { try await $0.execute("VACUUM INTO ?", [.text(destination)]) }
     }
 
     /// Nil when the database answers now, else why not.
     public func healthProblem() async -> String? {
         do {
-            try await read { try await $0.execute("SELECT 1") }
+            _ = try await read { try await $0.execute("SELECT 1") }
             return nil
         } catch {
             return "\(error)"
         }
     }
 
-    /// The directory (0700) and an empty file (0600) if they are missing.
+    /// The directory (0700) and an empty file (0600) if they are missing; both must be
+    /// writable (SQLite would open a WAL file on a read-only mount for reading, and fail
+    /// only at the first write: an attempt's).
     private static func prepareFile(_ path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
@@ -135,10 +137,13 @@ public final class SQLiteVerifierDatabase: Sendable {
             }
         }
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            Glibc.close(fd)
-        } else if errno != EROFS && errno != EACCES || !FileManager.default.fileExists(atPath: path) {
-            throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+        if fd >= 0 { Glibc.close(fd) }
+        for (what, target) in [(path, path), ("the directory of \(path)", directory.isEmpty ? "." : directory)] where access(target, W_OK) != 0 {
+            let reason = String(cString: strerror(errno))
+            if errno == EROFS || errno == EACCES || errno == EPERM {
+                throw Failure(description: "\(path) cannot be written: \(what == path ? "it" : what) is read-only (\(reason))")
+            }
+            throw Failure(description: "cannot create \(path): \(reason)")
         }
     }
 

@@ -9,6 +9,7 @@ import ReferenceVerifierCore
 import ServiceLifecycle
 import Synchronization
 import Testing
+import VerifierTestSupport
 
 /// Runs the reference verifier on 127.0.0.1 (a free port) for the duration of `body`.
 func withReferenceServer<R: Sendable>(
@@ -44,10 +45,13 @@ struct ClientAgainstReferenceServerTests {
     let secret = WebhookSecret.generate()
     let totpSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
-    func reference(codes: OneTimeCodeStore? = nil) throws -> ReferenceVerifier {
+    func users() throws -> UsersFile {
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        let users = try UsersFile(parsing: "carol:\(hash):totp=\(totpSecret)\n", source: "users")
-        return ReferenceVerifier(settings: .init(secret: secret, unlockSeconds: 6), users: users, codes: codes, audit: nil)
+        return try UsersFile(parsing: "carol:\(hash):totp=\(totpSecret)\n", source: "users")
+    }
+
+    func reference() async throws -> ReferenceVerifier {
+        try await ReferenceVerifier.overNewStore(settings: .init(secret: secret, unlockSeconds: 6), users: try users())
     }
 
     func client(_ port: Int, secret: WebhookSecret? = nil) throws -> HTTPVerifier {
@@ -55,7 +59,7 @@ struct ClientAgainstReferenceServerTests {
     }
 
     @Test func grantedAndDenied() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             let verifier = try client(port)
             #expect(await verifier.verify(attempt("4826")) == .granted(message: nil, unlockSeconds: 6, user: "carol"))
             #expect(await verifier.verify(attempt("4827")) == .denied(message: nil))
@@ -64,7 +68,7 @@ struct ClientAgainstReferenceServerTests {
     }
 
     @Test func aWrongSecretIsAVerifierErrorNotADenial() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             let verifier = try client(port, secret: WebhookSecret.generate())
             #expect(await verifier.verify(attempt("4826")) == .unavailable)
             await verifier.shutdown()
@@ -72,7 +76,7 @@ struct ClientAgainstReferenceServerTests {
     }
 
     @Test func totpIsAcceptedOnceInItsWindow() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             let verifier = try client(port)
             let totp = TOTP(secret: TOTP.base32Decode(totpSecret)!)
             let now = Int(Date().timeIntervalSince1970)
@@ -85,11 +89,10 @@ struct ClientAgainstReferenceServerTests {
     }
 
     @Test func aOneTimeCodeWorksOnce() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-codes-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = OneTimeCodeStore(path: path)
-        let code = try store.issue(user: "carol", ttl: 600, length: 8).withASCIIBytes { String(decoding: $0, as: UTF8.self) }
-        try await withReferenceServer(try reference(codes: store)) { port in
+        let store = try await StoreUnderTest.make(.sqlite, users: try users())
+        defer { Task { await store.destroy() } }
+        let code = try await store.issueCode(user: "carol", ttl: 600, now: Date())
+        try await withReferenceServer(ReferenceVerifier(settings: .init(secret: secret, unlockSeconds: 6), store: store.store)) { port in
             let verifier = try client(port)
             #expect(await verifier.verify(attempt(code, kind: .code)) == .granted(message: nil, unlockSeconds: 6, user: "carol"))
             #expect(await verifier.verify(attempt(code, kind: .code)) == .denied(message: nil))
@@ -105,7 +108,7 @@ struct ClientAgainstReferenceServerTests {
         _ = await capture.verify(attempt("4826"))
         await capture.shutdown()
         let captured = try #require(recorder.requests.first)
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             func replay() async throws -> Int {
                 var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/verify")!)
                 request.httpMethod = "POST"
@@ -123,14 +126,14 @@ struct ClientAgainstReferenceServerTests {
     }
 
     @Test func healthzAnswers() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             let status = try await RawHTTP.status(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/healthz")!))
             #expect(status == 200)
         }
     }
 
     @Test func oversizedAndMalformedRequestsGet400() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             var big = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/verify")!)
             big.httpMethod = "POST"
             big.setValue("application/json", forHTTPHeaderField: "content-type")

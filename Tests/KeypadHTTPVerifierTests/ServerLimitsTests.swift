@@ -9,6 +9,7 @@ import KeypadTestSupport
 import KeypadVerifier
 import KioskPadVerifierServer
 import Testing
+import VerifierTestSupport
 
 /// The reference server's connection limits, against real sockets on loopback (the flood
 /// test runs against the `kioskpad verifier serve` process: KioskPadCLITests).
@@ -16,13 +17,13 @@ import Testing
 struct ServerLimitsTests {
     let secret = WebhookSecret.generate()
 
-    func reference() throws -> ReferenceVerifier {
+    func reference() async throws -> ReferenceVerifier {
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        return ReferenceVerifier(settings: .init(secret: secret), users: try UsersFile(parsing: "carol:\(hash)\n", source: "users"), codes: nil, audit: nil)
+        return try await ReferenceVerifier.overNewStore(settings: .init(secret: secret), users: try UsersFile(parsing: "carol:\(hash)\n", source: "users"))
     }
 
     @Test func anHTTP10RequestGetsItsAnswerAndTheConnectionIsClosed() async throws {
-        try await withReferenceServer(try reference()) { port in
+        try await withReferenceServer(try await reference()) { port in
             let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
             defer { close(fd) }
             var flags = fcntl(fd, F_GETFL)
@@ -51,7 +52,7 @@ struct ServerLimitsTests {
 
     @Test func aSlowHeaderIsCutOffAtTheRequestTimeout() async throws {
         let limits = ConnectionLimits(requestTimeout: .seconds(1))
-        try await withReferenceServer(try reference(), limits: limits) { port in
+        try await withReferenceServer(try await reference(), limits: limits) { port in
             let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
             defer { close(fd) }
             try await Task.sleep(for: .milliseconds(100))

@@ -5,6 +5,7 @@ import KeypadTestSupport
 import KeypadVerifier
 import ReferenceVerifierCore
 import Testing
+import VerifierTestSupport
 
 /// Signatures must interoperate with an independent Standard Webhooks implementation:
 /// the `standardwebhooks` package from PyPI (installed by scripts/setup.sh and .ci/run).
@@ -64,8 +65,7 @@ struct SignatureInteropTests {
         #expect(status == 0, "\(output)")
         let signature = output.trimmingCharacters(in: .whitespacesAndNewlines)
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        let reference = ReferenceVerifier(
-            settings: .init(secret: secret), users: UsersFile(users: [UserRecord(name: "py", pinHash: hash)]), codes: nil, audit: nil)
+        let reference = try await ReferenceVerifier.overNewStore(settings: .init(secret: secret), users: UsersFile(users: [UserRecord(name: "py", pinHash: hash)]))
         let reply = await reference.handle(.init(
             contentType: "application/json", webhookID: "py-1", webhookTimestamp: String(now),
             webhookSignature: signature, body: Array(body.utf8)))

@@ -4,10 +4,10 @@ import KeypadHTTPVerifier
 import KeypadVerifier
 import Testing
 
-/// `kioskpad verifier code issue` runs beside `kioskpad verifier serve`, both rewriting
-/// state_dir/codes. Each issued code must work exactly once, and every printed code must
-/// work: before the store took a file lock, 3 of 12 rounds granted a code twice and 6 of 96
-/// printed codes never worked.
+/// `kioskpad verifier code issue` runs beside `kioskpad verifier serve`, both writing the
+/// verifier's SQLite file. Each issued code must work exactly once, and every printed code
+/// must work (with the file store before it, before that store took a file lock, 3 of 12
+/// rounds granted a code twice and 6 of 96 printed codes never worked).
 @Suite("One-time codes across processes", .serialized)
 struct OneTimeCodeConcurrencyTests {
     @Test func codesIssuedByConcurrentProcessesWorkExactlyOnceWhileTheServerRedeems() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import KeypadTestSupport
 import Testing
+import VerifierTestSupport
 
 /// `kioskpad verifier serve` and `kioskpad simulate --verifier` as separate processes,
 /// exactly as the README shows them, on loopback.
@@ -21,7 +22,7 @@ struct VerifierEndToEndTests {
         // The server answers 401 to an unsigned request: a verifier error, not a wrong PIN.
         #expect(CLI.frames(unsigned.stdout).last?.contains("Verifier") == true)
         #expect(!granted.stdout.contains("demo PIN"))
-        let audit = try String(contentsOf: directory.appendingPathComponent("state/audit.jsonl"), encoding: .utf8)
+        let audit = try await SQLiteAuditReader.records(path: directory.appendingPathComponent("state/verifier.sqlite3").path).joined(separator: "\n")
         #expect(audit.contains("\"decision\":\"granted\"") && audit.contains("\"decision\":\"denied\"") && audit.contains("\"refusal\":\"unauthenticated\""))
         // One attempt id end to end: the terminal's two log lines and the verifier's audit.
         let ids = granted.stderr.split(separator: "\n").filter { $0.contains("attempt submitted") || $0.contains("attempt decided") }

@@ -5,7 +5,8 @@ import Testing
 
 /// `kioskpad verifier serve` as its own process on a free loopback port, for tests of what
 /// crosses processes and sockets. ``prepare(pin:extraSettings:)`` writes a directory with a
-/// fresh secret, one user (dana) and `verifier.yaml`; the initializer starts the server on it.
+/// fresh secret, `verifier.yaml` (SQLite in `state/`) and one user (dana, imported from a
+/// users file); the initializer starts the server on it.
 final class VerifierProcess {
     let directory: URL
     let port: Int
@@ -17,8 +18,9 @@ final class VerifierProcess {
         get throws { try WebhookSecret(parsing: String(contentsOfFile: secretFile, encoding: .utf8)) }
     }
 
-    /// A new directory for a verifier: dana with `pin`, a secret, and `server:` settings
-    /// plus `extraSettings` (more `server:` lines, each indented two spaces).
+    /// A new directory for a verifier: dana with `pin` (imported into its database), a
+    /// secret, and `server:` settings plus `extraSettings` (more `server:` lines, each
+    /// indented two spaces).
     static func prepare(pin: String, extraSettings: String = "") async throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-verifier-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,12 +30,27 @@ final class VerifierProcess {
         try """
             server:
               listen: 127.0.0.1:0
-              users_file: users
               state_dir: state
               secret_file: secret
 
             """.appending(extraSettings).write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
+        let imported = try await CLI.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", directory.appendingPathComponent("verifier.yaml").path])
+        guard imported.status == 0 else { throw CLIFailure(description: "verifier import: \(imported.stderr)") }
         return directory
+    }
+
+    /// The users in the database of the verifier in `directory`, as `verifier export` writes them.
+    static func exportedUsers(_ directory: URL) async throws -> String {
+        let file = directory.appendingPathComponent("exported-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let exported = try await CLI.run(["verifier", "export", "--users-file", file, "--config", directory.appendingPathComponent("verifier.yaml").path])
+        guard exported.status == 0 else { throw CLIFailure(description: "verifier export: \(exported.stderr)") }
+        return try String(contentsOfFile: file, encoding: .utf8)
+    }
+
+    /// A `kioskpad` command a test needed that did not succeed.
+    struct CLIFailure: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Starts the server on a prepared directory and waits for `verifier listening on ...`.
@@ -66,6 +83,13 @@ final class VerifierProcess {
     func health() async throws -> [String: Any] {
         let body = try await LoopbackHTTP.get(port: port, path: "/healthz").body
         return try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+    }
+
+    /// Kills it at once (SIGKILL), as a power cut would stop the process: nothing flushed,
+    /// no handler run.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// Stops it (SIGTERM) and returns its exit status.

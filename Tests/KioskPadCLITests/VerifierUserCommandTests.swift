@@ -67,7 +67,7 @@ struct VerifierUserCommandTests {
         let server = try await VerifierProcess(directory: directory)
         defer { server.stop() }
         #expect(try await CLI.run(["verifier", "user", "add", "carol", "--config", config, "--iterations", "1000"], stdin: "5820\n").status == 0)
-        let users = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        let users = try await VerifierProcess.exportedUsers(directory)
         let carol = try #require(users.split(separator: "\n").first { $0.hasPrefix("carol:") })
         let tag = try #require(carol.split(separator: ":").last { $0.hasPrefix("tag=") })
         #expect(LookupKey.isTag(tag.dropFirst(4)))
@@ -75,28 +75,28 @@ struct VerifierUserCommandTests {
         #expect(try await simulate(server, typing: "3691").contains("Access granted"))  // dana's line has no tag: still checked
         #expect(try await simulate(server, typing: "5821").contains("Access denied"))
         #expect(try await CLI.run(["verifier", "user", "set-pin", "carol", "--config", config, "--iterations", "1000"], stdin: "7146\n").status == 0)
-        let changed = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        let changed = try await VerifierProcess.exportedUsers(directory)
         #expect(!changed.contains(String(tag)) && changed.components(separatedBy: "tag=").count == 2)
         #expect(try await simulate(server, typing: "7146").contains("Access granted"))
         // A card and a duress PIN get tags of their own kind, and are found by them.
         #expect(try await CLI.run(["verifier", "user", "add-card", "carol", "--config", config, "--iterations", "1000"], stdin: "00065537\n").status == 0)
         #expect(try await CLI.run(["verifier", "user", "set-duress", "carol", "--config", config, "--iterations", "1000"], stdin: "9517\n").status == 0)
         let key = try LookupKey(text: String(contentsOf: keyFile, encoding: .utf8))
-        let file = try UsersFile.load(path: directory.appendingPathComponent("users").path)
+        let file = try UsersFile(parsing: try await VerifierProcess.exportedUsers(directory), source: "export")
         #expect(file.users.filter { $0.lookupTag != nil }.count == 3)
         #expect(file.match(SecretDigits(ascii: "00065537")!, kind: .card, lookup: key)?.name == "carol")
         #expect(file.match(SecretDigits(ascii: "9517")!, kind: .pin, lookup: key).map { "\($0.name) \($0.duress)" } == "carol true")
         #expect(try await simulate(server, typing: "9517").contains("Access granted"))
         let removed = try await CLI.run(["verifier", "user", "remove-card", "carol", "--config", config], stdin: "00065537\n")
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(try UsersFile.load(path: directory.appendingPathComponent("users").path).match(card: SecretDigits(ascii: "00065537")!) == nil)
+        #expect(try UsersFile(parsing: try await VerifierProcess.exportedUsers(directory), source: "export").match(card: SecretDigits(ascii: "00065537")!) == nil)
     }
 
     @Test func mistakesAreClearAndChangeNothing() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("verifier.yaml").path
-        let before = try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8)
+        let before = try await VerifierProcess.exportedUsers(directory)
         let twice = try await CLI.run(["verifier", "user", "add", "dana", "--config", config, "--iterations", "1000"], stdin: "1111\n")
         #expect(twice.status == 2 && twice.stderr.contains("user 'dana' is already in") && twice.stderr.contains("set-pin"))
         let badName = try await CLI.run(["verifier", "user", "add", "da na", "--config", config], stdin: "1111\n")
@@ -106,6 +106,6 @@ struct VerifierUserCommandTests {
         let nobody = try await CLI.run(["verifier", "user", "set-pin", "zoe", "--config", config, "--iterations", "1000"], stdin: "1111\n")
         #expect(nobody.status == 2 && nobody.stderr.contains("no user 'zoe' with a PIN"))
         #expect(try await CLI.run(["verifier", "user", "remove", "zoe", "--config", config]).status == 2)
-        #expect(try String(contentsOf: directory.appendingPathComponent("users"), encoding: .utf8) == before)
+        #expect(try await VerifierProcess.exportedUsers(directory) == before)
     }
 }

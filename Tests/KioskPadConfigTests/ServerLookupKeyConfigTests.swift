@@ -4,7 +4,7 @@ import VerifierEndpoint
 
 @Suite("Verifier server config: lookup key")
 struct ServerLookupKeyConfigTests {
-    let base = "server:\n  users_file: users\n  allow_unsigned: true\n"
+    let base = "server:\n  allow_unsigned: true\n"
 
     @Test func theKeyFileIsResolvedBesideTheConfig() throws {
         let settings = try ConfigLoader.parseServer(yaml: base + "  lookup_key_file: lookup.key\n", source: "v.yaml", baseDirectory: "/etc/kioskpad")

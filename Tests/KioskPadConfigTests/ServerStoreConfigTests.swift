@@ -2,9 +2,9 @@ import KioskPadConfig
 import Testing
 import VerifierEndpoint
 
-/// `server.store` and `server.postgres`: what a site with many doors writes, and the
+/// `server.store`, `server.sqlite` and `server.postgres`: what a site writes, and the
 /// mistakes it gets a clear error for.
-@Suite("Verifier config: store and postgres")
+@Suite("Verifier config: store, sqlite and postgres")
 struct ServerStoreConfigTests {
     let base = "server:\n  allow_unsigned: true\n"
 
@@ -29,8 +29,23 @@ struct ServerStoreConfigTests {
             tls: .verifyFull, caFile: "/etc/kioskpad/db-ca.pem", poolSize: 4, timeout: .milliseconds(800))
         #expect(settings.store == .postgres(expected))
         #expect(expected.displayURL == "postgres://kioskpad@db.example.net:5433/doors")
-        // No users file needed; the default store is still the file.
-        #expect(try ConfigLoader.parseServer(yaml: base + "  users_file: users\n", source: "v.yaml").store == .file)
+    }
+
+    @Test func sqliteIsTheDefaultInTheStateDirectory() throws {
+        let bare = try ConfigLoader.parseServer(yaml: base, source: "v.yaml")
+        #expect(bare.store == .sqlite(SQLiteSettings(path: "/var/lib/kioskpad-verifier/verifier.sqlite3", busyTimeout: .seconds(5))))
+        let moved = try ConfigLoader.parseServer(yaml: base + "  state_dir: state\n", source: "v.yaml", baseDirectory: "/etc/kioskpad")
+        #expect(moved.store == .sqlite(SQLiteSettings(path: "/etc/kioskpad/state/verifier.sqlite3")))
+        let named = try ConfigLoader.parseServer(
+            yaml: base + "  store: sqlite\n  sqlite:\n    path: db/doors.sqlite3\n    busy_timeout_ms: 250\n", source: "v.yaml", baseDirectory: "/srv")
+        #expect(named.store == .sqlite(SQLiteSettings(path: "/srv/db/doors.sqlite3", busyTimeout: .milliseconds(250))))
+    }
+
+    @Test func theRetiredFileStoreNamesTheImportCommand() {
+        #expect(problem("  users_file: users\n").contains(
+            "server.users_file: is no longer read: the verifier keeps its users in its database; bring them in once with `kioskpad verifier import --users-file ./users --config v.yaml`"))
+        #expect(problem("  store: file\n").contains("server.store: file is gone"))
+        #expect(problem("  store: file\n").contains("kioskpad verifier import --users-file FILE"))
     }
 
     @Test func plaintextToADatabaseOffThisMachineNeedsAllowPlaintext() throws {
@@ -41,11 +56,11 @@ struct ServerStoreConfigTests {
         #expect(settings.tls == .disable && settings.port == 5432)
         let loopback = try ConfigLoader.parseServer(
             yaml: base + "  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1/kioskpad\n    tls: disable\n", source: "v.yaml")
-        #expect(loopback.store != .file)
+        guard case .postgres = loopback.store else { Issue.record("not postgres"); return }
     }
 
     @Test func mistakesNameTheKeyAndWhatIsValid() {
-        #expect(problem("  store: mysql\n  users_file: u\n").contains("server.store: 'mysql' is not one of: file, postgres"))
+        #expect(problem("  store: mysql\n").contains("server.store: 'mysql' is not one of: sqlite, postgres"))
         #expect(problem("  store: postgres\n").contains("server.postgres: is required with store: postgres"))
         #expect(problem("  store: postgres\n  postgres:\n    tls: disable\n").contains("server.postgres.url: is required"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://kioskpad:hunter2@127.0.0.1/kioskpad\n")
@@ -56,9 +71,11 @@ struct ServerStoreConfigTests {
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k?sslmode=disable\n").contains("takes no ?options"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    tls: prefer\n")
             .contains("server.postgres.tls: 'prefer' is not one of: verify-full, disable"))
-        #expect(problem("  store: postgres\n  users_file: u\n  postgres:\n    url: postgres://a@127.0.0.1/k\n")
-            .contains("server.users_file: is not read with store: postgres"))
-        #expect(problem("  users_file: u\n  postgres:\n    url: postgres://a@127.0.0.1/k\n").contains("server.postgres: is only read with store: postgres"))
+        #expect(problem("  postgres:\n    url: postgres://a@127.0.0.1/k\n").contains("server.postgres: is only read with store: postgres"))
+        #expect(problem("  store: postgres\n  sqlite:\n    path: x\n  postgres:\n    url: postgres://a@127.0.0.1/k\n")
+            .contains("server.sqlite: is only read with store: sqlite"))
+        #expect(problem("  sqlite:\n    busy_timeout_ms: 5\n").contains("server.sqlite.busy_timeout_ms"))
+        #expect(problem("  sqlite:\n    file: x\n").contains("server.sqlite.file: unknown key"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    pool: 3\n").contains("server.postgres.pool: unknown key"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    pool: 3\n")
             .contains("Valid keys here: allow_plaintext, ca_file, password_credential, password_env, password_file, pool_size, timeout_ms, tls, url"))

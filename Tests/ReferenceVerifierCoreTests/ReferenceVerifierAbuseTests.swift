@@ -3,12 +3,12 @@ import KeypadCore
 import KeypadVerifier
 import ReferenceVerifierCore
 import Testing
+import VerifierTestSupport
 
 /// The reference verifier under hostile or heavy use: replays across a restart, floods of
-/// rejected requests, strict content types, many attempts at once, a broken code store.
+/// rejected requests, strict content types, many attempts at once, a database that is gone.
 @Suite("Reference verifier: replays, floods, concurrency")
 struct ReferenceVerifierAbuseTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-abuse-\(UUID())")
     let secret = WebhookSecret.generate()
     let clock = TestWallClock()
 
@@ -17,13 +17,15 @@ struct ReferenceVerifierAbuseTests {
         return try UsersFile(parsing: "alice:\(hash)\n", source: "users")
     }
 
-    func make(
-        replays: ReplayLog? = nil, audit: AuditLog? = nil, codes: OneTimeCodeStore? = nil,
-        lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true
-    ) throws -> ReferenceVerifier {
+    /// A new SQLite store with alice (PIN 2580).
+    func store() async throws -> StoreUnderTest {
+        try await StoreUnderTest.make(.sqlite, users: try users())
+    }
+
+    func make(_ store: StoreUnderTest, lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true) -> ReferenceVerifier {
         ReferenceVerifier(
             settings: .init(secret: signed ? secret : nil, lockout: lockout, rejectionLimit: 20, rejectionInterval: 10),
-            users: try users(), codes: codes, audit: audit, replays: replays, clock: clock.read)
+            store: store.store, clock: clock.read)
     }
 
     func request(_ value: String, kind: String = "pin", id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, source: String = "10.0.0.7") -> ReferenceVerifier.Incoming {
@@ -39,49 +41,44 @@ struct ReferenceVerifierAbuseTests {
         reply.answerText
     }
 
-    func auditRecords(_ path: String) throws -> [[String: String]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: String]
-        }
-    }
-
     @Test func aReplayIsRefusedAfterARestartToo() async throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("replay").path
+        let first = try await store()
         let wrong = request("0000", id: "captured-1")
-        let first = try make(replays: try ReplayLog(path: path, now: clock.now), lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
-        #expect(await first.handle(wrong).answerText != nil)
+        // Denials count across the restart (the lockout is in the database): 3 lock.
+        let policy = LockoutPolicy(maxFailures: 3, lockout: .seconds(60))
+        #expect(await make(first, lockout: policy).handle(wrong).answerText != nil)
+        await first.close()
         // The verifier restarts; the captured request comes again within the 5-minute window.
         clock.advance(60)
-        let restarted = try make(replays: try ReplayLog(path: path, now: clock.now), lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
+        let second = try await first.reopened()
+        defer { Task { await second.destroy() } }
+        let restarted = make(second, lockout: policy)
         #expect(await restarted.handle(wrong).refusal == .replayed)
-        // ... so it did not count toward the lockout: one more wrong PIN is not yet a lockout.
+        // ... so it did not count toward the lockout: one more wrong PIN is the second
+        // denial, not yet a lockout (had the replay counted, it would be the third).
         #expect(decision(await restarted.handle(request("0000"))) == "denied")
         #expect(decision(await restarted.handle(request("2580"))) == "granted")
     }
 
-    @Test func theReplayFileIsBoundedByTheWindow() throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("replay").path
-        let log = try ReplayLog(path: path, window: 600, now: clock.now)
+    @Test func theReplayCacheIsBoundedByTheWindow() async throws {
+        let store = try await store()
+        defer { Task { await store.destroy() } }
         for n in 0..<3_000 {
-            #expect(try log.insert("id-\(n)", now: clock.now))
+            #expect(try await store.store.claimRequestID("id-\(n)", now: clock.now))
             clock.advance(1) // one request a second for 50 minutes
         }
-        #expect(try !log.insert("id-2999", now: clock.now))
-        #expect(log.count <= 601)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count
-        #expect(lines <= 2 * 601 + 1_000, "the file is compacted: \(lines) lines")
-        let reloaded = try ReplayLog(path: path, window: 600, now: clock.now)
-        #expect(reloaded.count <= 601)
-        #expect(try !reloaded.insert("id-2990", now: clock.now)) // recent: still refused
-        #expect(try reloaded.insert("id-10", now: clock.now)) // 49 minutes old: forgotten
+        #expect(try await !store.store.claimRequestID("id-2999", now: clock.now))  // recent: still refused
+        #expect(try await !store.store.claimRequestID("id-2500", now: clock.now))  // 8 minutes old: still refused
+        #expect(try await store.store.claimRequestID("id-10", now: clock.now))  // 49 minutes old: forgotten
+        // Expired ids are deleted now and then (1 claim in 64): far fewer rows than claims.
+        let rows = try await store.count("kioskpad_replay")
+        #expect(rows < 1_500, "\(rows) rows for 3,000 claims over 50 minutes with a 10-minute window")
     }
 
-    @Test func aFloodOfUnsignedRequestsIsCountedNotFsyncedOneByOne() async throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let auditPath = directory.appendingPathComponent("audit.jsonl").path
-        let reference = try make(audit: try AuditLog(path: auditPath))
+    @Test func aFloodOfUnsignedRequestsIsCountedNotWrittenOneByOne() async throws {
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let reference = make(store)
         var outcomes: [String: Int] = [:]
         for _ in 0..<500 {
             outcomes[await reference.handle(request("1111", sign: false, source: "203.0.113.9")).outcomeName, default: 0] += 1
@@ -90,11 +87,11 @@ struct ReferenceVerifierAbuseTests {
         // Another source is not affected, and signed requests from it still work.
         #expect(await reference.handle(request("1111", sign: false, source: "10.0.0.8")).refusal == .unauthenticated)
         #expect(decision(await reference.handle(request("2580", source: "10.0.0.8"))) == "granted")
-        #expect(try auditRecords(auditPath).filter { $0["source"] == "203.0.113.9" }.count == 1)
+        #expect(try await store.auditRecords().filter { $0["source"] == "203.0.113.9" }.count == 1)
         // When the interval ends, one aggregated record says what happened.
         clock.advance(11)
         _ = await reference.handle(request("2580", source: "10.0.0.8"))
-        let summary = try #require(try auditRecords(auditPath).first { $0["source"] == "203.0.113.9" && $0["count"] != nil })
+        let summary = try #require(try await store.auditRecords().first { $0["source"] == "203.0.113.9" && $0["count"] != nil })
         #expect(summary["count"] == "20")
         #expect(summary["throttled"] == "480")
         #expect(summary["refusals"] == "unauthenticated:20")
@@ -106,7 +103,9 @@ struct ReferenceVerifierAbuseTests {
         ("application/jsonEVIL", false), ("application/json-seq", false), ("text/json", false), ("", false),
     ])
     func onlyTheJSONMediaTypeIsAccepted(contentType: String, accepted: Bool) async throws {
-        let reference = try make()
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let reference = make(store)
         var incoming = request("2580")
         incoming.contentType = contentType
         let decision = await reference.handle(incoming)
@@ -114,7 +113,9 @@ struct ReferenceVerifierAbuseTests {
     }
 
     @Test func concurrentAttemptsFromOneTerminalKeepTheLockoutExact() async throws {
-        let reference = try make(lockout: LockoutPolicy(maxFailures: 5, lockout: .seconds(60)))
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let reference = make(store, lockout: LockoutPolicy(maxFailures: 5, lockout: .seconds(60)))
         let replies = await withTaskGroup(of: String.self) { group in
             for _ in 0..<30 {
                 group.addTask { "\(await reference.handle(request("0000")))" }
@@ -127,9 +128,12 @@ struct ReferenceVerifierAbuseTests {
         #expect(replies.filter { $0.contains("Locked out") }.count == 25, "exactly max_failures denials are checked, the rest are locked out")
     }
 
-    @Test func aBrokenCodeStoreIsUnavailableNotADenial() async throws {
-        let store = OneTimeCodeStore(path: "/nonexistent-kioskpad-dir/codes")
-        let reference = try make(codes: store)
+    @Test func aClosedDatabaseIsUnavailableNotADenial() async throws {
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let reference = make(store)
+        await store.close()
         #expect(await reference.handle(request("12345678", kind: "code")) == .unavailable)
+        #expect(await reference.handle(request("2580")) == .unavailable)
     }
 }

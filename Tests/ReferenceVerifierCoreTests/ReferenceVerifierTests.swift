@@ -5,6 +5,7 @@ import KeypadVerifier
 import ReferenceVerifierCore
 import Synchronization
 import Testing
+import VerifierTestSupport
 
 /// A settable wall clock for the reference verifier.
 final class TestWallClock: Sendable {
@@ -14,23 +15,25 @@ final class TestWallClock: Sendable {
     var read: @Sendable () -> Date { { [self] in now } }
 }
 
-@Suite("Reference verifier decisions")
+/// The decisions over each real store, with the same assertions: a new SQLite file, and a
+/// PostgreSQL started for the test.
+@Suite("Reference verifier decisions, on SQLite and PostgreSQL")
 struct ReferenceVerifierTests {
     static let totpSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-ref-\(UUID())")
     let secret = WebhookSecret.generate()
     let clock = TestWallClock()
 
-    func verifier(lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true, moreUsers: String = "") throws -> (ReferenceVerifier, OneTimeCodeStore, String) {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// alice (PIN 2580, a TOTP secret) and `moreUsers` in a new store of `kind`.
+    func store(_ kind: StoreUnderTest.Kind, moreUsers: String = "") async throws -> StoreUnderTest {
         let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
         let users = try UsersFile(parsing: "alice:\(alice):totp=\(ReferenceVerifierTests.totpSecret)\n" + moreUsers, source: "users")
-        let codes = OneTimeCodeStore(path: directory.appendingPathComponent("codes").path, clock: clock.read)
-        let auditPath = directory.appendingPathComponent("audit.jsonl").path
-        let reference = ReferenceVerifier(
+        return try await StoreUnderTest.make(kind, users: users)
+    }
+
+    func verifier(_ store: StoreUnderTest, lockout: LockoutPolicy = LockoutPolicy(), signed: Bool = true) -> ReferenceVerifier {
+        ReferenceVerifier(
             settings: ReferenceVerifier.Settings(secret: signed ? secret : nil, unlockSeconds: 4, lockout: lockout),
-            users: users, codes: codes, audit: try AuditLog(path: auditPath), clock: clock.read)
-        return (reference, codes, auditPath)
+            store: store.store, clock: clock.read)
     }
 
     func request(_ kind: String, _ value: String, id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, timestamp: Date? = nil) -> ReferenceVerifier.Incoming {
@@ -46,22 +49,31 @@ struct ReferenceVerifierTests {
         reply.answerText
     }
 
-    @Test func pinsAreGrantedOrDenied() async throws {
-        let (reference, _, _) = try verifier()
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func pinsAreGrantedOrDenied(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
         #expect(await reference.handle(request("pin", "2580")) == .granted(unlockSeconds: 4, user: "alice"))  // the grant names its user
         #expect(decision(await reference.handle(request("pin", "2581"))) == "denied")
     }
 
-    @Test func cardsMatchOnlyCardLinesAndPINsOnlyPINLines() async throws {
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func cardsMatchOnlyCardLinesAndPINsOnlyPINLines(_ kind: StoreUnderTest.Kind) async throws {
         let card = try PINHash.make(pin: SecretDigits(ascii: "00065537")!, iterations: 1_000)
-        let (reference, _, _) = try verifier(moreUsers: "alice:\(card):card\n")
+        let store = try await store(kind, moreUsers: "alice:\(card):card\n")
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
         #expect(await reference.handle(request("card", "00065537")) == .granted(unlockSeconds: 4, user: "alice"))
         #expect(decision(await reference.handle(request("card", "2580"))) == "denied")  // her PIN, sent as a card
         #expect(decision(await reference.handle(request("pin", "00065537"))) == "denied")  // her card, typed as a PIN
     }
 
-    @Test func signaturesAreRequiredFreshAndSingleUse() async throws {
-        let (reference, _, _) = try verifier()
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func signaturesAreRequiredFreshAndSingleUse(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
         #expect(await reference.handle(request("pin", "2580", sign: false)).refusal == .unauthenticated)
         var tampered = request("pin", "2580")
         tampered.body = Array(String(decoding: tampered.body, as: UTF8.self).replacingOccurrences(of: "2580", with: "2581").utf8)
@@ -73,7 +85,9 @@ struct ReferenceVerifierTests {
     }
 
     @Test func malformedRequestsGet400() async throws {
-        let (reference, _, _) = try verifier(signed: false)
+        let store = try await store(.sqlite)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store, signed: false)
         var wrongType = request("pin", "2580", sign: false)
         wrongType.contentType = "text/plain"
         #expect(await reference.handle(wrongType).refusal == .malformed)
@@ -85,8 +99,11 @@ struct ReferenceVerifierTests {
         #expect(await reference.handle(huge).refusal == .malformed)
     }
 
-    @Test func totpCodesWorkInTheirWindowAndOnlyOnce() async throws {
-        let (reference, _, _) = try verifier()
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func totpCodesWorkInTheirWindowAndOnlyOnce(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
         let totp = TOTP(secret: TOTP.base32Decode(ReferenceVerifierTests.totpSecret)!)
         let seconds = Int(clock.now.timeIntervalSince1970)
         let current = totp.code(step: totp.step(at: seconds))
@@ -98,20 +115,47 @@ struct ReferenceVerifierTests {
         #expect(decision(await reference.handle(request("pin", totp.code(step: totp.step(at: seconds) + 1)))) == "denied")
     }
 
-    @Test func oneTimeCodesWorkOnceAndExpire() async throws {
-        let (reference, codes, _) = try verifier()
-        let code = try codes.issue(user: "alice", ttl: 600, length: 8).withASCIIBytes { String(decoding: $0, as: UTF8.self) }
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func oneTimeCodesWorkOnceAndExpire(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
+        let code = try await store.issueCode(user: "alice", ttl: 600, now: clock.now)
         #expect(code.count == 8)
-        #expect(!(try String(contentsOfFile: codes.path, encoding: .utf8)).contains(code))
         #expect(decision(await reference.handle(request("code", code))) == "granted")
         #expect(decision(await reference.handle(request("code", code))) == "denied")
-        let late = try codes.issue(user: "alice", ttl: 60, length: 8).withASCIIBytes { String(decoding: $0, as: UTF8.self) }
+        let late = try await store.issueCode(user: "alice", ttl: 60, now: clock.now)
         clock.advance(61)
         #expect(decision(await reference.handle(request("code", late))) == "denied")
+        // A code whose user was removed since it was issued opens nothing, and is used up.
+        let orphan = try await store.issueCode(user: "alice", ttl: 600, now: clock.now)
+        _ = try await store.administration.remove(name: "alice")
+        #expect(decision(await reference.handle(request("code", orphan))) == "denied")
+        #expect(try await store.store.liveCodes(now: clock.now).isEmpty)
     }
 
-    @Test func eachTerminalIsLockedOutOnItsOwn() async throws {
-        let (reference, _, _) = try verifier(lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func fortyRedemptionsOfOneCodeAtOnceGrantItOnce(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
+        let code = try await store.issueCode(user: "alice", ttl: 600, now: clock.now)
+        let requests = (0..<40).map { request("code", code, terminal: "door-\($0)") }
+        let grants = await withTaskGroup(of: Bool.self) { group in
+            for incoming in requests { group.addTask { await reference.handle(incoming).answerText == "granted" } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(grants == 1)
+        let audited = try await store.auditRecords().filter { $0["kind"] == "code" }
+        #expect(audited.count == 40)
+        #expect(audited.filter { $0["decision"] == "granted" }.count == 1)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func eachTerminalIsLockedOutOnItsOwn(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store, lockout: LockoutPolicy(maxFailures: 2, lockout: .seconds(60)))
         _ = await reference.handle(request("pin", "0000", terminal: "door-1"))
         _ = await reference.handle(request("pin", "0000", terminal: "door-1"))
         let locked = await reference.handle(request("pin", "2580", terminal: "door-1"))
@@ -121,18 +165,61 @@ struct ReferenceVerifierTests {
         #expect(decision(await reference.handle(request("pin", "2580", terminal: "door-1"))) == "granted")
     }
 
-    @Test func theAuditLogRecordsDecisionsButNeverValues() async throws {
-        let (reference, _, auditPath) = try verifier()
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func lockoutsAndUsedTOTPStepsSurviveARestartUntilCleared(_ kind: StoreUnderTest.Kind) async throws {
+        let first = try await store(kind)
+        let policy = LockoutPolicy(maxFailures: 2, lockout: .seconds(60))
+        let totp = TOTP(secret: TOTP.base32Decode(ReferenceVerifierTests.totpSecret)!)
+        let current = totp.code(step: totp.step(at: Int(clock.now.timeIntervalSince1970)))
+        do {
+            let reference = verifier(first, lockout: policy)
+            #expect(decision(await reference.handle(request("code", current, terminal: "door-2"))) == "granted")
+            _ = await reference.handle(request("pin", "0000"))
+            _ = await reference.handle(request("pin", "0000"))
+        }
+        await first.close()
+        // The verifier restarts: new connections, new ReferenceVerifier, the same database.
+        let second = try await first.reopened()
+        defer { Task { await second.destroy() } }
+        let restarted = verifier(second, lockout: policy)
+        #expect(await restarted.handle(request("pin", "2580")) == .denied("Locked out"))
+        #expect(decision(await restarted.handle(request("code", current, terminal: "door-2"))) == "denied")
+        let listed = try await second.administration.lockouts(policy: policy)
+        #expect(listed.map(\.terminal) == ["door-1", "door-2"])
+        #expect(listed.first?.tracker.isLocked(at: .seconds(clock.now.timeIntervalSince1970)) == true)
+        #expect(try await second.administration.clearLockout(terminal: "door-1"))
+        #expect(try await !second.administration.clearLockout(terminal: "door-9"))
+        #expect(decision(await restarted.handle(request("pin", "2580"))) == "granted")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func theAuditRecordsDecisionsButNeverValues(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
         _ = await reference.handle(request("pin", "2580"))
         _ = await reference.handle(request("pin", "7391"))
         _ = await reference.handle(request("pin", "7391", sign: false))
-        let lines = try String(contentsOfFile: auditPath, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 3)
-        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: String] }
+        let records = try await store.auditRecords()
         #expect(records.map { $0["decision"] } == ["granted", "denied", "rejected"])
         #expect(records[0]["user"] == "alice")
         #expect(records[2]["refusal"] == "unauthenticated")
-        let text = redactingMeasuredValues(lines.joined()) // ids and timings may hold any digits
+        let text = redactingMeasuredValues(try await store.administration.auditRecords(last: 10).joined()) // ids and timings may hold any digits
         #expect(!text.contains("2580") && !text.contains("7391"))
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func anAttemptWhoseAuditCannotBeWrittenIsUnavailableNotAGrant(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let reference = verifier(store)
+        // The audit table refuses every row from now on; nothing else changes.
+        try await store.breakAuditTable()
+        #expect(await reference.handle(request("pin", "2580")) == .unavailable)
+        let code = try await store.issueCode(user: "alice", ttl: 600, now: clock.now)
+        #expect(await reference.handle(request("code", code)) == .unavailable)
+        // The code's use was rolled back with the audit record: it still opens once the audit works.
+        try await store.repairAuditTable()
+        #expect(decision(await reference.handle(request("code", code))) == "granted")
     }
 }

@@ -1,0 +1,177 @@
+import Foundation
+import KeypadCore
+import KeypadTestSupport
+import KeypadVerifier
+import Logging
+import ReferenceVerifierCore
+import ReferenceVerifierPostgres
+import ReferenceVerifierSQLite
+import Synchronization
+
+/// A verifier store made for one test, with its schema: a new SQLite file in a temporary
+/// directory, or a real PostgreSQL started for the test (initdb, a loopback port). The same
+/// assertions run against both (`@Test(arguments: StoreKind.allCases)`).
+public final class StoreUnderTest: Sendable {
+    /// Which store.
+    public enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case sqlite, postgres
+        public var description: String { rawValue }
+    }
+
+    public let kind: Kind
+    public let store: any VerifierStore
+    public let administration: any VerifierAdministration
+    /// The SQLite file (nil for PostgreSQL).
+    public let sqlitePath: String?
+    private let directory: URL
+    private let postgres: PostgresTestServer?
+    private let closing: @Sendable () async -> Void
+
+    /// Stores that stay open until the process ends (``ReferenceVerifier/overNewStore(settings:users:)``).
+    static let keptOpen = Mutex<[StoreUnderTest]>([])
+
+    /// A new empty store of `kind` holding `users`.
+    public static func make(_ kind: Kind, users: UsersFile = UsersFile(users: [])) async throws -> StoreUnderTest {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-store-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = kind == .postgres ? try await onOwnThread { try PostgresTestServer() } : nil
+        let made = try await open(kind, directory: directory, postgres: server)
+        if !users.users.isEmpty { _ = try await made.administration.importRecords { try UsersImport.plan(users, existing: $0) } }
+        return made
+    }
+
+    /// The same database opened again with new connections, as after a restart (close this one first).
+    public func reopened() async throws -> StoreUnderTest {
+        try await StoreUnderTest.open(kind, directory: directory, postgres: postgres)
+    }
+
+    private static func open(_ kind: Kind, directory: URL, postgres: PostgresTestServer?) async throws -> StoreUnderTest {
+        var logger = Logger(label: "store-under-test")
+        logger.logLevel = .error
+        switch kind {
+        case .sqlite:
+            let path = directory.appendingPathComponent("verifier.sqlite3").path
+            let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
+            try await SQLiteMigrations.apply(on: database)
+            return StoreUnderTest(
+                kind: kind, store: SQLiteVerifierStore(database: database, instance: "test"), administration: SQLiteUserDirectory(database: database),
+                sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
+        case .postgres:
+            guard let postgres else { preconditionFailure("a PostgreSQL store needs its server") }
+            let password = try String(contentsOfFile: postgres.passwordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            let database = PostgresVerifierDatabase(
+                host: "127.0.0.1", port: postgres.port, user: postgres.user, database: postgres.database, password: password, tls: nil,
+                poolSize: 8, timeout: .seconds(10), logger: logger)
+            let pool = Task { await database.run() }
+            try await PostgresMigrations.apply(on: database)
+            return StoreUnderTest(
+                kind: kind, store: PostgresVerifierStore(database: database, instance: "test"),
+                administration: PostgresUserDirectory(database: database, location: postgres.url), sqlitePath: nil, directory: directory,
+                postgres: postgres, closing: { pool.cancel() })
+        }
+    }
+
+    private init(
+        kind: Kind, store: any VerifierStore, administration: any VerifierAdministration, sqlitePath: String?, directory: URL,
+        postgres: PostgresTestServer?, closing: @escaping @Sendable () async -> Void
+    ) {
+        self.kind = kind
+        self.store = store
+        self.administration = administration
+        self.sqlitePath = sqlitePath
+        self.directory = directory
+        self.postgres = postgres
+        self.closing = closing
+    }
+
+    /// Issues a one-time code for `user`, valid until `now + ttl`; returns the code (its only copy).
+    public func issueCode(user: String, ttl: TimeInterval, now: Date, length: Int = 8) async throws -> String {
+        let code = OneTimeCode.make(length: length)
+        try await administration.issueCode(user: user, hash: try PINHash.make(pin: code, iterations: 1_000), expires: now.addingTimeInterval(ttl))
+        return code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Every audit record (up to 100,000), oldest first, as string fields.
+    public func auditRecords() async throws -> [[String: String]] {
+        try await administration.auditRecords(last: 100_000).map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] ?? [:]
+        }
+    }
+
+    /// From now on every audit row is refused (a trigger), as when the audit cannot be written.
+    public func breakAuditTable() async throws {
+        try await execute(
+            sqlite: "CREATE TRIGGER kp_test_audit_broken BEFORE INSERT ON kioskpad_audit BEGIN SELECT RAISE(ABORT, 'audit broken by the test'); END",
+            postgres: """
+                CREATE FUNCTION kp_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit broken by the test'; END $$;
+                CREATE TRIGGER kp_test_audit_broken BEFORE INSERT ON kioskpad_audit FOR EACH ROW EXECUTE FUNCTION kp_test_refuse();
+                """)
+    }
+
+    /// Undoes ``breakAuditTable()``.
+    public func repairAuditTable() async throws {
+        try await execute(sqlite: "DROP TRIGGER kp_test_audit_broken", postgres: "DROP TRIGGER kp_test_audit_broken ON kioskpad_audit;")
+    }
+
+    /// How many rows `table` has.
+    public func count(_ table: String) async throws -> Int {
+        if let postgres {
+            let server = postgres
+            return Int(try await onOwnThread { try server.sql("SELECT count(*) FROM \(table)") }.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let database = (store as! SQLiteVerifierStore).database
+        return try await database.read { Int(try await $0.execute("SELECT count(*) FROM \(table)").first?.columns.first?.data.integer ?? -1) }
+    }
+
+    /// Runs a statement of the test's own on the database, as its owner.
+    private func execute(sqlite: String, postgres statement: String) async throws {
+        if let postgres {
+            let server = postgres
+            _ = try await onOwnThread { try server.sql(statement) }
+        } else if let database = (store as? SQLiteVerifierStore)?.database {
+            _ = try await database.write { try await $0.execute(sqlite) }
+        }
+    }
+
+    /// Closes the connections (the database stays, for ``reopened()``).
+    public func close() async {
+        await closing()
+    }
+
+    /// Closes and removes everything, the PostgreSQL server included.
+    public func destroy() async {
+        await closing()
+        postgres?.destroy()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension ReferenceVerifier {
+    /// A reference verifier over a new SQLite store holding `users` (a file in the temporary
+    /// directory, for tests of what sits above the store: HTTP, signatures, limits). The
+    /// store stays open until the test process ends (sqlite-nio wants every connection
+    /// closed before it goes, and these tests do not close theirs).
+    public static func overNewStore(settings: Settings, users: UsersFile) async throws -> ReferenceVerifier {
+        let store = try await StoreUnderTest.make(.sqlite, users: users)
+        StoreUnderTest.keptOpen.withLock { $0.append(store) }
+        return ReferenceVerifier(settings: settings, store: store.store)
+    }
+}
+
+/// The audit records in a verifier's SQLite file (a running server's too: WAL lets a reader in).
+public enum SQLiteAuditReader {
+    /// Every record (up to 100,000), oldest first, as JSON text.
+    public static func records(path: String) async throws -> [String] {
+        var logger = Logger(label: "audit-reader")
+        logger.logLevel = .error
+        let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), readers: 1, logger: logger)
+        do {
+            let records = try await SQLiteUserDirectory(database: database).auditRecords(last: 100_000)
+            await database.close()
+            return records
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+}
