@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
         .library(name: "ReferenceVerifierCore", targets: ["ReferenceVerifierCore"]),
         .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
+        // For Benchmarks/: the store's share of `verifier user add`.
+        .library(name: "ReferenceVerifierSQLite", targets: ["ReferenceVerifierSQLite"]),
         // For Benchmarks/: the scanner, the LCD driver, and the mock key matrix they run on.
         .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),

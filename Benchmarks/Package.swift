@@ -38,7 +38,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "VerifierClient",
-            dependencies: benchmarkDependencies,
+            dependencies: benchmarkDependencies + [.product(name: "ReferenceVerifierSQLite", package: "KioskPad")],
             path: "Benchmarks/VerifierClient",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
@@ -57,7 +57,10 @@ let package = Package(
         // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.
         .executableTarget(
             name: "VerifierThroughput",
-            dependencies: benchmarkDependencies + [.product(name: "KeypadTestSupport", package: "KioskPad")],
+            dependencies: benchmarkDependencies + [
+                .product(name: "KeypadTestSupport", package: "KioskPad"),
+                .product(name: "ReferenceVerifierSQLite", package: "KioskPad"),
+            ],
             path: "Benchmarks/VerifierThroughput",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

@@ -1,8 +1,8 @@
 import KeypadCore
 
-/// Where `kioskpad verifier user` changes the reference verifier's users: its users file
-/// (``UsersFileEditor``) or its database. A change that cannot be made (no such user, a
-/// user added twice) throws ``UsersFileEditor/EditError``, naming the user.
+/// Where `kioskpad verifier user` changes the reference verifier's users: its database
+/// (SQLite or PostgreSQL). A change that cannot be made (no such user, a user added twice)
+/// throws ``UserEditError``, naming the user.
 public protocol UserDirectory: Sendable {
     /// Where the users are, for messages: a file's path or the database's URL.
     var location: String { get }
@@ -23,10 +23,31 @@ public protocol UserDirectory: Sendable {
     /// Gives `name` a TOTP secret, replacing an earlier one.
     func setTOTP(name: String, secret: [UInt8]) async throws
     /// Every user and what they have; no hashes or secrets.
-    func list() async throws -> [UsersFileEditor.Summary]
+    func list() async throws -> [UserSummary]
 }
 
-extension UsersFileEditor: UserDirectory {
-    public var location: String { path }
-    public var configKey: String { "server.users_file" }
+/// One user as `user list` shows it; never a hash or a secret.
+public struct UserSummary: Equatable, Sendable {
+    public let name: String
+    public let hasPIN: Bool
+    public let hasTOTP: Bool
+    public let hasDuressPIN: Bool
+    public let cards: Int
+
+    public init(name: String, hasPIN: Bool, hasTOTP: Bool, hasDuressPIN: Bool, cards: Int) {
+        self.name = name
+        self.hasPIN = hasPIN
+        self.hasTOTP = hasTOTP
+        self.hasDuressPIN = hasDuressPIN
+        self.cards = cards
+    }
+}
+
+/// A change to the users that cannot be made, naming the user and where the users are.
+public struct UserEditError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

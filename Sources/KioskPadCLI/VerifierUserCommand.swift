@@ -182,7 +182,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
     static func applying<T>(_ opened: OpenedVerifierStore, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as UsersFileEditor.EditError {
+        } catch let error as UserEditError {
             throw UsageError(description: error.description)
         } catch let error as KeyedError {
             throw error

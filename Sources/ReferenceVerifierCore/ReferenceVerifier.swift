@@ -97,6 +97,8 @@ public actor ReferenceVerifier {
         guard request.body.count <= settings.maxBodyBytes else {
             return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
+        // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
+        var requestID: String?
         if let secret = settings.secret {
             if let failure = WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
@@ -108,13 +110,7 @@ public actor ReferenceVerifier {
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
                 return await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
             }
-            do {
-                guard try await store.claimRequestID(id, now: now) else {
-                    return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
-                }
-            } catch {
-                return await unavailable("replay cache: \(error)")
-            }
+            requestID = id
         }
         let decoded: VerificationRequestBody.Decoded
         do {
@@ -135,7 +131,9 @@ public actor ReferenceVerifier {
             let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
             let candidate = lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey)
             let time = timestamp(clock())
-            outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { tracker, transaction in
+            outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
+                // One commit per attempt: the replay cache's row is written with the rest.
+                if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
                 let outcome: Outcome
                 if lockedOnArrival || tracker.isLocked(at: moment) {
                     outcome = .locked
@@ -151,6 +149,8 @@ public actor ReferenceVerifier {
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
                 return outcome
             }
+        } catch is Replayed {
+            return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
         } catch {
             try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
             return .unavailable
@@ -165,6 +165,9 @@ public actor ReferenceVerifier {
             return .denied()
         }
     }
+
+    /// A request whose webhook-id was seen within the replay window: nothing it did is kept.
+    private struct Replayed: Error {}
 
     /// What one attempt came to, inside its terminal's lockout.
     private enum Outcome: Sendable {
@@ -292,11 +295,6 @@ public actor ReferenceVerifier {
                 ("throttled", String(summary.limited)), ("refusals", refusals),
             ])
         }
-    }
-
-    private func unavailable(_ reason: String) async -> VerifierDecision {
-        try? await store.audit([("time", timestamp(clock())), ("decision", "error"), ("reason", reason)])
-        return .unavailable
     }
 
     private func timestamp(_ date: Date) -> String {

@@ -8,13 +8,10 @@ import KeypadVerifier
 ///
 /// An attempt is decided in two parts. The slow part, the PIN hashes, reads only
 /// (``users(lookupTag:keyID:)``, ``totpUsers()``, ``liveCodes(now:)``) and holds no lock.
-/// Then ``commitAttempt(terminal:policy:_:)`` makes what the attempt changes (lockout, code
-/// use, TOTP step) and its audit record one transaction, committed before the answer is
-/// sent. Any error a store throws makes the attempt `unavailable` (503), never a grant.
+/// Then ``commitAttempt(terminal:policy:_:)`` makes what the attempt changes (its request's
+/// id in the replay cache, lockout, code use, TOTP step) and its audit record one
+/// transaction, committed before the answer is sent. Any error a store throws makes the attempt `unavailable` (503), never a grant.
 public protocol VerifierStore: Sendable {
-    /// Records a signed request's `webhook-id` seen at `now`; false when it was already seen
-    /// within the replay window (a replay).
-    func claimRequestID(_ id: String, now: Date) async throws -> Bool
     /// The enabled user lines an attempt is checked against. With `lookupTag` (a lookup key
     /// is in use) a store may leave out lines tagged with another tag of the same key; nil:
     /// every line.
@@ -41,6 +38,9 @@ public protocol VerifierStore: Sendable {
 /// What one attempt changes, inside its ``VerifierStore/commitAttempt(terminal:policy:_:)``
 /// transaction.
 public protocol AttemptTransaction: Sendable {
+    /// Records a signed request's `webhook-id` seen at `now`; false when it was already seen
+    /// within the replay window (a replay).
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool
     /// Records that `user` used TOTP step `step`; false when that step or a later one was used.
     func claimTOTPStep(user: String, step: Int) async throws -> Bool
     /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.

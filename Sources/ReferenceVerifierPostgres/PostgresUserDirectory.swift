@@ -18,8 +18,6 @@ public struct PostgresUserDirectory: VerifierAdministration {
         self.location = location
     }
 
-    private typealias EditError = UsersFileEditor.EditError
-
     public func add(name: String, hash: PINHash, tag: String?) async throws {
         let inserted = try await rowsChanged("""
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
@@ -27,13 +25,13 @@ public struct PostgresUserDirectory: VerifierAdministration {
             ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
             """)
         guard inserted > 0 else {
-            throw EditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
+            throw UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
         }
     }
 
     public func remove(name: String) async throws -> Int {
         let removed = try await rowsChanged("DELETE FROM kioskpad_users WHERE name = \(name) RETURNING 1")
-        guard removed > 0 else { throw EditError(description: "no user '\(name)' in \(location)") }
+        guard removed > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
         return removed
     }
 
@@ -51,7 +49,7 @@ public struct PostgresUserDirectory: VerifierAdministration {
         try await database.transaction { connection in
             let rows = try await connection.query(
                 "SELECT 1 FROM kioskpad_users WHERE name = \(name) AND kind = 'pin' FOR UPDATE", logger: logger)
-            guard try await rows.count() > 0 else { throw EditError(description: "no user '\(name)' in \(location)") }
+            guard try await rows.count() > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
             try await connection.query("DELETE FROM kioskpad_users WHERE name = \(name) AND kind = 'duress'", logger: logger)
             try await connection.query("""
                 INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
@@ -79,7 +77,7 @@ public struct PostgresUserDirectory: VerifierAdministration {
             return cards
         }
         let ids = cards.filter { (try? PINHash(parsing: $0.hash))?.matches(value) == true }.map(\.id)
-        guard !ids.isEmpty else { throw EditError(description: "user '\(name)' has no card with that number in \(location)") }
+        guard !ids.isEmpty else { throw UserEditError(description: "user '\(name)' has no card with that number in \(location)") }
         _ = try await rowsChanged("DELETE FROM kioskpad_users WHERE id = ANY(\(ids)) RETURNING 1")
     }
 
@@ -91,17 +89,17 @@ public struct PostgresUserDirectory: VerifierAdministration {
         guard changed > 0 else { throw noPIN(name) }
     }
 
-    public func list() async throws -> [UsersFileEditor.Summary] {
+    public func list() async throws -> [UserSummary] {
         let logger = database.logger
         return try await database.use { connection in
-            var summaries: [UsersFileEditor.Summary] = []
+            var summaries: [UserSummary] = []
             let rows = try await connection.query("""
                 SELECT name, bool_or(kind = 'pin'), bool_or(totp_secret IS NOT NULL), bool_or(kind = 'duress'),
                        count(*) FILTER (WHERE kind = 'card')
                 FROM kioskpad_users GROUP BY name ORDER BY min(id)
                 """, logger: logger)
             for try await (name, pin, totp, duress, cards) in rows.decode((String, Bool, Bool, Bool, Int).self) {
-                summaries.append(UsersFileEditor.Summary(name: name, hasPIN: pin, hasTOTP: totp, hasDuressPIN: duress, cards: cards))
+                summaries.append(UserSummary(name: name, hasPIN: pin, hasTOTP: totp, hasDuressPIN: duress, cards: cards))
             }
             return summaries
         }
@@ -116,7 +114,7 @@ public struct PostgresUserDirectory: VerifierAdministration {
             SELECT \(user), \(hash.description), \(seconds) WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(user) AND enabled)
             RETURNING 1
             """)
-        guard inserted > 0 else { throw EditError(description: "--user '\(user)' is not a user in \(location)") }
+        guard inserted > 0 else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
     }
 
     public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
@@ -171,8 +169,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
         }
     }
 
-    private func noPIN(_ name: String) -> EditError {
-        EditError(description: "no user '\(name)' in \(location)")
+    private func noPIN(_ name: String) -> UserEditError {
+        UserEditError(description: "no user '\(name)' in \(location)")
     }
 
     /// How many rows a statement ending in `RETURNING 1` changed.

@@ -30,11 +30,6 @@ public final class PostgresVerifierStore: VerifierStore {
         VerifierQueries(connection: connection, logger: database.logger)
     }
 
-    public func claimRequestID(_ id: String, now: Date) async throws -> Bool {
-        let window = replayWindow
-        return try await database.use { [self] in try await queries($0).claimRequestID(id, now: now, window: window) }
-    }
-
     public func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
         try await database.use { [self] in try await queries($0).users(lookupTag: lookupTag, keyID: keyID) }
     }
@@ -58,11 +53,11 @@ public final class PostgresVerifierStore: VerifierStore {
     public func commitAttempt<R: Sendable>(
         terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any AttemptTransaction) async throws -> R
     ) async throws -> R {
-        let instance = self.instance
+        let (instance, replayWindow) = (self.instance, self.replayWindow)
         return try await database.transaction { [self] connection in
             let queries = queries(connection)
             var tracker = try await queries.lockout(terminal: terminal, policy: policy, forUpdate: true)
-            let result = try await body(&tracker, PostgresAttemptTransaction(queries: queries, instance: instance))
+            let result = try await body(&tracker, PostgresAttemptTransaction(queries: queries, instance: instance, replayWindow: replayWindow))
             try await queries.saveLockout(terminal: terminal, tracker: tracker)
             return result
         }
@@ -87,6 +82,11 @@ public final class PostgresVerifierStore: VerifierStore {
 struct PostgresAttemptTransaction: AttemptTransaction {
     let queries: VerifierQueries
     let instance: String
+    let replayWindow: TimeInterval
+
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool {
+        try await queries.claimRequestID(id, now: now, window: replayWindow)
+    }
 
     func claimTOTPStep(user: String, step: Int) async throws -> Bool {
         try await queries.claimTOTPStep(user: user, step: step)

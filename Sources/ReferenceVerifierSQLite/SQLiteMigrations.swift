@@ -26,6 +26,7 @@ public enum SQLiteMigrations {
             "CREATE INDEX kioskpad_users_lookup_tag ON kioskpad_users (lookup_tag)",
             "CREATE INDEX kioskpad_users_lookup_key_id ON kioskpad_users (lookup_key_id)",
             "CREATE INDEX kioskpad_users_name ON kioskpad_users (name)",
+            "CREATE INDEX kioskpad_users_totp ON kioskpad_users (id) WHERE totp_secret IS NOT NULL",
             """
             CREATE TABLE kioskpad_codes (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,

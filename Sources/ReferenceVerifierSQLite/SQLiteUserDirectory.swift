@@ -17,15 +17,13 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         self.database = database
     }
 
-    private typealias EditError = UsersFileEditor.EditError
-
     public func add(name: String, hash: PINHash, tag: String?) async throws {
         let inserted = try await changed("""
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'pin', ?, ?, ?)
             ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
             """, [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
         guard inserted else {
-            throw EditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
+            throw UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
         }
     }
 
@@ -67,7 +65,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
             try await sql.execute("SELECT id, hash FROM kioskpad_users WHERE name = ? AND kind = 'card'", [.text(name)])
         }
         let ids = try rows.filter { (try? PINHash(parsing: try SQLiteRows.text($0, 1)))?.matches(value) == true }.map { try SQLiteRows.integer($0, 0) }
-        guard !ids.isEmpty else { throw EditError(description: "user '\(name)' has no card with that number in \(location)") }
+        guard !ids.isEmpty else { throw UserEditError(description: "user '\(name)' has no card with that number in \(location)") }
         try await database.write { sql in
             for id in ids { try await sql.execute("DELETE FROM kioskpad_users WHERE id = ?", [.int(id)]) }
         }
@@ -80,7 +78,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         else { throw noPIN(name) }
     }
 
-    public func list() async throws -> [UsersFileEditor.Summary] {
+    public func list() async throws -> [UserSummary] {
         let rows = try await database.read { sql in
             try await sql.execute("""
                 SELECT name, max(kind = 'pin'), max(totp_secret IS NOT NULL), max(kind = 'duress'), sum(kind = 'card')
@@ -88,7 +86,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
                 """)
         }
         return try rows.map { row in
-            UsersFileEditor.Summary(
+            UserSummary(
                 name: try SQLiteRows.text(row, 0), hasPIN: try SQLiteRows.integer(row, 1) != 0, hasTOTP: try SQLiteRows.integer(row, 2) != 0,
                 hasDuressPIN: try SQLiteRows.integer(row, 3) != 0, cards: Int(try SQLiteRows.integer(row, 4)))
         }
@@ -99,7 +97,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
             INSERT INTO kioskpad_codes (user_name, hash, expires_at)
             SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ? AND enabled) RETURNING 1
             """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), .text(user)])
-        else { throw EditError(description: "--user '\(user)' is not a user in \(location)") }
+        else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
     }
 
     public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
@@ -147,12 +145,12 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         try await database.write { try await $0.execute(statement, binds).count > 0 }
     }
 
-    private func noPIN(_ name: String) -> EditError {
-        EditError(description: "no user '\(name)' with a PIN in \(location)")
+    private func noPIN(_ name: String) -> UserEditError {
+        UserEditError(description: "no user '\(name)' with a PIN in \(location)")
     }
 
-    private func noUser(_ name: String) -> EditError {
-        EditError(description: "no user '\(name)' in \(location)")
+    private func noUser(_ name: String) -> UserEditError {
+        UserEditError(description: "no user '\(name)' in \(location)")
     }
 
     private static func text(_ value: String?) -> SQLiteData {

@@ -6,19 +6,30 @@ import KeypadVerifier
 import KioskPadVerifierServer
 import Logging
 import ReferenceVerifierCore
+import ReferenceVerifierSQLite
 import ServiceLifecycle
 
+/// A new SQLite store holding `users`, in the temporary directory, open for the rest of the
+/// benchmark process.
+func benchmarkStore(users: [UserRecord]) async throws -> SQLiteVerifierStore {
+    var logger = Logger(label: "bench-store")
+    logger.logLevel = .error
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())/verifier.sqlite3").path
+    let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
+    try await SQLiteMigrations.apply(on: database)
+    _ = try await SQLiteUserDirectory(database: database).importRecords { _ in users }
+    return SQLiteVerifierStore(database: database, instance: "bench")
+}
+
 /// The reference verifier serving on 127.0.0.1 (a free port) for the rest of the benchmark
-/// process, signed with a fresh secret, with an in-memory replay cache.
+/// process, signed with a fresh secret, on its SQLite store.
 struct LoopbackVerifier: Sendable {
     let port: Int
     let secret: WebhookSecret
 
     static func start(users: [UserRecord]) async throws -> LoopbackVerifier {
         let secret = WebhookSecret.generate()
-        let reference = ReferenceVerifier(
-            settings: .init(secret: secret), users: UsersFile(users: users), codes: nil, audit: nil,
-            replays: try ReplayLog(path: nil, capacity: 1_000_000))
+        let reference = ReferenceVerifier(settings: .init(secret: secret), store: try await benchmarkStore(users: users))
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -69,8 +80,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Reference decision only (no HTTP), same user and hash") { benchmark in
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        let reference = ReferenceVerifier(
-            settings: .init(secret: nil), users: UsersFile(users: [UserRecord(name: "bench", pinHash: hash)]), codes: nil, audit: nil)
+        let reference = ReferenceVerifier(settings: .init(secret: nil), store: try await benchmarkStore(users: [UserRecord(name: "bench", pinHash: hash)]))
         let body = Array("{\"terminal_id\":\"bench\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"a\",\"entered_at\":\"2026-11-20T10:00:00Z\"}".utf8)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {

@@ -46,7 +46,7 @@ final class PostgresSite {
                 tls: disable
 
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        try PostgresSite.run(["verifier", "migrate", "--config", config])
+        try ThroughputServer.run(["verifier", "migrate", "--config", config])
         let key = try LookupKey(text: keyText)
         var rows: [String] = []
         let ana = SecretDigits(ascii: "4826")!
@@ -68,16 +68,6 @@ final class PostgresSite {
 
     private static func row(_ name: String, _ hash: PINHash, _ tag: String) -> String {
         "('\(name)', 'pin', '\(hash)', '\(tag)', '\(tag.prefix(8))')"
-    }
-
-    private static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { fatalError("kioskpad \(arguments.joined(separator: " ")) failed") }
     }
 
     /// Starts one `verifier serve` (under `taskset -c CORE` when given) and reads its port.

@@ -8,14 +8,31 @@ import Logging
 /// How many verifications per second the reference verifier decides, and how long each
 /// takes, when several terminals ask at once. The server is the real `kioskpad verifier
 /// serve` (a release build, `swift build -c release` in the main package, or
-/// `$KIOSKPAD_BINARY`) in its own process on loopback, with 3 users at the default work
-/// factor (PBKDF2-SHA256, 75,000 iterations), so every PIN costs 3 hashes; each terminal has
-/// its own signed client, as on a site. (In-process it would measure package-benchmark: it
-/// blocks one thread of the cooperative pool while a benchmark runs.)
+/// `$KIOSKPAD_BINARY`) in its own process on loopback, on its SQLite database, with 3 users
+/// at the default work factor (PBKDF2-SHA256, 75,000 iterations), so every PIN costs 3
+/// hashes; each terminal has its own signed client, as on a site. (In-process it would
+/// measure package-benchmark: it blocks one thread of the cooperative pool while a
+/// benchmark runs.) `$KIOSKPAD_FILESTORE_BINARY`, a release build from before the file store
+/// was retired (commit 541604f), runs the same load on its users file for comparison.
 final class ThroughputServer {
     let port: Int
     let secret = WebhookSecret.generate()
     private let process = Process()
+
+    /// Where the server keeps its users.
+    enum Store {
+        /// `server.store: sqlite` (users imported from the users file).
+        case sqlite
+        /// The users file and state files of kioskpad before SQLite, run by `binary`.
+        case fileStore(binary: String)
+    }
+
+    /// The file-store build to compare with, if `$KIOSKPAD_FILESTORE_BINARY` names one.
+    static var fileStoreBinary: String? {
+        ProcessInfo.processInfo.environment["KIOSKPAD_FILESTORE_BINARY"].flatMap {
+            FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+        }
+    }
 
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["KIOSKPAD_BINARY"] { return path }
@@ -28,7 +45,7 @@ final class ThroughputServer {
     /// `lookupUsers` count instead, the server has a lookup key and that many users, every
     /// line tagged: ana at the default work factor, the others (never her PIN) at 1,000
     /// iterations, so the file is made in seconds; with tags only ana's line is hashed.
-    init(lookupUsers: Int? = nil) throws {
+    init(lookupUsers: Int? = nil, store: Store = .sqlite) throws {
         guard FileManager.default.isExecutableFile(atPath: ThroughputServer.binary) else {
             fatalError("no kioskpad at \(ThroughputServer.binary): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
         }
@@ -36,7 +53,12 @@ final class ThroughputServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         var users: String
-        var settings = "server:\n  listen: 127.0.0.1:0\n  users_file: users\n  state_dir: state\n  secret_file: secret\n"
+        var settings = "server:\n  listen: 127.0.0.1:0\n  state_dir: state\n  secret_file: secret\n"
+        var binary = ThroughputServer.binary
+        if case .fileStore(let old) = store {
+            settings += "  users_file: users\n"
+            binary = old
+        }
         if let count = lookupUsers {
             let keyText = WebhookSecret.generate().text
             try keyText.write(to: directory.appendingPathComponent("lookup.key"), atomically: true, encoding: .utf8)
@@ -56,12 +78,26 @@ final class ThroughputServer {
         try users.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
         let config = directory.appendingPathComponent("verifier.yaml")
         try settings.write(to: config, atomically: true, encoding: .utf8)
-        port = try ThroughputServer.serve(process, config: config.path)
+        if case .sqlite = store {
+            try ThroughputServer.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", config.path])
+        }
+        port = try ThroughputServer.serve(process, config: config.path, binary: binary)
+    }
+
+    /// Runs `kioskpad ARGUMENTS` to its end; stops the benchmark if it fails.
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { fatalError("kioskpad \(arguments.joined(separator: " ")) failed") }
     }
 
     /// Starts `verifier serve --config CONFIG` in `process` (under `taskset -c CORE` when
     /// given) and returns the port it prints.
-    static func serve(_ process: Process, config: String, core: Int? = nil) throws -> Int {
+    static func serve(_ process: Process, config: String, core: Int? = nil, binary: String = ThroughputServer.binary) throws -> Int {
         let serve = [binary, "verifier", "serve", "--config", config, "--log-level", "error"]
         let command = core.map { ["/usr/bin/taskset", "-c", String($0)] + serve } ?? serve
         process.executableURL = URL(fileURLWithPath: command[0])
@@ -96,9 +132,9 @@ final class ThroughputServer {
 /// Per-request latency of one verification, in microseconds.
 let requestLatency = BenchmarkMetric.custom("request latency (us)", polarity: .prefersSmaller, useScalingFactor: false)
 
-/// Batches against one `verifier serve` with a users file (3 users, or `lookupUsers` tagged).
-func batches(_ benchmark: Benchmark, terminals: Int, lookupUsers: Int? = nil) async throws {
-    let server = try ThroughputServer(lookupUsers: lookupUsers)
+/// Batches against one `verifier serve` (3 users, or `lookupUsers` tagged).
+func batches(_ benchmark: Benchmark, terminals: Int, lookupUsers: Int? = nil, store: ThroughputServer.Store = .sqlite) async throws {
+    let server = try ThroughputServer(lookupUsers: lookupUsers, store: store)
     defer { server.stop() }
     try await batches(benchmark, clients: try server.clients(terminals))
 }
@@ -154,5 +190,18 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Reference verifier, lookup key, 10,000 users, 1 terminal") { benchmark in
         try await batches(benchmark, terminals: 1, lookupUsers: 10_000)
     }
+    Benchmark("Reference verifier, lookup key, 10,000 users, 20 terminals at once") { benchmark in
+        try await batches(benchmark, terminals: 20, lookupUsers: 10_000)
+    }
+    // The same two loads on the file store this replaced, when a build of it is given.
+    if let old = ThroughputServer.fileStoreBinary {
+        Benchmark("File store (before SQLite), lookup key, 10,000 users, 1 terminal") { benchmark in
+            try await batches(benchmark, terminals: 1, lookupUsers: 10_000, store: .fileStore(binary: old))
+        }
+        Benchmark("File store (before SQLite), lookup key, 10,000 users, 20 terminals at once") { benchmark in
+            try await batches(benchmark, terminals: 20, lookupUsers: 10_000, store: .fileStore(binary: old))
+        }
+    }
+    userAddBenchmarks()
     postgresBenchmarks()
 }
