@@ -42,6 +42,11 @@ public struct LookupKey: Sendable {
         return id + "." + digest.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The id of the key that made `tag` (its first 8 hex digits).
+    public static func keyID(ofTag tag: String) -> String {
+        String(tag.prefix(8))
+    }
+
     /// True for text shaped like a tag (`tag=` on a users-file line).
     public static func isTag(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -16,6 +16,14 @@ public struct UserRecord: Equatable, Sendable {
     /// The line's lookup tag (`:tag=ID.HEX`, see ``LookupKey``), if it has one.
     public let lookupTag: String?
 
+    /// What the line holds, as a database row's `kind` says it: `pin`, `duress` or `card`.
+    public var kind: String { duress ? "duress" : card ? "card" : "pin" }
+
+    /// A line from a database row: its `kind` (`pin`, `duress` or `card`) and the rest.
+    public init(name: String, kind: String, pinHash: PINHash, totpSecret: [UInt8]?, lookupTag: String?) {
+        self.init(name: name, pinHash: pinHash, totpSecret: totpSecret, duress: kind == "duress", card: kind == "card", lookupTag: lookupTag)
+    }
+
     public init(name: String, pinHash: PINHash, totpSecret: [UInt8]? = nil, duress: Bool = false, card: Bool = false, lookupTag: String? = nil) {
         self.name = name
         self.pinHash = pinHash
@@ -61,7 +69,7 @@ public struct UsersFile: Equatable, Sendable {
                 continue
             }
             tagged[tag, default: []].append(index)
-            taggedByKey[String(tag.prefix(8)), default: []].append(index)
+            taggedByKey[LookupKey.keyID(ofTag: tag), default: []].append(index)
         }
         self.tagged = tagged
         self.untagged = untagged

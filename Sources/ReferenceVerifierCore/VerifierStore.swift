@@ -63,3 +63,12 @@ public struct IssuedCode: Sendable, Equatable {
         self.hash = hash
     }
 }
+
+/// An audit record as every store keeps it: one JSON object of string fields, keys sorted.
+public enum AuditRecordJSON {
+    public static func encode(_ fields: [(String, String)]) throws -> String {
+        var object: [String: String] = [:]
+        for (key, value) in fields { object[key] = value }
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+}

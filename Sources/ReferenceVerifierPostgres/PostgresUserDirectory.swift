@@ -158,7 +158,7 @@ public struct PostgresUserDirectory: VerifierAdministration {
             try await connection.query("LOCK TABLE kioskpad_users IN EXCLUSIVE MODE", logger: logger)
             let adding = try plan(try await VerifierQueries(connection: connection, logger: logger).allRecords())
             for user in adding {
-                let kind = user.duress ? "duress" : user.card ? "card" : "pin"
+                let kind = user.kind
                 try await connection.query("""
                     INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
                     VALUES (\(user.name), \(kind), \(user.pinHash.description), \(user.lookupTag), \(Self.keyID(user.lookupTag)),
@@ -182,6 +182,6 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     private static func keyID(_ tag: String?) -> String? {
-        tag.map { String($0.prefix(8)) }
+        tag.map(LookupKey.keyID(ofTag:))
     }
 }

@@ -60,9 +60,7 @@ struct VerifierQueries: Sendable {
     private func records(_ rows: PostgresRowSequence) async throws -> [UserRecord] {
         var users: [UserRecord] = []
         for try await (name, kind, hash, tag, totp) in rows.decode((String, String, String, String?, String?).self) {
-            users.append(UserRecord(
-                name: name, pinHash: try PINHash(parsing: hash), totpSecret: totp.flatMap(TOTP.base32Decode),
-                duress: kind == "duress", card: kind == "card", lookupTag: tag))
+            users.append(UserRecord(name: name, kind: kind, pinHash: try PINHash(parsing: hash), totpSecret: totp.flatMap(TOTP.base32Decode), lookupTag: tag))
         }
         return users
     }
@@ -137,9 +135,7 @@ struct VerifierQueries: Sendable {
     }
 
     func audit(_ fields: [(String, String)], instance: String) async throws {
-        var object: [String: String] = [:]
-        for (key, value) in fields { object[key] = value }
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        let json = try AuditRecordJSON.encode(fields)
         try await connection.query(
             "INSERT INTO kioskpad_audit (instance, record) VALUES (\(instance), \(json)::jsonb)", logger: logger)
     }

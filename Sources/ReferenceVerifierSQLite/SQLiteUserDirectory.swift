@@ -132,7 +132,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
                 try await sql.execute(
                     "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret) VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        .text(user.name), .text(user.duress ? "duress" : user.card ? "card" : "pin"), .text(user.pinHash.description),
+                        .text(user.name), .text(user.kind), .text(user.pinHash.description),
                         Self.text(user.lookupTag), Self.text(Self.keyID(user.lookupTag)), Self.text(user.totpSecret.map(TOTP.base32Encode)),
                     ])
             }
@@ -158,6 +158,6 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     private static func keyID(_ tag: String?) -> String? {
-        tag.map { String($0.prefix(8)) }
+        tag.map(LookupKey.keyID(ofTag:))
     }
 }

@@ -134,9 +134,7 @@ struct SQLiteAttemptTransaction: AttemptTransaction {
 /// The audit table: one JSON object of string fields per record.
 enum SQLiteAudit {
     static func append(_ fields: [(String, String)], instance: String, _ sql: SQLiteStatements) async throws {
-        var object: [String: String] = [:]
-        for (key, value) in fields { object[key] = value }
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        let json = try AuditRecordJSON.encode(fields)
         try await sql.execute("INSERT INTO kioskpad_audit (instance, record) VALUES (?, ?)", [.text(instance), .text(json)])
     }
 }
@@ -183,11 +181,9 @@ enum SQLiteRows {
     /// User lines from rows of `name, kind, hash, lookup_tag, totp_secret`, starting at column `first`.
     static func users(_ rows: [SQLiteRow], from first: Int = 0) throws -> [UserRecord] {
         try rows.map { row in
-            let kind = try text(row, first + 1)
-            return UserRecord(
-                name: try text(row, first), pinHash: try PINHash(parsing: try text(row, first + 2)),
-                totpSecret: row.columns[first + 4].data.string.flatMap(TOTP.base32Decode),
-                duress: kind == "duress", card: kind == "card", lookupTag: row.columns[first + 3].data.string)
+            UserRecord(
+                name: try text(row, first), kind: try text(row, first + 1), pinHash: try PINHash(parsing: try text(row, first + 2)),
+                totpSecret: row.columns[first + 4].data.string.flatMap(TOTP.base32Decode), lookupTag: row.columns[first + 3].data.string)
         }
     }
 
