@@ -5,8 +5,10 @@ public enum AttemptOutcome: Equatable, Sendable {
     /// `duress`: the PIN was the user's duress PIN: the door and the display behave exactly
     /// as for any grant, and a silent `duress` event goes out first.
     case granted(message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false)
-    /// Wrong PIN or code; counts towards lockout.
-    case denied(message: String? = nil)
+    /// Wrong PIN or code, or a user's access rules refused it; counts towards lockout.
+    /// `reason` (e.g. `outside_schedule`, from a local verifier) goes to the journal only,
+    /// never to the display.
+    case denied(message: String? = nil, reason: String? = nil)
     /// No usable answer (timeout, bad response, verifier down). Door stays shut;
     /// never counts as a wrong PIN.
     case unavailable

@@ -120,7 +120,7 @@ public final class EntryModel {
             lockout.recordGrant()
             resultMessage = message
             phase = .result(.granted)
-        case .denied(let message):
+        case .denied(let message, _):
             resultMessage = message
             phase = lockout.recordDenial(at: now) == nil ? .result(.denied) : .lockedOut
         case .unavailable:

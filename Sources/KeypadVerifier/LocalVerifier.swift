@@ -1,3 +1,4 @@
+import Foundation
 import KeypadCore
 import Synchronization
 
@@ -7,15 +8,24 @@ import Synchronization
 /// the user whose PIN matched; a duress line's PIN grants with `duress`. The users can be
 /// replaced while it runs (SIGHUP reload); an attempt being checked finishes with the list
 /// it started with.
+///
+/// The file's access rules (``SiteRules``) apply with the attempt's `terminal_id` as the
+/// door, through the same ``AccessEvaluator`` as the site server. A rule with a schedule or
+/// validity needs the wall clock: while `clockTrusted` says no, such a user is denied
+/// (reason `clock_not_trusted`); users without such rules are unaffected.
 public struct LocalVerifier: Verifier {
     private let store: UsersStore
+    private let clock: @Sendable () -> Date
+    private let clockTrusted: @Sendable () -> Bool
 
-    public init(users: UsersFile) {
+    public init(users: UsersFile, clock: @escaping @Sendable () -> Date = Date.init, clockTrusted: @escaping @Sendable () -> Bool = { true }) {
         store = UsersStore(users)
+        self.clock = clock
+        self.clockTrusted = clockTrusted
     }
 
     /// The users attempts are checked against now.
-    public var users: UsersFile { store.current }
+    public var users: UsersFile { store.current.users }
 
     /// Makes `users` the list for every attempt from now on.
     public func replaceUsers(_ users: UsersFile) {
@@ -23,22 +33,38 @@ public struct LocalVerifier: Verifier {
     }
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
-        guard let matched = store.current.match(attempt.value, kind: attempt.kind) else { return .denied() }
-        return .granted(user: matched.name, duress: matched.duress)
+        let (users, rules) = store.current
+        guard let matched = users.match(attempt.value, kind: attempt.kind) else { return .denied() }
+        let user = matched.name
+        if rules.rules[user] != nil {
+            let now: Date? = rules.rules[user]?.needsClock == true && !clockTrusted() ? nil : clock()
+            if let refusal = rules.refusal(user: user, door: attempt.terminalID, at: now) {
+                return .denied(reason: refusal.rawValue)
+            }
+        }
+        return .granted(user: user, duress: matched.duress)
     }
 }
 
-/// The current users list, swapped whole under a lock.
+/// The current users list and its compiled rules, swapped whole under a lock.
 final class UsersStore: Sendable {
-    private let value: Mutex<UsersFile>
+    private let value: Mutex<(users: UsersFile, rules: CompiledSiteRules)>
 
     init(_ users: UsersFile) {
-        value = Mutex(users)
+        value = Mutex((users, Self.compile(users)))
     }
 
-    var current: UsersFile { value.withLock { $0 } }
+    var current: (users: UsersFile, rules: CompiledSiteRules) { value.withLock { $0 } }
 
     func replace(_ users: UsersFile) {
-        value.withLock { $0 = users }
+        let rules = Self.compile(users)
+        value.withLock { $0 = (users, rules) }
+    }
+
+    /// A parsed file's rules always compile (the parser checked the zone and every spec); a
+    /// file built in code with a bad one falls back to no schedules, which refuses every
+    /// user whose rule names one.
+    private static func compile(_ users: UsersFile) -> CompiledSiteRules {
+        (try? CompiledSiteRules(users.site)) ?? CompiledSiteRules(unchecked: users.site)
     }
 }

@@ -39,8 +39,14 @@ public struct UserRecord: Equatable, Sendable {
 /// ending in `:duress` holds that user's duress PIN; lines ending in `:card` hold the hash of
 /// a card number (`printf 789888 | kioskpad pin hash --user NAME`, then `:card`), one line
 /// per card. Blank lines and lines starting with `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
+///
+/// Access rules (see ``SiteRules``) are lines starting with `@`: `@time_zone Europe/Berlin`,
+/// `@schedule NAME SPEC` (a ``WeeklySchedule``) and `@access NAME doors=ID,ID schedule=NAME
+/// valid_from=DATE valid_until=DATE disabled` (any of them, for a user in the file).
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
+    /// The site's time zone, schedules and the users' rules (empty: every user, every door, always).
+    public let site: SiteRules
 
     /// A problem in a users file, naming the file and line.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
@@ -58,8 +64,9 @@ public struct UsersFile: Equatable, Sendable {
     /// What a denial with no candidate line checks: the work factor of the file's first line.
     private let decoy: PINHash
 
-    public init(users: [UserRecord]) {
+    public init(users: [UserRecord], site: SiteRules = SiteRules()) {
         self.users = users
+        self.site = site
         var tagged: [String: [Int]] = [:]
         var untagged: [Int] = []
         var taggedByKey: [String: [Int]] = [:]
@@ -82,10 +89,20 @@ public struct UsersFile: Equatable, Sendable {
         var users: [UserRecord] = []
         var seen: Set<String> = []
         var seenDuress: Set<String> = []
+        var site = SiteRules()
+        var ruleLines: [String: Int] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fail = { (reason: String) in ParseError(source: source, line: index + 1, reason: reason) }
+            if line.hasPrefix("@") {
+                do {
+                    try Self.directive(line, into: &site, ruleLines: &ruleLines, line: index + 1)
+                } catch let error as AccessRule.RuleError {
+                    throw fail(error.description)
+                }
+                continue
+            }
             let fields = line.split(separator: ":", omittingEmptySubsequences: false)
             guard fields.count >= 2 else {
                 throw fail("expected NAME:HASH (make a line with `kioskpad pin hash --user NAME`)")
@@ -125,7 +142,51 @@ public struct UsersFile: Equatable, Sendable {
                 throw fail("user '\(name)': \(error)")
             }
         }
-        self.init(users: users)
+        for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) {
+            let fail = { (reason: String) in ParseError(source: source, line: ruleLines[name] ?? 0, reason: reason) }
+            guard users.contains(where: { $0.name == name }) else { throw fail("@access \(name): no user '\(name)' in this file") }
+            if let schedule = rule.schedule, site.schedules[schedule] == nil {
+                throw fail("@access \(name): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
+            }
+        }
+        self.init(users: users, site: site)
+    }
+
+    /// One `@` line: the site's zone, a schedule, or a user's rule; checked as it is read.
+    private static func directive(_ line: String, into site: inout SiteRules, ruleLines: inout [String: Int], line number: Int) throws {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let fail = { (why: String) in AccessRule.RuleError(description: why) }
+        switch words.first {
+        case "@time_zone":
+            guard words.count == 2 else { throw fail("write @time_zone ZONE, e.g. @time_zone Europe/Berlin") }
+            guard site.timeZone == nil else { throw fail("@time_zone is given twice") }
+            _ = try SiteRules.zone(String(words[1]))
+            site.timeZone = String(words[1])
+        case "@schedule":
+            guard words.count >= 3 else { throw fail("write @schedule NAME SPEC, e.g. @schedule cleaning mon-fri 18:00-21:00") }
+            let name = String(words[1])
+            guard Identifier.isValid(name), name != "always" else { throw fail("@schedule \(name): a schedule name is 1-64 of letters, digits, '.', '_' or '-' (not always)") }
+            guard site.schedules[name] == nil else { throw fail("@schedule \(name) is given twice") }
+            let spec = words.dropFirst(2).joined(separator: " ")
+            do {
+                _ = try WeeklySchedule(parsing: spec)
+            } catch let error as WeeklySchedule.SpecError {
+                throw fail("@schedule \(name): \(error.description)")
+            }
+            site.schedules[name] = spec
+        case "@access":
+            guard words.count >= 3 else { throw fail("write @access NAME doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled (any of them)") }
+            let name = String(words[1])
+            guard ruleLines[name] == nil else { throw fail("@access \(name) is given twice") }
+            do {
+                site.rules[name] = try AccessRule(fields: Array(words.dropFirst(2)))
+            } catch let error as AccessRule.RuleError {
+                throw fail("@access \(name): \(error.description)")
+            }
+            ruleLines[name] = number
+        default:
+            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @access")
+        }
     }
 
     /// The user whose PIN `value` is, and whether it was their duress PIN; every line's hash
@@ -204,9 +265,16 @@ public struct UsersFile: Equatable, Sendable {
         return fields.joined(separator: ":")
     }
 
-    /// The whole file for `users`, one line each, under a comment that says what it is.
-    public static func text(for users: [UserRecord], header: String) -> String {
-        "# \(header)\n" + users.map { line(for: $0) + "\n" }.joined()
+    /// The whole file for `users`, one line each, then the site's rules (`@` lines), under a
+    /// comment that says what it is.
+    public static func text(for users: [UserRecord], site: SiteRules = SiteRules(), header: String) -> String {
+        var text = "# \(header)\n" + users.map { line(for: $0) + "\n" }.joined()
+        if let zone = site.timeZone { text += "@time_zone \(zone)\n" }
+        for (name, spec) in site.schedules.sorted(by: { $0.key < $1.key }) { text += "@schedule \(name) \(spec)\n" }
+        for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
+            text += "@access \(name) \(rule.fields.joined(separator: " "))\n"
+        }
+        return text
     }
 
     /// The line for `name` as it belongs in the file.

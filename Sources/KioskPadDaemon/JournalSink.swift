@@ -40,6 +40,7 @@ public actor JournalSink: TerminalEventSink {
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
+            if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason))) }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
                 record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The access rules of a whole site as one value: its time zone, its named schedules and
+/// each user's rule. The users file carries it (`@time_zone`, `@schedule`, `@access` lines)
+/// for a terminal's local verifier; `verifier export` writes it from the database.
+public struct SiteRules: Sendable, Equatable {
+    /// An IANA zone id (`Europe/Berlin`); nil in a users file that names none (the host's zone).
+    public var timeZone: String?
+    /// Schedule specs by name.
+    public var schedules: [String: String]
+    /// Rules by user name; users not here have the default.
+    public var rules: [String: AccessRule]
+
+    public init(timeZone: String? = nil, schedules: [String: String] = [:], rules: [String: AccessRule] = [:]) {
+        self.timeZone = timeZone
+        self.schedules = schedules
+        self.rules = rules.filter { !$0.value.isDefault }
+    }
+
+    /// The doors named by any rule, sorted.
+    public var doorsNamed: [String] {
+        Array(Set(rules.values.flatMap { $0.doors ?? [] })).sorted()
+    }
+
+    /// Whether any rule needs the wall clock.
+    public var needsClock: Bool { rules.values.contains { $0.needsClock } }
+
+    /// `id` as a time zone, or an error naming it and what is valid.
+    public static func zone(_ id: String) throws -> TimeZone {
+        guard !id.isEmpty, let zone = TimeZone(identifier: id) else {
+            throw AccessRule.RuleError(description: "'\(id)' is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)")
+        }
+        return zone
+    }
+}
+
+/// ``SiteRules`` made ready to decide: the zone resolved and every schedule compiled once.
+public struct CompiledSiteRules: Sendable {
+    public let zone: TimeZone
+    public let schedules: [String: WeeklySchedule]
+    public let rules: [String: AccessRule]
+    /// Whether any rule needs the wall clock (a terminal checks its clock only then).
+    public let needsClock: Bool
+
+    /// Compiles `site`; an error names the schedule whose spec is bad.
+    public init(_ site: SiteRules, hostZone: TimeZone = .current) throws {
+        zone = try site.timeZone.map(SiteRules.zone) ?? hostZone
+        var schedules: [String: WeeklySchedule] = [:]
+        for (name, spec) in site.schedules {
+            do {
+                schedules[name] = try WeeklySchedule(parsing: spec)
+            } catch let error as WeeklySchedule.SpecError {
+                throw AccessRule.RuleError(description: "schedule '\(name)': \(error.description)")
+            }
+        }
+        self.schedules = schedules
+        rules = site.rules
+        needsClock = site.needsClock
+    }
+
+    /// `site` with what does not compile left out: an unknown zone is the host's, a bad
+    /// schedule matches no minute (its users are refused).
+    public init(unchecked site: SiteRules, hostZone: TimeZone = .current) {
+        zone = site.timeZone.flatMap { TimeZone(identifier: $0) } ?? hostZone
+        schedules = site.schedules.compactMapValues { try? WeeklySchedule(parsing: $0) }
+        rules = site.rules
+        needsClock = site.needsClock
+    }
+
+    /// Why `user` may not open `door` at `instant` (nil: they may); `instant` nil when the
+    /// clock is not trusted.
+    public func refusal(user: String, door: String, at instant: Date?) -> AccessRefusal? {
+        guard let rule = rules[user] else { return nil }
+        return AccessEvaluator.refusal(
+            rule, schedule: rule.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) })
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A moment in the site's wall-clock time, as access rules read it: seconds since
+/// 1970-01-01 00:00 *local* (the instant plus the zone's offset at that instant), so
+/// schedules and validity dates compare with plain integers.
+public struct SiteTime: Sendable, Equatable, Comparable {
+    public let localSeconds: Int64
+
+    public init(localSeconds: Int64) {
+        self.localSeconds = localSeconds
+    }
+
+    /// `instant` as the clocks on the site's walls show it in `zone`.
+    public init(_ instant: Date, in zone: TimeZone) {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        localSeconds = seconds + Int64(zone.secondsFromGMT(for: instant))
+    }
+
+    /// Minutes since Monday 00:00 of this week (0 to 10079).
+    public var minuteOfWeek: Int {
+        let days = Self.floorDivide(localSeconds, 86_400)
+        let weekday = Int(((days + 3) % 7 + 7) % 7)  // 1970-01-01 was a Thursday (Monday is 0).
+        return weekday * 1440 + Int(localSeconds - days * 86_400) / 60
+    }
+
+    public static func < (a: SiteTime, b: SiteTime) -> Bool { a.localSeconds < b.localSeconds }
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let quotient = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+    }
+}
+
+/// A validity bound as an administrator writes it, in the site's time zone: a date
+/// (`2026-12-31`) or a date and time (`2026-12-31T18:00`, or with a space).
+public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+    /// Minutes since midnight, or nil for a date alone.
+    public let minute: Int?
+
+    /// What a bad value gets told, naming what would be valid.
+    public static let format = "YYYY-MM-DD or YYYY-MM-DDTHH:MM in the site's time zone, e.g. 2026-12-31 or 2026-12-31T18:00"
+
+    public init?(parsing raw: String) {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "T" || $0 == " " })
+        guard parts.count == 1 || parts.count == 2 else { return nil }
+        let date = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
+            date.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
+            (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year)
+        else { return nil }
+        var minute: Int?
+        if parts.count == 2 {
+            guard let time = WeeklySchedule.minute(parts[1]), time < 1440 else { return nil }
+            minute = time
+        }
+        self.year = year
+        self.month = month
+        self.day = day
+        self.minute = minute
+    }
+
+    /// As written back: `2026-12-31` or `2026-12-31T18:00`.
+    public var description: String {
+        let date = String(format: "%04d-%02d-%02d", year, month, day)
+        guard let minute else { return date }
+        return date + String(format: "T%02d:%02d", minute / 60, minute % 60)
+    }
+
+    /// The first local second it covers as a start (`valid_from`): its time, or the start of the day.
+    public var start: SiteTime {
+        SiteTime(localSeconds: Self.daysFromCivil(year, month, day) * 86_400 + Int64(minute ?? 0) * 60)
+    }
+
+    /// The first local second after it as an end (`valid_until`): its time, or the start of the next day.
+    public var end: SiteTime {
+        minute == nil ? SiteTime(localSeconds: start.localSeconds + 86_400) : start
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the date (proleptic Gregorian; H. Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
