@@ -87,6 +87,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Whether the kernel reports the wall clock synchronised (adjtimex), for clock.trust.
+        .target(name: "CKernelClock"),
         // Kernel input devices (evdev ioctls) for USB numeric keypads and gpio-matrix-keypad.
         .target(name: "CKeypadInput"),
         // Linux i2c-dev (open + I2C_SLAVE ioctl) for the HD44780 LCD's PCF8574 backpack.
@@ -222,7 +224,7 @@ let package = Package(
             name: "KioskPadAssembly",
             dependencies: [
                 "KioskPadController", "KioskPadDaemon", "KioskPadConfig",
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "VerifierEndpoint",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "VerifierEndpoint", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -298,7 +300,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPadAssemblyTests",
-            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KeypadDisplay", "KeypadCore", "KeypadVerifier", "KeypadTestSupport"],
+            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KioskPadDaemon", "KeypadDisplay", "KeypadCore", "KeypadVerifier", "KeypadTestSupport"],
             swiftSettings: strict
         ),
         // The built `kioskpad` binary run as a user would, against real loopback servers.

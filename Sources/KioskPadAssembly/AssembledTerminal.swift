@@ -62,7 +62,7 @@ extension TerminalAssembly {
             stateDirectory: configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory,
             outputs: true, logger: logger)
         do {
-            let verifier = try TerminalAssembly.verifier(for: configuration.verifier, logger: logger)
+            let verifier = try TerminalAssembly.verifier(for: configuration.verifier, clockTrust: configuration.daemon.clockTrust, logger: logger)
             let display = try TerminalAssembly.display(for: configuration.display) { logger.warning("\($0)") }
             let source: RetryingKeySource
             if let gpio {
@@ -89,7 +89,7 @@ extension TerminalAssembly {
         _ configuration: KioskPadConfiguration, logger: Logger,
         metricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> AssembledTerminal {
-        let verifier = try TerminalAssembly.verifier(for: configuration.verifier)
+        let verifier = try TerminalAssembly.verifier(for: configuration.verifier, clockTrust: configuration.daemon.clockTrust)
         let display = try TerminalAssembly.display(for: configuration.display)
         let services = try DaemonServices(
             configuration: configuration, stateDirectory: configuration.daemon.stateDirectory, outputs: false,

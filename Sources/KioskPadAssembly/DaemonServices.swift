@@ -34,7 +34,15 @@ public final class DaemonServices: Sendable {
     ) throws {
         let daemon = configuration.daemon
         let metrics = TerminalMetrics()
-        let health = HealthState()
+        // A local verifier decides with the wall clock: /healthz says when it does not count.
+        let trust = daemon.clockTrust
+        let clockProblem: @Sendable () -> String?
+        if case .local = configuration.verifier {
+            clockProblem = { KernelClock.problem(trust) }
+        } else {
+            clockProblem = { nil }
+        }
+        let health = HealthState(clockProblem: clockProblem)
         self.metrics = metrics
         self.health = health
         let bus = TerminalEventBus()

@@ -14,7 +14,7 @@ public enum TerminalAssembly {
     public static let demoPIN = "1234"
 
     public static func verifier(
-        for configuration: VerifierConfiguration, logger: Logger = Logger(label: "kioskpad.verifier")
+        for configuration: VerifierConfiguration, clockTrust: ClockTrust = .synchronised, logger: Logger = Logger(label: "kioskpad.verifier")
     ) throws -> any Verifier {
         switch configuration {
         case .http(let http):
@@ -49,7 +49,8 @@ public enum TerminalAssembly {
             let hash = try PINHash.make(pin: pin)
             return LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)]))
         case .local(let path):
-            return LocalVerifier(users: try users(path: path))
+            // The users file's rules decide with the wall clock only while it counts.
+            return LocalVerifier(users: try users(path: path), clockTrusted: { KernelClock.trusted(clockTrust) })
         }
     }
 

@@ -12,7 +12,8 @@ struct VerifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verifier", abstract: "The reference verifier server and its tools.",
         subcommands: [
-            VerifierServeCommand.self, VerifierUserCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
+            VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierSiteCommand.self,
+            VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
             VerifierMigrateCommand.self,
         ])
@@ -60,6 +61,14 @@ struct VerifierDatabaseTarget: ParsableArguments {
         LoggingSetup.bootstrap(level: .warning)
         return try await VerifierStoreAssembly.withStore(settings, instance: "cli", logger: Logger(label: "kioskpad.verifier-cli"), body)
     }
+
+    /// Runs one change or read on the database's administration; a refused change is a
+    /// usage error (exit 2), a database error names the key that says where it is (exit 1).
+    func administer<R>(_ body: (any VerifierAdministration) async throws -> R) async throws -> R {
+        try await withStore { opened in
+            try await VerifierUserCommand.applying(opened) { try await body(opened.administration) }
+        }
+    }
 }
 
 /// `kioskpad verifier migrate`: creates or upgrades the database's schema.
@@ -99,6 +108,13 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
     @Option(help: "How long the code is valid: 90s, 10m, 2h (up to 7 days).")
     var ttl: String = "10m"
 
+    @Option(help: "The only door (terminal_id) the code opens; tried at another it is denied and not used up. Default: any door the user may open.")
+    var door: String?
+
+    func validate() throws {
+        if let door, !Identifier.isValid(door) { throw ValidationError("--door '\(door)' must be 1-64 of letters, digits, '.', '_' or '-'") }
+    }
+
     func run() async throws {
         guard let seconds = Self.parseTTL(ttl) else {
             throw UsageError(description: "--ttl '\(ttl)' must be a number with s, m or h, from 30s to 168h")
@@ -108,7 +124,7 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
         let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
         try await target.withStore(settings) { opened in
             try await VerifierUserCommand.applying(opened) {
-                try await opened.administration.issueCode(user: user, hash: hash, expires: Date().addingTimeInterval(seconds))
+                try await opened.administration.issueCode(user: user, hash: hash, expires: Date().addingTimeInterval(seconds), door: door)
             }
         }
         code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }

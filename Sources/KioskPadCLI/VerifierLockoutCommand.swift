@@ -39,9 +39,7 @@ struct VerifierLockoutCommand: AsyncParsableCommand {
         @Option(help: "The terminal_id of the door.") var door: String
 
         func run() async throws {
-            let cleared = try await target.withStore { opened in
-                try await VerifierUserCommand.applying(opened) { try await opened.administration.clearLockout(terminal: door) }
-            }
+            let cleared = try await target.administer { try await $0.clearLockout(terminal: door) }
             guard cleared else { throw UsageError(description: "--door '\(door)' has no lockout state (see `kioskpad verifier lockout list`)") }
             writeLine("lockout of '\(door)' cleared")
         }

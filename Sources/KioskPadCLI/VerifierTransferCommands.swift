@@ -9,10 +9,11 @@ import ReferenceVerifierCore
 struct VerifierImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Bring the users of a users file into the verifier's database (hashes, tags, TOTP secrets, duress PINs, cards).",
+        abstract: "Bring the users of a users file into the verifier's database (hashes, tags, TOTP secrets, duress PINs, cards, access rules).",
         discussion: """
             Idempotent: a user already there with the same lines is left alone, so a second run adds \
-            nothing. A user there with other lines is a clash: each is named, nothing is imported, exit 1.
+            nothing. A user there with other lines or other access rules, a schedule there with another \
+            spec or another site time zone is a clash: each is named, nothing is imported, exit 1.
             """)
 
     @OptionGroup var target: VerifierDatabaseTarget
@@ -27,7 +28,7 @@ struct VerifierImportCommand: AsyncParsableCommand {
         }
         let added = try await target.withStore { opened in
             do {
-                return try await opened.administration.importRecords { try UsersImport.plan(file, existing: $0) }
+                return try await opened.administration.importUsers(file)
             } catch let clash as UsersImport.Clash {
                 throw ImportClash(description: clash.description + "\nnothing was imported from \(usersFile)")
             } catch let error as KeyedError {
@@ -58,10 +59,10 @@ struct VerifierExportCommand: AsyncParsableCommand {
     @Option(help: "The users file to write (replaced atomically).") var usersFile: String
 
     func run() async throws {
-        let records = try await target.withStore { opened in
-            try await VerifierUserCommand.applying(opened) { try await opened.administration.records() }
+        let (records, site) = try await target.withStore { opened in
+            try await VerifierUserCommand.applying(opened) { (try await opened.administration.records(), try await opened.administration.siteRules()) }
         }
-        let text = UsersFile.text(for: records, header: "KioskPad users, exported by `kioskpad verifier export` (hashes only, never a PIN)")
+        let text = UsersFile.text(for: records, site: site, header: "KioskPad users, exported by `kioskpad verifier export` (hashes only, never a PIN)")
         do {
             try DurableFile.replace(path: usersFile, contents: Array(text.utf8))
         } catch {

@@ -5,6 +5,7 @@ import KeypadVerifier
 import KioskPadConfig
 import Logging
 import KioskPadVerifierAssembly
+import ReferenceVerifierCore
 
 /// `kioskpad verifier user`: manage the reference verifier's users without editing its file.
 struct VerifierUserCommand: AsyncParsableCommand {
@@ -16,7 +17,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
             `kioskpad verifier serve` uses it from its next attempt, no restart. PINs are read from stdin, \
             not echoed on a terminal (asked twice there).
             """,
-        subcommands: [Add.self, Remove.self, List.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self, RemoveCard.self])
+        subcommands: [
+            Add.self, Remove.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
+            RemoveCard.self,
+        ])
 
     /// What the commands that set a PIN take: the user, the config, the hash's work factor.
     struct NewPIN: ParsableArguments {
@@ -35,7 +39,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
         /// tags) it, makes the change `change` describes and prints its line.
-        func apply(kind: AttemptKind = .pin, _ change: (any UserDirectory, PINHash, String?) async throws -> String) async throws {
+        func apply(kind: AttemptKind = .pin, _ change: (any VerifierAdministration, PINHash, String?) async throws -> String) async throws {
             let settings = try target.settings()
             // Only commands that write a hash need the server's lookup key.
             let lookup = try VerifierAssembly.lookupKey(settings)
@@ -48,15 +52,74 @@ struct VerifierUserCommand: AsyncParsableCommand {
         }
     }
 
-    /// `user add NAME`: a new user with a PIN.
+    /// `user add NAME`: a new user with a PIN, and the doors, schedule and validity given.
     struct Add: NewPINCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user with a PIN read from stdin.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user with a PIN read from stdin; by default they may open every door, always.")
         @OptionGroup var pin: NewPIN
+        @OptionGroup var rule: AccessRuleOptions
 
-        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
-            try await editor.add(name: pin.name, hash: hash, tag: tag)
-            return "user '\(pin.name)' added to \(editor.location)"
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
+            var access = AccessRule()
+            try rule.change()(&access)
+            try await editor.addUser(name: pin.name, hash: hash, tag: tag, rule: access)
+            return "user '\(pin.name)' added to \(editor.location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))")
         }
+    }
+
+    /// `user set NAME --doors ... --schedule ... --valid-from ... --valid-until ...`.
+    struct SetRules: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change which doors a user may open, their schedule and their validity.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var rule: AccessRuleOptions
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func validate() throws {
+            if rule.isEmpty { throw ValidationError("give at least one of --doors, --all-doors, --schedule, --valid-from, --valid-until") }
+        }
+
+        func run() async throws {
+            let change = try rule.change()
+            try await VerifierUserCommand.changeRule(name, target: target, change)
+        }
+    }
+
+    /// `user disable NAME`: refused at every door, kept with their history.
+    struct Disable: UserStateCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a user off without deleting them: every attempt of theirs is denied (audited as disabled).")
+        static let disabled = true
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+    }
+
+    /// `user enable NAME`: undoes `disable`.
+    struct Enable: UserStateCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a disabled user on again.")
+        static let disabled = false
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+    }
+
+    /// Changes `name`'s rule in one transaction and prints what it is now.
+    static func changeRule(_ name: String, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws {
+        let rule = try await target.withStore { opened in
+            try await applying(opened) {
+                try await opened.administration.setAccess(user: name, change)
+                return try await opened.administration.siteRules().rules[name] ?? AccessRule()
+            }
+        }
+        writeLine("user '\(name)': \(describe(rule))")
+    }
+
+    /// A rule as `user list` shows it: doors, schedule, validity, state.
+    static func describe(_ rule: AccessRule) -> String {
+        let doors: String = rule.doors?.joined(separator: ",") ?? "all"
+        let from: String = rule.validFrom?.description ?? ""
+        let until: String = rule.validUntil?.description ?? ""
+        let valid: String = from.isEmpty && until.isEmpty ? "always" : "\(from)..\(until)"
+        let state: String = rule.disabled ? "disabled" : "enabled"
+        return "doors=\(doors) schedule=\(rule.schedule ?? "always") valid=\(valid) \(state)"
     }
 
     /// `user remove NAME`: every line of the user (PIN, duress PIN, cards).
@@ -75,12 +138,13 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
     /// `user list`: names and what each has, never a hash or secret.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users and what each has (PIN, TOTP, duress PIN, cards); no hashes.")
+        static let configuration = CommandConfiguration(
+            abstract: "List users: what each has (PIN, TOTP, duress PIN, cards; no hashes), their doors, schedule, validity and state.")
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let users = try await target.withStore { opened in
-                try await VerifierUserCommand.applying(opened) { try await opened.administration.list() }
+            let (users, site) = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { (try await opened.administration.list(), try await opened.administration.siteRules()) }
             }
             for user in users {
                 var has: [String] = []
@@ -88,7 +152,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
                 if user.hasTOTP { has.append("totp") }
                 if user.hasDuressPIN { has.append("duress") }
                 if user.cards > 0 { has.append("cards=\(user.cards)") }
-                writeLine("\(user.name) \(has.joined(separator: ","))")
+                writeLine("\(user.name) \(has.joined(separator: ",")) \(VerifierUserCommand.describe(site.rules[user.name] ?? AccessRule()))")
             }
         }
     }
@@ -98,7 +162,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
             try await editor.setPIN(name: pin.name, hash: hash, tag: tag)
             return "PIN of '\(pin.name)' changed in \(editor.location)"
         }
@@ -110,7 +174,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
             try await editor.setDuress(name: pin.name, hash: hash, tag: tag)
             return "duress PIN of '\(pin.name)' set in \(editor.location)"
         }
@@ -124,7 +188,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let kind = AttemptKind.card
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String {
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
             try await editor.addCard(name: pin.name, hash: hash, tag: tag)
             return "card added for '\(pin.name)' in \(editor.location)"
         }
@@ -158,9 +222,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = TOTP.newSecret()
-            try await target.withStore { opened in
-                try await VerifierUserCommand.applying(opened) { try await opened.administration.setTOTP(name: name, secret: secret) }
-            }
+            try await target.administer { try await $0.setTOTP(name: name, secret: secret) }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
     }
@@ -197,7 +259,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 protocol NewPINCommand: AsyncParsableCommand {
     static var kind: AttemptKind { get }
     var pin: VerifierUserCommand.NewPIN { get }
-    func change(_ editor: any UserDirectory, _ hash: PINHash, _ tag: String?) async throws -> String
+    func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String
 }
 
 extension NewPINCommand {
@@ -205,5 +267,19 @@ extension NewPINCommand {
 
     func run() async throws {
         try await pin.apply(kind: Self.kind) { try await change($0, $1, $2) }
+    }
+}
+
+/// `user disable` or `user enable`: sets the user's state and prints their rule.
+protocol UserStateCommand: AsyncParsableCommand {
+    static var disabled: Bool { get }
+    var name: String { get }
+    var target: VerifierDatabaseTarget { get }
+}
+
+extension UserStateCommand {
+    func run() async throws {
+        let disabled = Self.disabled
+        try await VerifierUserCommand.changeRule(name, target: target) { $0.disabled = disabled }
     }
 }

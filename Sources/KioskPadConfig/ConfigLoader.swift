@@ -6,7 +6,7 @@ import Yams
 /// all reported at once, each naming its key path, what is valid, and where it is.
 public enum ConfigLoader {
     /// The top-level sections.
-    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics"]
+    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics", "clock"]
 
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment

@@ -107,8 +107,20 @@ public struct MetricsConfiguration: Equatable, Sendable {
     public var port: Int
 }
 
+/// `clock.trust`: when the terminal's wall clock counts for access rules (schedules and
+/// validity in a local users file). A Raspberry Pi has no real-time clock.
+public enum ClockTrust: String, Equatable, Sendable, CaseIterable {
+    /// The kernel reports the clock synchronised (adjtimex), as systemd-timesyncd or any
+    /// NTP client leaves it.
+    case synchronised
+    /// A battery-backed RTC module keeps time without a network: the clock always counts.
+    case rtc
+}
+
 /// The parts only the daemon (`kioskpad run`) uses.
 public struct DaemonConfiguration: Equatable, Sendable {
+    /// `clock.trust` (default `synchronised`).
+    public var clockTrust: ClockTrust = .synchronised
     /// `state_dir`; nil when the file does not set it (run then uses /var/lib/kioskpad).
     public var stateDirectory: String?
     /// `journal.max_bytes`: the journal's size bound on disk.
@@ -146,6 +158,11 @@ enum DaemonSection {
             daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
         }
         readOutputs(top, into: &daemon)
+        if top.has("clock") {
+            let reader = top.child("clock")
+            daemon.clockTrust = reader.choice("trust", default: ClockTrust.synchronised)
+            reader.finish()
+        }
         if top.has("journal") {
             let reader = top.child("journal")
             daemon.journalMaxBytes = reader.int("max_bytes", default: DaemonConfiguration.defaultJournalMaxBytes, range: (64 << 10)...(1 << 30))

@@ -18,6 +18,7 @@ public enum VerifierAssembly {
     public static func serve(_ settings: VerifierServerConfiguration, logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
         let verifierSettings = try decisionSettings(settings)
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
+            if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
             let app = buildApplication(settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, logger: logger) { port in
                 let host = settings.host
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
@@ -31,6 +32,17 @@ public enum VerifierAssembly {
                     fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
             }
         }
+    }
+
+    /// Door rules are only as strong as the door's identity: the doors that rules name but
+    /// that sign with the site secret, which any terminal holding it could claim.
+    public static func doorIdentityWarning(_ administration: any VerifierAdministration) async throws -> String? {
+        let named = try await administration.siteRules().doorsNamed
+        let own = Set(try await administration.doors().map(\.terminalID))
+        let shared = named.filter { !own.contains($0) }
+        guard !shared.isEmpty else { return nil }
+        return "access rules name door\(shared.count == 1 ? "" : "s") \(shared.joined(separator: ", ")) without a secret of \(shared.count == 1 ? "its" : "their") own: "
+            + "any terminal with the site secret can claim to be \(shared.count == 1 ? "it" : "them"); give each one with `kioskpad verifier terminal add ID`"
     }
 
     /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.

@@ -69,6 +69,8 @@ public actor ReferenceVerifier {
     private let store: any VerifierStore
     private let clock: @Sendable () -> Date
     private var rejections: RejectionTally
+    /// Schedules and zones compiled once per spec.
+    private let rules = AccessCompilationCache()
     /// Attempts waiting for their terminal's previous one to be decided.
     private var waitingByTerminal: [String: [CheckedContinuation<Void, Never>]] = [:]
 
@@ -97,14 +99,25 @@ public actor ReferenceVerifier {
         guard request.body.count <= settings.maxBodyBytes else {
             return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
+        // A door with a secret of its own (`verifier terminal add`) must sign with it; the
+        // site secret is refused for it. The claimed terminal_id only picks the key: the
+        // body it came from is then checked against the signature.
+        let claimedTerminal = ReferenceVerifier.claimedTerminal(request.body)
+        let doorSecret: WebhookSecret?
+        do {
+            if let claimedTerminal { doorSecret = try await store.doorSecret(terminal: claimedTerminal) } else { doorSecret = nil }
+        } catch {
+            return .unavailable
+        }
         // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
         var requestID: String?
-        if let secret = settings.secret {
+        if let secret = doorSecret ?? settings.secret {
             if let failure = WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
                 body: request.body, secret: secret, now: now)
             {
-                return await refuse(.unauthenticated, failure.description, request, source: source, now: now)
+                let whose = doorSecret == nil ? "" : " (door \(claimedTerminal ?? "") signs with its own secret)"
+                return await refuse(.unauthenticated, failure.description + whose, request, source: source, now: now)
             }
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
@@ -117,6 +130,9 @@ public actor ReferenceVerifier {
             decoded = try VerificationRequestBody.decode(request.body)
         } catch {
             return await refuse(.malformed, "\(error)", request, source: source, now: now)
+        }
+        guard decoded.terminalID == claimedTerminal else {
+            return await refuse(.malformed, "terminal_id is ambiguous", request, source: source, now: now)
         }
         // One attempt per terminal at a time in this instance; the store makes it exclusive
         // across instances, so the lockout count stays exact.
@@ -131,6 +147,7 @@ public actor ReferenceVerifier {
             let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
             let candidate = lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey)
             let time = timestamp(clock())
+            let rules = self.rules
             outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
                 // One commit per attempt: the replay cache's row is written with the rest.
                 if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
@@ -138,15 +155,19 @@ public actor ReferenceVerifier {
                 if lockedOnArrival || tracker.isLocked(at: moment) {
                     outcome = .locked
                 } else {
-                    let matched = try await candidate.claim(in: transaction, now: now)
-                    if matched != nil {
-                        tracker.recordGrant()
-                    } else {
-                        _ = tracker.recordDenial(at: moment)
+                    outcome = try await candidate.claim(in: transaction, door: decoded.terminalID, now: now, rules: rules)
+                    switch outcome {
+                    case .decided(user: _?, _): tracker.recordGrant()
+                    case .decided(user: nil, _): _ = tracker.recordDenial(at: moment)
+                    // The PIN was right: the rules' refusal does not count toward the lockout.
+                    case .refused, .locked: break
                     }
-                    outcome = .decided(user: matched?.name, duress: matched?.duress ?? false)
                 }
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
+                if case .refused(let user, true, _) = outcome {
+                    // The silent alarm is raised even though the rules kept the door shut.
+                    try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
+                }
                 return outcome
             }
         } catch is Replayed {
@@ -161,7 +182,8 @@ public actor ReferenceVerifier {
         case .decided(let user?, let duress):
             // A name that is not a valid identifier (an old codes file) is not sent.
             return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
-        case .decided(nil, _):
+        case .decided(nil, _), .refused:
+            // A refusal by the rules is a plain denial on the wire: the keypad never says why.
             return .denied()
         }
     }
@@ -173,6 +195,8 @@ public actor ReferenceVerifier {
     private enum Outcome: Sendable {
         case locked
         case decided(user: String?, duress: Bool)
+        /// The credential matched `user`, whose access rules refused it.
+        case refused(user: String, duress: Bool, AccessRefusal)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -195,6 +219,13 @@ public actor ReferenceVerifier {
         let next = queue.removeFirst()
         waitingByTerminal[terminal] = queue
         next.resume()
+    }
+
+    /// The `terminal_id` a body claims, to pick the key its signature is checked with (nil:
+    /// not a JSON object with a string `terminal_id`; the site secret applies).
+    nonisolated static func claimedTerminal(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return object["terminal_id"] as? String
     }
 
     /// `application/json`, with optional parameters (`; charset=utf-8`), and nothing else.
@@ -235,20 +266,38 @@ public actor ReferenceVerifier {
         case credential((name: String, duress: Bool)?)
         case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?)
 
-        /// The user it grants, after claiming what it uses: a TOTP step (each code once)
-        /// or a one-time code (used up even when its user was removed since: it opens nothing then).
-        func claim(in transaction: any AttemptTransaction, now: Date) async throws -> (name: String, duress: Bool)? {
+        /// What it comes to at `door`, after claiming what a grant uses: a TOTP step (each
+        /// code once) or a one-time code. A match that the user's rules refuse claims
+        /// nothing (a code for another door is not used up). A one-time code whose user was
+        /// removed since is used up and opens nothing.
+        func claim(in transaction: any AttemptTransaction, door: String, now: Date, rules: AccessCompilationCache) async throws -> Outcome {
+            let noMatch = Outcome.decided(user: nil, duress: false)
             switch self {
-            case .none:
-                return nil
-            case .credential(let matched):
-                return matched
+            case .none, .credential(nil):
+                return noMatch
+            case .credential(let matched?):
+                guard let access = try await transaction.access(user: matched.name) else { return noMatch }
+                if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
+                return .decided(user: matched.name, duress: matched.duress)
             case .code(let steps, let issued):
-                for match in steps where try await transaction.claimTOTPStep(user: match.name, step: match.step) {
-                    return (match.name, false)
+                var refused: Outcome?
+                for match in steps {
+                    guard let access = try await transaction.access(user: match.name) else { continue }
+                    if let refusal = rules.refusal(access, door: door, at: now) {
+                        refused = refused ?? .refused(user: match.name, duress: false, refusal)
+                    } else if try await transaction.claimTOTPStep(user: match.name, step: match.step) {
+                        return .decided(user: match.name, duress: false)
+                    }
                 }
-                guard let issued, try await transaction.useCode(id: issued.id, now: now) else { return nil }
-                return try await transaction.isEnabledUser(issued.user) ? (issued.user, false) : nil
+                guard let issued else { return refused ?? noMatch }
+                if let only = issued.door, only != door { return .refused(user: issued.user, duress: false, .notPermittedHere) }
+                guard let access = try await transaction.access(user: issued.user) else {
+                    _ = try await transaction.useCode(id: issued.id, now: now)
+                    return noMatch
+                }
+                if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: issued.user, duress: false, refusal) }
+                guard try await transaction.useCode(id: issued.id, now: now) else { return refused ?? noMatch }
+                return .decided(user: issued.user, duress: false)
             }
         }
     }
@@ -264,6 +313,9 @@ public actor ReferenceVerifier {
             fields += [("decision", "granted"), ("reason", duress ? "duress match" : "match"), ("user", user)]
         case .decided(nil, _):
             fields += [("decision", "denied"), ("reason", "no match")]
+        case .refused(let user, let duress, let refusal):
+            // A duress PIN outside its rules is denied, and still audited as duress.
+            fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
         }
         return fields
     }

@@ -5,13 +5,64 @@ import KeypadVerifier
 /// TOTP secret) is left alone, so a second run adds nothing; one it has with other lines is
 /// a clash, and one clash adds nothing at all.
 public enum UsersImport {
-    /// The users whose lines differ between the file and the database, each named.
+    /// The users whose lines differ between the file and the database, each named, and
+    /// the rules (zone, schedules, a user's access) that differ.
     public struct Clash: Error, Equatable, CustomStringConvertible {
         public let users: [String]
+        public var rules: [String] = []
         public var description: String {
-            users.map { "user '\($0)' is in the database with other lines (PIN, duress PIN, cards or TOTP secret)" }
+            (users.map { "user '\($0)' is in the database with other lines (PIN, duress PIN, cards or TOTP secret)" } + rules)
                 .joined(separator: "\n")
         }
+    }
+
+    /// What an import writes: new lines, the zone (nil: unchanged), schedules and rules.
+    public struct Plan: Sendable {
+        public var records: [UserRecord]
+        public var timeZone: String?
+        public var schedules: [(String, String)]
+        public var rules: [(String, AccessRule)]
+    }
+
+    /// The lines and rules of `file` to write to a database that holds `existing` and
+    /// `site`. A rule, schedule or zone that the database has otherwise is a clash: an
+    /// import adds, it never changes what is there (`verifier user set`, `schedule set`
+    /// and `site set` do).
+    public static func plan(_ file: UsersFile, existing: [UserRecord], site: SiteRules) throws -> Plan {
+        var clash = Clash(users: [])
+        var records: [UserRecord] = []
+        do {
+            records = try plan(file, existing: existing)
+        } catch let found as Clash {
+            clash = found
+        }
+        var timeZone: String?
+        if let zone = file.site.timeZone, zone != site.timeZone {
+            if site.timeZone == nil { timeZone = zone } else {
+                clash.rules.append("@time_zone \(zone): the database's site zone is \(site.timeZone ?? "")  (change it with `kioskpad verifier site set --time-zone`)")
+            }
+        }
+        var schedules: [(String, String)] = []
+        for (name, spec) in file.site.schedules.sorted(by: { $0.key < $1.key }) {
+            switch site.schedules[name] {
+            case nil: schedules.append((name, spec))
+            case spec: break
+            case let stored?: clash.rules.append("@schedule \(name): the database has it as \"\(stored)\"")
+            }
+        }
+        let existingNames = Set(existing.map(\.name))
+        var rules: [(String, AccessRule)] = []
+        for name in Set(file.users.map(\.name)).sorted() {
+            let wanted = file.site.rules[name] ?? AccessRule()
+            let stored = site.rules[name] ?? AccessRule()
+            if !existingNames.contains(name) {
+                if !wanted.isDefault { rules.append((name, wanted)) }
+            } else if wanted != stored {
+                clash.rules.append("user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
+            }
+        }
+        guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }
+        return Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules)
     }
 
     /// The lines of `file` to add to a database that holds `existing`; throws ``Clash``.

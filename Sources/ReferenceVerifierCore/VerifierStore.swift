@@ -20,6 +20,9 @@ public protocol VerifierStore: Sendable {
     func totpUsers() async throws -> [UserRecord]
     /// The one-time codes not used and not expired at `now`.
     func liveCodes(now: Date) async throws -> [IssuedCode]
+    /// The signing secret of door `terminal` (`verifier terminal add`), nil when it has none
+    /// (it signs with the site secret then).
+    func doorSecret(terminal: String) async throws -> WebhookSecret?
     /// `terminal`'s lockout state as it is now (read without holding it).
     func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker
     /// Runs `body` with `terminal`'s lockout state in one write transaction, exclusive for
@@ -45,8 +48,8 @@ public protocol AttemptTransaction: Sendable {
     func claimTOTPStep(user: String, step: Int) async throws -> Bool
     /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.
     func useCode(id: Int64, now: Date) async throws -> Bool
-    /// Whether `name` is an enabled user now.
-    func isEnabledUser(_ name: String) async throws -> Bool
+    /// `name`'s access rule with its schedule and the site's zone; nil when there is no such user.
+    func access(user name: String) async throws -> UserAccess?
     /// Appends the attempt's audit record (never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
 }
@@ -56,11 +59,14 @@ public struct IssuedCode: Sendable, Equatable {
     public let id: Int64
     public let user: String
     public let hash: PINHash
+    /// The only door it opens (`code issue --door`); nil: any door its user may open.
+    public let door: String?
 
-    public init(id: Int64, user: String, hash: PINHash) {
+    public init(id: Int64, user: String, hash: PINHash, door: String? = nil) {
         self.id = id
         self.user = user
         self.hash = hash
+        self.door = door
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -56,6 +57,16 @@ public enum PostgresMigrations {
             )
             """,
         ]),
+        (2, [
+            // Who may enter where and when (as in SQLite's v2), and the index for TOTP users.
+            "CREATE TABLE kioskpad_site (key text PRIMARY KEY, value text NOT NULL)",
+            "CREATE TABLE kioskpad_schedules (name text PRIMARY KEY, spec text NOT NULL)",
+            "CREATE TABLE kioskpad_access (user_name text PRIMARY KEY, rule text NOT NULL, schedule text)",
+            "CREATE INDEX kioskpad_access_schedule ON kioskpad_access (schedule)",
+            "CREATE TABLE kioskpad_doors (terminal_id text PRIMARY KEY, secret text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
+            "ALTER TABLE kioskpad_codes ADD COLUMN door text",
+            "CREATE INDEX kioskpad_users_totp ON kioskpad_users (id) WHERE totp_secret IS NOT NULL",
+        ]),
     ]
 
     /// The newest schema version this build knows.
@@ -64,7 +75,7 @@ public enum PostgresMigrations {
     /// Applies the steps the database lacks; returns the versions applied (empty: up to
     /// date). Refuses a database whose schema is newer than this build.
     @discardableResult
-    public static func apply(on database: PostgresVerifierDatabase) async throws -> [Int] {
+    public static func apply(on database: PostgresVerifierDatabase, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
         let logger = database.logger
         return try await database.transaction { connection in
             // One instance at a time; released at commit.
@@ -88,6 +99,9 @@ public enum PostgresMigrations {
                 try await connection.query("INSERT INTO kioskpad_schema_migrations (version) VALUES (\(step.version))", logger: logger)
                 done.append(step.version)
             }
+            // The site's zone: the host's, when the schema first has a place for it.
+            try await connection.query(
+                "INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(hostZone)) ON CONFLICT (key) DO NOTHING", logger: logger)
             return done
         }
     }

@@ -30,7 +30,12 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     public func remove(name: String) async throws -> Int {
-        let removed = try await rowsChanged("DELETE FROM kioskpad_users WHERE name = \(name) RETURNING 1")
+        let logger = database.logger
+        let removed = try await database.transaction { connection in
+            let lines = try await connection.query("DELETE FROM kioskpad_users WHERE name = \(name) RETURNING 1", logger: logger).count()
+            try await connection.query("DELETE FROM kioskpad_access WHERE user_name = \(name)", logger: logger)
+            return lines
+        }
         guard removed > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
         return removed
     }
@@ -105,16 +110,49 @@ public struct PostgresUserDirectory: VerifierAdministration {
         }
     }
 
-    /// Stores a new one-time code's hash for `user` (who must have a PIN), valid until `expires`.
-    public func issueCode(user: String, hash: PINHash, expires: Date) async throws {
+    public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
         let location = self.location
         let seconds = Int(expires.timeIntervalSince1970)
         let inserted = try await rowsChanged("""
-            INSERT INTO kioskpad_codes (user_name, hash, expires_at)
-            SELECT \(user), \(hash.description), \(seconds) WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(user) AND enabled)
+            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
+            SELECT \(user), \(hash.description), \(seconds), \(door) WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(user))
             RETURNING 1
             """)
         guard inserted > 0 else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
+    }
+
+    /// One transaction at a time across instances (an advisory lock), with the users table
+    /// locked against other writers, so a check and the change it allows stay true together.
+    public func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7305002)", logger: logger)
+            try await connection.query("LOCK TABLE kioskpad_users IN EXCLUSIVE MODE", logger: logger)
+            return try await body(PostgresSiteRulesTransaction(connection: connection, logger: logger))
+        }
+    }
+
+    public func addDoor(terminalID: String, secret: WebhookSecret) async throws {
+        let added = try await rowsChanged(
+            "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (\(terminalID), \(secret.text)) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1")
+        guard added > 0 else {
+            throw UserEditError(description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first")
+        }
+    }
+
+    public func doors() async throws -> [DoorIdentity] {
+        let logger = database.logger
+        return try await database.use { connection in
+            var doors: [DoorIdentity] = []
+            let rows = try await connection.query(
+                "SELECT terminal_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM kioskpad_doors ORDER BY terminal_id", logger: logger)
+            for try await (id, created) in rows.decode((String, String).self) { doors.append(DoorIdentity(terminalID: id, createdAt: created)) }
+            return doors
+        }
+    }
+
+    public func removeDoor(terminalID: String) async throws -> Bool {
+        try await rowsChanged("DELETE FROM kioskpad_doors WHERE terminal_id = \(terminalID) RETURNING 1") > 0
     }
 
     public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
@@ -149,23 +187,6 @@ public struct PostgresUserDirectory: VerifierAdministration {
                 "SELECT record::text FROM (SELECT id, record FROM kioskpad_audit ORDER BY id DESC LIMIT \(count)) newest ORDER BY id", logger: logger)
             for try await record in rows.decode(String.self) { records.append(record) }
             return records
-        }
-    }
-
-    public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
-        let logger = database.logger
-        return try await database.transaction { connection in
-            try await connection.query("LOCK TABLE kioskpad_users IN EXCLUSIVE MODE", logger: logger)
-            let adding = try plan(try await VerifierQueries(connection: connection, logger: logger).allRecords())
-            for user in adding {
-                let kind = user.kind
-                try await connection.query("""
-                    INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
-                    VALUES (\(user.name), \(kind), \(user.pinHash.description), \(user.lookupTag), \(Self.keyID(user.lookupTag)),
-                            \(user.totpSecret.map(TOTP.base32Encode)))
-                    """, logger: logger)
-            }
-            return adding.count
         }
     }
 

@@ -46,6 +46,10 @@ public final class PostgresVerifierStore: VerifierStore {
         try await database.use { [self] in try await queries($0).liveCodes(now: now) }
     }
 
+    public func doorSecret(terminal: String) async throws -> WebhookSecret? {
+        try await database.use { [self] in try await queries($0).doorSecret(terminal: terminal) }
+    }
+
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
         try await database.use { [self] in try await queries($0).lockout(terminal: terminal, policy: policy, forUpdate: false) }
     }
@@ -96,7 +100,9 @@ struct PostgresAttemptTransaction: AttemptTransaction {
         try await queries.useCode(id: id, now: now)
     }
 
-    func isEnabledUser(_ name: String) async throws -> Bool { try await queries.hasUser(name) }
+    func access(user name: String) async throws -> UserAccess? {
+        try await PostgresSiteRulesTransaction.access(user: name, connection: queries.connection, logger: queries.logger)
+    }
 
     func audit(_ fields: [(String, String)]) async throws {
         try await queries.audit(fields, instance: instance)

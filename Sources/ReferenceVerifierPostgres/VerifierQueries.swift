@@ -80,9 +80,9 @@ struct VerifierQueries: Sendable {
         let seconds = Int(now.timeIntervalSince1970)
         var live: [IssuedCode] = []
         let rows = try await connection.query(
-            "SELECT id, user_name, hash FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(seconds) ORDER BY id", logger: logger)
-        for try await (id, user, hash) in rows.decode((Int64, String, String).self) {
-            live.append(IssuedCode(id: id, user: user, hash: try PINHash(parsing: hash)))
+            "SELECT id, user_name, hash, door FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(seconds) ORDER BY id", logger: logger)
+        for try await (id, user, hash, door) in rows.decode((Int64, String, String, String?).self) {
+            live.append(IssuedCode(id: id, user: user, hash: try PINHash(parsing: hash), door: door))
         }
         return live
     }
@@ -97,10 +97,10 @@ struct VerifierQueries: Sendable {
         return try await used.count() > 0
     }
 
-    func hasUser(_ name: String) async throws -> Bool {
-        let rows = try await connection.query(
-            "SELECT 1 FROM kioskpad_users WHERE name = \(name) AND enabled LIMIT 1", logger: logger)
-        return try await rows.count() > 0
+    func doorSecret(terminal: String) async throws -> WebhookSecret? {
+        let rows = try await connection.query("SELECT secret FROM kioskpad_doors WHERE terminal_id = \(terminal)", logger: logger)
+        for try await secret in rows.decode(String.self) { return try WebhookSecret(parsing: secret) }
+        return nil
     }
 
     /// `terminal`'s lockout state; `forUpdate`: its row made if missing and locked until the

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The verifier's schema in SQLite: the PostgreSQL schema's tables under the same version
 /// numbers (``ReferenceVerifierPostgres``'s `PostgresMigrations`), applied in order, each
 /// once, in one write transaction that records the versions it brings. Applying them again
@@ -56,6 +58,22 @@ public enum SQLiteMigrations {
             )
             """,
         ]),
+        (2, [
+            // Who may enter where and when: the site's zone, named schedules, each user's
+            // rule (absent: every door, always), doors' own secrets, codes for one door.
+            "CREATE TABLE kioskpad_site (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE kioskpad_schedules (name TEXT PRIMARY KEY, spec TEXT NOT NULL)",
+            "CREATE TABLE kioskpad_access (user_name TEXT PRIMARY KEY, rule TEXT NOT NULL, schedule TEXT)",
+            "CREATE INDEX kioskpad_access_schedule ON kioskpad_access (schedule)",
+            """
+            CREATE TABLE kioskpad_doors (
+                terminal_id TEXT PRIMARY KEY,
+                secret TEXT NOT NULL,
+                created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            )
+            """,
+            "ALTER TABLE kioskpad_codes ADD COLUMN door TEXT",
+        ]),
     ]
 
     /// The newest schema version this build knows.
@@ -63,7 +81,7 @@ public enum SQLiteMigrations {
 
     /// Applies the steps the file lacks; returns the versions applied (empty: up to date).
     @discardableResult
-    public static func apply(on database: SQLiteVerifierDatabase) async throws -> [Int] {
+    public static func apply(on database: SQLiteVerifierDatabase, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
         let path = database.path
         return try await database.write { sql in
             try await sql.execute(
@@ -79,6 +97,8 @@ public enum SQLiteMigrations {
                 try await sql.execute("INSERT INTO kioskpad_schema_migrations (version) VALUES (?)", [.int(Int64(step.version))])
                 done.append(step.version)
             }
+            // The site's zone: the host's, when the schema first has a place for it.
+            try await sql.execute("INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', ?) ON CONFLICT (key) DO NOTHING", [.text(hostZone)])
             return done
         }
     }

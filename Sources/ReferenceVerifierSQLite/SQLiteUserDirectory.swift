@@ -29,7 +29,9 @@ public struct SQLiteUserDirectory: VerifierAdministration {
 
     public func remove(name: String) async throws -> Int {
         let removed = try await database.write { sql in
-            try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? RETURNING 1", [.text(name)]).count
+            let lines = try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? RETURNING 1", [.text(name)]).count
+            try await sql.execute("DELETE FROM kioskpad_access WHERE user_name = ?", [.text(name)])
+            return lines
         }
         guard removed > 0 else { throw noUser(name) }
         return removed
@@ -92,12 +94,33 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         }
     }
 
-    public func issueCode(user: String, hash: PINHash, expires: Date) async throws {
+    public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
         guard try await changed("""
-            INSERT INTO kioskpad_codes (user_name, hash, expires_at)
-            SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ? AND enabled) RETURNING 1
-            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), .text(user)])
+            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
+            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ?) RETURNING 1
+            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), Self.text(door), .text(user)])
         else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
+    }
+
+    public func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R {
+        try await database.write { try await body(SQLiteSiteRulesTransaction(sql: $0)) }
+    }
+
+    public func addDoor(terminalID: String, secret: WebhookSecret) async throws {
+        guard try await changed(
+            "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (?, ?) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1",
+            [.text(terminalID), .text(secret.text)])
+        else { throw UserEditError(description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first") }
+    }
+
+    public func doors() async throws -> [DoorIdentity] {
+        try await database.read { sql in
+            try await sql.execute("SELECT terminal_id, created_at FROM kioskpad_doors ORDER BY terminal_id")
+        }.map { DoorIdentity(terminalID: try SQLiteRows.text($0, 0), createdAt: try SQLiteRows.text($0, 1)) }
+    }
+
+    public func removeDoor(terminalID: String) async throws -> Bool {
+        try await changed("DELETE FROM kioskpad_doors WHERE terminal_id = ? RETURNING 1", [.text(terminalID)])
     }
 
     public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
@@ -122,22 +145,6 @@ public struct SQLiteUserDirectory: VerifierAdministration {
             try await sql.execute("SELECT record FROM (SELECT id, record FROM kioskpad_audit ORDER BY id DESC LIMIT ?) ORDER BY id", [.int(Int64(count))])
         }
         return try rows.map { try SQLiteRows.text($0, 0) }
-    }
-
-    public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
-        try await database.write { sql in
-            let existing = try SQLiteRows.users(try await sql.execute("SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id"))
-            let adding = try plan(existing)
-            for user in adding {
-                try await sql.execute(
-                    "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        .text(user.name), .text(user.kind), .text(user.pinHash.description),
-                        Self.text(user.lookupTag), Self.text(Self.keyID(user.lookupTag)), Self.text(user.totpSecret.map(TOTP.base32Encode)),
-                    ])
-            }
-            return adding.count
-        }
     }
 
     /// Runs one statement ending in `RETURNING 1` in its own transaction; true when it changed a row.

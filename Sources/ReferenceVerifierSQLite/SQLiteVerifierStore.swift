@@ -53,12 +53,21 @@ public final class SQLiteVerifierStore: VerifierStore {
     public func liveCodes(now: Date) async throws -> [IssuedCode] {
         let rows = try await database.read { sql in
             try await sql.execute(
-                "SELECT id, user_name, hash FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > ? ORDER BY id",
+                "SELECT id, user_name, hash, door FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > ? ORDER BY id",
                 [.int(Int64(now.timeIntervalSince1970))])
         }
         return try rows.map { row in
-            IssuedCode(id: try SQLiteRows.integer(row, 0), user: try SQLiteRows.text(row, 1), hash: try PINHash(parsing: try SQLiteRows.text(row, 2)))
+            IssuedCode(
+                id: try SQLiteRows.integer(row, 0), user: try SQLiteRows.text(row, 1), hash: try PINHash(parsing: try SQLiteRows.text(row, 2)),
+                door: row.columns[3].data.string)
         }
+    }
+
+    public func doorSecret(terminal: String) async throws -> WebhookSecret? {
+        let text = try await database.read { sql in
+            try await sql.execute("SELECT secret FROM kioskpad_doors WHERE terminal_id = ?", [.text(terminal)]).first.map { try SQLiteRows.text($0, 0) }
+        }
+        return try text.map { try WebhookSecret(parsing: $0) }
     }
 
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
@@ -122,8 +131,8 @@ struct SQLiteAttemptTransaction: AttemptTransaction {
             [.int(seconds), .int(id), .int(seconds)]).count > 0
     }
 
-    func isEnabledUser(_ name: String) async throws -> Bool {
-        try await sql.execute("SELECT 1 FROM kioskpad_users WHERE name = ? AND enabled LIMIT 1", [.text(name)]).count > 0
+    func access(user name: String) async throws -> UserAccess? {
+        try await SQLiteSiteRulesTransaction.access(user: name, sql)
     }
 
     func audit(_ fields: [(String, String)]) async throws {

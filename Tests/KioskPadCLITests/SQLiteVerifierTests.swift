@@ -31,17 +31,17 @@ struct SQLiteVerifierTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let again = try await CLI.run(["verifier", "migrate", "--config", directory.appendingPathComponent("verifier.yaml").path])
-        #expect(again.status == 0 && again.stdout.contains("at version 1 (already)"), "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 0 && again.stdout.contains("at version 2 (already)"), "\(again.stdout)\(again.stderr)")
         let pragmas = try await python("""
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('SELECT count(*) FROM kioskpad_schema_migrations').fetchone()[0])
             c.execute('INSERT INTO kioskpad_schema_migrations (version) VALUES (99)'); c.commit()
             """, path)
-        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 1")
+        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 2")
         let refused = try await CLI.run(["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 1); upgrade kioskpad"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 2); upgrade kioskpad"), "\(refused.stderr)")
     }
 
     @Test func importIsIdempotentReportsClashesAndExportRoundTrips() async throws {
@@ -63,7 +63,7 @@ struct SQLiteVerifierTests {
         let second = try await CLI.run(["verifier", "import", "--users-file", more, "--config", config])
         #expect(second.status == 0 && second.stdout.contains("imported 0 lines"), "\(second.stdout)")
         let list = try await CLI.run(["verifier", "user", "list", "--config", config])
-        #expect(list.stdout == "dana pin\nerin pin,totp,duress,cards=1\n")
+        #expect(list.stdout == "dana pin doors=all schedule=always valid=always enabled\nerin pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\n")
         // Export, then import into a new database: the same users, line for line.
         let exported = try await VerifierProcess.exportedUsers(directory)
         let original = try UsersFile.load(path: more)
@@ -126,7 +126,7 @@ struct SQLiteVerifierTests {
         let mount = directory.appendingPathComponent("mnt").path
         let config = directory.appendingPathComponent("verifier.yaml").path
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        _ = try await CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=160k", "tmpfs", mount])
+        _ = try await CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount])
         defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", mount]).waitUntilExit() }
         let path = mount + "/verifier.sqlite3"
         #expect(try await CLI.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", config]).status == 0)

@@ -45,7 +45,7 @@ struct VerifierUserCommandTests {
         let code = TOTP(secret: try #require(TOTP.base32Decode(base32))).code(step: Int(Date().timeIntervalSince1970) / 30)
         #expect(try await simulate(server, typing: code, mode: "code").contains("Access granted"))
         let list = try await CLI.run(["verifier", "user", "list", "--config", config])
-        #expect(list.stdout == "dana pin\ncarol pin,totp\n")
+        #expect(list.stdout == "dana pin doors=all schedule=always valid=always enabled\ncarol pin,totp doors=all schedule=always valid=always enabled\n")
         let removed = try await CLI.run(["verifier", "user", "remove", "carol", "--config", config])
         #expect(removed.status == 0)
         #expect(try await simulate(server, typing: "7146").contains("Access denied"))

@@ -85,9 +85,9 @@ public final class StoreUnderTest: Sendable {
     }
 
     /// Issues a one-time code for `user`, valid until `now + ttl`; returns the code (its only copy).
-    public func issueCode(user: String, ttl: TimeInterval, now: Date, length: Int = 8) async throws -> String {
+    public func issueCode(user: String, ttl: TimeInterval, now: Date, length: Int = 8, door: String? = nil) async throws -> String {
         let code = OneTimeCode.make(length: length)
-        try await administration.issueCode(user: user, hash: try PINHash.make(pin: code, iterations: 1_000), expires: now.addingTimeInterval(ttl))
+        try await administration.issueCode(user: user, hash: try PINHash.make(pin: code, iterations: 1_000), expires: now.addingTimeInterval(ttl), door: door)
         return code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
     }
 
