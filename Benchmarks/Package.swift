@@ -54,6 +54,16 @@ let package = Package(
             path: "Benchmarks/JournalForwarding",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "AccessRules",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
+            ],
+            path: "Benchmarks/AccessRules",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.
         .executableTarget(
             name: "VerifierThroughput",

@@ -101,46 +101,52 @@ extension SiteRulesEditing {
     }
 }
 
-/// A user's rule as the decision reads it, with the schedule's spec and the site's zone.
+/// A user's rule as a store keeps it (the text the users file writes after `@access NAME`),
+/// with the schedule's spec and the site's zone: what one decision reads.
 public struct UserAccess: Sendable, Equatable {
-    public let rule: AccessRule?
+    /// Nil: the default rule (every door, always).
+    public let ruleText: String?
     public let scheduleSpec: String?
     public let timeZone: String
 
-    public init(rule: AccessRule?, scheduleSpec: String?, timeZone: String) {
-        self.rule = rule
+    public init(ruleText: String?, scheduleSpec: String?, timeZone: String) {
+        self.ruleText = ruleText
         self.scheduleSpec = scheduleSpec
         self.timeZone = timeZone
     }
 }
 
-/// Schedules and zones as the server decides with them: compiled once per spec or id and
-/// kept (a spec's text is its identity, so every instance compiles the same).
+/// Rules, schedules and zones as the server decides with them: each text parsed or
+/// compiled once and kept (a text is its own identity, so every instance reads the same,
+/// and a changed rule is a new text). Bounded; past the bound a text is parsed each time.
 public final class AccessCompilationCache: Sendable {
-    private let state = Mutex<(schedules: [String: WeeklySchedule?], zones: [String: TimeZone?])>(([:], [:]))
+    private struct Compiled {
+        var rules: [String: AccessRule?] = [:]
+        var schedules: [String: WeeklySchedule?] = [:]
+        var zones: [String: TimeZone?] = [:]
+    }
+
+    private let state = Mutex(Compiled())
 
     public init() {}
 
-    /// Why the user may not open `door` at `instant`; while the host does not know the
-    /// site's zone, a rule that needs the clock refuses (`clock_not_trusted`).
+    /// Why the user may not open `door` at `instant`. A stored rule that cannot be read
+    /// refuses (`disabled`: fail secure); while the host does not know the site's zone, a
+    /// rule that needs the clock refuses (`clock_not_trusted`).
     public func refusal(_ access: UserAccess, door: String, at instant: Date) -> AccessRefusal? {
-        guard let rule = access.rule else { return nil }
-        let schedule = access.scheduleSpec.flatMap { compiled(spec: $0) }
-        let now = zone(access.timeZone).map { SiteTime(instant, in: $0) }
-        return AccessEvaluator.refusal(rule, schedule: schedule, door: door, now: now)
+        guard let text = access.ruleText else { return nil }
+        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
+        let schedule = access.scheduleSpec.flatMap { cached(\.schedules, $0, limit: 4096) { try? WeeklySchedule(parsing: $0) } }
+        let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
+        return AccessEvaluator.refusal(rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) })
     }
 
-    private func compiled(spec: String) -> WeeklySchedule? {
-        if let known = state.withLock({ $0.schedules[spec] }) { return known }
-        let schedule = try? WeeklySchedule(parsing: spec)
-        state.withLock { if $0.schedules.count < 4096 { $0.schedules[spec] = schedule } }
-        return schedule
-    }
-
-    private func zone(_ id: String) -> TimeZone? {
-        if let known = state.withLock({ $0.zones[id] }) { return known }
-        let zone = TimeZone(identifier: id)
-        state.withLock { if $0.zones.count < 64 { $0.zones[id] = zone } }
-        return zone
+    private func cached<Value: Sendable>(
+        _ table: WritableKeyPath<Compiled, [String: Value?]>, _ text: String, limit: Int, _ make: (String) -> Value?
+    ) -> Value? {
+        if let known = state.withLock({ $0[keyPath: table][text] }) { return known }
+        let value = make(text)
+        state.withLock { if $0[keyPath: table].count < limit { $0[keyPath: table][text] = value } }
+        return value
     }
 }

@@ -88,7 +88,7 @@ struct PostgresSiteRulesTransaction: SiteRulesTransaction {
             """, logger: logger)
         for try await (exists, rule, spec, zone) in rows.decode((Bool, String?, String?, String?).self) {
             guard exists else { return nil }
-            return UserAccess(rule: try rule.map(Self.rule), scheduleSpec: spec, timeZone: zone ?? "UTC")
+            return UserAccess(ruleText: rule, scheduleSpec: spec, timeZone: zone ?? "UTC")
         }
         return nil
     }

@@ -82,8 +82,7 @@ struct SQLiteSiteRulesTransaction: SiteRulesTransaction {
                    (SELECT value FROM kioskpad_site WHERE key = 'time_zone')
             """, [.text(name)])
         guard let row = rows.first, try SQLiteRows.integer(row, 0) != 0 else { return nil }
-        let rule = row.columns[1].data.string == nil ? nil : try SQLiteRows.rule(row, 1)
-        return UserAccess(rule: rule, scheduleSpec: row.columns[2].data.string, timeZone: row.columns[3].data.string ?? "UTC")
+        return UserAccess(ruleText: row.columns[1].data.string, scheduleSpec: row.columns[2].data.string, timeZone: row.columns[3].data.string ?? "UTC")
     }
 }
 

@@ -61,7 +61,7 @@ public struct AccessRule: Sendable, Equatable {
 
     /// A comma list of door ids (terminal_id), each checked.
     public static func doors(_ text: String, option: String) throws -> [String] {
-        let doors = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let doors = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
         for door in doors where !Identifier.isValid(door) {
             throw RuleError(description: "\(option)\(text): '\(door)' is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-')")
         }
@@ -87,4 +87,14 @@ public enum AccessRefusal: String, Sendable, Equatable, CaseIterable {
     case notYetValid = "not_yet_valid"
     case expired
     case outsideSchedule = "outside_schedule"
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs (cheaper than Foundation's trimming,
+    /// which a stored rule's parse would pay per field).
+    var trimmingSpaces: Substring {
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        return self[first...last]
+    }
 }

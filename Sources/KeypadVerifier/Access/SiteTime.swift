@@ -44,24 +44,34 @@ public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
     public static let format = "YYYY-MM-DD or YYYY-MM-DDTHH:MM in the site's time zone, e.g. 2026-12-31 or 2026-12-31T18:00"
 
     public init?(parsing raw: String) {
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "T" || $0 == " " })
-        guard parts.count == 1 || parts.count == 2 else { return nil }
-        let date = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
-            date.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
+        // Read as bytes: a stored rule's dates are parsed on the server's decision path.
+        let bytes = Array(raw[...].trimmingSpaces.utf8)
+        guard bytes.count == 10 || (bytes.count == 16 && (bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "))),
+            bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            let year = Self.number(bytes, 0..<4), let month = Self.number(bytes, 5..<7), let day = Self.number(bytes, 8..<10),
             (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year)
         else { return nil }
         var minute: Int?
-        if parts.count == 2 {
-            guard let time = WeeklySchedule.minute(parts[1]), time < 1440 else { return nil }
-            minute = time
+        if bytes.count == 16 {
+            guard bytes[13] == UInt8(ascii: ":"), let hour = Self.number(bytes, 11..<13), let minutes = Self.number(bytes, 14..<16),
+                hour < 24, minutes < 60
+            else { return nil }
+            minute = hour * 60 + minutes
         }
         self.year = year
         self.month = month
         self.day = day
         self.minute = minute
+    }
+
+    /// The decimal digits of `bytes[range]` as a number; nil if any is not a digit.
+    private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        var value = 0
+        for byte in bytes[range] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// As written back: `2026-12-31` or `2026-12-31T18:00`.
