@@ -91,7 +91,8 @@ struct AccessRulesEndToEndTests {
         let badSpec = try await site.cli(["verifier", "schedule", "set", "evenings", "mon-fri 18:00-21:00; sat 8:00-12:00"])
         #expect(badSpec.status == 2 && badSpec.stderr.contains("part 2 (\"sat 8:00-12:00\"): '8:00' is not a start time"), "\(badSpec.stderr)")
         #expect(try await site.cli(["verifier", "schedule", "set", "away", Self.scheduleExcludingNow]).status == 0)
-        let server = try await VerifierProcess(directory: site.directory)
+        let log = site.directory.appendingPathComponent("serve.log")
+        let server = try await VerifierProcess(directory: site.directory, stderr: log)
         defer { server.stop() }
         let port = server.port
 
@@ -114,6 +115,8 @@ struct AccessRulesEndToEndTests {
         #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
         #expect(try await site.deniedReasons() == ["not_permitted_here", "outside_schedule", "expired", "disabled"])
 
+        // bob's rule names front-door, which signs with the site secret: serve said so at start.
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("access rules name door front-door without a secret of its own"))
         // front-door gets its own secret: the site secret no longer speaks for it.
         let added = try await site.cli(["verifier", "terminal", "add", "front-door"])
         #expect(added.status == 0 && added.stdout.hasPrefix("whsec_"))
@@ -121,6 +124,9 @@ struct AccessRulesEndToEndTests {
         #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Verifier"))
         #expect(try await site.simulate("1470", at: "front-door", port: port, secretFile: "front-door.secret").contains("Access granted"))
         #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.hasPrefix("front-door own secret since "))
+        let quiet = site.directory.appendingPathComponent("serve-again.log")
+        try await VerifierProcess(directory: site.directory, stderr: quiet).stop()
+        #expect(try !String(contentsOf: quiet, encoding: .utf8).contains("without a secret of its own"))
         #expect(try await site.cli(["verifier", "terminal", "remove", "front-door"]).status == 0)
         #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
     }

@@ -53,14 +53,22 @@ final class VerifierProcess {
         let description: String
     }
 
-    /// Starts the server on a prepared directory and waits for `verifier listening on ...`.
-    init(directory: URL) async throws {
+    /// Starts the server on a prepared directory and waits for `verifier listening on ...`;
+    /// with `stderr`, its warnings and errors go to that file.
+    init(directory: URL, stderr: URL? = nil) async throws {
         self.directory = directory
         process.executableURL = CLI.binary
-        process.arguments = ["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path, "--log-level", "error"]
+        process.arguments = [
+            "verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path, "--log-level", stderr == nil ? "error" : "warning",
+        ]
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let stderr {
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: stderr)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let reader = output.fileHandleForReading
         let line = try await onOwnThread {
