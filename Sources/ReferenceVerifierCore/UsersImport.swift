@@ -25,9 +25,11 @@ public enum UsersImport {
     }
 
     /// The lines and rules of `file` to write to a database that holds `existing` and
-    /// `site`. A rule, schedule or zone that the database has otherwise is a clash: an
-    /// import adds, it never changes what is there (`verifier user set`, `schedule set`
-    /// and `site set` do).
+    /// `site`. An import adds; it never changes what is there (`verifier user set`,
+    /// `schedule set` and `site set` do): a schedule the database has with another spec, an
+    /// `@access` line that differs from the rule of a user already there, or another
+    /// `@time_zone` once the database has schedules or rules, is a clash. A user already
+    /// there without an `@access` line in the file keeps their rule.
     public static func plan(_ file: UsersFile, existing: [UserRecord], site: SiteRules) throws -> Plan {
         var clash = Clash(users: [])
         var records: [UserRecord] = []
@@ -38,8 +40,9 @@ public enum UsersImport {
         }
         var timeZone: String?
         if let zone = file.site.timeZone, zone != site.timeZone {
-            if site.timeZone == nil { timeZone = zone } else {
-                clash.rules.append("@time_zone \(zone): the database's site zone is \(site.timeZone ?? "")  (change it with `kioskpad verifier site set --time-zone`)")
+            // A new database has the host's zone; nothing depends on it before rules exist.
+            if site.timeZone == nil || (site.schedules.isEmpty && site.rules.isEmpty) { timeZone = zone } else {
+                clash.rules.append("@time_zone \(zone): the database's site zone is \(site.timeZone ?? "") and its rules use it (change it with `kioskpad verifier site set --time-zone`)")
             }
         }
         var schedules: [(String, String)] = []
@@ -53,11 +56,10 @@ public enum UsersImport {
         let existingNames = Set(existing.map(\.name))
         var rules: [(String, AccessRule)] = []
         for name in Set(file.users.map(\.name)).sorted() {
-            let wanted = file.site.rules[name] ?? AccessRule()
             let stored = site.rules[name] ?? AccessRule()
             if !existingNames.contains(name) {
-                if !wanted.isDefault { rules.append((name, wanted)) }
-            } else if wanted != stored {
+                if let wanted = file.site.rules[name], !wanted.isDefault { rules.append((name, wanted)) }
+            } else if let wanted = file.site.rules[name], wanted != stored {
                 clash.rules.append("user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
             }
         }

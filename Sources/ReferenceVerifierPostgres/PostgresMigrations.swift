@@ -72,10 +72,10 @@ public enum PostgresMigrations {
     /// The newest schema version this build knows.
     public static var latestVersion: Int { steps.last?.version ?? 0 }
 
-    /// Applies the steps the database lacks; returns the versions applied (empty: up to
-    /// date). Refuses a database whose schema is newer than this build.
+    /// Applies the steps the database lacks, up to `version` (tests make an older schema
+    /// with it); returns the versions applied (empty: up to date). Refuses a database whose schema is newer than this build.
     @discardableResult
-    public static func apply(on database: PostgresVerifierDatabase, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
+    public static func apply(on database: PostgresVerifierDatabase, upTo version: Int = .max, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
         let logger = database.logger
         return try await database.transaction { connection in
             // One instance at a time; released at commit.
@@ -92,7 +92,7 @@ public enum PostgresMigrations {
                     description: "the database's schema is version \(newest), newer than this kioskpad knows (\(latestVersion)); upgrade kioskpad")
             }
             var done: [Int] = []
-            for step in steps where !applied.contains(step.version) {
+            for step in steps where !applied.contains(step.version) && step.version <= version {
                 for statement in step.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -100,8 +100,10 @@ public enum PostgresMigrations {
                 done.append(step.version)
             }
             // The site's zone: the host's, when the schema first has a place for it.
-            try await connection.query(
-                "INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(hostZone)) ON CONFLICT (key) DO NOTHING", logger: logger)
+            if version >= 2 {
+                try await connection.query(
+                    "INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(hostZone)) ON CONFLICT (key) DO NOTHING", logger: logger)
+            }
             return done
         }
     }

@@ -79,9 +79,10 @@ public enum SQLiteMigrations {
     /// The newest schema version this build knows.
     public static var latestVersion: Int { steps.last?.version ?? 0 }
 
-    /// Applies the steps the file lacks; returns the versions applied (empty: up to date).
+    /// Applies the steps the file lacks, up to `version` (tests make an older schema with
+    /// it); returns the versions applied (empty: up to date).
     @discardableResult
-    public static func apply(on database: SQLiteVerifierDatabase, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
+    public static func apply(on database: SQLiteVerifierDatabase, upTo version: Int = .max, hostZone: String = TimeZone.current.identifier) async throws -> [Int] {
         let path = database.path
         return try await database.write { sql in
             try await sql.execute(
@@ -92,13 +93,13 @@ public enum SQLiteMigrations {
                     description: "\(path) was written by a newer kioskpad (schema version \(newest); this one knows up to \(latestVersion)); upgrade kioskpad")
             }
             var done: [Int] = []
-            for step in steps where !applied.contains(step.version) {
+            for step in steps where !applied.contains(step.version) && step.version <= version {
                 for statement in step.statements { try await sql.execute(statement) }
                 try await sql.execute("INSERT INTO kioskpad_schema_migrations (version) VALUES (?)", [.int(Int64(step.version))])
                 done.append(step.version)
             }
             // The site's zone: the host's, when the schema first has a place for it.
-            try await sql.execute("INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', ?) ON CONFLICT (key) DO NOTHING", [.text(hostZone)])
+            if version >= 2 { try await sql.execute("INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', ?) ON CONFLICT (key) DO NOTHING", [.text(hostZone)]) }
             return done
         }
     }

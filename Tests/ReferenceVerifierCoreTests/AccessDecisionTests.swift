@@ -161,6 +161,21 @@ struct AccessDecisionTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func usersOfASchemaFromBeforeRulesKeepEveryDoorAlwaysAfterTheUpgrade(_ kind: StoreUnderTest.Kind) async throws {
+        let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
+        let old = try await StoreUnderTest.make(kind, users: try UsersFile(parsing: "alice:\(alice)\n", source: "users"), schemaVersion: 1)
+        await old.close()
+        let store = try await old.reopened()
+        defer { Task { await store.destroy() } }
+        let site = try await store.administration.siteRules()
+        #expect(site.rules.isEmpty && site.timeZone == TimeZone.current.identifier)
+        let reference = verifier(store)
+        for door in ["front-door", "back-door", "door-\(Int.random(in: 1...99))"] {
+            #expect(await reference.handle(request("2580", at: door)) == .granted(unlockSeconds: 4, user: "alice"))
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func importAddsRulesOnceAndRefusesOtherRulesForAUserThatIsThere(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await store(kind)
         defer { Task { await store.destroy() } }
@@ -179,5 +194,16 @@ struct AccessDecisionTests {
         await #expect { try await admin.importUsers(other) } throws: { error in
             (error as? UsersImport.Clash)?.description.contains("user 'bob': the database has other access rules") == true
         }
+        // A file that says nothing of bob's rules (an old one) leaves them as they are.
+        let old = try UsersFile(parsing: exported.split(separator: "\n").filter { !$0.hasPrefix("@") }.joined(separator: "\n"), source: "old")
+        #expect(try await admin.importUsers(old) == 0)
+        #expect(try await admin.siteRules().rules["bob"] == AccessRule(doors: ["front-door"], schedule: "nights"))
+        // Another zone is a clash once rules use the zone; a new database takes the file's.
+        let berlin = try UsersFile(parsing: exported.replacingOccurrences(of: "@time_zone UTC", with: "@time_zone Europe/Berlin"), source: "berlin")
+        await #expect(throws: UsersImport.Clash.self) { try await admin.importUsers(berlin) }
+        let fresh = try await StoreUnderTest.make(kind)
+        defer { Task { await fresh.destroy() } }
+        #expect(try await fresh.administration.importUsers(berlin) == 3)
+        #expect(try await fresh.administration.siteRules().timeZone == "Europe/Berlin")
     }
 }

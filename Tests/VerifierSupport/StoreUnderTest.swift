@@ -31,11 +31,12 @@ public final class StoreUnderTest: Sendable {
     static let keptOpen = Mutex<[StoreUnderTest]>([])
 
     /// A new empty store of `kind` holding `users`.
-    public static func make(_ kind: Kind, users: UsersFile = UsersFile(users: [])) async throws -> StoreUnderTest {
+    /// `schemaVersion`: the schema as an older kioskpad left it (``reopened()`` brings it up to date).
+    public static func make(_ kind: Kind, users: UsersFile = UsersFile(users: []), schemaVersion: Int = .max) async throws -> StoreUnderTest {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-store-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let server = kind == .postgres ? try await onOwnThread { try PostgresTestServer() } : nil
-        let made = try await open(kind, directory: directory, postgres: server)
+        let made = try await open(kind, directory: directory, postgres: server, schemaVersion: schemaVersion)
         if !users.users.isEmpty { _ = try await made.administration.importRecords { try UsersImport.plan(users, existing: $0) } }
         return made
     }
@@ -45,14 +46,14 @@ public final class StoreUnderTest: Sendable {
         try await StoreUnderTest.open(kind, directory: directory, postgres: postgres)
     }
 
-    private static func open(_ kind: Kind, directory: URL, postgres: PostgresTestServer?) async throws -> StoreUnderTest {
+    private static func open(_ kind: Kind, directory: URL, postgres: PostgresTestServer?, schemaVersion: Int = .max) async throws -> StoreUnderTest {
         var logger = Logger(label: "store-under-test")
         logger.logLevel = .error
         switch kind {
         case .sqlite:
             let path = directory.appendingPathComponent("verifier.sqlite3").path
             let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
-            try await SQLiteMigrations.apply(on: database)
+            try await SQLiteMigrations.apply(on: database, upTo: schemaVersion)
             return StoreUnderTest(
                 kind: kind, store: SQLiteVerifierStore(database: database, instance: "test"), administration: SQLiteUserDirectory(database: database),
                 sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
@@ -63,7 +64,7 @@ public final class StoreUnderTest: Sendable {
                 host: "127.0.0.1", port: postgres.port, user: postgres.user, database: postgres.database, password: password, tls: nil,
                 poolSize: 8, timeout: .seconds(10), logger: logger)
             let pool = Task { await database.run() }
-            try await PostgresMigrations.apply(on: database)
+            try await PostgresMigrations.apply(on: database, upTo: schemaVersion)
             return StoreUnderTest(
                 kind: kind, store: PostgresVerifierStore(database: database, instance: "test"),
                 administration: PostgresUserDirectory(database: database, location: postgres.url), sqlitePath: nil, directory: directory,
