@@ -27,11 +27,13 @@ public final class DaemonServices: Sendable {
     /// The door contact, exit button and tamper logic (nil without any of these inputs).
     public let doorMonitor: DoorMonitor?
     private let doorInputs: DoorInputsService?
+    private let logger: Logger
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
         metricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
+        self.logger = logger
         let daemon = configuration.daemon
         let metrics = TerminalMetrics()
         // A local verifier decides with the wall clock: /healthz says when it does not count.
@@ -139,6 +141,9 @@ public final class DaemonServices: Sendable {
         return min(door.maxUnlock, .seconds(http.maxUnlockSeconds))
     }
 
+    /// How long a stopping terminal tries to forward what it journaled.
+    public static let drainLimit: Duration = .seconds(2)
+
     /// Background services to run in the service group (metrics endpoint, forwarder).
     public var services: [any Service] {
         var list: [any Service] = []
@@ -154,6 +159,9 @@ public final class DaemonServices: Sendable {
         door?.shutdown()
         bus.publish(.stopping)
         await bus.finish()
+        if let forwarder, await !forwarder.drain(within: DaemonServices.drainLimit) {
+            logger.notice("some journal records were not forwarded before stopping; they stay queued for the next start")
+        }
         await poster?.shutdown()
     }
 }

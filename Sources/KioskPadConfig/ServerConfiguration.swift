@@ -24,6 +24,8 @@ public struct VerifierServerConfiguration: Sendable {
     public var maxConnectionsPerSource: Int
     public var requestTimeout: Duration
     public var rejectedPerSource: Int
+    /// `events.keep_days`: how long forwarded door events are kept (default 365).
+    public var eventsKeepDays: Int = 365
 }
 
 extension ConfigLoader {
@@ -72,13 +74,21 @@ extension ConfigLoader {
         let perSource = reader.int("max_connections_per_source", default: 64, range: 1...65_536)
         let requestTimeout = reader.seconds("request_timeout_s", default: 10, range: 1...300)
         let rejected = reader.int("rejected_per_source", default: 20, range: 1...100_000)
+        var keepDays = 365
+        if reader.has("events") {
+            let events = reader.child("events")
+            keepDays = events.int("keep_days", default: 365, range: 1...36_500)
+            events.finish()
+        }
         reader.finish()
         top.finish()
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
-        return VerifierServerConfiguration(
+        var configuration = VerifierServerConfiguration(
             host: host, port: port, store: store, stateDirectory: stateDirectory, secret: secret,
             lookupKey: lookupKey, allowUnsigned: allowUnsigned, unlockSeconds: unlock, codeLength: codeLength, lockout: lockout,
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)
+        configuration.eventsKeepDays = keepDays
+        return configuration
     }
 }

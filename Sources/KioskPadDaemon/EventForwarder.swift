@@ -88,14 +88,7 @@ public actor EventForwarder {
                 }
             }
             guard let batch = pending else { continue }
-            let (body, id) = EventForwarder.envelope(batch.records)
-            switch await poster.post(body: body, id: id) {
-            case .delivered:
-                advance(to: batch)
-            case .answered(let status) where (400..<500).contains(status) && status != 408 && status != 429:
-                deadLetter(batch.records, status: status)
-                advance(to: batch)
-            case .answered, .failed:
+            if await !deliver(batch) {
                 if !failing {
                     logger.warning("events endpoint unavailable; records stay queued on disk and are retried")
                     failing = true
@@ -107,6 +100,51 @@ public actor EventForwarder {
             pending = nil
             failing = false
             backoff = .milliseconds(500)
+        }
+    }
+
+    /// Sends what is journaled and not yet delivered, for at most `limit`, without back-off:
+    /// a terminal that stops calls it so its last records (the last grant, the stop) are not
+    /// left waiting for the next start. True when nothing is left; what is left stays queued
+    /// on disk for the next start.
+    public func drain(within limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.sendQueued() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Posts batch after batch until the journal has nothing undelivered (true) or a batch is
+    /// not confirmed (false).
+    private func sendQueued() async -> Bool {
+        while !Task.isCancelled {
+            guard let batch = try? journal.read(after: delivered, from: position, limit: batchSize) else { return false }
+            guard !batch.records.isEmpty else { return true }
+            guard await deliver(batch) else { return false }
+        }
+        return false
+    }
+
+    /// Posts one batch: true when it is done with (delivered, or refused for good and
+    /// dead-lettered), false when it must be sent again.
+    private func deliver(_ batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async -> Bool {
+        let (body, id) = EventForwarder.envelope(batch.records)
+        switch await poster.post(body: body, id: id) {
+        case .delivered:
+            advance(to: batch)
+            return true
+        case .answered(let status) where (400..<500).contains(status) && status != 408 && status != 429:
+            deadLetter(batch.records, status: status)
+            advance(to: batch)
+            return true
+        case .answered, .failed:
+            return false
         }
     }
 

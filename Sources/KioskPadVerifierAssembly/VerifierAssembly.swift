@@ -23,7 +23,8 @@ public enum VerifierAssembly {
                 let host = settings.host
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
-            let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
+            let group = ServiceGroup(services: [app, pruning], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
                 try await group.run()
             } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
@@ -52,8 +53,9 @@ public enum VerifierAssembly {
     ) -> some ApplicationProtocol {
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
+        let events = DoorEventIntake(store: opened.store, siteSecret: verifier.settings.secret)
         return VerifierServer.application(
-            verifier: verifier, host: settings.host, port: settings.port, limits: limits, metrics: VerifierMetrics(pool: opened.pool),
+            verifier: verifier, events: events, host: settings.host, port: settings.port, limits: limits, metrics: VerifierMetrics(pool: opened.pool),
             logger: logger, onRunning: onRunning)
     }
 

@@ -6,39 +6,46 @@ import NIOCore
 import ReferenceVerifierCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
-/// 2-3, decided by a ``ReferenceVerifier``, `GET /healthz` (200, with the store's
+/// 2-3, decided by a ``ReferenceVerifier``, `POST /v1/events` (the terminals' forwarded
+/// journal records, a ``DoorEventIntake``), `GET /healthz` (200, with the store's
 /// reachability and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
-        verifier: ReferenceVerifier, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
+        verifier: ReferenceVerifier, events: DoorEventIntake? = nil, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
         let maxBody = verifier.settings.maxBodyBytes
         router.post("/verify") { request, context -> Response in
-            let body: [UInt8]
-            do {
-                var buffer = try await request.body.collect(upTo: maxBody)
-                body = buffer.readBytes(length: buffer.readableBytes) ?? []
-            } catch {
-                return json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")
+            let incoming: ReferenceVerifier.Incoming
+            switch await signedRequest(request, context, maxBody: maxBody) {
+            case .success(let read): incoming = read
+            case .failure(let refusal): return refusal.response
             }
             let started = ContinuousClock.now
-            let decision = await verifier.handle(ReferenceVerifier.Incoming(
-                contentType: request.headers[.contentType],
-                webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
-                webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
-                webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
-                body: body, source: context.remoteAddress?.ipAddress))
+            let decision = await verifier.handle(incoming)
             metrics.record(decision, duration: ContinuousClock.now - started)
             let reply = HTTPReply(decision)
             return Response(
                 status: HTTPResponse.Status(code: reply.status),
                 headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }
+        if let events {
+            // The terminals' forwarded journal records (`events.url`): up to 50 a batch.
+            let maxEvents = DoorEventBatch.maxRecords * 8_192
+            router.post("/v1/events") { request, context -> Response in
+                switch await signedRequest(request, context, maxBody: maxEvents) {
+                case .success(let incoming):
+                    let reply = await events.handle(incoming)
+                    return json(reply.status, reply.body)
+                case .failure(let refusal):
+                    return refusal.response
+                }
+            }
         }
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
@@ -62,6 +69,30 @@ public enum VerifierServer {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kioskpad-verifier"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    /// A body that could not be read (400).
+    struct UnreadableBody: Error {
+        let response: Response
+    }
+
+    /// The body (up to `maxBody` bytes) and the signature headers of a request.
+    static func signedRequest(
+        _ request: Request, _ context: VerifierRequestContext, maxBody: Int
+    ) async -> Result<ReferenceVerifier.Incoming, UnreadableBody> {
+        let body: [UInt8]
+        do {
+            var buffer = try await request.body.collect(upTo: maxBody)
+            body = buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch {
+            return .failure(UnreadableBody(response: json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")))
+        }
+        return .success(ReferenceVerifier.Incoming(
+            contentType: request.headers[.contentType],
+            webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
+            webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
+            webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
+            body: body, source: context.remoteAddress?.ipAddress))
     }
 
     static func json(_ status: Int, _ text: String) -> Response {

@@ -32,6 +32,11 @@ public protocol VerifierStore: Sendable {
     func commitAttempt<R: Sendable>(
         terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any AttemptTransaction) async throws -> R
     ) async throws -> R
+    /// Stores forwarded journal records in one transaction, each once (an id seen before is
+    /// skipped); returns how many were new.
+    func storeEvents(_ events: [DoorEvent]) async throws -> Int
+    /// Deletes the forwarded records older than `cutoff`; returns how many.
+    func pruneEvents(before cutoff: Date) async throws -> Int
     /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
     /// Nil when the store can be used now, else why not (for `/healthz`).

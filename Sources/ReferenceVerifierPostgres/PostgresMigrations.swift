@@ -67,6 +67,22 @@ public enum PostgresMigrations {
             "ALTER TABLE kioskpad_codes ADD COLUMN door text",
             "CREATE INDEX kioskpad_users_totp ON kioskpad_users (id) WHERE totp_secret IS NOT NULL",
         ]),
+        (3, [
+            // The journal records terminals forward (POST /v1/events), once each.
+            """
+            CREATE TABLE kioskpad_events (
+                id text PRIMARY KEY,
+                terminal_id text NOT NULL,
+                type text NOT NULL,
+                at double precision NOT NULL,
+                seq bigint NOT NULL,
+                record jsonb NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX kioskpad_events_door_time ON kioskpad_events (terminal_id, at)",
+            "CREATE INDEX kioskpad_events_time ON kioskpad_events (at)",
+        ]),
     ]
 
     /// The newest schema version this build knows.

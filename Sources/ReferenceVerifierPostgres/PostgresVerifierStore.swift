@@ -50,6 +50,28 @@ public final class PostgresVerifierStore: VerifierStore {
         try await database.use { [self] in try await queries($0).doorSecret(terminal: terminal) }
     }
 
+    public func storeEvents(_ events: [DoorEvent]) async throws -> Int {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            var stored = 0
+            for event in events {
+                stored += try await connection.query("""
+                    INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record)
+                    VALUES (\(event.id), \(event.terminalID), \(event.type), \(event.time.timeIntervalSince1970), \(event.sequence), \(event.json)::jsonb)
+                    ON CONFLICT (id) DO NOTHING RETURNING 1
+                    """, logger: logger).count()
+            }
+            return stored
+        }
+    }
+
+    public func pruneEvents(before cutoff: Date) async throws -> Int {
+        let logger = database.logger
+        return try await database.use { connection in
+            try await connection.query("DELETE FROM kioskpad_events WHERE at < \(cutoff.timeIntervalSince1970) RETURNING 1", logger: logger).count()
+        }
+    }
+
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
         try await database.use { [self] in try await queries($0).lockout(terminal: terminal, policy: policy, forUpdate: false) }
     }

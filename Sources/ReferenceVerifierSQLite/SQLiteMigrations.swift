@@ -74,6 +74,22 @@ public enum SQLiteMigrations {
             """,
             "ALTER TABLE kioskpad_codes ADD COLUMN door TEXT",
         ]),
+        (3, [
+            // The journal records terminals forward (POST /v1/events), once each.
+            """
+            CREATE TABLE kioskpad_events (
+                id TEXT PRIMARY KEY,
+                terminal_id TEXT NOT NULL,
+                type TEXT NOT NULL,
+                at REAL NOT NULL,
+                seq INTEGER NOT NULL,
+                record TEXT NOT NULL,
+                received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            )
+            """,
+            "CREATE INDEX kioskpad_events_door_time ON kioskpad_events (terminal_id, at)",
+            "CREATE INDEX kioskpad_events_time ON kioskpad_events (at)",
+        ]),
     ]
 
     /// The newest schema version this build knows.

@@ -86,6 +86,28 @@ public final class SQLiteVerifierStore: VerifierStore {
         }
     }
 
+    public func storeEvents(_ events: [DoorEvent]) async throws -> Int {
+        try await database.write { sql in
+            var stored = 0
+            for event in events {
+                stored += try await sql.execute("""
+                    INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO NOTHING RETURNING 1
+                    """, [
+                        .text(event.id), .text(event.terminalID), .text(event.type), .float(event.time.timeIntervalSince1970),
+                        .int(Int64(event.sequence)), .text(event.json),
+                    ]).count
+            }
+            return stored
+        }
+    }
+
+    public func pruneEvents(before cutoff: Date) async throws -> Int {
+        try await database.write { sql in
+            try await sql.execute("DELETE FROM kioskpad_events WHERE at < ? RETURNING 1", [.float(cutoff.timeIntervalSince1970)]).count
+        }
+    }
+
     public func audit(_ fields: [(String, String)]) async throws {
         let instance = self.instance
         try await database.write { try await SQLiteAudit.append(fields, instance: instance, $0) }

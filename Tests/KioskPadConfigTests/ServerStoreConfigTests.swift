@@ -31,6 +31,13 @@ struct ServerStoreConfigTests {
         #expect(expected.displayURL == "postgres://kioskpad@db.example.net:5433/doors")
     }
 
+    @Test func forwardedEventsAreKeptAYearUnlessKeepDaysSaysOtherwise() throws {
+        #expect(try ConfigLoader.parseServer(yaml: base, source: "v.yaml").eventsKeepDays == 365)
+        #expect(try ConfigLoader.parseServer(yaml: base + "  events:\n    keep_days: 30\n", source: "v.yaml").eventsKeepDays == 30)
+        #expect(problem("  events:\n    keep_days: 0\n").contains("server.events.keep_days: 0 is out of range 1...36500"))
+        #expect(problem("  events:\n    keep: 30\n").contains("server.events.keep"))
+    }
+
     @Test func sqliteIsTheDefaultInTheStateDirectory() throws {
         let bare = try ConfigLoader.parseServer(yaml: base, source: "v.yaml")
         #expect(bare.store == .sqlite(SQLiteSettings(path: "/var/lib/kioskpad-verifier/verifier.sqlite3", busyTimeout: .seconds(5))))

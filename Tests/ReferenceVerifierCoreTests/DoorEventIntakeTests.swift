@@ -1,0 +1,72 @@
+import Foundation
+import KeypadCore
+import KeypadVerifier
+import ReferenceVerifierCore
+import Testing
+import VerifierTestSupport
+
+/// `POST /v1/events` decided over each real store: signed batches stored once per record
+/// id, refusals that name the record and field, a door's own secret, and retention.
+@Suite("Door events in, on SQLite and PostgreSQL")
+struct DoorEventIntakeTests {
+    let siteSecret = WebhookSecret.generate()
+    let clock = TestWallClock()
+
+    /// A journal record as the terminal writes it.
+    static func record(_ id: String = UUID().uuidString, terminal: String = "front-door", type: String = "attempt", time: String = "2027-01-15T07:59:58.125Z", seq: Int = 1) -> String {
+        "{\"seq\":\(seq),\"id\":\"\(id)\",\"time\":\"\(time)\",\"type\":\"\(type)\",\"terminal_id\":\"\(terminal)\",\"decision\":\"granted\",\"user\":\"alice\"}"
+    }
+
+    /// Records in envelopes, signed with `secret` (default the site's).
+    func batch(_ records: [String], secret: WebhookSecret? = nil, sign: Bool = true) -> ReferenceVerifier.Incoming {
+        let body = Array(("[" + records.map { "{\"type\":\"kioskpad.attempt\",\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\($0)}" }.joined(separator: ",") + "]").utf8)
+        let id = "\(UUID().uuidString).\(records.count)"
+        let seconds = Int(clock.now.timeIntervalSince1970)
+        return ReferenceVerifier.Incoming(
+            contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
+            webhookSignature: sign ? WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: secret ?? siteSecret) : nil, body: body)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aBatchIsStoredOnceAndARetryIsConfirmedAgain(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
+        let records = [Self.record(seq: 1), Self.record(type: "door_opened", seq: 2)]
+        #expect(await intake.handle(batch(records)) == .init(status: 200, body: "{\"received\":2,\"stored\":2}"))
+        #expect(await intake.handle(batch(records)) == .init(status: 200, body: "{\"received\":2,\"stored\":0}"))
+        #expect(await intake.handle(batch(records + [Self.record(seq: 3)])).body == "{\"received\":3,\"stored\":1}")
+        #expect(await intake.handle(batch(records, sign: false)).status == 401)
+        // Retention: the records are from 2027-01-15 07:59; a cutoff after them deletes them all.
+        #expect(try await store.store.pruneEvents(before: Date(timeIntervalSince1970: 1_700_000_000)) == 0)
+        #expect(try await store.store.pruneEvents(before: clock.now) == 3)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDoorWithItsOwnSecretMustSignItsEventsWithIt(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let doorSecret = WebhookSecret.generate()
+        try await store.administration.addDoor(terminalID: "front-door", secret: doorSecret)
+        let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
+        #expect(await intake.handle(batch([Self.record()])).status == 401)
+        #expect(await intake.handle(batch([Self.record()], secret: doorSecret)).status == 200)
+        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret)).status == 401)
+    }
+
+    @Test(arguments: [
+        ("{}", "the body must be a JSON array of event envelopes"),
+        ("[]", "a batch holds 1 to 50 records, not 0"),
+        ("[{\"data\":{\"seq\":1,\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]", "record 1: data.id must be"),
+        ("[{\"data\":\(DoorEventIntakeTests.record())},{\"data\":\(DoorEventIntakeTests.record(time: "yesterday"))}]", "record 2: data.time must be an RFC 3339 date-time"),
+        ("[{\"data\":\(DoorEventIntakeTests.record())},{\"data\":\(DoorEventIntakeTests.record(terminal: "other"))}]", "a batch comes from one terminal"),
+        ("[{\"data\":{\"id\":\"a\",\"id\":\"b\"}}]", "ambiguous or malformed JSON"),
+    ])
+    func aBadBatchIsRefusedForGoodNamingTheRecordAndField(body: String, message: String) {
+        #expect {
+            _ = try DoorEventBatch.decode(Array(body.utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+}
