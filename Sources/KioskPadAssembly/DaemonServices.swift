@@ -28,6 +28,8 @@ public final class DaemonServices: Sendable {
     public let doorMonitor: DoorMonitor?
     private let doorInputs: DoorInputsService?
     private let logger: Logger
+    /// `events.heartbeat_s` when events are forwarded.
+    private let heartbeat: Duration?
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
@@ -35,6 +37,7 @@ public final class DaemonServices: Sendable {
     ) throws {
         self.logger = logger
         let daemon = configuration.daemon
+        heartbeat = daemon.events?.heartbeat
         let metrics = TerminalMetrics()
         // A local verifier decides with the wall clock: /healthz says when it does not count.
         let trust = daemon.clockTrust
@@ -149,6 +152,7 @@ public final class DaemonServices: Sendable {
         var list: [any Service] = []
         if let metricsService { list.append(metricsService) }
         if let forwarder { list.append(ForwarderService(forwarder: forwarder)) }
+        if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
         return list
     }
@@ -163,6 +167,22 @@ public final class DaemonServices: Sendable {
             logger.notice("some journal records were not forwarded before stopping; they stay queued for the next start")
         }
         await poster?.shutdown()
+    }
+}
+
+/// Publishes a heartbeat every `interval` (a `status` journal record, forwarded like every
+/// record), so the site sees a door where nothing happens.
+struct HeartbeatService: Service {
+    let bus: TerminalEventBus
+    let interval: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if !Task.isCancelled { bus.publish(.heartbeat) }
+            }
+        }
     }
 }
 

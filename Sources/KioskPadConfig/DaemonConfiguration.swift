@@ -99,6 +99,8 @@ public struct EventsConfiguration: Equatable, Sendable {
     public var url: String
     public var secret: SecretSource?
     public var allowInsecureHTTP: Bool
+    /// `events.heartbeat_s`: how often a `status` record is journaled (and so forwarded).
+    public var heartbeat: Duration = .seconds(300)
 }
 
 /// `metrics:` - the loopback monitoring endpoint.
@@ -183,8 +185,9 @@ enum DaemonSection {
                 reader.log.report(reader.keyPath("url"), problem.replacingOccurrences(of: "verifier.", with: "events."), at: reader.value("url"))
             }
             let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+            let heartbeat = reader.seconds("heartbeat_s", default: 300, range: 10...86_400)
             reader.finish()
-            daemon.events = EventsConfiguration(url: url, secret: secret, allowInsecureHTTP: allowInsecure)
+            daemon.events = EventsConfiguration(url: url, secret: secret, allowInsecureHTTP: allowInsecure, heartbeat: heartbeat)
         }
         if top.has("metrics") {
             daemon.metricsConfigured = true

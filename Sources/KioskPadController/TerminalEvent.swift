@@ -27,6 +27,9 @@ public enum TerminalEvent: Sendable, Equatable {
     case stopping
     /// `count` events did not fit in `sink`'s queue and were dropped for it.
     case eventsDropped(sink: String, count: Int)
+    /// Every `events.heartbeat_s`: the terminal says it is there and how it is (a `status`
+    /// journal record), so a door where nothing happens is still seen.
+    case heartbeat
 }
 
 /// Receives ``TerminalEvent``s in order, from its own queue of a ``TerminalEventBus``.

@@ -12,6 +12,8 @@ public actor JournalSink: TerminalEventSink {
     private let logger: Logger
     private let appended: @Sendable () -> Void
     private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
+    /// What the next `status` record says, kept from the events as they pass.
+    private var status = TerminalStatus()
     private let origin = ContinuousClock.now
     /// At most one `wiegand_dropped` record per this interval; each says how many frames
     /// were dropped since the previous one.
@@ -25,6 +27,7 @@ public actor JournalSink: TerminalEventSink {
     }
 
     public func handle(_ event: TerminalEvent) async {
+        status.note(event)
         switch event {
         case .keyPressed, .displayError:
             return
@@ -69,6 +72,8 @@ public actor JournalSink: TerminalEventSink {
             record("stop", [])
         case .eventsDropped(let sink, let count):
             record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
+        case .heartbeat:
+            record("status", status.fields)
         }
     }
 

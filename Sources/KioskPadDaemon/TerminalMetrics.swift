@@ -85,7 +85,7 @@ public final class TerminalMetrics: TerminalEventSink {
         case .eventsDropped(let sink, let count):
             Metrics.Counter(label: "kioskpad_events_dropped_total", dimensions: [("sink", sink)], factory: factory)
                 .increment(by: count)
-        case .started, .stopping:
+        case .started, .stopping, .heartbeat:
             break
         }
     }

@@ -33,3 +33,18 @@ struct ClockTrustTests {
         }
     }
 }
+
+/// `events.heartbeat_s`: how often a forwarding terminal journals its `status`.
+@Suite("Events heartbeat config")
+struct EventsHeartbeatConfigTests {
+    @Test func theHeartbeatIsFiveMinutesUnlessSetAndNamesItsRange() throws {
+        let base = "verifier: {kind: demo}\nevents:\n  url: http://127.0.0.1:8787/v1/events\n"
+        #expect(try ConfigLoader.parse(yaml: base, source: "t.yaml").daemon.events?.heartbeat == .seconds(300))
+        #expect(try ConfigLoader.parse(yaml: base + "  heartbeat_s: 60\n", source: "t.yaml").daemon.events?.heartbeat == .seconds(60))
+        #expect {
+            try ConfigLoader.parse(yaml: base + "  heartbeat_s: 1\n", source: "t.yaml")
+        } throws: { error in
+            "\(error)".contains("events.heartbeat_s")
+        }
+    }
+}

@@ -42,6 +42,24 @@ struct DoorJournalTests {
         #expect(written.allSatisfy { $0["terminal_id"] as? String == "door-1" })
     }
 
+    @Test func aHeartbeatJournalsHowTheTerminalIsNow() async throws {
+        let written = try await records([
+            .heartbeat,
+            .doorInput(.opened), .doorInput(.heldOpen(seconds: 30)), .doorInput(.tamper(active: true)), .keypadHealth(ok: false),
+            .attemptDecided(attemptID: "a1", kind: .pin, outcome: .denied(), latency: .milliseconds(3), lockedOut: true),
+            .heartbeat,
+            .doorInput(.closed), .doorInput(.tamper(active: false)), .keypadHealth(ok: true),
+            .attemptDecided(attemptID: "a2", kind: .pin, outcome: .granted(user: "ana"), latency: .milliseconds(3), lockedOut: false),
+            .heartbeat,
+        ]).filter { $0["type"] as? String == "status" }
+        let fields = written.map { record in ["keypad", "door", "tamper", "locked_out", "last_decision"].map { record[$0] as? String ?? "-" } }
+        #expect(fields == [
+            ["ok", "unknown", "clear", "no", "-"],
+            ["failed", "held_open", "active", "yes", "denied"],
+            ["ok", "closed", "clear", "no", "granted"],
+        ])
+    }
+
     @Test func aFloodOfDroppedWiegandFramesIsJournaledOncePerIntervalAndCountedInFull() async throws {
         let drops = Array(repeating: TerminalEvent.wiegandFrameDropped(reason: "parity"), count: 40)
         let written = try await records(drops + [.doorInput(.opened)])
