@@ -158,7 +158,36 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
             A door with its own secret must sign with it: the site secret is refused for it, so no other \
             terminal can claim to be that door. Doors without one keep signing with the site secret.
             """,
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Remove.self, Status.self])
+
+    /// `terminal status`: every door seen through its forwarded records.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show every terminal that forwarded events (events.url to /v1/events): last seen, door, keypad, tamper, lockout, last decision, alerts.")
+        @OptionGroup var target: VerifierDatabaseTarget
+        @Option(help: "A terminal not heard from for this long is silent (30s to 168h; terminals send a status every events.heartbeat_s).")
+        var silentAfter = "15m"
+
+        func run() async throws {
+            guard let silent = VerifierCodeIssueCommand.parseTTL(silentAfter) else {
+                throw UsageError(description: "--silent-after '\(silentAfter)' must be a number with s, m or h, from 30s to 168h")
+            }
+            let doors = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.store.recentEvents(perTerminal: 500) }
+            }
+            let now = Date()
+            let formatter = ISO8601DateFormatter()
+            for door in doors {
+                guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: silent) else { continue }
+                let last = view.lastDecision.map { decision in decision + (view.lastUser.map { "(\($0))" } ?? "") } ?? "none"
+                writeLine("""
+                    \(view.terminalID) seen \(formatter.string(from: view.lastSeen)) (\(Int(now.timeIntervalSince(view.lastSeen))) s ago) \
+                    door=\(view.door) keypad=\(view.keypad) tamper=\(view.tamper) locked_out=\(view.lockedOut) last=\(last) \
+                    alerts=\(view.alerts.isEmpty ? "none" : view.alerts.joined(separator: ","))
+                    """)
+            }
+        }
+    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -35,6 +35,9 @@ public protocol VerifierStore: Sendable {
     /// Stores forwarded journal records in one transaction, each once (an id seen before is
     /// skipped); returns how many were new.
     func storeEvents(_ events: [DoorEvent]) async throws -> Int
+    /// Every terminal that forwarded records, with its newest records (up to `limit`,
+    /// newest first), sorted by terminal.
+    func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])]
     /// Deletes the forwarded records older than `cutoff`; returns how many.
     func pruneEvents(before cutoff: Date) async throws -> Int
     /// Appends one audit record on its own (a refused request, an error; never a PIN or code).

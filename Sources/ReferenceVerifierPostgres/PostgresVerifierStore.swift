@@ -65,6 +65,30 @@ public final class PostgresVerifierStore: VerifierStore {
         }
     }
 
+    public func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])] {
+        let logger = database.logger
+        return try await database.use { connection in
+            var terminals: [String] = []
+            for try await terminal in try await connection.query(
+                "SELECT DISTINCT terminal_id FROM kioskpad_events ORDER BY terminal_id", logger: logger).decode(String.self)
+            {
+                terminals.append(terminal)
+            }
+            var doors: [(terminal: String, newestFirst: [DoorEvent])] = []
+            for terminal in terminals {
+                var events: [DoorEvent] = []
+                let rows = try await connection.query(
+                    "SELECT id, type, at, seq, record::text FROM kioskpad_events WHERE terminal_id = \(terminal) ORDER BY at DESC, seq DESC LIMIT \(limit)",
+                    logger: logger)
+                for try await (id, type, at, seq, record) in rows.decode((String, String, Double, Int, String).self) {
+                    events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: Date(timeIntervalSince1970: at), sequence: seq, json: record))
+                }
+                doors.append((terminal, events))
+            }
+            return doors
+        }
+    }
+
     public func pruneEvents(before cutoff: Date) async throws -> Int {
         let logger = database.logger
         return try await database.use { connection in

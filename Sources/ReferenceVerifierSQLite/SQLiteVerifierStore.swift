@@ -102,6 +102,25 @@ public final class SQLiteVerifierStore: VerifierStore {
         }
     }
 
+    public func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])] {
+        try await database.read { sql in
+            var doors: [(terminal: String, newestFirst: [DoorEvent])] = []
+            for row in try await sql.execute("SELECT DISTINCT terminal_id FROM kioskpad_events ORDER BY terminal_id") {
+                let terminal = try SQLiteRows.text(row, 0)
+                let rows = try await sql.execute(
+                    "SELECT id, type, at, seq, record FROM kioskpad_events WHERE terminal_id = ? ORDER BY at DESC, seq DESC LIMIT ?",
+                    [.text(terminal), .int(Int64(limit))])
+                doors.append((terminal, try rows.map { row in
+                    DoorEvent(
+                        id: try SQLiteRows.text(row, 0), terminalID: terminal, type: try SQLiteRows.text(row, 1),
+                        time: Date(timeIntervalSince1970: row.columns[2].data.double ?? 0), sequence: Int(try SQLiteRows.integer(row, 3)),
+                        json: try SQLiteRows.text(row, 4))
+                }))
+            }
+            return doors
+        }
+    }
+
     public func pruneEvents(before cutoff: Date) async throws -> Int {
         try await database.write { sql in
             try await sql.execute("DELETE FROM kioskpad_events WHERE at < ? RETURNING 1", [.float(cutoff.timeIntervalSince1970)]).count

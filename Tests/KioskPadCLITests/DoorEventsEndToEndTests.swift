@@ -25,6 +25,9 @@ struct DoorEventsEndToEndTests {
         let types = try await eventTypes(site)
         #expect(types.contains("attempt granted dana") && types.contains("start") && types.contains("stop"), "\(types)")
         for text in types + [result.stdout, result.stderr] { #expect(!text.contains("3691")) }
+        let status = try await site.cli(["verifier", "terminal", "status"])
+        #expect(status.status == 0 && status.stdout.hasPrefix("front-door seen "), "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.contains("door=unknown keypad=ok tamper=clear locked_out=no last=granted(dana) alerts=none"), "\(status.stdout)")
     }
 
     /// `type decision user` of each stored event, oldest first.

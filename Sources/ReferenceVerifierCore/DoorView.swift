@@ -1,0 +1,83 @@
+import Foundation
+
+/// One door as the site sees it from the records its terminal forwarded: when it was last
+/// heard from, its door contact, keypad, tamper, lockout, last decision, and the alerts
+/// still standing (held open, forced, tamper, duress, keypad failed, silent). Folded from
+/// its newest records; the same for every store and every instance.
+public struct DoorView: Sendable, Equatable {
+    public let terminalID: String
+    public let lastSeen: Date
+    public var door = "unknown"
+    public var keypad = "ok"
+    public var tamper = "clear"
+    public var lockedOut = "no"
+    public var lastDecision: String?
+    public var lastUser: String?
+    /// Alert names, in the order they were raised: `held_open`, `forced_open`, `tamper`,
+    /// `duress`, `keypad_failed`, `silent`.
+    public var alerts: [String] = []
+
+    public init(terminalID: String, lastSeen: Date) {
+        self.terminalID = terminalID
+        self.lastSeen = lastSeen
+    }
+
+    /// The view of `terminal` from its records `newestFirst`, at `now`: a door not heard
+    /// from for `silentAfter` has the `silent` alert. A duress stands for `duressFor`.
+    public static func fold(
+        terminal: String, newestFirst records: [DoorEvent], now: Date, silentAfter: TimeInterval, duressFor: TimeInterval = 86_400
+    ) -> DoorView? {
+        guard let newest = records.first else { return nil }
+        var view = DoorView(terminalID: terminal, lastSeen: newest.time)
+        // Oldest first, so a later record overrides an earlier one.
+        var raised: [String] = []
+        func raise(_ alert: String) { raised.removeAll { $0 == alert }; raised.append(alert) }
+        func clear(_ alert: String) { raised.removeAll { $0 == alert } }
+        for record in records.reversed() {
+            let fields = (try? JSONSerialization.jsonObject(with: Data(record.json.utf8)) as? [String: Any]) ?? [:]
+            switch record.type {
+            case "status":
+                view.door = fields["door"] as? String ?? view.door
+                view.keypad = fields["keypad"] as? String ?? view.keypad
+                view.tamper = fields["tamper"] as? String ?? view.tamper
+                view.lockedOut = fields["locked_out"] as? String ?? view.lockedOut
+                if view.keypad == "failed" { raise("keypad_failed") } else { clear("keypad_failed") }
+                if view.tamper == "active" { raise("tamper") } else { clear("tamper") }
+                if view.door == "closed" { clear("held_open"); clear("forced_open") }
+            case "door_opened": view.door = "open"
+            case "door_closed":
+                view.door = "closed"
+                clear("held_open")
+                clear("forced_open")
+            case "held_open":
+                view.door = "held_open"
+                raise("held_open")
+            case "forced_open":
+                view.door = "forced_open"
+                raise("forced_open")
+            case "tamper":
+                view.tamper = "active"
+                raise("tamper")
+            case "tamper_cleared":
+                view.tamper = "clear"
+                clear("tamper")
+            case "keypad_failed":
+                view.keypad = "failed"
+                raise("keypad_failed")
+            case "keypad_recovered":
+                view.keypad = "ok"
+                clear("keypad_failed")
+            case "lockout": view.lockedOut = "yes"
+            case "duress" where now.timeIntervalSince(record.time) < duressFor: raise("duress")
+            case "attempt":
+                view.lastDecision = fields["decision"] as? String
+                view.lastUser = fields["user"] as? String
+                if view.lastDecision == "granted" { view.lockedOut = "no" }
+            default: break
+            }
+        }
+        view.alerts = raised
+        if now.timeIntervalSince(view.lastSeen) > silentAfter { view.alerts.append("silent") }
+        return view
+    }
+}
