@@ -142,6 +142,22 @@ struct AccessDecisionTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aTOTPCodeRefusedByTheRulesDoesNotUseUpItsStep(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let carol = try PINHash.make(pin: SecretDigits(ascii: "3690")!, iterations: 1_000)
+        let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+        #expect(try await store.administration.importUsers(try UsersFile(parsing: "carol:\(carol):totp=\(secret)\n", source: "users")) == 1)
+        try await store.administration.setAccess(user: "carol") { $0.doors = ["front-door"] }
+        let code = TOTP(secret: TOTP.base32Decode(secret)!).code(step: Int(clock.now.timeIntervalSince1970) / 30)
+        let reference = verifier(store)
+        #expect(await reference.handle(request(code, at: "back-door", kind: "code")) == .denied())
+        #expect(try await lastAttempt(store)["reason"] == "not_permitted_here")
+        #expect(await reference.handle(request(code, at: "front-door", kind: "code")) == .granted(unlockSeconds: 4, user: "carol"))
+        #expect(await reference.handle(request(code, at: "front-door", kind: "code")) == .denied())  // each step once
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func aDoorWithItsOwnSecretRefusesTheSiteSecret(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await store(kind)
         defer { Task { await store.destroy() } }
