@@ -93,17 +93,12 @@ public struct DoorEventIntake: Sendable {
         guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
         let terminal = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [Any])?
             .compactMap { (($0 as? [String: Any])?["data"] as? [String: Any])?["terminal_id"] as? String }.first
-        var doorSecret: WebhookSecret?
         do {
-            if let terminal { doorSecret = try await store.doorSecret(terminal: terminal) }
+            if case .refused(let why) = try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
+                return Self.reply(401, why)
+            }
         } catch {
             return Self.reply(503, "the database cannot be used now")
-        }
-        if let secret = doorSecret ?? siteSecret, let failure = WebhookSignature.verify(
-            id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
-            body: request.body, secret: secret, now: clock())
-        {
-            return Self.reply(401, failure.description)
         }
         let events: [DoorEvent]
         do {

@@ -99,26 +99,17 @@ public actor ReferenceVerifier {
         guard request.body.count <= settings.maxBodyBytes else {
             return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
-        // A door with a secret of its own (`verifier terminal add`) must sign with it; the
-        // site secret is refused for it. The claimed terminal_id only picks the key: the
-        // body it came from is then checked against the signature.
         let claimedTerminal = ReferenceVerifier.claimedTerminal(request.body)
-        let doorSecret: WebhookSecret?
+        let signature: DoorSignature.Check
         do {
-            if let claimedTerminal { doorSecret = try await store.doorSecret(terminal: claimedTerminal) } else { doorSecret = nil }
+            signature = try await DoorSignature.check(request, terminal: claimedTerminal, store: store, siteSecret: settings.secret, now: now)
         } catch {
             return .unavailable
         }
+        if case .refused(let why) = signature { return await refuse(.unauthenticated, why, request, source: source, now: now) }
         // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
         var requestID: String?
-        if let secret = doorSecret ?? settings.secret {
-            if let failure = WebhookSignature.verify(
-                id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
-                body: request.body, secret: secret, now: now)
-            {
-                let whose = doorSecret == nil ? "" : " (door \(claimedTerminal ?? "") signs with its own secret)"
-                return await refuse(.unauthenticated, failure.description + whose, request, source: source, now: now)
-            }
+        if signature == .signed {
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
                 return await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
