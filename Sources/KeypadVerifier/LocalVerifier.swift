@@ -35,14 +35,13 @@ public struct LocalVerifier: Verifier {
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         let (users, rules) = store.current
         guard let matched = users.match(attempt.value, kind: attempt.kind) else { return .denied() }
-        let user = matched.name
-        if rules.rules[user] != nil {
-            let now: Date? = rules.rules[user]?.needsClock == true && !clockTrusted() ? nil : clock()
-            if let refusal = rules.refusal(user: user, door: attempt.terminalID, at: now) {
+        if let rule = rules.rules[matched.name] {
+            let now: Date? = rule.needsClock && !clockTrusted() ? nil : clock()
+            if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {
                 return .denied(reason: refusal.rawValue)
             }
         }
-        return .granted(user: user, duress: matched.duress)
+        return .granted(user: matched.name, duress: matched.duress)
     }
 }
 

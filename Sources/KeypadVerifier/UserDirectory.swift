@@ -50,4 +50,9 @@ public struct UserEditError: Error, Equatable, CustomStringConvertible {
     public init(description: String) {
         self.description = description
     }
+
+    /// `user add` for a user who has a PIN already.
+    public static func alreadyThere(_ name: String, in location: String) -> UserEditError {
+        UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
+    }
 }

@@ -57,9 +57,7 @@ extension VerifierAdministration {
             if let schedule = rule.schedule, try await transaction.readSite().schedules[schedule] == nil {
                 throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
             }
-            guard try await transaction.addPIN(name: name, hash: hash, tag: tag) else {
-                throw UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
-            }
+            guard try await transaction.addPIN(name: name, hash: hash, tag: tag) else { throw UserEditError.alreadyThere(name, in: location) }
             try await transaction.writeRule(user: name, rule: rule)
         }
     }

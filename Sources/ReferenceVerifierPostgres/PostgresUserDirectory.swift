@@ -19,14 +19,9 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     public func add(name: String, hash: PINHash, tag: String?) async throws {
-        let inserted = try await rowsChanged("""
-            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
-            VALUES (\(name), 'pin', \(hash.description), \(tag), \(Self.keyID(tag)))
-            ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
-            """)
-        guard inserted > 0 else {
-            throw UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
-        }
+        let logger = database.logger
+        let inserted = try await database.use { try await PostgresSiteRulesTransaction(connection: $0, logger: logger).addPIN(name: name, hash: hash, tag: tag) }
+        guard inserted else { throw UserEditError.alreadyThere(name, in: location) }
     }
 
     public func remove(name: String) async throws -> Int {

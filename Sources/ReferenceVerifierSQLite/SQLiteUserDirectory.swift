@@ -18,13 +18,8 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func add(name: String, hash: PINHash, tag: String?) async throws {
-        let inserted = try await changed("""
-            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'pin', ?, ?, ?)
-            ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
-            """, [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
-        guard inserted else {
-            throw UserEditError(description: "user '\(name)' is already in \(location); `kioskpad verifier user set-pin \(name)` changes the PIN")
-        }
+        let inserted = try await database.write { try await SQLiteSiteRulesTransaction(sql: $0).addPIN(name: name, hash: hash, tag: tag) }
+        guard inserted else { throw UserEditError.alreadyThere(name, in: location) }
     }
 
     public func remove(name: String) async throws -> Int {
@@ -40,7 +35,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
         guard try await changed(
             "UPDATE kioskpad_users SET hash = ?, lookup_tag = ?, lookup_key_id = ? WHERE name = ? AND kind = 'pin' RETURNING 1",
-            [.text(hash.description), Self.text(tag), Self.text(Self.keyID(tag)), .text(name)])
+            [.text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(Self.keyID(tag)), .text(name)])
         else { throw noPIN(name) }
     }
 
@@ -51,14 +46,14 @@ public struct SQLiteUserDirectory: VerifierAdministration {
             try await sql.execute("DELETE FROM kioskpad_users WHERE name = ? AND kind = 'duress'", [.text(name)])
             try await sql.execute(
                 "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'duress', ?, ?, ?)",
-                [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
+                [.text(name), .text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(Self.keyID(tag))])
         }
     }
 
     public func addCard(name: String, hash: PINHash, tag: String?) async throws {
         _ = try await changed(
             "INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'card', ?, ?, ?) RETURNING 1",
-            [.text(name), .text(hash.description), Self.text(tag), Self.text(Self.keyID(tag))])
+            [.text(name), .text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(Self.keyID(tag))])
     }
 
     /// Checks the hash of each of `name`'s cards against `value`; deletes the ones that match.
@@ -98,7 +93,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
         guard try await changed("""
             INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
             SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ?) RETURNING 1
-            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), Self.text(door), .text(user)])
+            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), SQLiteRows.optional(door), .text(user)])
         else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
     }
 
@@ -135,9 +130,7 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func records() async throws -> [UserRecord] {
-        try SQLiteRows.users(try await database.read { sql in
-            try await sql.execute("SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id")
-        })
+        try await database.read { try await SQLiteSiteRulesTransaction(sql: $0).records() }
     }
 
     public func auditRecords(last count: Int) async throws -> [String] {
@@ -158,10 +151,6 @@ public struct SQLiteUserDirectory: VerifierAdministration {
 
     private func noUser(_ name: String) -> UserEditError {
         UserEditError(description: "no user '\(name)' in \(location)")
-    }
-
-    private static func text(_ value: String?) -> SQLiteData {
-        value.map { .text($0) } ?? .null
     }
 
     private static func keyID(_ tag: String?) -> String? {

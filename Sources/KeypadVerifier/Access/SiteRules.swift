@@ -70,8 +70,12 @@ public struct CompiledSiteRules: Sendable {
     /// Why `user` may not open `door` at `instant` (nil: they may); `instant` nil when the
     /// clock is not trusted.
     public func refusal(user: String, door: String, at instant: Date?) -> AccessRefusal? {
-        guard let rule = rules[user] else { return nil }
-        return AccessEvaluator.refusal(
+        rules[user].flatMap { refusal($0, door: door, at: instant) }
+    }
+
+    /// Why `rule` (a user's, from ``rules``) does not let its user open `door` at `instant`.
+    public func refusal(_ rule: AccessRule, door: String, at instant: Date?) -> AccessRefusal? {
+        AccessEvaluator.refusal(
             rule, schedule: rule.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) })
     }
 }
