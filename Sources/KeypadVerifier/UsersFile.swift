@@ -142,9 +142,10 @@ public struct UsersFile: Equatable, Sendable {
                 throw fail("user '\(name)': \(error)")
             }
         }
+        let names = Set(users.map(\.name))
         for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) {
             let fail = { (reason: String) in ParseError(source: source, line: ruleLines[name] ?? 0, reason: reason) }
-            guard users.contains(where: { $0.name == name }) else { throw fail("@access \(name): no user '\(name)' in this file") }
+            guard names.contains(name) else { throw fail("@access \(name): no user '\(name)' in this file") }
             if let schedule = rule.schedule, site.schedules[schedule] == nil {
                 throw fail("@access \(name): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
             }

@@ -103,12 +103,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
     /// Changes `name`'s rule in one transaction and prints what it is now.
     static func changeRule(_ name: String, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws {
-        let rule = try await target.withStore { opened in
-            try await applying(opened) {
-                try await opened.administration.setAccess(user: name, change)
-                return try await opened.administration.siteRules().rules[name] ?? AccessRule()
-            }
-        }
+        let rule = try await target.administer { try await $0.setAccess(user: name, change) }
         writeLine("user '\(name)': \(describe(rule))")
     }
 

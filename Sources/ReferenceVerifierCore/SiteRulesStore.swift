@@ -84,11 +84,12 @@ extension SiteRulesEditing {
         }
     }
 
-    /// Changes `user`'s rule with `change`, in one transaction; refused for an unknown user
-    /// or a schedule that does not exist.
-    public func setAccess(user: String, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws {
+    /// Changes `user`'s rule with `change`, in one transaction, and returns the rule now;
+    /// refused for an unknown user or a schedule that does not exist.
+    @discardableResult
+    public func setAccess(user: String, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws -> AccessRule {
         let location = self.location
-        try await editSite { transaction in
+        return try await editSite { transaction in
             guard try await transaction.userExists(user) else { throw UserEditError(description: "no user '\(user)' in \(location)") }
             let site = try await transaction.readSite()
             var rule = site.rules[user] ?? AccessRule()
@@ -97,6 +98,7 @@ extension SiteRulesEditing {
                 throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
             }
             try await transaction.writeRule(user: user, rule: rule)
+            return rule
         }
     }
 }
