@@ -64,6 +64,8 @@ let package = Package(
         // The reference verifier's own database by default (`server.store: sqlite`): SQLite
         // compiled in (no system library), every call on NIO's thread pool, async like PostgresNIO.
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // The site console's pages (`server.console`): Mustache templates, HTML-escaped by default.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .target(name: "KeypadCore", swiftSettings: strict),
@@ -145,14 +147,31 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The site console in the browser (`/console/` of `verifier serve`): administrators'
+        // logins and sessions, CSRF, the Doors, Users, Codes and Who entered pages.
+        .target(
+            name: "KioskPadConsole",
+            dependencies: [
+                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The server side's composition root: turns a verifier config into its store (SQLite
         // or PostgreSQL) and the running application, for `verifier serve` and its tools.
         .target(
             name: "KioskPadVerifierAssembly",
             dependencies: [
                 "KioskPadVerifierServer", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
-                "KioskPadConfig", "KeypadVerifier", "KeypadCore", "VerifierEndpoint",
+                "KioskPadConfig", "KeypadVerifier", "KeypadCore", "VerifierEndpoint", "KioskPadConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -289,6 +308,17 @@ let package = Package(
         .testTarget(
             name: "KioskPadDaemonTests",
             dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // The site console over real loopback HTTP (Hummingbird's live test client), on both stores.
+        .testTarget(
+            name: "KioskPadConsoleTests",
+            dependencies: [
+                "KioskPadConsole", "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "VerifierTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),

@@ -33,6 +33,25 @@ public struct PINHash: Equatable, Sendable, CustomStringConvertible {
         return PINHash(iterations: iterations, salt: salt, hash: try derive(pin, salt: salt, iterations: iterations))
     }
 
+    /// Work factor of a site administrator's password (`verifier admin add`): a password is
+    /// checked once per login, not once per door attempt, so it can cost far more than a PIN.
+    public static let passwordIterations = 600_000
+
+    /// Hashes an administrator's password (UTF-8 bytes) with a fresh random salt.
+    public static func make(password: [UInt8], iterations: Int = passwordIterations) throws -> PINHash {
+        var salt = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in salt.indices { salt[index] = generator.next() }
+        let hash = try password.withUnsafeBufferPointer { try derive(bytes: $0, salt: salt, iterations: iterations) }
+        return PINHash(iterations: iterations, salt: salt, hash: hash)
+    }
+
+    /// True when `password` hashes to this value; compares in constant time.
+    public func matches(password: [UInt8]) -> Bool {
+        guard let candidate = try? password.withUnsafeBufferPointer({ try PINHash.derive(bytes: $0, salt: salt, iterations: iterations) }) else { return false }
+        return ConstantTime.equal(candidate, hash)
+    }
+
     public init(iterations: Int, salt: [UInt8], hash: [UInt8]) {
         self.iterations = iterations
         self.salt = salt
@@ -70,10 +89,12 @@ public struct PINHash: Equatable, Sendable, CustomStringConvertible {
     }
 
     static func derive(_ pin: SecretDigits, salt: [UInt8], iterations: Int) throws -> [UInt8] {
-        let key = try pin.withASCIIBytes { bytes in
-            try KDF.Insecure.PBKDF2.deriveKey(
-                from: bytes, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
-        }
+        try pin.withASCIIBytes { try derive(bytes: $0, salt: salt, iterations: iterations) }
+    }
+
+    static func derive(bytes: UnsafeBufferPointer<UInt8>, salt: [UInt8], iterations: Int) throws -> [UInt8] {
+        let key = try KDF.Insecure.PBKDF2.deriveKey(
+            from: bytes, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
         return key.withUnsafeBytes { Array($0) }
     }
 }

@@ -15,7 +15,7 @@ struct VerifierCommand: AsyncParsableCommand {
             VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
-            VerifierMigrateCommand.self,
+            VerifierMigrateCommand.self, VerifierAdminCommand.self,
         ])
 }
 
@@ -26,7 +26,8 @@ struct VerifierServeCommand: AsyncParsableCommand {
         abstract: "Run the reference verifier: POST /verify (signed, CONTRACTS section 2), GET /healthz and GET /metrics.",
         discussion: """
             Opens its database (server.store: sqlite, the default, or postgres), brings the schema up to \
-            date, then prints `verifier listening on http://HOST:PORT`. Stops on SIGTERM or SIGINT.
+            date, then prints `verifier listening on http://HOST:PORT` (and, with server.console.enabled, \
+            `console listening on URL`). Stops on SIGTERM or SIGINT.
             """
     )
 
@@ -40,7 +41,11 @@ struct VerifierServeCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap(level: logLevel)
         let settings = try ConfigLoader.loadServer(path: config)
         try await VerifierAssembly.serve(settings, logger: Logger(label: "kioskpad.verifier-server")) { address in
-            writeLine("verifier listening on \(address)")
+            if address.hasPrefix("console ") {
+                writeLine("console listening on \(address.dropFirst("console ".count))")
+            } else {
+                writeLine("verifier listening on \(address)")
+            }
         }
     }
 }

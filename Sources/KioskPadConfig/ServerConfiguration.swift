@@ -26,6 +26,8 @@ public struct VerifierServerConfiguration: Sendable {
     public var rejectedPerSource: Int
     /// `events.keep_days`: how long forwarded door events are kept (default 365).
     public var eventsKeepDays: Int = 365
+    /// `console:` the site console in the browser.
+    public var console = ConsoleSettings()
 }
 
 extension ConfigLoader {
@@ -80,6 +82,10 @@ extension ConfigLoader {
             keepDays = events.int("keep_days", default: 365, range: 1...36_500)
             events.finish()
         }
+        let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
+        if console.enabled && console.port == port && console.host == host {
+            log.report(reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)", at: reader.child("console").value("listen"))
+        }
         reader.finish()
         top.finish()
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
@@ -89,6 +95,7 @@ extension ConfigLoader {
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)
         configuration.eventsKeepDays = keepDays
+        configuration.console = console
         return configuration
     }
 }

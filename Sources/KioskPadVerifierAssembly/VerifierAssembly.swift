@@ -14,7 +14,9 @@ import ServiceLifecycle
 /// application. A new store, API or console page is added here, in one place.
 public enum VerifierAssembly {
     /// Runs `kioskpad verifier serve` for `settings` until SIGTERM or SIGINT: opens and
-    /// migrates the store, then serves. `onListening` is told the address once it listens.
+    /// migrates the store, then serves (and the site console, when enabled, on its own
+    /// listener). `onListening` is told each address once it listens: the doors' URL, and
+    /// the console's as `console URL`.
     public static func serve(_ settings: VerifierServerConfiguration, logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
         let verifierSettings = try decisionSettings(settings)
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
@@ -24,12 +26,17 @@ public enum VerifierAssembly {
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
             let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
-            let group = ServiceGroup(services: [app, pruning], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            var services: [any Service] = [app, pruning]
+            if settings.console.enabled {
+                services.append(try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening))
+            }
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
                 try await group.run()
             } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
                 throw KeyedError(
-                    key: "server.listen", message: "cannot listen on \(settings.host):\(settings.port): \(error.description)",
+                    key: settings.console.enabled ? "server.listen or server.console.listen" : "server.listen",
+                    message: "cannot listen on \(settings.host):\(settings.port)\(settings.console.enabled ? " or \(settings.console.host):\(settings.console.port)" : ""): \(error.description)",
                     fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
             }
         }

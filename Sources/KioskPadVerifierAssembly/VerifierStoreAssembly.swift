@@ -12,6 +12,8 @@ import ReferenceVerifierSQLite
 public struct OpenedVerifierStore: Sendable {
     public let store: any VerifierStore
     public let administration: any VerifierAdministration
+    /// The site console's administrators, sessions and history.
+    public let console: any ConsoleStore
     /// The file's path or the database's URL (no password).
     public let location: String
     /// `server.sqlite.path` or `server.postgres.url`.
@@ -36,7 +38,7 @@ public enum VerifierStoreAssembly {
             return try await withSQLite(sqlite, logger: logger, migrate: migrate) { database in
                 try await body(OpenedVerifierStore(
                     store: SQLiteVerifierStore(database: database, instance: instance),
-                    administration: SQLiteUserDirectory(database: database), location: sqlite.path, configKey: "server.sqlite.path",
+                    administration: SQLiteUserDirectory(database: database), console: SQLiteConsoleStore(database: database), location: sqlite.path, configKey: "server.sqlite.path",
                     pool: nil, backup: { try await database.backup(to: $0) }))
             }
         case .postgres(let postgres):
@@ -44,6 +46,7 @@ public enum VerifierStoreAssembly {
                 try await body(OpenedVerifierStore(
                     store: PostgresVerifierStore(database: database, instance: instance),
                     administration: PostgresUserDirectory(database: database, location: postgres.displayURL),
+                    console: PostgresConsoleStore(database: database),
                     location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }

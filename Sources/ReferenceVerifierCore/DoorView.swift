@@ -16,6 +16,12 @@ public struct DoorView: Sendable, Equatable {
     /// Alert names, in the order they were raised: `held_open`, `forced_open`, `tamper`,
     /// `duress`, `keypad_failed`, `silent`.
     public var alerts: [String] = []
+    /// When each standing alert was (last) raised: an acknowledgement older than that no
+    /// longer covers it.
+    public var raisedAt: [String: Date] = [:]
+
+    /// Every alert name a view can raise.
+    public static let alertNames = ["held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent"]
 
     public init(terminalID: String, lastSeen: Date) {
         self.terminalID = terminalID
@@ -31,9 +37,16 @@ public struct DoorView: Sendable, Equatable {
         var view = DoorView(terminalID: terminal, lastSeen: newest.time)
         // Oldest first, so a later record overrides an earlier one.
         var raised: [String] = []
-        func raise(_ alert: String) { raised.removeAll { $0 == alert }; raised.append(alert) }
+        var raisedAt: [String: Date] = [:]
+        var time = newest.time
+        func raise(_ alert: String) {
+            if !raised.contains(alert) { raisedAt[alert] = time }
+            raised.removeAll { $0 == alert }
+            raised.append(alert)
+        }
         func clear(_ alert: String) { raised.removeAll { $0 == alert } }
         for record in records.reversed() {
+            time = record.time
             let fields = (try? JSONSerialization.jsonObject(with: Data(record.json.utf8)) as? [String: Any]) ?? [:]
             switch record.type {
             case "status":
@@ -77,7 +90,11 @@ public struct DoorView: Sendable, Equatable {
             }
         }
         view.alerts = raised
-        if now.timeIntervalSince(view.lastSeen) > silentAfter { view.alerts.append("silent") }
+        view.raisedAt = raisedAt.filter { raised.contains($0.key) }
+        if now.timeIntervalSince(view.lastSeen) > silentAfter {
+            view.alerts.append("silent")
+            view.raisedAt["silent"] = view.lastSeen.addingTimeInterval(silentAfter)
+        }
         return view
     }
 }

@@ -83,6 +83,38 @@ public enum PostgresMigrations {
             "CREATE INDEX kioskpad_events_door_time ON kioskpad_events (terminal_id, at)",
             "CREATE INDEX kioskpad_events_time ON kioskpad_events (at)",
         ]),
+        (4, [
+            // The site console: administrators, their sessions (token hashes), alert acknowledgements.
+            """
+            CREATE TABLE kioskpad_admins (
+                name text PRIMARY KEY,
+                hash text NOT NULL,
+                failed_logins integer NOT NULL DEFAULT 0,
+                locked_until double precision,
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE kioskpad_console_sessions (
+                token_hash text PRIMARY KEY,
+                admin_name text NOT NULL,
+                csrf text NOT NULL,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                idle_until double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX kioskpad_console_sessions_admin ON kioskpad_console_sessions (admin_name)",
+            """
+            CREATE TABLE kioskpad_alert_acks (
+                terminal_id text NOT NULL,
+                alert text NOT NULL,
+                admin_name text NOT NULL,
+                at double precision NOT NULL,
+                PRIMARY KEY (terminal_id, alert)
+            )
+            """,
+        ]),
     ]
 
     /// The newest schema version this build knows.

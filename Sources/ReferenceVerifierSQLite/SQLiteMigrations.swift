@@ -90,6 +90,38 @@ public enum SQLiteMigrations {
             "CREATE INDEX kioskpad_events_door_time ON kioskpad_events (terminal_id, at)",
             "CREATE INDEX kioskpad_events_time ON kioskpad_events (at)",
         ]),
+        (4, [
+            // The site console: administrators, their sessions (token hashes), alert acknowledgements.
+            """
+            CREATE TABLE kioskpad_admins (
+                name TEXT PRIMARY KEY,
+                hash TEXT NOT NULL,
+                failed_logins INTEGER NOT NULL DEFAULT 0,
+                locked_until REAL,
+                created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            )
+            """,
+            """
+            CREATE TABLE kioskpad_console_sessions (
+                token_hash TEXT PRIMARY KEY,
+                admin_name TEXT NOT NULL,
+                csrf TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                idle_until REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX kioskpad_console_sessions_admin ON kioskpad_console_sessions (admin_name)",
+            """
+            CREATE TABLE kioskpad_alert_acks (
+                terminal_id TEXT NOT NULL,
+                alert TEXT NOT NULL,
+                admin_name TEXT NOT NULL,
+                at REAL NOT NULL,
+                PRIMARY KEY (terminal_id, alert)
+            )
+            """,
+        ]),
     ]
 
     /// The newest schema version this build knows.

@@ -21,6 +21,8 @@ public final class StoreUnderTest: Sendable {
     public let kind: Kind
     public let store: any VerifierStore
     public let administration: any VerifierAdministration
+    /// The site console's tables.
+    public let console: any ConsoleStore
     /// The SQLite file (nil for PostgreSQL).
     public let sqlitePath: String?
     private let directory: URL
@@ -56,7 +58,7 @@ public final class StoreUnderTest: Sendable {
             try await SQLiteMigrations.apply(on: database, upTo: schemaVersion)
             return StoreUnderTest(
                 kind: kind, store: SQLiteVerifierStore(database: database, instance: "test"), administration: SQLiteUserDirectory(database: database),
-                sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
+                console: SQLiteConsoleStore(database: database), sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
         case .postgres:
             guard let postgres else { preconditionFailure("a PostgreSQL store needs its server") }
             let password = try String(contentsOfFile: postgres.passwordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
@@ -67,18 +69,20 @@ public final class StoreUnderTest: Sendable {
             try await PostgresMigrations.apply(on: database, upTo: schemaVersion)
             return StoreUnderTest(
                 kind: kind, store: PostgresVerifierStore(database: database, instance: "test"),
-                administration: PostgresUserDirectory(database: database, location: postgres.url), sqlitePath: nil, directory: directory,
+                administration: PostgresUserDirectory(database: database, location: postgres.url), console: PostgresConsoleStore(database: database),
+                sqlitePath: nil, directory: directory,
                 postgres: postgres, closing: { pool.cancel() })
         }
     }
 
     private init(
-        kind: Kind, store: any VerifierStore, administration: any VerifierAdministration, sqlitePath: String?, directory: URL,
+        kind: Kind, store: any VerifierStore, administration: any VerifierAdministration, console: any ConsoleStore, sqlitePath: String?, directory: URL,
         postgres: PostgresTestServer?, closing: @escaping @Sendable () async -> Void
     ) {
         self.kind = kind
         self.store = store
         self.administration = administration
+        self.console = console
         self.sqlitePath = sqlitePath
         self.directory = directory
         self.postgres = postgres

@@ -1,0 +1,132 @@
+import Foundation
+import Hummingbird
+import KeypadCore
+import KeypadVerifier
+import ReferenceVerifierCore
+
+/// The Users page: search, page through, add (PIN typed twice), disable or enable, remove.
+/// The PIN goes straight into a wiped-after-use buffer and a hash; it is never shown,
+/// logged or audited.
+extension ConsoleHandler {
+    static let usersPerPage = 100
+
+    func usersPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context) { visit, form in
+            let notices = ["added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed."]
+            return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
+        }
+    }
+
+    func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let site = try await services.administration.siteRules()
+        var users = try await services.administration.list()
+        if let query { users = users.filter { $0.name.localizedCaseInsensitiveContains(query) } }
+        let pages = max(1, (users.count + ConsoleHandler.usersPerPage - 1) / ConsoleHandler.usersPerPage)
+        let page = min(max(page, 1), pages)
+        let shown = users.dropFirst((page - 1) * ConsoleHandler.usersPerPage).prefix(ConsoleHandler.usersPerPage)
+        let rows: [[String: Any]] = shown.map { user in
+            let rule = site.rules[user.name] ?? AccessRule()
+            var has: [String] = []
+            if user.hasPIN { has.append("PIN") }
+            if user.hasTOTP { has.append("TOTP") }
+            if user.hasDuressPIN { has.append("duress PIN") }
+            if user.cards > 0 { has.append("\(user.cards) card\(user.cards == 1 ? "" : "s")") }
+            let from = rule.validFrom?.description ?? "", until = rule.validUntil?.description ?? ""
+            return [
+                "name": user.name, "has": has.joined(separator: ", "), "doors": rule.doors?.joined(separator: ", ") ?? "all",
+                "schedule": rule.schedule ?? "always", "valid": from.isEmpty && until.isEmpty ? "always" : "\(from) to \(until)",
+                "state": rule.disabled ? "disabled" : "enabled", "disabled": rule.disabled,
+            ]
+        }
+        let link = { (page: Int) in "/console/users?page=\(page)" + (query.map { "&q=" + FormBody.encode($0) } ?? "") }
+        var data: [String: Any] = [
+            "users": rows, "query": query ?? "", "schedules": site.schedules.keys.sorted(),
+            "shown": users.isEmpty ? "" : "Page \(page) of \(pages) (\(users.count) user\(users.count == 1 ? "" : "s"))",
+        ]
+        if page > 1 { data["previous"] = link(page - 1) }
+        if page < pages { data["next"] = link(page + 1) }
+        return ConsoleResponse.page("users", title: "Users", page: "users", visit: visit, data: data, notice: notice, error: error, status: status)
+    }
+
+    func addUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            let name = form.text("name") ?? ""
+            guard UsersFile.isValidName(name) else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1, error: "Name “\(name)” is not valid: use 1-64 of letters, digits, '.', '_' or '-'. Nothing was added.",
+                    status: .badRequest)
+            }
+            let range = EntryOptions.lengthRange
+            guard let pin = SecretDigits(ascii: form["pin"] ?? ""), range.contains(pin.count) else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.", status: .badRequest)
+            }
+            let same = SecretDigits(ascii: form["pin_again"] ?? "").map { again in
+                pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
+            } ?? false
+            guard same else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
+            }
+            let rule: AccessRule
+            do {
+                rule = try ConsoleHandler.rule(from: form)
+            } catch let error as AccessRule.RuleError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
+            }
+            let hash = try PINHash.make(pin: pin)
+            let tag = services.lookupKey?.tag(pin, kind: .pin)
+            do {
+                try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
+            }
+            try await audit(visit, "user_add", [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))]))
+            return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
+        }
+    }
+
+    /// A rule from the add form's doors, schedule and validity (empty: all doors, always).
+    static func rule(from form: FormBody) throws -> AccessRule {
+        var fields: [Substring] = []
+        if let doors = form.text("doors") { fields.append(Substring("doors=" + doors.replacingOccurrences(of: " ", with: ""))) }
+        if let schedule = form.text("schedule"), schedule != "always" { fields.append(Substring("schedule=" + schedule)) }
+        if let from = form.text("valid_from") { fields.append(Substring("valid_from=" + from)) }
+        if let until = form.text("valid_until") { fields.append(Substring("valid_until=" + until)) }
+        let rule = try AccessRule(fields: fields)
+        if let from = rule.validFrom, let until = rule.validUntil, from.start >= until.end {
+            throw AccessRule.RuleError(description: "valid from \(from) is not before valid until \(until)")
+        }
+        return rule
+    }
+
+    func setUserState(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), let state = form.text("state"), state == "disabled" || state == "enabled" else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
+            }
+            let disabled = state == "disabled"
+            do {
+                _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
+            }
+            try await audit(visit, disabled ? "user_disable" : "user_enable", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=\(state)&q=" + FormBody.encode(name))
+        }
+    }
+
+    func removeUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name") else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
+            }
+            do {
+                _ = try await services.administration.remove(name: name)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
+            }
+            try await audit(visit, "user_remove", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=removed")
+        }
+    }
+}
