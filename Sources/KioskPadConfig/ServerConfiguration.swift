@@ -83,7 +83,7 @@ extension ConfigLoader {
             events.finish()
         }
         let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
-        if console.enabled && console.port == port && console.host == host {
+        if console.enabled && console.port != 0 && console.port == port && console.host == host {
             log.report(reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)", at: reader.child("console").value("listen"))
         }
         reader.finish()

@@ -38,7 +38,7 @@ struct SQLiteVerifierTests {
             print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('SELECT count(*) FROM kioskpad_schema_migrations').fetchone()[0])
             c.execute('INSERT INTO kioskpad_schema_migrations (version) VALUES (99)'); c.commit()
             """, path)
-        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 3")
+        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 4")
         let refused = try await CLI.run(["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 4); upgrade kioskpad"), "\(refused.stderr)")

@@ -10,6 +10,8 @@ import Testing
 final class VerifierProcess {
     let directory: URL
     let port: Int
+    /// The console's URL (`.../console/`) when the config turns it on.
+    let consoleURL: String?
     private let process = Process()
 
     var config: String { directory.appendingPathComponent("verifier.yaml").path }
@@ -71,20 +73,25 @@ final class VerifierProcess {
         }
         try process.run()
         let reader = output.fileHandleForReading
-        let line = try await onOwnThread {
-            var line = ""
-            while !line.contains("\n") {
+        // With the console on, serve prints its line too, in either order.
+        let withConsole = (try? String(contentsOf: directory.appendingPathComponent("verifier.yaml"), encoding: .utf8))?.contains("console:") ?? false
+        let text = try await onOwnThread {
+            var text = ""
+            func done() -> Bool { text.contains("verifier listening on") && (!withConsole || text.contains("console listening on")) && text.hasSuffix("\n") }
+            while !done() {
                 let data = reader.availableData
                 if data.isEmpty { break }
-                line += String(decoding: data, as: UTF8.self)
+                text += String(decoding: data, as: UTF8.self)
             }
-            return line
+            return text
         }
-        guard let range = line.range(of: "listening on http://127.0.0.1:") else {
+        let lines = text.split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix("verifier listening on") }), let range = line.range(of: "listening on http://127.0.0.1:") else {
             process.terminate()
             throw POSIXError(.ECONNREFUSED)
         }
         port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        consoleURL = lines.first { $0.hasPrefix("console listening on ") }.map { String($0.dropFirst("console listening on ".count)) }
     }
 
     /// The server's `/healthz` JSON.

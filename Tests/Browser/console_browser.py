@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""The site console in a real browser: Debian's chromium, headless, driven by Selenium
+through Debian's chromedriver, against `kioskpad verifier serve` on loopback with its
+console on, and terminals run as `kioskpad simulate` pointed at it.
+
+One run per store (--store sqlite|postgres). It logs in, adds a user, sees the user's grant
+reach the Doors page and Who entered without a reload, issues a one-time code and uses it
+once, disables the user and sees the next attempt denied, then raises a held-open alert in
+the simulated event stream (a signed batch to /v1/events) and acknowledges it. With
+--screenshots DIR it saves a PNG of each page. Exit 0 when every step held.
+"""
+import argparse
+import base64
+import hashlib
+import hmac
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from datetime import datetime, timezone
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+PASSWORD = "correct horse battery staple"
+PIN = "3691"
+steps_passed = 0
+
+
+def step(text):
+    global steps_passed
+    steps_passed += 1
+    print(f"browser: ok {steps_passed} - {text}", flush=True)
+
+
+def run(binary, *arguments, stdin=""):
+    return subprocess.run([binary, *arguments], input=stdin, capture_output=True, text=True, timeout=120)
+
+
+class Postgres:
+    """A PostgreSQL server for this run: initdb into a new directory, a free loopback port."""
+
+    def __init__(self, directory):
+        bins = sorted(p for p in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql")) if os.path.exists(p + "/initdb"))
+        if not bins:
+            sys.exit("browser: no PostgreSQL server under /usr/lib/postgresql: apt-get install postgresql")
+        self.bin = bins[-1]
+        self.directory = directory
+        self.port = free_port()
+        self.password_file = os.path.join(directory, "pg-password")
+        with open(self.password_file, "w") as handle:
+            handle.write(uuid.uuid4().hex)
+        self.as_root = os.getuid() == 0
+        if self.as_root:
+            shutil.chown(directory, "postgres", "postgres")
+            shutil.chown(self.password_file, "postgres", "postgres")
+        self.data = os.path.join(directory, "pg-data")
+        self.tool("initdb", "-D", self.data, "-U", "kioskpad", "--pwfile", self.password_file, "--auth-local=trust",
+                  "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
+        self.tool("pg_ctl", "-D", self.data, "-l", os.path.join(directory, "pg-log"), "-w", "-t", "60",
+                  "-o", f"-p {self.port} -k {directory} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+        self.tool("createdb", "-h", directory, "-p", str(self.port), "-U", "kioskpad", "kioskpad")
+
+    def tool(self, name, *arguments):
+        command = [f"{self.bin}/{name}", *arguments]
+        if self.as_root:
+            command = ["/sbin/runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+
+    def stop(self):
+        self.tool("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Site:
+    """A verifier with its console, an administrator, and terminal configs pointed at it."""
+
+    def __init__(self, binary, store, directory):
+        self.binary = binary
+        self.directory = directory
+        self.postgres = Postgres(directory) if store == "postgres" else None
+        secret = run(binary, "verifier", "secret").stdout.strip()
+        self.secret = secret
+        with open(os.path.join(directory, "secret"), "w") as handle:
+            handle.write(secret + "\n")
+        os.chmod(os.path.join(directory, "secret"), 0o600)
+        store_lines = "  state_dir: state\n"
+        if self.postgres:
+            store_lines += (f"  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1:{self.postgres.port}/kioskpad\n"
+                            f"    password_file: {self.postgres.password_file}\n    tls: disable\n")
+        self.config = os.path.join(directory, "verifier.yaml")
+        with open(self.config, "w") as handle:
+            handle.write("server:\n  listen: 127.0.0.1:0\n  secret_file: secret\n" + store_lines
+                         + "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n")
+        added = run(binary, "verifier", "admin", "add", "alice", "--config", self.config, stdin=PASSWORD + "\n")
+        assert added.returncode == 0, added.stderr
+        self.log = open(os.path.join(directory, "serve.log"), "w")
+        self.server = subprocess.Popen([binary, "verifier", "serve", "--config", self.config], stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.verifier_url = self.console_url = None
+        deadline = time.time() + 60
+        while (self.verifier_url is None or self.console_url is None) and time.time() < deadline:
+            line = self.server.stdout.readline()
+            if not line:
+                break
+            if line.startswith("verifier listening on "):
+                self.verifier_url = line.split()[-1]
+            if line.startswith("console listening on "):
+                self.console_url = line.split()[-1]
+        assert self.verifier_url and self.console_url, "verifier serve did not report both listeners"
+        self.terminal_pin = self.terminal("front-door", "entry: {mode: pin, min_length: 4, max_length: 4}")
+        self.terminal_code = self.terminal("front-door", "entry: {mode: code, min_length: 8, max_length: 8}", name="code")
+
+    def terminal(self, terminal_id, entry, name="pin"):
+        path = os.path.join(self.directory, f"terminal-{name}.yaml")
+        with open(path, "w") as handle:
+            handle.write(f"terminal_id: {terminal_id}\nstate_dir: {self.directory}/terminal-{name}\n{entry}\n"
+                         f"verifier: {{kind: http, url: \"{self.verifier_url}/verify\", secret_file: secret}}\n"
+                         f"events: {{url: \"{self.verifier_url}/v1/events\", secret_file: secret}}\n")
+        return path
+
+    def simulate(self, config, typed):
+        result = run(self.binary, "simulate", "--config", config, "--display", "plain", stdin=typed)
+        frames = result.stdout
+        return "Access granted" in frames, frames
+
+    def post_events(self, records):
+        """A signed batch of journal records, as a terminal's forwarder sends it."""
+        body = json.dumps([{"type": r["type"], "timestamp": r["time"], "data": r} for r in records]).encode()
+        message_id = "msg_" + uuid.uuid4().hex
+        stamp = str(int(time.time()))
+        key = base64.b64decode(self.secret.removeprefix("whsec_"))
+        signature = base64.b64encode(hmac.new(key, f"{message_id}.{stamp}.".encode() + body, hashlib.sha256).digest()).decode()
+        request = urllib.request.Request(self.verifier_url + "/v1/events", data=body, method="POST", headers={
+            "content-type": "application/json", "webhook-id": message_id, "webhook-timestamp": stamp, "webhook-signature": "v1," + signature})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200, response.status
+
+    def close(self):
+        self.server.terminate()
+        self.server.wait(timeout=30)
+        self.log.close()
+        if self.postgres:
+            self.postgres.stop()
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,760",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+
+
+def wait_for(driver, condition, what, timeout=15):
+    try:
+        # A page being replaced (a form posted, a poll redrawing rows) leaves stale or missing
+        # elements, reported as one WebDriverException or another: look again.
+        return WebDriverWait(driver, timeout, poll_frequency=0.25, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: condition(d))
+    except Exception:
+        raise AssertionError(f"waited {timeout} s for {what}; page now: {driver.find_element(By.TAG_NAME, 'main').text[:800]}")
+
+
+def mark_page(driver):
+    """Marks the loaded document; the mark is gone if the page reloads."""
+    driver.execute_script("document.documentElement.setAttribute('data-not-reloaded', 'yes')")
+
+
+def not_reloaded(driver):
+    return driver.execute_script("return document.documentElement.getAttribute('data-not-reloaded')") == "yes"
+
+
+def shot(driver, directory, name):
+    if directory:
+        driver.save_screenshot(os.path.join(directory, f"console-{name}.png"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--store", choices=["sqlite", "postgres"], required=True)
+    parser.add_argument("--screenshots")
+    args = parser.parse_args()
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+    directory = tempfile.mkdtemp(prefix=f"kp-browser-{args.store}-")
+    os.chmod(directory, 0o755)
+    site = Site(os.path.abspath(args.binary), args.store, directory)
+    driver = browser()
+    console = site.console_url.rstrip("/")
+    try:
+        # Log in.
+        driver.get(console + "/login")
+        shot(driver, args.screenshots, "login")
+        driver.find_element(By.NAME, "name").send_keys("alice")
+        driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+        driver.find_element(By.CSS_SELECTOR, "#login button").click()
+        wait_for(driver, lambda d: d.current_url.endswith("/console/doors"), "the Doors page after login")
+        assert driver.find_element(By.ID, "admin-name").text == "alice"
+        step("logged in as alice")
+
+        # Add a user, PIN typed twice.
+        driver.get(console + "/users")
+        form = driver.find_element(By.ID, "add-user")
+        form.find_element(By.NAME, "name").send_keys("dana")
+        form.find_element(By.NAME, "pin").send_keys(PIN)
+        form.find_element(By.NAME, "pin_again").send_keys(PIN)
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "User added." in d.find_element(By.ID, "notice").text, "the user-added notice")
+        assert driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana] td.state").text == "enabled"
+        assert PIN not in driver.page_source
+        step("added user dana from the Users page")
+
+        # Her grant reaches the Doors page without a reload.
+        driver.get(console + "/doors")
+        mark_page(driver)
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert granted, frames
+        wait_for(driver, lambda d: "granted (dana)" in d.find_element(By.ID, "doors").text, "dana's grant on the Doors page")
+        assert not_reloaded(driver)
+        assert driver.find_element(By.CSS_SELECTOR, "tr[data-door=front-door] td.online")
+        step("simulate granted dana; the Doors page showed it without a reload")
+
+        # And Who entered, live.
+        driver.get(console + "/entries")
+        mark_page(driver)
+        rows_before = len(driver.find_elements(By.CSS_SELECTOR, "#entries tbody tr.granted"))
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert granted, frames
+        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#entries tbody tr.granted")) > rows_before, "a new grant in Who entered")
+        assert not_reloaded(driver)
+        first = driver.find_element(By.CSS_SELECTOR, "#entries tbody tr.granted").text
+        assert "front-door" in first and "dana" in first, first
+        shot(driver, args.screenshots, "who-entered")
+        step("a second grant appeared in Who entered without a reload")
+
+        # A one-time code: issued, shown once, used once.
+        driver.get(console + "/codes")
+        form = driver.find_element(By.ID, "issue-code")
+        form.find_element(By.NAME, "user").send_keys("dana")
+        form.find_element(By.NAME, "door").send_keys("front-door")
+        minutes = form.find_element(By.NAME, "minutes")
+        minutes.clear()
+        minutes.send_keys("30")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        code = wait_for(driver, lambda d: d.find_elements(By.ID, "code") and d.find_element(By.ID, "code").text, "the issued code").strip()
+        assert re.fullmatch(r"[0-9]{8}", code), code
+        shot(driver, args.screenshots, "code-issued")
+        driver.get(console + "/codes")
+        assert code not in driver.page_source and "front-door" in driver.find_element(By.ID, "codes").text
+        granted, frames = site.simulate(site.terminal_code, code)
+        assert granted, frames
+        granted, frames = site.simulate(site.terminal_code, code)
+        assert not granted, "a one-time code opened twice"
+        driver.get(console + "/codes")
+        assert "No unused codes." in driver.find_element(By.ID, "codes").text
+        shot(driver, args.screenshots, "codes")
+        step("issued a one-time code; it opened once and was refused the second time")
+
+        # Disable dana: her next attempt is denied, and Who entered says why.
+        driver.get(console + "/users")
+        driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana] form[action='/console/users/state'] button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "User disabled." in d.find_element(By.ID, "notice").text, "the disabled notice")
+        shot(driver, args.screenshots, "users")
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert not granted and "Access denied" in frames, frames
+        driver.get(console + "/entries")
+        Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
+        driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
+        wait_for(driver, lambda d: "disabled" in d.find_element(By.ID, "entries").text, "the denied attempt with reason disabled")
+        step("disabled dana; her next attempt was denied (reason disabled)")
+
+        # A door held open in the event stream: the alert stands out, and is acknowledged.
+        driver.get(console + "/doors")
+        mark_page(driver)
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        site.post_events([{"seq": 1_000_000, "id": str(uuid.uuid4()), "time": now, "type": "held_open", "terminal_id": "front-door", "seconds": 30}])
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "tr[data-door=front-door].alerting .alert-name"), "the held-open alert")
+        assert not_reloaded(driver)
+        assert driver.find_element(By.CSS_SELECTOR, "tr[data-door=front-door] .alert-name").text == "held_open"
+        shot(driver, args.screenshots, "doors")
+        driver.find_element(By.CSS_SELECTOR, "tr[data-door=front-door] form.alert button").click()
+        wait_for(driver, lambda d: "acknowledged by alice" in d.find_element(By.ID, "doors").text, "the acknowledgement")
+        assert not driver.find_elements(By.CSS_SELECTOR, "tr[data-door=front-door].alerting")
+        step("a held-open door raised an alert live; acknowledging it cleared the highlight")
+
+        # Nothing secret in what the verifier logged.
+        site.log.flush()
+        with open(os.path.join(directory, "serve.log")) as handle:
+            logged = handle.read()
+        assert PIN not in logged and code not in logged and PASSWORD not in logged and "$pbkdf2" not in logged
+        step("no PIN, code, password or hash in the verifier's log")
+    finally:
+        driver.quit()
+        site.close()
+    print(f"browser: {steps_passed} passed, 0 failed ({args.store})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

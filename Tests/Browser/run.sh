@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The site console in a real browser, once per store: Debian's chromium and chromedriver
+# (headless) driven by Selenium (PyPI), against `kioskpad verifier serve` with its console
+# on. Installs what is missing (no browser download: the system chromium is used).
+#   Tests/Browser/run.sh [--binary PATH] [--screenshots DIR]
+# The binary defaults to .build/debug/kioskpad (scripts/test.sh builds it).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/setup.sh
+binary=.build/debug/kioskpad
+screenshots=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --binary) binary="$2"; shift 2 ;;
+        --screenshots) mkdir -p "$2"; screenshots=(--screenshots "$2"); shift 2 ;;
+        *) echo "usage: $0 [--binary PATH] [--screenshots DIR]" >&2; exit 2 ;;
+    esac
+done
+apt_install_missing chromium chromium-driver postgresql
+if ! python3 -c "import selenium" 2>/dev/null; then
+    echo "browser: installing selenium (PyPI)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check selenium >&2 2>/dev/null \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages selenium >&2
+fi
+[ -x "$binary" ] || swift build --product kioskpad
+echo "browser: $(chromium --version 2>/dev/null | head -1), $(chromedriver --version 2>/dev/null | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')"
+status=0
+for store in sqlite postgres; do
+    # Selenium Manager must not go looking for a browser on the internet.
+    SE_OFFLINE=true python3 Tests/Browser/console_browser.py --binary "$binary" --store "$store" "${screenshots[@]}" || status=1
+done
+exit $status

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// `kioskpad verifier admin`: the site console's administrators, and `serve` starting the
+/// console on its own listener.
+@Suite("Verifier admin command and the console listener", .serialized)
+struct VerifierAdminCommandTests {
+    @Test func administratorsAreAddedOnceListedByNameAndRemoved() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        let short = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "too short\n")
+        #expect(short.status == 2 && short.stderr.contains("the password must be 12 to 256 bytes of UTF-8 on one line"), "\(short.stderr)")
+        let bad = try await CLI.run(["verifier", "admin", "add", "al ice", "--config", config], stdin: "correct horse battery\n")
+        #expect(bad.status != 0 && bad.stderr.contains("administrator name 'al ice' must be 1-64 of letters"), "\(bad.stderr)")
+        let added = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "correct horse battery\n")
+        #expect(added.status == 0 && added.stdout.contains("administrator 'alice' added to"), "\(added.stderr)")
+        let again = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "another long password\n")
+        #expect(again.status == 2 && again.stderr.contains("administrator 'alice' is already in"), "\(again.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\n")
+        // The hash in the database is the slow one; the password is nowhere.
+        let stored = try await CLI.runTool("/usr/bin/env", [
+            "python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT hash FROM kioskpad_admins').fetchone()[0])",
+            directory.appendingPathComponent("state/verifier.sqlite3").path,
+        ])
+        #expect(stored.hasPrefix("$pbkdf2-sha256$i=600000$") && !stored.contains("correct horse"))
+        let removed = try await CLI.run(["verifier", "admin", "remove", "alice", "--config", config])
+        #expect(removed.status == 0 && removed.stdout.contains("administrator 'alice' removed"))
+        #expect(try await CLI.run(["verifier", "admin", "remove", "alice", "--config", config]).status == 2)
+    }
+
+    @Test func serveStartsTheConsoleOnItsOwnListenerOnlyWhenEnabled() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let console = try #require(server.consoleURL)
+        let login = try await CLI.runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", console + "login"])
+        #expect(login == "200", "\(console)")
+        let doorsListener = try await CLI.runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/console/login"])
+        #expect(doorsListener == "404", "the doors' listener serves no console")
+    }
+
+    @Test func overItsOwnTLSTheConsoleSendsSecureCookiesAndABadKeyIsNamed() async throws {
+        let directory = try await VerifierProcess.prepare(
+            pin: "3691", extraSettings: "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n    tls: {cert_file: console.pem, key_file: console.key}\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        try "not a key\n".write(to: directory.appendingPathComponent("console.key"), atomically: true, encoding: .utf8)
+        try "not a certificate\n".write(to: directory.appendingPathComponent("console.pem"), atomically: true, encoding: .utf8)
+        let refused = try await CLI.run(["verifier", "serve", "--config", config])
+        #expect(refused.status == 2 && refused.stderr.contains("server.console.tls: cannot use"), "\(refused.stderr)")
+        _ = try await CLI.runTool("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-keyout", directory.appendingPathComponent("console.key").path, "-out", directory.appendingPathComponent("console.pem").path,
+        ])
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let console = try #require(server.consoleURL)
+        #expect(console.hasPrefix("https://127.0.0.1:"))
+        let headers = try await CLI.runTool("/usr/bin/curl", ["-sk", "-D", "-", "-o", "/dev/null", console + "login"])
+        #expect(headers.contains("HTTP/1.1 200") && headers.contains("; Secure"), "\(headers)")
+    }
+}
