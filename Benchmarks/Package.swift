@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .executableTarget(
@@ -62,6 +63,23 @@ let package = Package(
                 .product(name: "ReferenceVerifierCore", package: "KioskPad"),
             ],
             path: "Benchmarks/AccessRules",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The site console's pages over 10,000 users and 1,000,000 door events (SQLite).
+        .executableTarget(
+            name: "ConsolePages",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KioskPadConsole", package: "KioskPad"),
+                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
+                .product(name: "ReferenceVerifierSQLite", package: "KioskPad"),
+                .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ConsolePages",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.

@@ -144,19 +144,18 @@ public struct EntryRow: Sendable, Equatable {
 
     /// The door event types "who entered" shows (heartbeats and the rest are left out).
     public static let eventTypes = ["door_opened", "door_closed", "held_open", "forced_open", "tamper", "duress", "exit_request"]
+}
 
-    /// Merges two newest-first lists into one page: rows `offset..<offset+limit` of both.
-    public static func page(_ lhs: [EntryRow], _ rhs: [EntryRow], offset: Int, limit: Int) -> [EntryRow] {
-        var merged: [EntryRow] = []
-        merged.reserveCapacity(lhs.count + rhs.count)
-        var left = lhs.startIndex, right = rhs.startIndex
-        while left < lhs.endIndex || right < rhs.endIndex {
-            if right == rhs.endIndex || (left < lhs.endIndex && lhs[left].time >= rhs[right].time) {
-                merged.append(lhs[left]); left += 1
-            } else {
-                merged.append(rhs[right]); right += 1
-            }
-        }
-        return Array(merged.dropFirst(offset).prefix(limit))
-    }
+/// Every door with forwarded records, sorted, read as a skip scan of the (terminal_id, at)
+/// index (one index probe per door) instead of a DISTINCT over every record: the same
+/// statement in SQLite and PostgreSQL.
+public enum DoorListQuery {
+    public static let sql = """
+        WITH RECURSIVE doors(id) AS (
+            SELECT min(terminal_id) FROM kioskpad_events
+            UNION ALL
+            SELECT (SELECT min(terminal_id) FROM kioskpad_events WHERE terminal_id > doors.id) FROM doors WHERE doors.id IS NOT NULL
+        )
+        SELECT id FROM doors WHERE id IS NOT NULL
+        """
 }

@@ -147,45 +147,52 @@ public struct PostgresConsoleStore: ConsoleStore {
 
     public func entries(_ filter: EntryFilter, offset: Int, limit: Int) async throws -> [EntryRow] {
         let logger = database.logger
-        let wanted = offset + limit
-        let from = filter.from?.timeIntervalSince1970, until = filter.until?.timeIntervalSince1970
+        var bindings = PostgresBindings()
+        func bind(_ value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
+            try bindings.append(value)
+            return "$\(bindings.count)"
+        }
+        var parts: [String] = []
+        if filter.decision != "event" {
+            // The same expressions as the partial indexes of schema version 4.
+            var conditions = ["record->>'decision' IN ('granted', 'denied')"]
+            if let door = filter.door { conditions.append("record->>'terminal_id' = \(try bind(door))") }
+            if let user = filter.user { conditions.append("record->>'user' = \(try bind(user))") }
+            if let decision = filter.decision { conditions.append("record->>'decision' = \(try bind(decision))") }
+            if let from = filter.from { conditions.append("at >= to_timestamp(\(try bind(from.timeIntervalSince1970)))") }
+            if let until = filter.until { conditions.append("at < to_timestamp(\(try bind(until.timeIntervalSince1970)))") }
+            parts.append(
+                """
+                (SELECT extract(epoch FROM at)::double precision AS t, record->>'terminal_id' AS door, record->>'user' AS who,
+                    record->>'decision' AS decision, record->>'reason' AS detail, 0 AS source, id AS tiebreak
+                FROM kioskpad_audit WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT \(try bind(offset + limit)))
+                """)
+        }
+        if filter.decision == nil || filter.decision == "event" {
+            // Of the door events only a duress record names a user.
+            var conditions = ["type = ANY(\(try bind(filter.user == nil ? EntryRow.eventTypes : ["duress"])))"]
+            if let door = filter.door { conditions.append("terminal_id = \(try bind(door))") }
+            if let user = filter.user { conditions.append("record->>'user' = \(try bind(user))") }
+            if let from = filter.from { conditions.append("at >= \(try bind(from.timeIntervalSince1970))") }
+            if let until = filter.until { conditions.append("at < \(try bind(until.timeIntervalSince1970))") }
+            parts.append(
+                """
+                (SELECT at AS t, terminal_id AS door, record->>'user' AS who, 'event' AS decision, type AS detail, 1 AS source, seq AS tiebreak
+                FROM kioskpad_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY at DESC LIMIT \(try bind(offset + limit)))
+                """)
+        }
+        // Both sources merged newest first in the database: only the page's rows come out.
+        let sql = """
+            SELECT t, door, who, decision, detail FROM (\(parts.joined(separator: " UNION ALL "))) merged
+            ORDER BY t DESC, source, tiebreak DESC LIMIT \(try bind(limit)) OFFSET \(try bind(offset))
+            """
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
         return try await database.use { connection in
-            var decisions: [EntryRow] = []
-            if filter.decision != "event" {
-                // A nil filter binds NULL and drops out of the plan.
-                let rows = try await connection.query(
-                    """
-                    SELECT extract(epoch FROM at)::double precision, record->>'terminal_id', record->>'user', record->>'decision', record->>'reason'
-                    FROM kioskpad_audit
-                    WHERE record->>'decision' IN ('granted', 'denied')
-                      AND (\(filter.door)::text IS NULL OR record->>'terminal_id' = \(filter.door))
-                      AND (\(filter.user)::text IS NULL OR record->>'user' = \(filter.user))
-                      AND (\(filter.decision)::text IS NULL OR record->>'decision' = \(filter.decision))
-                      AND (\(from)::double precision IS NULL OR at >= to_timestamp(\(from)))
-                      AND (\(until)::double precision IS NULL OR at < to_timestamp(\(until)))
-                    ORDER BY id DESC LIMIT \(wanted)
-                    """, logger: logger)
-                for try await (at, door, user, decision, reason) in rows.decode((Double, String?, String?, String?, String?).self) {
-                    decisions.append(EntryRow(time: Date(timeIntervalSince1970: at), door: door ?? "", user: user, decision: decision ?? "", detail: reason ?? ""))
-                }
+            var rows: [EntryRow] = []
+            for try await (at, door, user, decision, detail) in try await connection.query(query, logger: logger).decode((Double, String?, String?, String?, String?).self) {
+                rows.append(EntryRow(time: Date(timeIntervalSince1970: at), door: door ?? "", user: user, decision: decision ?? "", detail: detail ?? ""))
             }
-            var events: [EntryRow] = []
-            if filter.decision == nil || filter.decision == "event" {
-                let rows = try await connection.query(
-                    """
-                    SELECT at, terminal_id, record->>'user', type FROM kioskpad_events
-                    WHERE type = ANY(\(EntryRow.eventTypes))
-                      AND (\(filter.door)::text IS NULL OR terminal_id = \(filter.door))
-                      AND (\(filter.user)::text IS NULL OR record->>'user' = \(filter.user))
-                      AND (\(from)::double precision IS NULL OR at >= \(from))
-                      AND (\(until)::double precision IS NULL OR at < \(until))
-                    ORDER BY at DESC LIMIT \(wanted)
-                    """, logger: logger)
-                for try await (at, door, user, type) in rows.decode((Double, String, String?, String).self) {
-                    events.append(EntryRow(time: Date(timeIntervalSince1970: at), door: door, user: user, decision: "event", detail: type))
-                }
-            }
-            return EntryRow.page(decisions, events, offset: offset, limit: limit)
+            return rows
         }
     }
 

@@ -114,6 +114,11 @@ public enum PostgresMigrations {
                 PRIMARY KEY (terminal_id, alert)
             )
             """,
+            // Who entered: decisions by time, door and user; door events by type and time.
+            "CREATE INDEX kioskpad_audit_decisions ON kioskpad_audit (id) WHERE record->>'decision' IN ('granted', 'denied')",
+            "CREATE INDEX kioskpad_audit_decisions_door ON kioskpad_audit ((record->>'terminal_id'), id) WHERE record->>'decision' IN ('granted', 'denied')",
+            "CREATE INDEX kioskpad_audit_decisions_user ON kioskpad_audit ((record->>'user'), id) WHERE record->>'decision' IN ('granted', 'denied')",
+            "CREATE INDEX kioskpad_events_type_time ON kioskpad_events (type, at)",
         ]),
     ]
 

@@ -70,7 +70,7 @@ public final class PostgresVerifierStore: VerifierStore {
         return try await database.use { connection in
             var terminals: [String] = []
             for try await terminal in try await connection.query(
-                "SELECT DISTINCT terminal_id FROM kioskpad_events ORDER BY terminal_id", logger: logger).decode(String.self)
+                PostgresQuery(unsafeSQL: DoorListQuery.sql), logger: logger).decode(String.self)
             {
                 terminals.append(terminal)
             }

@@ -138,52 +138,52 @@ public struct SQLiteConsoleStore: ConsoleStore {
     }
 
     public func entries(_ filter: EntryFilter, offset: Int, limit: Int) async throws -> [EntryRow] {
-        let wanted = Int64(offset + limit)
         let stamp = ISO8601DateFormatter()
         stamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let from = filter.from.map { stamp.string(from: $0) }, until = filter.until.map { stamp.string(from: $0) }
-        let (decisionRows, eventRows) = try await database.read { sql -> ([SQLiteRow], [SQLiteRow]) in
-            var decisions: [SQLiteRow] = []
-            if filter.decision != "event" {
-                var conditions = ["json_extract(record, '$.decision') IN ('granted', 'denied')"]
-                var binds: [SQLiteData] = []
-                if let door = filter.door { conditions.append("json_extract(record, '$.terminal_id') = ?"); binds.append(.text(door)) }
-                if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
-                if let decision = filter.decision { conditions.append("json_extract(record, '$.decision') = ?"); binds.append(.text(decision)) }
-                if let from { conditions.append("at >= ?"); binds.append(.text(from)) }
-                if let until { conditions.append("at < ?"); binds.append(.text(until)) }
-                decisions = try await sql.execute(
-                    """
-                    SELECT at, json_extract(record, '$.terminal_id'), json_extract(record, '$.user'), json_extract(record, '$.decision'),
-                           json_extract(record, '$.reason')
-                    FROM kioskpad_audit WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?
-                    """, binds + [.int(wanted)])
-            }
-            var events: [SQLiteRow] = []
-            if filter.decision == nil || filter.decision == "event" {
-                let types = EntryRow.eventTypes.map { "'\($0)'" }.joined(separator: ", ")
-                var conditions = ["type IN (\(types))"]
-                var binds: [SQLiteData] = []
-                if let door = filter.door { conditions.append("terminal_id = ?"); binds.append(.text(door)) }
-                if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
-                if let from = filter.from { conditions.append("at >= ?"); binds.append(.float(from.timeIntervalSince1970)) }
-                if let until = filter.until { conditions.append("at < ?"); binds.append(.float(until.timeIntervalSince1970)) }
-                events = try await sql.execute(
-                    "SELECT at, terminal_id, json_extract(record, '$.user'), type FROM kioskpad_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY at DESC LIMIT ?",
-                    binds + [.int(wanted)])
-            }
-            return (decisions, events)
+        var parts: [String] = []
+        var binds: [SQLiteData] = []
+        let wanted = SQLiteData.int(Int64(offset + limit))
+        if filter.decision != "event" {
+            // The same expressions as the partial indexes of schema version 4.
+            var conditions = ["json_extract(record, '$.decision') IN ('granted', 'denied')"]
+            if let door = filter.door { conditions.append("json_extract(record, '$.terminal_id') = ?"); binds.append(.text(door)) }
+            if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
+            if let decision = filter.decision { conditions.append("json_extract(record, '$.decision') = ?"); binds.append(.text(decision)) }
+            if let from = filter.from { conditions.append("at >= ?"); binds.append(.text(stamp.string(from: from))) }
+            if let until = filter.until { conditions.append("at < ?"); binds.append(.text(stamp.string(from: until))) }
+            binds.append(wanted)
+            parts.append(
+                """
+                SELECT * FROM (SELECT (julianday(at) - 2440587.5) * 86400.0 AS t, json_extract(record, '$.terminal_id') AS door,
+                    json_extract(record, '$.user') AS user, json_extract(record, '$.decision') AS decision, json_extract(record, '$.reason') AS detail,
+                    0 AS source, id AS tiebreak
+                FROM kioskpad_audit WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?)
+                """)
         }
-        let decisions = decisionRows.map { row in
-            EntryRow(
-                time: stamp.date(from: row.columns[0].data.string ?? "") ?? .distantPast, door: row.columns[1].data.string ?? "",
-                user: row.columns[2].data.string, decision: row.columns[3].data.string ?? "", detail: row.columns[4].data.string ?? "")
+        if filter.decision == nil || filter.decision == "event" {
+            // Of the door events only a duress record names a user.
+            let types = (filter.user == nil ? EntryRow.eventTypes : ["duress"]).map { "'\($0)'" }.joined(separator: ", ")
+            var conditions = ["type IN (\(types))"]
+            if let door = filter.door { conditions.append("terminal_id = ?"); binds.append(.text(door)) }
+            if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
+            if let from = filter.from { conditions.append("at >= ?"); binds.append(.float(from.timeIntervalSince1970)) }
+            if let until = filter.until { conditions.append("at < ?"); binds.append(.float(until.timeIntervalSince1970)) }
+            binds.append(wanted)
+            parts.append(
+                """
+                SELECT * FROM (SELECT at AS t, terminal_id AS door, json_extract(record, '$.user') AS user, 'event' AS decision, type AS detail,
+                    1 AS source, seq AS tiebreak
+                FROM kioskpad_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY at DESC LIMIT ?)
+                """)
         }
-        let events = eventRows.map { row in
+        binds += [.int(Int64(limit)), .int(Int64(offset))]
+        // Both sources merged newest first inside SQLite: only the page's rows come out.
+        let query = "SELECT t, door, user, decision, detail FROM (\(parts.joined(separator: " UNION ALL "))) ORDER BY t DESC, source, tiebreak DESC LIMIT ? OFFSET ?"
+        let values = binds
+        return try await database.read { try await $0.execute(query, values) }.map { row in
             EntryRow(
                 time: Date(timeIntervalSince1970: row.columns[0].data.double ?? 0), door: row.columns[1].data.string ?? "",
-                user: row.columns[2].data.string, decision: "event", detail: row.columns[3].data.string ?? "")
+                user: row.columns[2].data.string, decision: row.columns[3].data.string ?? "", detail: row.columns[4].data.string ?? "")
         }
-        return EntryRow.page(decisions, events, offset: offset, limit: limit)
     }
 }

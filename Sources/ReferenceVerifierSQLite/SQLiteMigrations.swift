@@ -121,6 +121,17 @@ public enum SQLiteMigrations {
                 PRIMARY KEY (terminal_id, alert)
             )
             """,
+            // Who entered: decisions by time, door and user; door events by type and time.
+            "CREATE INDEX kioskpad_audit_decisions ON kioskpad_audit (id) WHERE json_extract(record, '$.decision') IN ('granted', 'denied')",
+            """
+            CREATE INDEX kioskpad_audit_decisions_door ON kioskpad_audit (json_extract(record, '$.terminal_id'), id)
+            WHERE json_extract(record, '$.decision') IN ('granted', 'denied')
+            """,
+            """
+            CREATE INDEX kioskpad_audit_decisions_user ON kioskpad_audit (json_extract(record, '$.user'), id)
+            WHERE json_extract(record, '$.decision') IN ('granted', 'denied')
+            """,
+            "CREATE INDEX kioskpad_events_type_time ON kioskpad_events (type, at)",
         ]),
     ]
 

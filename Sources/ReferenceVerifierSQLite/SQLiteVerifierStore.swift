@@ -105,7 +105,7 @@ public final class SQLiteVerifierStore: VerifierStore {
     public func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])] {
         try await database.read { sql in
             var doors: [(terminal: String, newestFirst: [DoorEvent])] = []
-            for row in try await sql.execute("SELECT DISTINCT terminal_id FROM kioskpad_events ORDER BY terminal_id") {
+            for row in try await sql.execute(DoorListQuery.sql) {
                 let terminal = try SQLiteRows.text(row, 0)
                 let rows = try await sql.execute(
                     "SELECT id, type, at, seq, record FROM kioskpad_events WHERE terminal_id = ? ORDER BY at DESC, seq DESC LIMIT ?",
