@@ -6,5 +6,7 @@ source scripts/setup.sh
 # The reference verifier's PostgreSQL tests start servers of their own (initdb into a
 # temporary directory, a loopback port); they need the server programs, not a running one.
 apt_install_missing postgresql
+# The console draws TOTP QR codes with libqrencode (loaded at run time); zbarimg reads them back.
+apt_install_missing libqrencode4 zbar-tools
 swift build --build-tests
 swift test

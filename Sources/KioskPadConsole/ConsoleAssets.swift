@@ -25,6 +25,7 @@ enum ConsoleAssets {
         .actions form { display: inline; }
         .notice { background: #e3f4e6; padding: .5rem; }
         .error { background: #fde2e1; padding: .5rem; }
+        .qr svg { max-width: 100%; height: auto; }
         .code { font-size: 2.4rem; letter-spacing: .3rem; font-family: monospace; }
         .hint { color: #555; }
         tr.denied td:nth-child(4) { color: #a40e0e; }

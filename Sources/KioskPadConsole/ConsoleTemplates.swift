@@ -15,7 +15,7 @@ enum ConsoleTemplates {
 
     static let all: [(String, String)] = [
         ("layout", layout), ("login", login), ("doors", doors), ("users", users), ("codes", codes),
-        ("code-issued", codeIssued), ("entries", entries), ("message", message),
+        ("code-issued", codeIssued), ("totp-issued", totpIssued), ("entries", entries), ("message", message),
     ]
 
     static let layout = """
@@ -97,6 +97,8 @@ enum ConsoleTemplates {
                 {{#disabled}}<input type="hidden" name="state" value="enabled"><button type="submit">Enable</button>{{/disabled}}
                 {{^disabled}}<input type="hidden" name="state" value="disabled"><button type="submit">Disable</button>{{/disabled}}
               </form>
+              <form method="post" action="/console/users/totp" class="totp"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="name" value="{{name}}">
+                <button type="submit">New TOTP</button></form>
               <form method="post" action="/console/users/remove" class="danger"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="name" value="{{name}}">
                 <button type="submit">Remove</button></form>
             </td>
@@ -117,6 +119,15 @@ enum ConsoleTemplates {
           <label>Valid from <input name="valid_from" placeholder="YYYY-MM-DD"></label>
           <label>Valid until <input name="valid_until" placeholder="YYYY-MM-DD"></label>
           <button type="submit">Add user</button>
+        </form>
+        <h2>Cards</h2>
+        <form method="post" action="/console/users/cards" class="card" id="cards">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>User <input name="name" required maxlength="64"></label>
+          <label>Card number <input name="card" type="password" inputmode="numeric" autocomplete="off" required></label>
+          <label>Card number again <input name="card_again" type="password" inputmode="numeric" autocomplete="off" required></label>
+          <label>Action <select name="action"><option value="add">add this card</option><option value="remove">remove this card</option></select></label>
+          <button type="submit">Apply</button>
         </form>
         """
 
@@ -147,6 +158,17 @@ enum ConsoleTemplates {
           <p class="code" id="code">{{code}}</p>
           <p class="hint">It is shown only this once and kept only as a hash. Print it or pass it on now.</p>
           <p><a href="/console/codes">Back to codes</a></p>
+        </div>
+        """
+
+    static let totpIssued = """
+        <div class="card printable">
+          <p>New TOTP secret for <strong>{{user}}</strong>: scan it with an authenticator app now. It replaces any earlier one.</p>
+          {{#qr}}<div class="qr" id="qr">{{{qr}}}</div>{{/qr}}
+          {{#qrError}}<p class="error">No QR code: {{qrError}}. Type the key below into the app instead.</p>{{/qrError}}
+          <p>Key: <code id="totp-key">{{key}}</code></p>
+          <p class="hint">It is shown only this once and kept only in the verifier's database. The user then types the app's 6 digits as a code.</p>
+          <p><a href="/console/users">Back to users</a></p>
         </div>
         """
 

@@ -12,7 +12,10 @@ extension ConsoleHandler {
 
     func usersPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
         await withVisit(request, context) { visit, form in
-            let notices = ["added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed."]
+            let notices = [
+                "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
+                "card-added": "Card added.", "card-removed": "Card removed.",
+            ]
             return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
         }
     }
@@ -127,6 +130,60 @@ extension ConsoleHandler {
             }
             try await audit(visit, "user_remove", [("user", name)])
             return ConsoleResponse.redirect("/console/users?done=removed")
+        }
+    }
+
+    /// A new TOTP secret for a user, shown once as a QR code (libqrencode) and as its key.
+    func enrolTOTP(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), UsersFile.isValidName(name) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "TOTP needs the name of an existing user.", status: .badRequest)
+            }
+            let secret = TOTP.newSecret()
+            do {
+                try await services.administration.setTOTP(name: name, secret: secret)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
+            }
+            try await audit(visit, "user_totp", [("user", name)])
+            let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad")
+            var data: [String: Any] = ["user": name, "key": TOTP.base32Encode(secret)]
+            do {
+                data["qr"] = try QRCodeImage(encoding: uri).svg
+            } catch let error as QRCodeImage.Unavailable {
+                data["qrError"] = error.description
+            }
+            return ConsoleResponse.page("totp-issued", title: "TOTP for \(name)", page: "users", visit: visit, data: data)
+        }
+    }
+
+    /// Adds or removes a card: its number typed twice, kept only as a hash (and lookup tag).
+    func changeCard(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            let name = form.text("name") ?? ""
+            let range = EntryOptions.lengthRange
+            guard UsersFile.isValidName(name), let action = form.text("action"), action == "add" || action == "remove" else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "A card change needs a user name and add or remove.", status: .badRequest)
+            }
+            guard let card = SecretDigits(ascii: form["card"] ?? ""), range.contains(card.count),
+                let again = SecretDigits(ascii: form["card_again"] ?? ""),
+                card.withASCIIBytes({ first in again.withASCIIBytes { ConstantTime.equal(first, $0) } })
+            else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1,
+                    error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.", status: .badRequest)
+            }
+            do {
+                if action == "add" {
+                    try await services.administration.addCard(name: name, hash: try PINHash.make(pin: card), tag: services.lookupKey?.tag(card, kind: .card))
+                } else {
+                    try await services.administration.removeCard(name: name, value: card)
+                }
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
+            }
+            try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
         }
     }
 }

@@ -29,6 +29,8 @@ public enum SiteConsole {
         router.post("/console/users") { request, context in await console.addUser(request, context) }
         router.post("/console/users/state") { request, context in await console.setUserState(request, context) }
         router.post("/console/users/remove") { request, context in await console.removeUser(request, context) }
+        router.post("/console/users/totp") { request, context in await console.enrolTOTP(request, context) }
+        router.post("/console/users/cards") { request, context in await console.changeCard(request, context) }
         router.get("/console/codes") { request, context in await console.codesPage(request, context) }
         router.post("/console/codes") { request, context in await console.issueCode(request, context) }
         router.post("/console/codes/revoke") { request, context in await console.revokeCode(request, context) }

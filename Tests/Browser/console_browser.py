@@ -6,7 +6,8 @@ console on, and terminals run as `kioskpad simulate` pointed at it.
 One run per store (--store sqlite|postgres). It logs in, adds a user, sees the user's grant
 reach the Doors page and Who entered without a reload, issues a one-time code and uses it
 once, disables the user and sees the next attempt denied, then raises a held-open alert in
-the simulated event stream (a signed batch to /v1/events) and acknowledges it. With
+the simulated event stream (a signed batch to /v1/events) and acknowledges it; on the way
+it enrols the user in TOTP (a QR code drawn by libqrencode). With
 --screenshots DIR it saves a PNG of each page. Exit 0 when every step held.
 """
 import argparse
@@ -273,6 +274,18 @@ def main():
         shot(driver, args.screenshots, "codes")
         step("issued a one-time code; it opened once and was refused the second time")
 
+        # TOTP enrolment: a QR code drawn by libqrencode, and the key, on their own page.
+        driver.get(console + "/users?q=dana")
+        driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana] form.totp button").click()
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#qr svg path"), "the TOTP QR code")
+        key = driver.find_element(By.ID, "totp-key").text
+        assert re.fullmatch(r"[A-Z2-7]{32}", key), key
+        assert driver.find_element(By.CSS_SELECTOR, "#qr svg").size["width"] >= 150
+        shot(driver, args.screenshots, "totp")
+        driver.get(console + "/users?q=dana")
+        assert key not in driver.page_source and "TOTP" in driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana]").text
+        step("enrolled dana in TOTP: a QR code and the key, shown once")
+
         # Disable dana: her next attempt is denied, and Who entered says why.
         driver.get(console + "/users")
         driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana] form[action='/console/users/state'] button").click()
@@ -304,8 +317,8 @@ def main():
         site.log.flush()
         with open(os.path.join(directory, "serve.log")) as handle:
             logged = handle.read()
-        assert PIN not in logged and code not in logged and PASSWORD not in logged and "$pbkdf2" not in logged
-        step("no PIN, code, password or hash in the verifier's log")
+        assert PIN not in logged and code not in logged and PASSWORD not in logged and key not in logged and "$pbkdf2" not in logged
+        step("no PIN, code, TOTP key, password or hash in the verifier's log")
     finally:
         driver.quit()
         site.close()

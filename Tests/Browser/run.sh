@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [--binary PATH] [--screenshots DIR]" >&2; exit 2 ;;
     esac
 done
-apt_install_missing chromium chromium-driver postgresql
+apt_install_missing chromium chromium-driver postgresql libqrencode4
 if ! python3 -c "import selenium" 2>/dev/null; then
     echo "browser: installing selenium (PyPI)" >&2
     python3 -m pip install --quiet --disable-pip-version-check selenium >&2 2>/dev/null \

@@ -171,4 +171,82 @@ struct ConsolePagesTests {
             #expect(back["online"] as? Bool == false && (back["alerts"] as? [[String: Any]])?.contains { $0["name"] as? String == "silent" } == true)
         }
     }
+
+    @Test("TOTP enrolment: a QR code of the otpauth URI and the key, shown once, never audited", arguments: StoreUnderTest.Kind.allCases)
+    func totp(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await harness.under.administration.add(name: "hana", hash: try PINHash.make(pin: SecretDigits(ascii: "4821")!, iterations: 1_000), tag: nil)
+            let browser = Browser(client)
+            try await browser.logIn()
+            let token = try await browser.csrf()
+            #expect(try await browser.post("/console/users/totp", [("csrf", token), ("name", "nobody")]).status == .notFound)
+            let page = try await browser.post("/console/users/totp", [("csrf", token), ("name", "hana")])
+            #expect(page.status == .ok && page.headers[.cacheControl] == "no-store")
+            let html = String(buffer: page.body)
+            let start = try #require(html.range(of: "id=\"totp-key\">"))
+            let key = String(html[start.upperBound...].prefix { $0 != "<" })
+            #expect(key.count == 32 && key.allSatisfy { $0.isUppercase || ("2"..."7").contains($0) })
+            let secret = try #require(TOTP.base32Decode(key))
+            let expected = try QRCodeImage(encoding: TOTP(secret: secret).provisioningURI(account: "hana", issuer: "KioskPad"))
+            #expect(html.contains(expected.svg), "the page's QR code is the otpauth URI of the key shown")
+            #expect(try await harness.under.store.totpUsers().map(\.name) == ["hana"])
+            let audit = try await harness.under.auditRecords()
+            #expect(audit.contains { $0["action"] == "user_totp" && $0["user"] == "hana" } && !audit.description.contains(key))
+            #expect(!String(buffer: try await browser.get("/console/users").body).contains(key))
+        }
+    }
+
+    @Test("Cards: the number typed twice, added as a hash, removed by its number", arguments: StoreUnderTest.Kind.allCases)
+    func cards(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await harness.under.administration.add(name: "ivan", hash: try PINHash.make(pin: SecretDigits(ascii: "4821")!, iterations: 1_000), tag: nil)
+            let browser = Browser(client)
+            try await browser.logIn()
+            let token = try await browser.csrf()
+            let card = "1234567890"
+            let differ = try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", "1234567891"), ("action", "add")])
+            #expect(differ.status == .badRequest)
+            #expect(try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "add")]).status == .seeOther)
+            #expect(try await harness.under.administration.list().first?.cards == 1)
+            let listed = String(buffer: try await browser.get("/console/users?q=ivan").body)
+            #expect(listed.contains("PIN, 1 card") && !listed.contains(card))
+            #expect(try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "remove")]).status == .seeOther)
+            #expect(try await harness.under.administration.list().first?.cards == 0)
+            #expect(!(try await harness.under.auditRecords()).description.contains(card))
+        }
+    }
+}
+
+/// The QR encoder against an independent decoder: zbarimg (Debian zbar-tools) reads back
+/// what libqrencode drew.
+@Suite("QR codes from libqrencode")
+struct QRCodeImageTests {
+    @Test func zbarReadsBackTheOtpauthURI() throws {
+        let uri = "otpauth://totp/KioskPad:dana?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=KioskPad&algorithm=SHA1&digits=6&period=30"
+        let image = try QRCodeImage(encoding: uri)
+        #expect(image.width >= 21 && (image.width - 17) % 4 == 0, "a QR symbol is 17 + 4 * version modules wide")
+        // A portable bitmap, 4 pixels a module, with the quiet zone.
+        let scale = 4, size = (image.width + 8) * scale
+        var pbm = "P1\n\(size) \(size)\n"
+        for y in 0..<size {
+            let row = (0..<size).map { x -> String in
+                let (mx, my) = (x / scale - 4, y / scale - 4)
+                return mx >= 0 && my >= 0 && mx < image.width && my < image.width && image.isDark(x: mx, y: my) ? "1" : "0"
+            }
+            pbm += row.joined(separator: " ") + "\n"
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-qr-\(UUID()).pbm").path
+        try pbm.write(toFile: path, atomically: true, encoding: .ascii)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        process.arguments = ["--raw", "-q", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let decoded = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(decoded.trimmingCharacters(in: .newlines) == uri)
+    }
 }
