@@ -263,7 +263,7 @@ let package = Package(
             name: "KioskPadCLI",
             dependencies: [
                 "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
-                "KioskPadVerifierServer", "KioskPadVerifierAssembly", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
+                "KioskPadVerifierServer", "KioskPadVerifierAssembly", "KioskPadConsole", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
                 "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL", "DurableStorage",
                 "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -6,6 +6,7 @@ import Darwin
 #endif
 import KeypadCore
 import KeypadVerifier
+import KioskPadConsole
 import KioskPadVerifierAssembly
 import ReferenceVerifierCore
 
@@ -13,7 +14,7 @@ import ReferenceVerifierCore
 struct VerifierAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Add, list and remove the site console's administrators.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Remove.self, TOTPSecret.self])
 
     /// `admin add NAME`: a password read from stdin (asked twice on a terminal).
     struct Add: AsyncParsableCommand {
@@ -73,5 +74,60 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 writeLine("administrator '\(name)' removed from \(opened.location)")
             }
         }
+    }
+
+    /// `admin totp NAME`: a TOTP secret, so the administrator's logins need the app's code too.
+    struct TOTPSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totp",
+            abstract: "Give a console administrator a new TOTP secret (printed once, with a QR code on a terminal); --remove takes it away.")
+        @Argument(help: "Administrator name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+        @Flag(help: "Remove the administrator's TOTP secret: logins need the password only.") var remove = false
+
+        func run() async throws {
+            let secret = remove ? nil : TOTP.newSecret()
+            try await target.withStore { opened in
+                guard try await VerifierUserCommand.applying(opened, { try await opened.console.setAdminTOTP(name: name, secret: secret) }) else {
+                    throw UsageError(description: "no administrator '\(name)' in \(opened.location)")
+                }
+                try await opened.store.audit([("action", remove ? "admin_totp_remove" : "admin_totp"), ("admin", name), ("source", "cli")])
+            }
+            guard let secret else {
+                writeLine("administrator '\(name)': TOTP removed; logins need the password only")
+                return
+            }
+            let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad console")
+            if isatty(STDOUT_FILENO) == 1, let image = try? QRCodeImage(encoding: uri) {
+                writeLine(TerminalQR.render(image))
+            }
+            writeLine(uri)
+        }
+    }
+}
+
+/// A QR code for a terminal: two module rows per line in half blocks, black on white
+/// whatever the terminal's colours, with a two-module quiet zone.
+enum TerminalQR {
+    static func render(_ image: QRCodeImage) -> String {
+        let margin = 2, size = image.width + 2 * margin
+        func dark(_ x: Int, _ y: Int) -> Bool {
+            let (mx, my) = (x - margin, y - margin)
+            return mx >= 0 && my >= 0 && mx < image.width && my < image.width && image.isDark(x: mx, y: my)
+        }
+        var lines: [String] = []
+        for y in stride(from: 0, to: size, by: 2) {
+            var line = "\u{1B}[30;47m"
+            for x in 0..<size {
+                switch (dark(x, y), dark(x, y + 1)) {
+                case (true, true): line += "\u{2588}"
+                case (true, false): line += "\u{2580}"
+                case (false, true): line += "\u{2584}"
+                case (false, false): line += " "
+                }
+            }
+            lines.append(line + "\u{1B}[0m")
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -44,7 +44,7 @@ extension ConsoleHandler {
                 _ = decoy.matches(password: password)
                 throttle.noteFailure(from, now: now)
                 try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("result", "unknown administrator"), ("source", from)])
-                return loginForm(secure: secure, error: "Wrong name or password.", status: .unauthorized)
+                return loginForm(secure: secure, error: ConsoleHandler.wrongLogin, status: .unauthorized)
             }
             if let until = account.lockedUntil, until > now {
                 throttle.noteFailure(from, now: now)
@@ -55,13 +55,17 @@ extension ConsoleHandler {
                     secure: secure, error: "This administrator is locked after too many failed logins; try again after \(ConsoleTime.local(until, try await siteZone())).",
                     status: .tooManyRequests)
             }
+            // The password, and with TOTP the app's code as well; a code is taken once (its step is claimed).
             guard account.hash.matches(password: password) else {
-                throttle.noteFailure(from, now: now)
-                try await services.console.noteFailedLogin(name: name, now: now, limit: options.loginFailureLimit, lockFor: options.lockoutSeconds)
-                try await services.store.audit([
-                    ("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "wrong password"), ("source", from),
-                ])
-                return loginForm(secure: secure, error: "Wrong name or password.", status: .unauthorized)
+                return try await refuse(name: name, from: from, now: now, secure: secure, why: "wrong password")
+            }
+            if let secret = account.totpSecret {
+                guard let step = TOTP(secret: secret).matchingStep(Array((form.text("code") ?? "").utf8), at: Int(now.timeIntervalSince1970)) else {
+                    return try await refuse(name: name, from: from, now: now, secure: secure, why: "wrong code")
+                }
+                guard try await services.console.claimAdminTOTPStep(name: name, step: step) else {
+                    return try await refuse(name: name, from: from, now: now, secure: secure, why: "code used before")
+                }
             }
             try await services.console.clearFailedLogins(name: name)
             // Whatever session cookie the browser had ends here; the new one is made by us.
@@ -86,6 +90,17 @@ extension ConsoleHandler {
             logger.error("console: login failed on the verifier's database", metadata: ["error": "\(error)"])
             return ConsoleResponse.message("The verifier's database cannot be used now. Try again in a moment.", title: "Unavailable", status: .serviceUnavailable)
         }
+    }
+
+    /// One message for every wrong login, so it does not tell which part was wrong.
+    static let wrongLogin = "Wrong name, password or code."
+
+    /// A failed login of a known administrator: counted (lockout), throttled, audited.
+    func refuse(name: String, from: String, now: Date, secure: Bool, why: String) async throws -> Response {
+        throttle.noteFailure(from, now: now)
+        try await services.console.noteFailedLogin(name: name, now: now, limit: options.loginFailureLimit, lockFor: options.lockoutSeconds)
+        try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", why), ("source", from)])
+        return loginForm(secure: secure, error: ConsoleHandler.wrongLogin, status: .unauthorized)
     }
 
     func logout(_ request: Request, _ context: ConsoleRequestContext) async -> Response {

@@ -15,7 +15,7 @@ enum ConsoleTemplates {
 
     static let all: [(String, String)] = [
         ("layout", layout), ("login", login), ("doors", doors), ("users", users), ("codes", codes),
-        ("code-issued", codeIssued), ("totp-issued", totpIssued), ("entries", entries), ("message", message),
+        ("code-issued", codeIssued), ("totp-issued", totpIssued), ("user-edit", userEdit), ("entries", entries), ("message", message),
     ]
 
     static let layout = """
@@ -58,6 +58,7 @@ enum ConsoleTemplates {
           <input type="hidden" name="login_token" value="{{loginToken}}">
           <label>Administrator <input name="name" autocomplete="username" required autofocus></label>
           <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+          <label>Code from your authenticator app (if you use one) <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="8"></label>
           <button type="submit">Log in</button>
         </form>
         """
@@ -91,7 +92,7 @@ enum ConsoleTemplates {
           <tbody>
           {{#users}}
           <tr data-user="{{name}}">
-            <td class="name">{{name}}</td><td>{{has}}</td><td>{{doors}}</td><td>{{schedule}}</td><td>{{valid}}</td><td class="state">{{state}}</td>
+            <td class="name"><a href="/console/users/edit?name={{name}}">{{name}}</a></td><td>{{has}}</td><td>{{doors}}</td><td>{{schedule}}</td><td>{{valid}}</td><td class="state">{{state}}</td>
             <td class="actions">
               <form method="post" action="/console/users/state"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="name" value="{{name}}">
                 {{#disabled}}<input type="hidden" name="state" value="enabled"><button type="submit">Enable</button>{{/disabled}}
@@ -159,6 +160,20 @@ enum ConsoleTemplates {
           <p class="hint">It is shown only this once and kept only as a hash. Print it or pass it on now.</p>
           <p><a href="/console/codes">Back to codes</a></p>
         </div>
+        """
+
+    static let userEdit = """
+        <form method="post" action="/console/users/rule" class="card" id="edit-user">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <input type="hidden" name="name" value="{{name}}">
+          <p>Where and when <strong>{{name}}</strong> may enter. Empty doors: every door.</p>
+          <label>Doors <input name="doors" value="{{doors}}" placeholder="all doors, or e.g. front,back"></label>
+          <label>Schedule <select name="schedule"><option value="always">always</option>{{#schedules}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/schedules}}</select></label>
+          <label>Valid from <input name="valid_from" value="{{validFrom}}" placeholder="YYYY-MM-DD"></label>
+          <label>Valid until <input name="valid_until" value="{{validUntil}}" placeholder="YYYY-MM-DD"></label>
+          <button type="submit">Save</button>
+          <p><a href="/console/users?q={{name}}">Back to users</a></p>
+        </form>
         """
 
     static let totpIssued = """

@@ -14,7 +14,7 @@ extension ConsoleHandler {
         await withVisit(request, context) { visit, form in
             let notices = [
                 "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
-                "card-added": "Card added.", "card-removed": "Card removed.",
+                "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule and validity saved.",
             ]
             return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
         }
@@ -184,6 +184,55 @@ extension ConsoleHandler {
             }
             try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
             return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
+        }
+    }
+
+    /// The form for a user's doors, schedule and validity, filled with what they have now.
+    func editUserPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context) { visit, form in
+            guard let name = form.text("name"), try await services.administration.list().contains(where: { $0.name == name }) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "No such user.", status: .notFound)
+            }
+            return try await renderEdit(visit, name: name)
+        }
+    }
+
+    func renderEdit(_ visit: Visit, name: String, shown: AccessRule? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let site = try await services.administration.siteRules()
+        let rule = shown ?? site.rules[name] ?? AccessRule()
+        let data: [String: Any] = [
+            "name": name, "doors": rule.doors?.joined(separator: ",") ?? "",
+            "schedules": site.schedules.keys.sorted().map { ["name": $0, "selected": $0 == rule.schedule] },
+            "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "",
+        ]
+        return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, error: error, status: status)
+    }
+
+    /// Saves a user's doors, schedule and validity (their enabled state is kept).
+    func saveUserRule(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), UsersFile.isValidName(name) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "Saving needs a user name.", status: .badRequest)
+            }
+            let wanted: AccessRule
+            do {
+                wanted = try ConsoleHandler.rule(from: form)
+            } catch let error as AccessRule.RuleError {
+                return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
+            }
+            let saved: AccessRule
+            do {
+                saved = try await services.administration.setAccess(user: name) { rule in
+                    rule.doors = wanted.doors
+                    rule.schedule = wanted.schedule
+                    rule.validFrom = wanted.validFrom
+                    rule.validUntil = wanted.validUntil
+                }
+            } catch let error as UserEditError {
+                return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
+            }
+            try await audit(visit, "user_rule", [("user", name), ("rule", saved.fields.joined(separator: " "))])
+            return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
         }
     }
 }

@@ -31,6 +31,8 @@ public enum SiteConsole {
         router.post("/console/users/remove") { request, context in await console.removeUser(request, context) }
         router.post("/console/users/totp") { request, context in await console.enrolTOTP(request, context) }
         router.post("/console/users/cards") { request, context in await console.changeCard(request, context) }
+        router.get("/console/users/edit") { request, context in await console.editUserPage(request, context) }
+        router.post("/console/users/rule") { request, context in await console.saveUserRule(request, context) }
         router.get("/console/codes") { request, context in await console.codesPage(request, context) }
         router.post("/console/codes") { request, context in await console.issueCode(request, context) }
         router.post("/console/codes/revoke") { request, context in await console.revokeCode(request, context) }

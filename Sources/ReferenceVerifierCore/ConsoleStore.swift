@@ -13,6 +13,12 @@ public protocol ConsoleStore: Sendable {
     func removeAdmin(name: String) async throws -> Bool
     /// Every administrator's name, sorted.
     func adminNames() async throws -> [String]
+    /// Gives administrator `name` a TOTP secret (nil: none), so logins need its code; false
+    /// when there is no such administrator.
+    func setAdminTOTP(name: String, secret: [UInt8]?) async throws -> Bool
+    /// Records that `name` logged in with TOTP step `step`; false when that step or a later
+    /// one was used (a code seen once is not accepted again).
+    func claimAdminTOTPStep(name: String, step: Int) async throws -> Bool
     /// Administrator `name` as a login checks it; nil when there is none.
     func admin(name: String) async throws -> AdminAccount?
     /// Counts a failed login for `name` at `now` in one transaction; after `limit` failures
@@ -46,12 +52,15 @@ public struct AdminAccount: Sendable, Equatable {
     public let hash: PINHash
     public let failedLogins: Int
     public let lockedUntil: Date?
+    /// Their TOTP secret (`verifier admin totp`): a login then needs the app's code too.
+    public let totpSecret: [UInt8]?
 
-    public init(name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?) {
+    public init(name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil) {
         self.name = name
         self.hash = hash
         self.failedLogins = failedLogins
         self.lockedUntil = lockedUntil
+        self.totpSecret = totpSecret
     }
 }
 

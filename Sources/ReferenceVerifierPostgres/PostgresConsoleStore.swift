@@ -43,13 +43,24 @@ public struct PostgresConsoleStore: ConsoleStore {
         let logger = database.logger
         return try await database.use { connection in
             let rows = try await connection.query(
-                "SELECT name, hash, failed_logins, locked_until FROM kioskpad_admins WHERE name = \(name)", logger: logger)
-            for try await (found, hash, failures, locked) in rows.decode((String, String, Int, Double?).self) {
+                "SELECT name, hash, failed_logins, locked_until, totp_secret FROM kioskpad_admins WHERE name = \(name)", logger: logger)
+            for try await (found, hash, failures, locked, totp) in rows.decode((String, String, Int, Double?, String?).self) {
                 return AdminAccount(
-                    name: found, hash: try PINHash(parsing: hash), failedLogins: failures, lockedUntil: locked.map { Date(timeIntervalSince1970: $0) })
+                    name: found, hash: try PINHash(parsing: hash), failedLogins: failures, lockedUntil: locked.map { Date(timeIntervalSince1970: $0) },
+                    totpSecret: totp.flatMap(TOTP.base32Decode))
             }
             return nil
         }
+    }
+
+    public func setAdminTOTP(name: String, secret: [UInt8]?) async throws -> Bool {
+        let encoded = secret.map(TOTP.base32Encode)
+        return try await changed("UPDATE kioskpad_admins SET totp_secret = \(encoded), totp_last_step = NULL WHERE name = \(name) RETURNING 1")
+    }
+
+    public func claimAdminTOTPStep(name: String, step: Int) async throws -> Bool {
+        try await changed(
+            "UPDATE kioskpad_admins SET totp_last_step = \(step) WHERE name = \(name) AND (totp_last_step IS NULL OR totp_last_step < \(step)) RETURNING 1")
     }
 
     public func noteFailedLogin(name: String, now: Date, limit: Int, lockFor: TimeInterval) async throws {

@@ -91,6 +91,8 @@ public enum PostgresMigrations {
                 hash text NOT NULL,
                 failed_logins integer NOT NULL DEFAULT 0,
                 locked_until double precision,
+                totp_secret text,
+                totp_last_step bigint,
                 created_at timestamptz NOT NULL DEFAULT now()
             )
             """,

@@ -33,12 +33,29 @@ public struct SQLiteConsoleStore: ConsoleStore {
 
     public func admin(name: String) async throws -> AdminAccount? {
         let rows = try await database.read { sql in
-            try await sql.execute("SELECT name, hash, failed_logins, locked_until FROM kioskpad_admins WHERE name = ?", [.text(name)])
+            try await sql.execute("SELECT name, hash, failed_logins, locked_until, totp_secret FROM kioskpad_admins WHERE name = ?", [.text(name)])
         }
         return try rows.first.map { row in
             AdminAccount(
                 name: try SQLiteRows.text(row, 0), hash: try PINHash(parsing: try SQLiteRows.text(row, 1)),
-                failedLogins: Int(try SQLiteRows.integer(row, 2)), lockedUntil: row.columns[3].data.double.map { Date(timeIntervalSince1970: $0) })
+                failedLogins: Int(try SQLiteRows.integer(row, 2)), lockedUntil: row.columns[3].data.double.map { Date(timeIntervalSince1970: $0) },
+                totpSecret: row.columns[4].data.string.flatMap(TOTP.base32Decode))
+        }
+    }
+
+    public func setAdminTOTP(name: String, secret: [UInt8]?) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.execute(
+                "UPDATE kioskpad_admins SET totp_secret = ?, totp_last_step = NULL WHERE name = ? RETURNING 1",
+                [SQLiteRows.optional(secret.map(TOTP.base32Encode)), .text(name)]).count > 0
+        }
+    }
+
+    public func claimAdminTOTPStep(name: String, step: Int) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.execute(
+                "UPDATE kioskpad_admins SET totp_last_step = ? WHERE name = ? AND (totp_last_step IS NULL OR totp_last_step < ?) RETURNING 1",
+                [.int(Int64(step)), .text(name), .int(Int64(step))]).count > 0
         }
     }
 

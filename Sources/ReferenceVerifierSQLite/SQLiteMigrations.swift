@@ -98,6 +98,8 @@ public enum SQLiteMigrations {
                 hash TEXT NOT NULL,
                 failed_logins INTEGER NOT NULL DEFAULT 0,
                 locked_until REAL,
+                totp_secret TEXT,
+                totp_last_step INTEGER,
                 created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
             )
             """,

@@ -48,7 +48,7 @@ struct ConsoleInstancesTests {
             second + "users",
         ])
         #expect(add == "303")
-        #expect(try await curl.run([first + "users?q=kim"]).contains("<td class=\"name\">kim</td>"))
+        #expect(try await curl.run([first + "users?q=kim"]).contains("<td class=\"name\"><a href=\"/console/users/edit?name=kim\">kim</a></td>"))
         // Logging out on the first ends the session on the second.
         #expect(try await curl.status(["--data-urlencode", "csrf=\(csrf)", first + "logout"]) == "303")
         #expect(try await curl.status([second + "users"]) == "303")

@@ -24,6 +24,11 @@ struct VerifierAdminCommandTests {
             directory.appendingPathComponent("state/verifier.sqlite3").path,
         ])
         #expect(stored.hasPrefix("$pbkdf2-sha256$i=600000$") && !stored.contains("correct horse"))
+        let totp = try await CLI.run(["verifier", "admin", "totp", "alice", "--config", config])
+        #expect(totp.status == 0 && totp.stdout.hasPrefix("otpauth://totp/KioskPad%20console:alice?secret="), "\(totp.stdout)\(totp.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "totp", "nobody", "--config", config]).status == 2)
+        let off = try await CLI.run(["verifier", "admin", "totp", "alice", "--remove", "--config", config])
+        #expect(off.status == 0 && off.stdout.contains("TOTP removed"))
         let removed = try await CLI.run(["verifier", "admin", "remove", "alice", "--config", config])
         #expect(removed.status == 0 && removed.stdout.contains("administrator 'alice' removed"))
         #expect(try await CLI.run(["verifier", "admin", "remove", "alice", "--config", config]).status == 2)

@@ -148,4 +148,31 @@ struct ConsoleAuthTests {
             #expect(page.headers[values: .setCookie].first?.contains("; Secure") == true)
         }
     }
+
+    @Test("An administrator with TOTP needs the app's code too, and a code works once", arguments: StoreUnderTest.Kind.allCases)
+    func administratorTOTP(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let secret = TOTP.newSecret()
+            #expect(try await harness.under.console.setAdminTOTP(name: "alice", secret: secret))
+            #expect(try await !harness.under.console.setAdminTOTP(name: "nobody", secret: secret))
+            let totp = TOTP(secret: secret)
+            let code = totp.code(step: totp.step(at: Int(harness.clock.now.timeIntervalSince1970)))
+            let browser = Browser(client)
+            #expect(try await browser.logIn().status == .unauthorized, "the password alone")
+            func logIn(_ browser: Browser, code: String, password: String = ConsoleHarness.password) async throws -> HTTPResponse.Status {
+                let form = try await browser.get("/console/login")
+                let token = Browser.field("login_token", in: String(buffer: form.body)) ?? ""
+                return try await browser.post("/console/login", [("login_token", token), ("name", "alice"), ("password", password), ("code", code)]).status
+            }
+            #expect(try await logIn(browser, code: code, password: "not the password") == .unauthorized)
+            #expect(try await logIn(browser, code: String(code.reversed()) == code ? "000000" : String(code.reversed())) == .unauthorized)
+            #expect(try await logIn(browser, code: code) == .seeOther)
+            let replay = Browser(client)
+            #expect(try await logIn(replay, code: code) == .unauthorized, "the same code a second time")
+            let results = try await harness.under.auditRecords().filter { $0["action"] == "console_login" }.map { $0["result"] ?? "" }
+            #expect(results == ["wrong code", "wrong password", "wrong code", "ok", "code used before"])
+            harness.clock.advance(30)
+            #expect(try await logIn(replay, code: totp.code(step: totp.step(at: Int(harness.clock.now.timeIntervalSince1970)))) == .seeOther)
+        }
+    }
 }

@@ -172,6 +172,34 @@ struct ConsolePagesTests {
         }
     }
 
+    @Test("Editing a user's doors, schedule and validity keeps their state; a missing schedule is refused", arguments: StoreUnderTest.Kind.allCases)
+    func editRule(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await harness.under.administration.add(name: "jo", hash: try PINHash.make(pin: SecretDigits(ascii: "4821")!, iterations: 1_000), tag: nil)
+            try await harness.under.administration.setSchedule(name: "office", spec: "mon-fri 08:00-18:00")
+            _ = try await harness.under.administration.setAccess(user: "jo") { $0.disabled = true }
+            let browser = Browser(client)
+            try await browser.logIn()
+            let token = try await browser.csrf()
+            let page = String(buffer: try await browser.get("/console/users/edit?name=jo").body)
+            #expect(page.contains("<option>office</option>") && page.contains("name=\"doors\" value=\"\""))
+            #expect(try await browser.get("/console/users/edit?name=nobody").status == .notFound)
+            let missing = try await browser.post("/console/users/rule", [("csrf", token), ("name", "jo"), ("schedule", "night")])
+            #expect(missing.status == .conflict && String(buffer: missing.body).contains("no such schedule"))
+            let saved = try await browser.post(
+                "/console/users/rule",
+                [("csrf", token), ("name", "jo"), ("doors", "back,front"), ("schedule", "office"), ("valid_from", "2030-01-01"), ("valid_until", "2030-06-30")])
+            #expect(saved.status == .seeOther)
+            let rule = try #require(try await harness.under.administration.siteRules().rules["jo"])
+            #expect(rule.doors == ["back", "front"] && rule.schedule == "office" && rule.validFrom?.description == "2030-01-01" && rule.disabled)
+            let again = String(buffer: try await browser.get("/console/users/edit?name=jo").body)
+            #expect(again.contains("<option selected>office</option>") && again.contains("value=\"back,front\""))
+            let backwards = try await browser.post("/console/users/rule", [("csrf", token), ("name", "jo"), ("valid_from", "2031-01-01"), ("valid_until", "2030-01-01")])
+            #expect(backwards.status == .badRequest)
+            #expect(try await harness.under.auditRecords().contains { $0["action"] == "user_rule" && $0["admin"] == "alice" })
+        }
+    }
+
     @Test("TOTP enrolment: a QR code of the otpauth URI and the key, shown once, never audited", arguments: StoreUnderTest.Kind.allCases)
     func totp(kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
