@@ -177,6 +177,7 @@ let package = Package(
                 "KioskPadConfig", "KeypadVerifier", "KeypadCore", "VerifierEndpoint", "KioskPadConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -15,7 +15,7 @@ struct VerifierCommand: AsyncParsableCommand {
             VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
-            VerifierMigrateCommand.self, VerifierAdminCommand.self,
+            VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierPublicKeyCommand.self,
         ])
 }
 
@@ -158,5 +158,19 @@ struct VerifierSecretCommand: AsyncParsableCommand {
 
     func run() async throws {
         writeLine(WebhookSecret.generate().text)
+    }
+}
+
+/// `kioskpad verifier public-key`: the key doors check their credential replicas with.
+struct VerifierPublicKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "public-key",
+        abstract: "Print the Ed25519 public key that signs doors' credential replicas (ed25519:BASE64), for verifier.offline.public_key.",
+        discussion: "The key pair is made once, in the verifier's database, by whichever comes first: migrate, serve or this command.")
+    @OptionGroup var target: VerifierDatabaseTarget
+
+    func run() async throws {
+        let key = try await target.withStore { opened in try await VerifierUserCommand.applying(opened) { try await opened.replica.publicKey() } }
+        writeLine(key.description)
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import KeypadCore
@@ -21,7 +22,10 @@ public enum VerifierAssembly {
         let verifierSettings = try decisionSettings(settings)
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
             if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
-            let app = buildApplication(settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, logger: logger) { port in
+            let replicaKey = try await opened.replica.signingKey()
+            let app = buildApplication(
+                settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, replicaKey: replicaKey, logger: logger
+            ) { port in
                 let host = settings.host
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
@@ -55,15 +59,17 @@ public enum VerifierAssembly {
 
     /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.
     public static func buildApplication(
-        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, logger: Logger,
-        onRunning: @escaping @Sendable (Int) async -> Void
+        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, replicaKey: Curve25519.Signing.PrivateKey,
+        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
         let events = DoorEventIntake(store: opened.store, siteSecret: verifier.settings.secret)
+        let credentials = CredentialService(
+            keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
         return VerifierServer.application(
-            verifier: verifier, events: events, host: settings.host, port: settings.port, limits: limits, metrics: VerifierMetrics(pool: opened.pool),
-            logger: logger, onRunning: onRunning)
+            verifier: verifier, events: events, credentials: credentials, host: settings.host, port: settings.port, limits: limits,
+            metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)
     }
 
     /// What the decisions need from the config: the signing secret and lookup key (read

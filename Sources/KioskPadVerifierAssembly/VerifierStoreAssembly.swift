@@ -14,6 +14,8 @@ public struct OpenedVerifierStore: Sendable {
     public let administration: any VerifierAdministration
     /// The site console's administrators, sessions and history.
     public let console: any ConsoleStore
+    /// Doors' credential replicas: their version and signing key.
+    public let replica: any ReplicaKeeping
     /// The file's path or the database's URL (no password).
     public let location: String
     /// `server.sqlite.path` or `server.postgres.url`.
@@ -36,17 +38,21 @@ public enum VerifierStoreAssembly {
         switch settings.store {
         case .sqlite(let sqlite):
             return try await withSQLite(sqlite, logger: logger, migrate: migrate) { database in
-                try await body(OpenedVerifierStore(
+                let directory = SQLiteUserDirectory(database: database)
+                if migrate { _ = try await directory.signingKey() }
+                return try await body(OpenedVerifierStore(
                     store: SQLiteVerifierStore(database: database, instance: instance),
-                    administration: SQLiteUserDirectory(database: database), console: SQLiteConsoleStore(database: database), location: sqlite.path, configKey: "server.sqlite.path",
+                    administration: directory, console: SQLiteConsoleStore(database: database), replica: directory, location: sqlite.path, configKey: "server.sqlite.path",
                     pool: nil, backup: { try await database.backup(to: $0) }))
             }
         case .postgres(let postgres):
             return try await withPostgresDatabase(postgres, logger: logger, migrate: migrate) { database in
-                try await body(OpenedVerifierStore(
+                let directory = PostgresUserDirectory(database: database, location: postgres.displayURL)
+                if migrate { _ = try await directory.signingKey() }
+                return try await body(OpenedVerifierStore(
                     store: PostgresVerifierStore(database: database, instance: instance),
-                    administration: PostgresUserDirectory(database: database, location: postgres.displayURL),
-                    console: PostgresConsoleStore(database: database),
+                    administration: directory,
+                    console: PostgresConsoleStore(database: database), replica: directory,
                     location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }
@@ -58,12 +64,15 @@ public enum VerifierStoreAssembly {
         case .sqlite(let sqlite):
             return try await withSQLite(sqlite, logger: logger, migrate: false) { database in
                 let applied = try await sqliteStep(sqlite) { try await SQLiteMigrations.apply(on: database) }
+                _ = try await SQLiteUserDirectory(database: database).signingKey()
                 return (sqlite.path, applied, SQLiteMigrations.latestVersion)
             }
         case .postgres(let postgres):
             return try await withPostgresDatabase(postgres, logger: logger, migrate: false) { database in
                 do {
-                    return (postgres.displayURL, try await PostgresMigrations.apply(on: database), PostgresMigrations.latestVersion)
+                    let applied = try await PostgresMigrations.apply(on: database)
+                    _ = try await PostgresUserDirectory(database: database, location: postgres.displayURL).signingKey()
+                    return (postgres.displayURL, applied, PostgresMigrations.latestVersion)
                 } catch {
                     throw KeyedError(
                         key: "server.postgres.url", message: "cannot migrate \(postgres.displayURL): \(PostgresVerifierDatabase.describe(error))",

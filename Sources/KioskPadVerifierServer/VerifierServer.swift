@@ -7,13 +7,15 @@ import ReferenceVerifierCore
 
 /// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
 /// 2-3, decided by a ``ReferenceVerifier``, `POST /v1/events` (the terminals' forwarded
-/// journal records, a ``DoorEventIntake``), `GET /healthz` (200, with the store's
+/// journal records, a ``DoorEventIntake``), `POST /v1/credentials` (a door's signed
+/// credential replica, a ``CredentialService``), `GET /healthz` (200, with the store's
 /// reachability and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
-        verifier: ReferenceVerifier, events: DoorEventIntake? = nil, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
+        verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil, host: String, port: Int,
+        limits: ConnectionLimits = ConnectionLimits(),
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -42,6 +44,20 @@ public enum VerifierServer {
                 case .success(let incoming):
                     let reply = await events.handle(incoming)
                     return json(reply.status, reply.body)
+                case .failure(let refusal):
+                    return refusal.response
+                }
+            }
+        }
+        if let credentials {
+            // A door's signed credential replica (or a confirmation of the one it holds).
+            router.post("/v1/credentials") { request, context -> Response in
+                switch await signedRequest(request, context, maxBody: 4_096) {
+                case .success(let incoming):
+                    let reply = await credentials.handle(incoming)
+                    return Response(
+                        status: HTTPResponse.Status(code: reply.status), headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
                 case .failure(let refusal):
                     return refusal.response
                 }

@@ -122,6 +122,25 @@ public enum PostgresMigrations {
             "CREATE INDEX kioskpad_audit_decisions_user ON kioskpad_audit ((record->>'user'), id) WHERE record->>'decision' IN ('granted', 'denied')",
             "CREATE INDEX kioskpad_events_type_time ON kioskpad_events (type, at)",
         ]),
+        (5, [
+            // Doors' credential replicas (POST /v1/credentials): a version every change of
+            // who may enter raises (the triggers below), and the key replicas are signed with.
+            "CREATE TABLE kioskpad_replica (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL, signing_key text)",
+            "INSERT INTO kioskpad_replica (id, version) VALUES (1, 1)",
+            """
+            CREATE FUNCTION kioskpad_replica_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE TRIGGER kioskpad_replica_users AFTER INSERT OR DELETE OR UPDATE OF name, kind, hash, enabled ON kioskpad_users FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+            "CREATE TRIGGER kioskpad_replica_access AFTER INSERT OR UPDATE OR DELETE ON kioskpad_access FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+            "CREATE TRIGGER kioskpad_replica_schedules AFTER INSERT OR UPDATE OR DELETE ON kioskpad_schedules FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+            "CREATE TRIGGER kioskpad_replica_site AFTER INSERT OR UPDATE OR DELETE ON kioskpad_site FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+            "CREATE TRIGGER kioskpad_replica_doors AFTER INSERT OR UPDATE OR DELETE ON kioskpad_doors FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+        ]),
     ]
 
     /// The newest schema version this build knows.

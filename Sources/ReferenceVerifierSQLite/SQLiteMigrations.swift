@@ -135,6 +135,27 @@ public enum SQLiteMigrations {
             """,
             "CREATE INDEX kioskpad_events_type_time ON kioskpad_events (type, at)",
         ]),
+        (5, [
+            // Doors' credential replicas (POST /v1/credentials): a version every change of
+            // who may enter raises (the triggers below), and the key replicas are signed with.
+            "CREATE TABLE kioskpad_replica (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, signing_key TEXT)",
+            "INSERT INTO kioskpad_replica (id, version) VALUES (1, 1)",
+            "CREATE TRIGGER kioskpad_replica_users_insert AFTER INSERT ON kioskpad_users BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_users_update AFTER UPDATE OF name, kind, hash, enabled ON kioskpad_users BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_users_delete AFTER DELETE ON kioskpad_users BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_access_insert AFTER INSERT ON kioskpad_access BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_access_update AFTER UPDATE ON kioskpad_access BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_access_delete AFTER DELETE ON kioskpad_access BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_schedules_insert AFTER INSERT ON kioskpad_schedules BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_schedules_update AFTER UPDATE ON kioskpad_schedules BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_schedules_delete AFTER DELETE ON kioskpad_schedules BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_site_insert AFTER INSERT ON kioskpad_site BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_site_update AFTER UPDATE ON kioskpad_site BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_site_delete AFTER DELETE ON kioskpad_site BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_doors_insert AFTER INSERT ON kioskpad_doors BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_doors_update AFTER UPDATE ON kioskpad_doors BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+            "CREATE TRIGGER kioskpad_replica_doors_delete AFTER DELETE ON kioskpad_doors BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+        ]),
     ]
 
     /// The newest schema version this build knows.

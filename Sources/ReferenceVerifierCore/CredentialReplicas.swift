@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import KeypadCore
+import KeypadVerifier
+
+/// The replica's state in the verifier's database (schema version 5): a version that every
+/// change of a user, rule, schedule, the site's zone or a door's secret raises (triggers, so
+/// no writer can forget it), and the Ed25519 key replicas are signed with.
+public protocol ReplicaKeeping: Sendable {
+    /// The replica version now.
+    func replicaVersion() async throws -> Int64
+    /// The signing key (raw 32 bytes). The first call on a database stores `make()`'s key;
+    /// every later call, on any instance, returns that one.
+    func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+}
+
+extension ReplicaKeeping {
+    /// The signing key, made on first use.
+    public func signingKey() async throws -> Curve25519.Signing.PrivateKey {
+        let raw = try await replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) }
+        return try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+    }
+
+    /// The public key terminals pin (`verifier.offline.public_key`).
+    public func publicKey() async throws -> ReplicaPublicKey {
+        ReplicaPublicKey(try await signingKey().publicKey)
+    }
+}
+
+/// `POST /v1/credentials`: a door asks, signed with its secret (as for `/verify`), for its
+/// replica; it gets the whole replica, or a confirmation when it holds the current version,
+/// both signed with the verifier's key. An unsigned request gets nothing: a replica holds
+/// hashes.
+public struct CredentialService: Sendable {
+    public struct Reply: Sendable, Equatable {
+        public let status: Int
+        public let body: [UInt8]
+    }
+
+    private let keeping: any ReplicaKeeping
+    private let administration: any VerifierAdministration
+    private let store: any VerifierStore
+    private let siteSecret: WebhookSecret?
+    private let key: Curve25519.Signing.PrivateKey
+    private let clock: @Sendable () -> Date
+
+    public init(
+        keeping: any ReplicaKeeping, administration: any VerifierAdministration, store: any VerifierStore, siteSecret: WebhookSecret?,
+        key: Curve25519.Signing.PrivateKey, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.keeping = keeping
+        self.administration = administration
+        self.store = store
+        self.siteSecret = siteSecret
+        self.key = key
+        self.clock = clock
+    }
+
+    public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
+        let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+        let terminal = object?["terminal_id"] as? String
+        do {
+            switch try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
+            case .noKey: return Self.reply(401, "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
+            case .refused(let why): return Self.reply(401, why)
+            case .signed: break
+            }
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+        guard let terminal, Identifier.isValid(terminal) else { return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')") }
+        guard let have = (object?["have_version"] as? NSNumber)?.int64Value, have >= 0 else {
+            return Self.reply(400, "have_version must be the version the terminal holds, 0 for none")
+        }
+        do {
+            let now = clock()
+            let message: ReplicaMessage
+            let current = try await keeping.replicaVersion()
+            if have == current {
+                message = .confirmation(terminalID: terminal, version: current, issuedAt: now)
+            } else {
+                message = .replica(try await replica(for: terminal, now: now))
+            }
+            return Reply(status: 200, body: try SignedReplica(signing: message, with: key).json)
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+    }
+
+    /// `terminal`'s replica now: read between two reads of the version, again until they agree.
+    public func replica(for terminal: String, now: Date) async throws -> CredentialReplica {
+        while true {
+            let before = try await keeping.replicaVersion()
+            let site = try await administration.siteRules()
+            let records = try await administration.records()
+            guard try await keeping.replicaVersion() == before else { continue }
+            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now)
+        }
+    }
+
+    /// Who may open `terminal` (their rule names it or no door; not disabled; not expired at
+    /// `now`), their hashes, rules, and the schedules those rules name.
+    public static func replica(for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date) throws -> CredentialReplica {
+        let zone = try site.timeZone.map(SiteRules.zone) ?? TimeZone.current
+        let today = SiteTime(now, in: zone)
+        var rules: [String: String] = [:]
+        var schedules: [String: String] = [:]
+        var admitted: [String: Bool] = [:]
+        var entries: [CredentialReplica.Entry] = []
+        for record in records {
+            let allowed = admitted[record.name] ?? {
+                let rule = site.rules[record.name] ?? AccessRule()
+                let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
+                if open && !rule.isDefault {
+                    rules[record.name] = rule.fields.joined(separator: " ")
+                    if let schedule = rule.schedule { schedules[schedule] = site.schedules[schedule] }
+                }
+                admitted[record.name] = open
+                return open
+            }()
+            if allowed { entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash)) }
+        }
+        return CredentialReplica(
+            terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules, entries: entries)
+    }
+
+    private static func reply(_ status: Int, _ error: String) -> Reply {
+        Reply(status: status, body: Array("{\"error\":\(VerificationRequestBody.jsonString(error))}".utf8))
+    }
+}
