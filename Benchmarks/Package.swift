@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .executableTarget(
@@ -80,6 +81,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/ConsolePages",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A door's credential replica: choosing, encoding, signing; checking and decoding.
+        .executableTarget(
+            name: "CredentialReplicas",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
+                .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/CredentialReplicas",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.
