@@ -39,7 +39,7 @@ struct PINHashCommand: AsyncParsableCommand {
         let pin = try SecretReader.readPIN(prompt: "PIN: ")
         if confirm {
             let again = try SecretReader.readPIN(prompt: "PIN again: ")
-            let same = pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
+            let same = pin.hasSameDigits(as: again)
             guard same else { throw UsageError(description: "the two PINs differ; nothing was written") }
         }
         let hash = try PINHash.make(pin: pin, iterations: iterations)

@@ -228,7 +228,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         let pin = try SecretReader.readPIN(prompt: card ? "Card number: " : "PIN: ")
         if isatty(STDIN_FILENO) == 1 {
             let again = try SecretReader.readPIN(prompt: card ? "Card number again: " : "PIN again: ")
-            let same = pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
+            let same = pin.hasSameDigits(as: again)
             guard same else { throw UsageError(description: "the two \(what)s differ; nothing was changed") }
         }
         return pin

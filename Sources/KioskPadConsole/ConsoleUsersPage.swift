@@ -64,10 +64,7 @@ extension ConsoleHandler {
                 return try await renderUsers(
                     visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.", status: .badRequest)
             }
-            let same = SecretDigits(ascii: form["pin_again"] ?? "").map { again in
-                pin.withASCIIBytes { first in again.withASCIIBytes { ConstantTime.equal(first, $0) } }
-            } ?? false
-            guard same else {
+            guard let again = SecretDigits(ascii: form["pin_again"] ?? ""), pin.hasSameDigits(as: again) else {
                 return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
             }
             let rule: AccessRule
@@ -167,7 +164,7 @@ extension ConsoleHandler {
             }
             guard let card = SecretDigits(ascii: form["card"] ?? ""), range.contains(card.count),
                 let again = SecretDigits(ascii: form["card_again"] ?? ""),
-                card.withASCIIBytes({ first in again.withASCIIBytes { ConstantTime.equal(first, $0) } })
+                card.hasSameDigits(as: again)
             else {
                 return try await renderUsers(
                     visit, query: nil, page: 1,

@@ -209,11 +209,6 @@ public struct PostgresConsoleStore: ConsoleStore {
 
     /// Runs one statement ending in `RETURNING 1`; true when it changed a row.
     private func changed(_ query: PostgresQuery) async throws -> Bool {
-        let logger = database.logger
-        return try await database.use { connection in
-            var any = false
-            for try await _ in try await connection.query(query, logger: logger).decode(Int.self) { any = true }
-            return any
-        }
+        try await database.rowsChanged(query) > 0
     }
 }

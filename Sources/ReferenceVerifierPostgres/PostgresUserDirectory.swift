@@ -191,10 +191,7 @@ public struct PostgresUserDirectory: VerifierAdministration {
 
     /// How many rows a statement ending in `RETURNING 1` changed.
     private func rowsChanged(_ query: PostgresQuery) async throws -> Int {
-        let logger = database.logger
-        return try await database.use { connection in
-            try await connection.query(query, logger: logger).count()
-        }
+        try await database.rowsChanged(query)
     }
 
     private static func keyID(_ tag: String?) -> String? {
