@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
         .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
+        // For Benchmarks/: a door's replica sync and offline decision.
+        .library(name: "KeypadOfflineReplica", targets: ["KeypadOfflineReplica"]),
         .library(name: "ReferenceVerifierCore", targets: ["ReferenceVerifierCore"]),
         .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
         // For Benchmarks/: the console's page loads over a large site.
@@ -197,6 +199,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A door's signed credential replica: kept in state_dir, synced from the verifier,
+        // and decided from when the verifier cannot answer (`verifier.offline`).
+        .target(
+            name: "KeypadOfflineReplica",
+            dependencies: [
+                "KeypadCore", "KeypadVerifier", "KeypadHTTPVerifier", "DurableStorage", "CKernelClock",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "KioskPadVerifierServer",
             dependencies: [
@@ -249,7 +261,7 @@ let package = Package(
             name: "KioskPadAssembly",
             dependencies: [
                 "KioskPadController", "KioskPadDaemon", "KioskPadConfig",
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "VerifierEndpoint", "CKernelClock",
+                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadOfflineReplica", "VerifierEndpoint", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -263,7 +275,7 @@ let package = Package(
         .executableTarget(
             name: "KioskPadCLI",
             dependencies: [
-                "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
+                "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KeypadOfflineReplica",
                 "KioskPadVerifierServer", "KioskPadVerifierAssembly", "KioskPadConsole", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
                 "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL", "DurableStorage",
                 "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
@@ -305,7 +317,7 @@ let package = Package(
             name: "KeypadHTTPVerifierTests",
             dependencies: [
                 "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "ReferenceVerifierCore",
-                "VerifierEndpoint", "KeypadTestSupport", "VerifierTestSupport",
+                "VerifierEndpoint", "KeypadTestSupport", "VerifierTestSupport", "KeypadOfflineReplica",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -90,6 +90,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ReferenceVerifierCore", package: "KioskPad"),
                 .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "KeypadOfflineReplica", package: "KioskPad"),
                 .product(name: "KeypadCore", package: "KioskPad"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -10,3 +10,11 @@ int kp_clock_synchronised(void) {
     if (result < 0) return -errno;
     return result != TIME_ERROR && (state.status & STA_UNSYNC) == 0;
 }
+
+#include <time.h>
+
+long long kp_clock_boottime_ns(void) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -errno;
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}

@@ -51,6 +51,14 @@ public final class HTTPVerifier: Verifier {
 
     public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
         try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)
+        client = try HTTPVerifier.makeClient(settings)
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// A client with the settings' TLS trust and client certificate, no redirects and no
+    /// decompression (the replica client uses the same).
+    static func makeClient(_ settings: Settings) throws -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         do {
             if let caFile = settings.caFile {
@@ -67,9 +75,7 @@ public final class HTTPVerifier: Verifier {
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        self.settings = settings
-        self.logger = logger
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// `http://` only to loopback unless explicitly allowed; only http and https.
@@ -80,6 +86,17 @@ public final class HTTPVerifier: Verifier {
     }
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        switch await answer(attempt) {
+        case .decided(let outcome): return outcome
+        case .unreachable, .broken: return .unavailable
+        }
+    }
+
+    /// The verifier's decision, or why there is none: ``VerifierAnswer/unreachable(_:)``
+    /// when it could not answer (no connection, reset, deadline passed, 5xx), which a door
+    /// with a credential replica may decide itself; ``VerifierAnswer/broken(_:)`` when it
+    /// answered something else (4xx, a bad body), which nothing decides.
+    public func answer(_ attempt: VerificationAttempt) async -> VerifierAnswer {
         var body = VerificationRequestBody.encode(attempt)
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attempt.attemptID.uuidString.lowercased()
@@ -91,13 +108,15 @@ public final class HTTPVerifier: Verifier {
         let nioDeadline = NIODeadline.now() + .nanoseconds(deadline.wholeNanoseconds)
         let result = await DeadlineRace.run(
             until: .now + deadline,
-            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)") }
+            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)", reachable: false) }
         ) { [self, request] in
             await exchange(request, id: id, deadline: nioDeadline)
         }
         switch result {
-        case .answer(let outcome): return outcome
-        case .failed(let reason): return unavailable(id, reason)
+        case .answer(let outcome): return .decided(outcome)
+        case .failed(let reason, let reachable):
+            unavailable(id, reason)
+            return reachable ? .broken(reason) : .unreachable(reason)
         }
     }
 
@@ -105,7 +124,8 @@ public final class HTTPVerifier: Verifier {
     /// exchange abandoned at the deadline does not log a second time.
     private enum Exchange: Sendable {
         case answer(AttemptOutcome)
-        case failed(String)
+        /// `reachable`: the verifier answered, but not with a decision (4xx, a bad body).
+        case failed(String, reachable: Bool)
     }
 
     /// Sends `request`, retrying only failures before any response, and reads the answer.
@@ -124,29 +144,37 @@ public final class HTTPVerifier: Verifier {
                     try? await Task.sleep(for: settings.retryDelay)
                     continue
                 }
-                return .failed("no response: \(error)")
+                return .failed("no response: \(error)", reachable: false)
             }
             // A response arrived: never retried, whatever it is.
             guard response.status == .ok else {
-                return .failed("status \(response.status.code)")
+                return .failed("status \(response.status.code)", reachable: response.status.code < 500)
             }
             do {
                 let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
                 return .answer(try VerificationResponseBody.decode(Array(buffer: buffer)))
             } catch let error as VerificationResponseBody.Invalid {
-                return .failed(error.description)
+                return .failed(error.description, reachable: true)
             } catch {
-                return .failed("bad response body: \(error)")
+                return .failed("bad response body: \(error)", reachable: true)
             }
         }
     }
 
-    private func unavailable(_ id: String, _ reason: String) -> AttemptOutcome {
-        logger.warning("verifier unavailable; door stays shut", metadata: ["attempt_id": "\(id)", "reason": "\(reason)"])
-        return .unavailable
+    private func unavailable(_ id: String, _ reason: String) {
+        logger.warning("verifier unavailable", metadata: ["attempt_id": "\(id)", "reason": "\(reason)"])
     }
 
     public func shutdown() async {
         try? await client.shutdown()
     }
+}
+
+/// What one `/verify` exchange gave: a decision, or why there is none.
+public enum VerifierAnswer: Sendable, Equatable {
+    case decided(AttemptOutcome)
+    /// No answer at all: refused, reset, the deadline passed, or a 5xx.
+    case unreachable(String)
+    /// An answer that is not a decision (4xx, a bad or oversized body).
+    case broken(String)
 }

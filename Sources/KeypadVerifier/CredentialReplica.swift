@@ -13,11 +13,15 @@ public struct CredentialReplica: Sendable, Equatable {
         /// `pin`, `duress` or `card`.
         public let kind: String
         public let hash: PINHash
+        /// The hash's replica tag cut to the replica's ``CredentialReplica/tagBits`` (hex);
+        /// nil for a hash set before tags (it is checked in full on every attempt).
+        public let tag: String?
 
-        public init(user: String, kind: String, hash: PINHash) {
+        public init(user: String, kind: String, hash: PINHash, tag: String? = nil) {
             self.user = user
             self.kind = kind
             self.hash = hash
+            self.tag = tag
         }
     }
 
@@ -31,10 +35,16 @@ public struct CredentialReplica: Sendable, Equatable {
     /// Users whose rule is not the default: user to rule text (``AccessRule/fields``).
     public let rules: [String: String]
     public let entries: [Entry]
+    /// The key of the entries' tags (``ReplicaTagKey``), and how many bits of each are kept.
+    public let tagKey: [UInt8]?
+    public let tagBits: Int
 
     public init(
-        terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry]
+        terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
+        tagKey: [UInt8]? = nil, tagBits: Int = 0
     ) {
+        self.tagKey = tagKey
+        self.tagBits = tagBits
         self.terminalID = terminalID
         self.version = version
         self.issuedAt = issuedAt
@@ -75,7 +85,13 @@ public enum ReplicaMessage: Sendable, Equatable {
             object["time_zone"] = replica.timeZone ?? NSNull()
             object["schedules"] = replica.schedules
             object["rules"] = replica.rules
-            object["entries"] = replica.entries.map { ["user": $0.user, "kind": $0.kind, "hash": $0.hash.description] }
+            object["entries"] = replica.entries.map { entry in
+                var row = ["user": entry.user, "kind": entry.kind, "hash": entry.hash.description]
+                if let tag = entry.tag { row["tag"] = tag }
+                return row
+            }
+            object["tag_key"] = replica.tagKey.map { Data($0).base64EncodedString() } ?? NSNull()
+            object["tag_bits"] = replica.tagBits
         case .confirmation(_, _, let issuedAt):
             object["kind"] = "confirmation"
             object["issued_at"] = ReplicaTime.format(issuedAt)
@@ -100,11 +116,18 @@ public enum ReplicaMessage: Sendable, Equatable {
                 guard let user = row["user"], let kind = row["kind"], ["pin", "duress", "card"].contains(kind), let hash = row["hash"] else {
                     throw ReplicaError("entries[\(index)] needs user, kind (pin, duress or card) and hash")
                 }
-                return CredentialReplica.Entry(user: user, kind: kind, hash: try PINHash(parsing: hash))
+                return CredentialReplica.Entry(user: user, kind: kind, hash: try PINHash(parsing: hash), tag: row["tag"])
             }
+            var tagKey: [UInt8]?
+            if let text = object["tag_key"] as? String {
+                guard let raw = Data(base64Encoded: text), raw.count == 32 else { throw ReplicaError("tag_key must be 32 bytes in base64") }
+                tagKey = Array(raw)
+            }
+            let bits = (object["tag_bits"] as? NSNumber)?.intValue ?? 0
+            guard (0...32).contains(bits) else { throw ReplicaError("tag_bits must be 0 to 32") }
             self = .replica(CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
-                schedules: schedules, rules: rules, entries: entries))
+                schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

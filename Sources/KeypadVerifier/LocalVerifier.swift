@@ -17,11 +17,17 @@ public struct LocalVerifier: Verifier {
     private let store: UsersStore
     private let clock: @Sendable () -> Date
     private let clockTrusted: @Sendable () -> Bool
+    /// The tag an attempt's value is looked up by (a door's replica tags); nil: every line is checked.
+    private let lookup: (@Sendable (SecretDigits, AttemptKind) -> (tag: String, keyID: String))?
 
-    public init(users: UsersFile, clock: @escaping @Sendable () -> Date = Date.init, clockTrusted: @escaping @Sendable () -> Bool = { true }) {
+    public init(
+        users: UsersFile, clock: @escaping @Sendable () -> Date = Date.init, clockTrusted: @escaping @Sendable () -> Bool = { true },
+        lookup: (@Sendable (SecretDigits, AttemptKind) -> (tag: String, keyID: String))? = nil
+    ) {
         store = UsersStore(users)
         self.clock = clock
         self.clockTrusted = clockTrusted
+        self.lookup = lookup
     }
 
     /// The users attempts are checked against now.
@@ -34,7 +40,7 @@ public struct LocalVerifier: Verifier {
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         let (users, rules) = store.current
-        guard let matched = users.match(attempt.value, kind: attempt.kind) else { return .denied() }
+        guard let matched = users.match(attempt.value, kind: attempt.kind, tagged: lookup?(attempt.value, attempt.kind)) else { return .denied() }
         if let rule = rules.rules[matched.name] {
             let now: Date? = rule.needsClock && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {

@@ -1,6 +1,8 @@
 import KeypadCore
 import KeypadDisplay
 import KeypadHAL
+import KeypadHTTPVerifier
+import KeypadOfflineReplica
 import KeypadVerifier
 import KioskPadConfig
 import KioskPadController
@@ -101,6 +103,11 @@ extension TerminalAssembly {
         _ configuration: KioskPadConfiguration, source: any KeySource, display: any DisplayDriver, verifier: any Verifier,
         services: DaemonServices, logger: Logger
     ) -> AssembledTerminal {
+        var verifier = verifier
+        if let replica = services.replica, let online = verifier as? HTTPVerifier {
+            let bus = services.bus
+            verifier = OfflineFallbackVerifier(online: online, keeper: replica.keeper, logger: logger) { bus.publish(.decidedOffline($0)) }
+        }
         let controller = KioskController(
             entry: configuration.entry, composer: composer(for: configuration.display), display: display,
             verifier: verifier, source: source, terminalID: configuration.terminalID, logger: logger, bus: services.bus,

@@ -30,6 +30,8 @@ public final class DaemonServices: Sendable {
     private let logger: Logger
     /// `events.heartbeat_s` when events are forwarded.
     private let heartbeat: Duration?
+    /// The credential replica and its sync (`verifier.offline.mode: fallback`).
+    public let replica: ReplicaParts?
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
@@ -38,7 +40,17 @@ public final class DaemonServices: Sendable {
         self.logger = logger
         let daemon = configuration.daemon
         heartbeat = daemon.events?.heartbeat
-        let metrics = TerminalMetrics()
+        let replica = try TerminalAssembly.replicaParts(configuration, stateDirectory: stateDirectory, logger: logger)
+        self.replica = replica
+        let keeper = replica?.keeper
+        var replicaGauges: (@Sendable () -> (age: Double?, version: Int64)?)?
+        if let keeper {
+            replicaGauges = { () -> (age: Double?, version: Int64)? in
+                guard let held = keeper.held else { return nil }
+                return (keeper.age().map { Double($0.components.seconds) }, held.version)
+            }
+        }
+        let metrics = TerminalMetrics(replica: replicaGauges)
         // A local verifier decides with the wall clock: /healthz says when it does not count.
         let trust = daemon.clockTrust
         let clockProblem: @Sendable () -> String?
@@ -47,7 +59,7 @@ public final class DaemonServices: Sendable {
         } else {
             clockProblem = { nil }
         }
-        let health = HealthState(clockProblem: clockProblem)
+        let health = HealthState(clockProblem: clockProblem, offlineLine: { keeper?.healthLine() })
         self.metrics = metrics
         self.health = health
         let bus = TerminalEventBus()
@@ -154,6 +166,7 @@ public final class DaemonServices: Sendable {
         if let forwarder { list.append(ForwarderService(forwarder: forwarder)) }
         if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
+        if let replica { list.append(ReplicaSyncService(loop: replica.sync)) }
         return list
     }
 
@@ -167,6 +180,7 @@ public final class DaemonServices: Sendable {
             logger.notice("some journal records were not forwarded before stopping; they stay queued for the next start")
         }
         await poster?.shutdown()
+        await replica?.sync.client.shutdown()
     }
 }
 

@@ -18,32 +18,7 @@ public enum TerminalAssembly {
     ) throws -> any Verifier {
         switch configuration {
         case .http(let http):
-            let secret = try http.secret.map { source in
-                do {
-                    return try WebhookSecret(reading: source)
-                } catch {
-                    throw KeyedError(key: key("verifier.secret", source), message: "\(error)")
-                }
-            }
-            let token = try http.token.map { source in
-                let text: String
-                do {
-                    text = try source.read()
-                } catch {
-                    throw KeyedError(key: key("verifier.token", source), message: "\(error)")
-                }
-                let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
-                    throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
-                }
-                return token
-            }
-            return try HTTPVerifier(
-                settings: HTTPVerifier.Settings(
-                    url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
-                    clientCertificate: http.clientCertificate, clientKey: http.clientKey,
-                    allowInsecureHTTP: http.allowInsecureHTTP),
-                logger: logger)
+            return try HTTPVerifier(settings: try httpSettings(http), logger: logger)
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }
             let hash = try PINHash.make(pin: pin)
@@ -52,6 +27,34 @@ public enum TerminalAssembly {
             // The users file's rules decide with the wall clock only while it counts.
             return LocalVerifier(users: try users(path: path), clockTrusted: { KernelClock.trusted(clockTrust) })
         }
+    }
+
+    /// The `/verify` client's settings from `verifier:` (its secret and token read now).
+    public static func httpSettings(_ http: HTTPVerifierConfiguration) throws -> HTTPVerifier.Settings {
+        let secret = try http.secret.map { source in
+            do {
+                return try WebhookSecret(reading: source)
+            } catch {
+                throw KeyedError(key: key("verifier.secret", source), message: "\(error)")
+            }
+        }
+        let token = try http.token.map { source in
+            let text: String
+            do {
+                text = try source.read()
+            } catch {
+                throw KeyedError(key: key("verifier.token", source), message: "\(error)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
+                throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
+            }
+            return token
+        }
+        return HTTPVerifier.Settings(
+            url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
+            clientCertificate: http.clientCertificate, clientKey: http.clientKey,
+            allowInsecureHTTP: http.allowInsecureHTTP)
     }
 
     /// The users file at `path`, refused (naming `verifier.users_file`) when it cannot be

@@ -6,6 +6,6 @@ struct KioskPadCommand: AsyncParsableCommand {
         commandName: "kioskpad",
         abstract: "Door and kiosk PIN terminal for a matrix keypad and a small text display.",
         discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
-        subcommands: [SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierCommand.self, ConfigCommand.self, PINCommand.self]
+        subcommands: [SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierCommand.self, CredentialsCommand.self, ConfigCommand.self, PINCommand.self]
     )
 }

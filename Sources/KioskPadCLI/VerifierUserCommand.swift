@@ -38,7 +38,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
         }
 
         /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
-        /// tags) it, makes the change `change` describes and prints its line.
+        /// tags) it, makes the change `change` describes, gives it its replica tag and
+        /// prints its line.
         func apply(kind: AttemptKind = .pin, _ change: (any VerifierAdministration, PINHash, String?) async throws -> String) async throws {
             let settings = try target.settings()
             // Only commands that write a hash need the server's lookup key.
@@ -47,7 +48,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
             let hash = try PINHash.make(pin: pin, iterations: iterations)
             let tag = lookup?.tag(pin, kind: kind)
             try await target.withStore(settings) { opened in
-                writeLine(try await VerifierUserCommand.applying(opened) { try await change(opened.administration, hash, tag) })
+                let line = try await VerifierUserCommand.applying(opened) { try await change(opened.administration, hash, tag) }
+                // The replica tag lets doors find this credential offline with one HMAC.
+                try await opened.replica.tagForReplica(name: name, hash: hash, value: pin, kind: kind)
+                writeLine(line)
             }
         }
     }

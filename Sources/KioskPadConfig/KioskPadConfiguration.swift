@@ -211,6 +211,8 @@ public struct HTTPVerifierConfiguration: Equatable, Sendable {
     public var clientKey: String?
     public var allowInsecureHTTP: Bool
     public var maxUnlockSeconds: Int
+    /// `verifier.offline` with `mode: fallback`; nil when off.
+    public var offline: OfflineConfiguration?
 
     public init(
         url: String, timeout: Duration = .seconds(3), secret: SecretSource? = nil, token: SecretSource? = nil,

@@ -42,7 +42,7 @@ enum VerifierSection {
     /// The keys only `kind: http` reads.
     static let httpKeys = [
         "url", "allow_insecure_http", "timeout_s", "max_unlock_s", "secret", "secret_file", "secret_env", "secret_credential",
-        "token", "token_file", "token_env", "token_credential", "ca_file", "client_cert", "client_key",
+        "token", "token_file", "token_env", "token_credential", "ca_file", "client_cert", "client_key", "offline",
     ]
 
     static func readHTTP(_ reader: MappingReader, baseDirectory: String) -> HTTPVerifierConfiguration {
@@ -68,6 +68,10 @@ enum VerifierSection {
         }
         configuration.clientCertificate = certificate
         configuration.clientKey = key
+        configuration.offline = OfflineSection.read(reader, verifierURL: url, allowInsecureHTTP: allowInsecure)
+        if configuration.offline != nil, configuration.secret == nil {
+            log.report(reader.keyPath("offline.mode"), "fallback needs verifier.secret_file, _env or _credential: the verifier gives a replica only to a signed request", at: reader.node)
+        }
         return configuration
     }
 

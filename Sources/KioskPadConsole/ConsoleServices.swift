@@ -14,11 +14,14 @@ public struct ConsoleServices: Sendable {
     public let codeLength: Int
     /// The console's clock (tests move it).
     public let now: @Sendable () -> Date
+    /// Where a PIN or card set here gets its replica tag (doors' offline lookup).
+    public let replica: (any ReplicaKeeping)?
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,
-        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }
+        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }, replica: (any ReplicaKeeping)? = nil
     ) {
+        self.replica = replica
         self.administration = administration
         self.console = console
         self.store = store

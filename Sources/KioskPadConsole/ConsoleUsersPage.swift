@@ -77,6 +77,7 @@ extension ConsoleHandler {
             let tag = services.lookupKey?.tag(pin, kind: .pin)
             do {
                 try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+                try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
             } catch let error as UserEditError {
                 return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
             }
@@ -172,7 +173,9 @@ extension ConsoleHandler {
             }
             do {
                 if action == "add" {
-                    try await services.administration.addCard(name: name, hash: try PINHash.make(pin: card), tag: services.lookupKey?.tag(card, kind: .card))
+                    let hash = try PINHash.make(pin: card)
+                    try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
+                    try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
                 } else {
                     try await services.administration.removeCard(name: name, value: card)
                 }

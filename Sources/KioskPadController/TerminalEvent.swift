@@ -10,6 +10,9 @@ public enum TerminalEvent: Sendable, Equatable {
     /// `attempt_id` (the same id in logs, journal and on the wire); `lockedOut` when this
     /// denial started a lockout.
     case attemptDecided(attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
+    /// The verifier could not answer this attempt and the door decided from its credential
+    /// replica, or refused to; published just before the attempt's ``attemptDecided``.
+    case decidedOffline(OfflineDecision)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
     /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,

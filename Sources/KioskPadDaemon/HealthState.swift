@@ -9,9 +9,12 @@ public final class HealthState: TerminalEventSink {
     private let state = Mutex<(keypad: Bool, verifier: Bool)>((true, true))
     /// Why the wall clock does not count for a local verifier's rules now (nil: it does).
     private let clockProblem: @Sendable () -> String?
+    /// `verifier offline: deciding from replica vN, ...` while the door decides offline.
+    private let offlineLine: @Sendable () -> String?
 
-    public init(clockProblem: @escaping @Sendable () -> String? = { nil }) {
+    public init(clockProblem: @escaping @Sendable () -> String? = { nil }, offlineLine: @escaping @Sendable () -> String? = { nil }) {
         self.clockProblem = clockProblem
+        self.offlineLine = offlineLine
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -30,8 +33,10 @@ public final class HealthState: TerminalEventSink {
     public var healthy: Bool { keypadOK && verifierOK }
 
     /// A line for `/healthz` and the systemd status. An untrusted clock is said, but does
-    /// not make the terminal unhealthy: users without time rules still get in.
+    /// not make the terminal unhealthy: users without time rules still get in. Nor does a
+    /// verifier the door decides without from its replica (said instead of `verifier ok`).
     public var summary: String {
-        "keypad \(keypadOK ? "ok" : "failed"), verifier \(verifierOK ? "ok" : "unavailable")" + (clockProblem().map { "; \($0)" } ?? "")
+        let verifier = verifierOK ? (offlineLine() ?? "verifier ok") : "verifier unavailable"
+        return "keypad \(keypadOK ? "ok" : "failed"), \(verifier)" + (clockProblem().map { "; \($0)" } ?? "")
     }
 }

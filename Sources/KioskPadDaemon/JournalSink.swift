@@ -1,5 +1,6 @@
 import Foundation
 import KeypadCore
+import KeypadVerifier
 import KioskPadController
 import Logging
 
@@ -14,6 +15,8 @@ public actor JournalSink: TerminalEventSink {
     private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
     /// What the next `status` record says, kept from the events as they pass.
     private var status = TerminalStatus()
+    /// Offline notes waiting for their attempt's record (it follows at once on the bus).
+    private var offline: [String: OfflineDecision] = [:]
     private let origin = ContinuousClock.now
     /// At most one `wiegand_dropped` record per this interval; each says how many frames
     /// were dropped since the previous one.
@@ -44,12 +47,22 @@ public actor JournalSink: TerminalEventSink {
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
             if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason))) }
+            if let note = offline.removeValue(forKey: id) {
+                if let refusal = note.refusal {
+                    fields.append(("offline_refused", .text(refusal)))
+                } else {
+                    fields.append(("offline", .json("true")))
+                    if let version = note.replicaVersion { fields.append(("replica_version", .number(Int(version)))) }
+                }
+            }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
                 record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
             }
             record("attempt", fields)
             if lockedOut { record("lockout", []) }
+        case .decidedOffline(let note):
+            offline[note.attemptID] = note
         case .keypadFault(let kind, let detail):
             record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
         case .wiegandFrameDropped(let reason):

@@ -25,8 +25,13 @@ public final class TerminalMetrics: TerminalEventSink {
     private let doorOpen: Metrics.Gauge
     private let tampered: Metrics.Gauge
     private let factory: PrometheusMetricsFactory
+    private let replicaAge: Metrics.Gauge
+    private let replicaVersion: Metrics.Gauge
+    /// The replica's age in seconds and its version, asked at each scrape (nil: no replica).
+    private let replica: (@Sendable () -> (age: Double?, version: Int64)?)?
 
-    public init() {
+    public init(replica: (@Sendable () -> (age: Double?, version: Int64)?)? = nil) {
+        self.replica = replica
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5].map { Duration.milliseconds(Int($0 * 1000)) }
@@ -47,6 +52,8 @@ public final class TerminalMetrics: TerminalEventSink {
         duress = Metrics.Counter(label: "kioskpad_duress_total", factory: factory)
         doorOpen = Metrics.Gauge(label: "kioskpad_door_open", factory: factory)
         tampered = Metrics.Gauge(label: "kioskpad_tamper_active", factory: factory)
+        replicaAge = Metrics.Gauge(label: "kioskpad_replica_age_seconds", factory: factory)
+        replicaVersion = Metrics.Gauge(label: "kioskpad_replica_version", factory: factory)
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -63,6 +70,9 @@ public final class TerminalMetrics: TerminalEventSink {
             }
             latency.recordNanoseconds(duration.wholeNanoseconds)
             if lockedOut { lockouts.increment() }
+        case .decidedOffline(let note):
+            Metrics.Counter(label: "kioskpad_offline_decisions_total", dimensions: [("decision", note.decision)], factory: factory)
+                .increment()
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()
         case .wiegandFrameDropped(let reason):
@@ -92,6 +102,12 @@ public final class TerminalMetrics: TerminalEventSink {
 
     /// The Prometheus text exposition.
     public func exposition() -> String {
-        registry.emitToString()
+        if let replica {
+            // -1: no replica, or no trusted time to age it by.
+            let now = replica()
+            replicaAge.record(now?.age ?? -1)
+            replicaVersion.record(Double(now?.version ?? 0))
+        }
+        return registry.emitToString()
     }
 }

@@ -12,6 +12,13 @@ public protocol ReplicaKeeping: Sendable {
     /// The signing key (raw 32 bytes). The first call on a database stores `make()`'s key;
     /// every later call, on any instance, returns that one.
     func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// The replica tag key (raw 32 bytes), made on first use as the signing key is.
+    func replicaTagKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// Gives the credential of `name` whose hash is `hash` its replica tag (a full
+    /// ``ReplicaTagKey/tag(_:kind:)``); a change, so the version moves.
+    func setReplicaTag(name: String, hash: PINHash, tag: String) async throws
+    /// Every replica tag: the credential's hash (PHC string) to its tag.
+    func replicaTags() async throws -> [String: String]
 }
 
 extension ReplicaKeeping {
@@ -19,6 +26,17 @@ extension ReplicaKeeping {
     public func signingKey() async throws -> Curve25519.Signing.PrivateKey {
         let raw = try await replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) }
         return try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+    }
+
+    /// The replica tag key, made on first use.
+    public func tagKey() async throws -> ReplicaTagKey {
+        ReplicaTagKey(raw: try await replicaTagKey { Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }) })
+    }
+
+    /// Tags the credential just set for `name` (its `hash`, of `value` typed as `kind`), so
+    /// doors can look it up offline with one HMAC.
+    public func tagForReplica(name: String, hash: PINHash, value: SecretDigits, kind: AttemptKind) async throws {
+        try await setReplicaTag(name: name, hash: hash, tag: try await tagKey().tag(value, kind: kind))
     }
 
     /// The public key terminals pin (`verifier.offline.public_key`).
@@ -94,14 +112,20 @@ public struct CredentialService: Sendable {
             let before = try await keeping.replicaVersion()
             let site = try await administration.siteRules()
             let records = try await administration.records()
+            let tags = try await keeping.replicaTags()
+            let tagKey = try await keeping.tagKey()
             guard try await keeping.replicaVersion() == before else { continue }
-            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now)
+            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now, tags: tags, tagKey: tagKey)
         }
     }
 
     /// Who may open `terminal` (their rule names it or no door; not disabled; not expired at
     /// `now`), their hashes, rules, and the schedules those rules name.
-    public static func replica(for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date) throws -> CredentialReplica {
+    /// Entries whose hash has a tag in `tags` carry it cut to the bits the door's count of
+    /// tagged entries needs.
+    public static func replica(
+        for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date, tags: [String: String] = [:], tagKey: ReplicaTagKey? = nil
+    ) throws -> CredentialReplica {
         let zone = try site.timeZone.map(SiteRules.zone) ?? TimeZone.current
         let today = SiteTime(now, in: zone)
         var rules: [String: String] = [:]
@@ -119,10 +143,18 @@ public struct CredentialService: Sendable {
                 admitted[record.name] = open
                 return open
             }()
-            if allowed { entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash)) }
+            if allowed { entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description])) }
         }
+        guard let tagKey else {
+            return CredentialReplica(
+                terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
+                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) })
+        }
+        let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
-            terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules, entries: entries)
+            terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
+            entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) }) },
+            tagKey: tagKey.raw, tagBits: bits)
     }
 
     private static func reply(_ status: Int, _ error: String) -> Reply {

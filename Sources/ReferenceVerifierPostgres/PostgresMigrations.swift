@@ -141,6 +141,14 @@ public enum PostgresMigrations {
             "CREATE TRIGGER kioskpad_replica_site AFTER INSERT OR UPDATE OR DELETE ON kioskpad_site FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
             "CREATE TRIGGER kioskpad_replica_doors AFTER INSERT OR UPDATE OR DELETE ON kioskpad_doors FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
         ]),
+        (6, [
+            // Replica tags: a key made once, and each credential's tag under it (set when
+            // its PIN or card is set), so a door offline checks about two hashes per attempt.
+            "ALTER TABLE kioskpad_replica ADD COLUMN tag_key text",
+            "ALTER TABLE kioskpad_users ADD COLUMN replica_tag text",
+            "DROP TRIGGER kioskpad_replica_users ON kioskpad_users",
+            "CREATE TRIGGER kioskpad_replica_users AFTER INSERT OR DELETE OR UPDATE OF name, kind, hash, enabled, replica_tag ON kioskpad_users FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
+        ]),
     ]
 
     /// The newest schema version this build knows.

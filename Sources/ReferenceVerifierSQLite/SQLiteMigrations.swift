@@ -156,6 +156,14 @@ public enum SQLiteMigrations {
             "CREATE TRIGGER kioskpad_replica_doors_update AFTER UPDATE ON kioskpad_doors BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
             "CREATE TRIGGER kioskpad_replica_doors_delete AFTER DELETE ON kioskpad_doors BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
         ]),
+        (6, [
+            // Replica tags: a key made once, and each credential's tag under it (set when
+            // its PIN or card is set), so a door offline checks about two hashes per attempt.
+            "ALTER TABLE kioskpad_replica ADD COLUMN tag_key TEXT",
+            "ALTER TABLE kioskpad_users ADD COLUMN replica_tag TEXT",
+            "DROP TRIGGER kioskpad_replica_users_update",
+            "CREATE TRIGGER kioskpad_replica_users_update AFTER UPDATE OF name, kind, hash, enabled, replica_tag ON kioskpad_users BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
+        ]),
     ]
 
     /// The newest schema version this build knows.

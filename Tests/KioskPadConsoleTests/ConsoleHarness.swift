@@ -26,7 +26,8 @@ struct ConsoleHarness {
         let clock = ManualTime(Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000)))
         let services = ConsoleServices(
-            administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now })
+            administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now },
+            replica: under.administration as? any ReplicaKeeping)
         var logger = Logger(label: "console-test")
         logger.logLevel = .critical
         let app = Application(router: SiteConsole.router(services: services, options: options, logger: logger), logger: logger)

@@ -107,6 +107,44 @@ struct CredentialReplicaTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func taggedCredentialsTravelWithTheTagKeyAndTagsCutToTheDoorsSize(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        let keeping = try keeping(store)
+        let pins = ["ann": "4821", "ben": "5932", "cat": "6043", "dan": "7154", "eve": "8265"]
+        for (name, pin) in pins.sorted(by: { $0.key < $1.key }) {
+            let made = try hash(pin)
+            try await admin.add(name: name, hash: made, tag: nil)
+            if name != "eve" {
+                let version = try await keeping.replicaVersion()
+                try await keeping.tagForReplica(name: name, hash: made, value: SecretDigits(ascii: pin)!, kind: .pin)
+                #expect(try await keeping.replicaVersion() > version, "a new tag is a change doors must get")
+            }
+        }
+        let tagKey = try await keeping.tagKey()
+        #expect(try await keeping.tagKey().raw == tagKey.raw, "made once, kept")
+        let service = CredentialService(
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(), clock: clock.read)
+        let signed = try SignedReplica(json: await service.handle(request(terminal: "front", have: 0, secret: siteSecret)).body)
+        guard case .replica(let replica) = try signed.open(with: try await keeping.publicKey()) else {
+            Issue.record("expected a whole replica")
+            return
+        }
+        // Four tagged entries: 2 + 4 bits each; eve, added without a tag, is checked in full.
+        #expect(replica.tagKey == tagKey.raw && replica.tagBits == 6)
+        for entry in replica.entries {
+            if entry.user == "eve" {
+                #expect(entry.tag == nil)
+            } else {
+                let full = tagKey.tag(SecretDigits(ascii: pins[entry.user]!)!, kind: .pin)
+                #expect(entry.tag == ReplicaTagKey.cut(full, bits: 6) && entry.tag?.count == 2, "\(entry.user)")
+            }
+        }
+        #expect(!String(decoding: signed.payload, as: UTF8.self).contains(tagKey.tag(SecretDigits(ascii: "4821")!, kind: .pin)), "never the full tag")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func onlyTheDoorsOwnSignatureGetsItsReplica(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }

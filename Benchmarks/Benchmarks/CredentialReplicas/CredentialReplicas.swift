@@ -30,6 +30,8 @@ enum ReplicaFixture {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    doorBenchmarks()
+
     Benchmark(
         "Replica, verifier: choose, encode and sign one door's replica (10,000 users)",
         configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 100)
