@@ -1,4 +1,6 @@
 import ArgumentParser
+import KeypadCore
+import KeypadHAL
 
 /// The `kioskpad` command: a door/kiosk PIN terminal for a matrix keypad and a text display.
 struct KioskPadCommand: AsyncParsableCommand {
@@ -6,6 +8,7 @@ struct KioskPadCommand: AsyncParsableCommand {
         commandName: "kioskpad",
         abstract: "Door and kiosk PIN terminal for a matrix keypad and a small text display.",
         discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
+        version: "kioskpad \(KioskPadVersion.version), built for \(GPIOBackendFactory.library)",
         subcommands: [SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierCommand.self, CredentialsCommand.self, ConfigCommand.self, PINCommand.self]
     )
 }

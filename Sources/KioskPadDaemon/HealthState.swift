@@ -39,4 +39,9 @@ public final class HealthState: TerminalEventSink {
         let verifier = verifierOK ? (offlineLine() ?? "verifier ok") : "verifier unavailable"
         return "keypad \(keypadOK ? "ok" : "failed"), \(verifier)" + (clockProblem().map { "; \($0)" } ?? "")
     }
+
+    /// `/healthz`'s body: the summary, then the version on a line of its own.
+    public var body: String {
+        summary + "\nkioskpad \(KioskPadVersion.version)\n"
+    }
 }

@@ -80,7 +80,7 @@ public actor JournalSink: TerminalEventSink {
                 record(input.recordType, [])
             }
         case .started:
-            record("start", [])
+            record("start", [("version", .text(KioskPadVersion.version))])
         case .stopping:
             record("stop", [])
         case .eventsDropped(let sink, let count):

@@ -53,7 +53,7 @@ struct MetricsResponder: Sendable {
         case (.GET, "/metrics"), (.HEAD, "/metrics"):
             return (.ok, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition())
         case (.GET, "/healthz"), (.HEAD, "/healthz"):
-            return (health.healthy ? .ok : .serviceUnavailable, "text/plain", health.summary + "\n")
+            return (health.healthy ? .ok : .serviceUnavailable, "text/plain", health.body)
         case (_, "/metrics"), (_, "/healthz"):
             return (.methodNotAllowed, "text/plain", "use GET\n")
         default:

@@ -14,6 +14,17 @@ func withPostgresDatabase<R>(
     _ settings: PostgresSettings, logger: Logger, migrate: Bool = true, _ body: (PostgresVerifierDatabase) async throws -> R
 ) async throws -> R {
     let (password, tls) = try credentials(settings)
+    if let tls {
+        do {
+            try await PostgresVerifierDatabase.checkTLSOffered(
+                host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password, tls: tls,
+                timeout: settings.timeout, logger: logger)
+        } catch let failure as PostgresVerifierDatabase.Failure {
+            throw KeyedError(
+                key: "server.postgres.tls", message: "\(failure.description); kioskpad requires it (tls: verify-full)",
+                fix: "turn ssl on in that server's postgresql.conf, or, for a server on loopback, set server.postgres.tls: disable")
+        }
+    }
     let database = PostgresVerifierDatabase(
         host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password,
         tls: tls, poolSize: settings.poolSize, timeout: settings.timeout, logger: logger)

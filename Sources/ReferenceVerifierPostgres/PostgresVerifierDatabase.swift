@@ -52,6 +52,26 @@ public final class PostgresVerifierDatabase: Service, Sendable {
         self.logger = logger
     }
 
+    /// Whether the server at `host`:`port` takes TLS, asked with one connection before the
+    /// pool starts: a server with `ssl = off` answers the TLS request with a plain "no" at
+    /// once, which the pool would only retry until its timeout. Throws a ``Failure`` saying
+    /// so; any other outcome (a connection, or another error, which the pool reports) passes.
+    public static func checkTLSOffered(
+        host: String, port: Int, user: String, database: String, password: String?, tls: TLSConfiguration, timeout: Duration, logger: Logger
+    ) async throws {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: .require(try NIOSSLContext(configuration: tls)))
+        configuration.options.connectTimeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try? await connection.close()
+        } catch let error as PSQLError where error.code == .sslUnsupported {
+            throw Failure(description: "the server at \(host):\(port) does not offer TLS (its ssl setting is off)")
+        } catch {
+            return
+        }
+    }
+
     /// Runs the pool until cancelled (a ServiceGroup, or a task of the caller's).
     public func run() async {
         await client.run()

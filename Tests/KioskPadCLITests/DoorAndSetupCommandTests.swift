@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 import Testing
 
 /// The commands an installer and kioskpad.service use around `run`: `door off`,
@@ -11,6 +12,13 @@ struct DoorAndSetupCommandTests {
         let path = directory.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    @Test func versionNamesTheReleaseAndTheLibgpiodAPI() async throws {
+        let result = try await CLI.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("kioskpad \(KioskPadVersion.version), built for libgpiod "), "\(result.stdout)")
+        #expect(result.stdout.contains(" API)"), "\(result.stdout)")
     }
 
     @Test func doorOffWithoutOutputsSaysSoAndSucceeds() async throws {

@@ -76,6 +76,18 @@ struct PostgresVerifierTests {
         }
     }
 
+    @Test func aServerWithoutTLSIsNamedAtOnceNotWaitedFor() async throws {
+        let site = try await Site(timeoutMilliseconds: 30_000)
+        defer { site.close() }
+        let text = try String(contentsOfFile: site.config, encoding: .utf8).replacingOccurrences(of: "tls: disable", with: "tls: verify-full")
+        try text.write(toFile: site.config, atomically: true, encoding: .utf8)
+        // With a 30 s timeout, only an answer that does not wait for it says what is wrong.
+        let listed = try await site.cli(["verifier", "user", "list"])
+        #expect(listed.status == 2, "\(listed.stdout)\(listed.stderr)")  // a config that does not fit the server
+        #expect(listed.stderr.contains("server.postgres.tls: the server at 127.0.0.1:"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("does not offer TLS") && !listed.stderr.contains("did not answer"), "\(listed.stderr)")
+    }
+
     @Test func userCommandsRoundTripAndMigrationsTwiceChangeNothing() async throws {
         let site = try await Site()
         defer { site.close() }

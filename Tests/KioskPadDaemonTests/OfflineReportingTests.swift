@@ -45,4 +45,10 @@ struct OfflineReportingTests {
         let online = HealthState()
         #expect(online.summary == "keypad ok, verifier ok")
     }
+
+    @Test func theStartRecordAndHealthzCarryTheVersion() async throws {
+        let written = try await DoorJournalTests().records([.started])
+        #expect(written.first?["type"] as? String == "start" && written.first?["version"] as? String == KioskPadVersion.version)
+        #expect(HealthState().body == "keypad ok, verifier ok\nkioskpad \(KioskPadVersion.version)\n")
+    }
 }
