@@ -14,15 +14,25 @@ public struct BootInstant: Sendable, Equatable {
         self.nanoseconds = nanoseconds
     }
 
-    /// Now on this boot; nil when the kernel gives neither.
+    /// Now on this boot; nil when the boot clock or the boot id cannot be read.
     public static func now() -> BootInstant? {
         let nanoseconds = kp_clock_boottime_ns()
-        guard nanoseconds >= 0,
-            let id = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines),
-            !id.isEmpty
-        else { return nil }
+        guard nanoseconds >= 0, let id = bootID else { return nil }
         return BootInstant(bootID: id, nanoseconds: nanoseconds)
+    }
+
+    /// This boot's id: from the kernel, or, where `/proc/sys` is hidden (the service's
+    /// `ProcSubset=pid`), from `KIOSKPAD_BOOT_ID`, which the unit sets to systemd's `%b`.
+    public static var bootID: String? {
+        let kernel = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+        for candidate in [kernel, ProcessInfo.processInfo.environment["KIOSKPAD_BOOT_ID"]] {
+            if let id = candidate?.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "-", with: "").lowercased(),
+                id.count == 32, id.allSatisfy(\.isHexDigit)
+            {
+                return id
+            }
+        }
+        return nil
     }
 
     /// Seconds from `earlier` to this instant; nil when they are on different boots (or

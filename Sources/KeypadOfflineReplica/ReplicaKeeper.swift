@@ -155,7 +155,10 @@ public final class ReplicaKeeper: Sendable {
         let (held, verifier, problem) = state.withLock { ($0.held, $0.verifier, $0.problem) }
         guard let held, let verifier else { return .failure(ReplicaError(problem ?? "no replica")) }
         guard let age = age() else {
-            return .failure(ReplicaError("no trusted time: the wall clock is not trusted (clock.trust) and the door has not synced since it booted"))
+            let why = settings.bootClock() == nil
+                ? "this boot's clock or id cannot be read (/proc/sys/kernel/random/boot_id, or KIOSKPAD_BOOT_ID as the unit sets it)"
+                : "the door has not synced since it booted"
+            return .failure(ReplicaError("no trusted time: the wall clock is not trusted (clock.trust) and \(why)"))
         }
         guard age <= settings.maxAge else {
             return .failure(ReplicaError("replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.components.seconds / 3600) h)"))
