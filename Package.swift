@@ -41,7 +41,11 @@ let package = Package(
     // builds simulated mode without it.
     traits: [
         .trait(name: "GPIO", description: "Matrix keypad on Linux GPIO through libgpiod (libgpiod-dev)."),
-        .default(enabledTraits: ["GPIO"]),
+        // QuietExecutors: a fixed worker pool and a main-thread executor that wake no thread
+        // when idle, on the experimental executor SPI of Swift 6.3 (ignored by older
+        // compilers, which use the standard executors).
+        .trait(name: "QuietExecutors", description: "Idle-quiet task and main-actor executors (Swift 6.3's experimental executor SPI)."),
+        .default(enabledTraits: ["GPIO", "QuietExecutors"]),
     ],
     dependencies: [
         // CLI: one type per subcommand, help text on every option.

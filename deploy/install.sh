@@ -85,7 +85,7 @@ if [ -z "$binary" ]; then
         die "Swift needs a 64-bit OS (this is $(uname -m), $(getconf LONG_BIT)-bit): install Raspberry Pi OS (64-bit) and run this again"
     fi
     swift=$(find_swift) || die "no Swift toolchain found (looked on PATH, in ~/.local/share/swiftly/bin, ~/.local/bin, /opt/swift/usr/bin, /usr/bin).
-  Install Swift 6.1 or newer as $builder, then run this again:
+  Install Swift 6.3 or newer as $builder, then run this again:
     curl -O https://download.swift.org/swiftly/linux/swiftly-\$(uname -m).tar.gz
     tar zxf swiftly-\$(uname -m).tar.gz && ./swiftly init
   (docs/raspberry-pi.md, step 2, has the details)"

@@ -37,6 +37,6 @@ if ! command -v swift >/dev/null 2>&1; then
     done
 fi
 command -v swift >/dev/null 2>&1 || {
-    echo "setup: no Swift toolchain found; install Swift 6.1 or newer (https://www.swift.org/install/linux/) and put it on PATH" >&2
+    echo "setup: no Swift toolchain found; install Swift 6.3 or newer (https://www.swift.org/install/linux/) and put it on PATH" >&2
     exit 1
 }

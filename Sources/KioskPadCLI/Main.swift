@@ -7,12 +7,20 @@ import TerminalIO
 
 /// Entry point: runs a subcommand and maps failures to CONTRACTS exit codes
 /// (0 normal, 2 bad usage or config, 1 runtime failure), restoring the terminal on the way out.
-/// Tasks run on ``QuietExecutors``, installed before the first task exists.
+/// Tasks run on ``QuietExecutors``, installed before the first task exists (with the
+/// QuietExecutors trait on Swift 6.3 or newer; else on the standard executors).
 @main
 enum Main {
     static func main() {
+        #if QuietExecutors && compiler(>=6.3)
         QuietExecutors.install()
         QuietExecutors.runMain { await runCommand() }
+        #else
+        // The standard executors: libdispatch's pool, whose idle threads wake about once a
+        // second (README, "Development" gives both figures). `runCommand` ends the process.
+        Task { await runCommand() }
+        dispatchMain()
+        #endif
     }
 
     static func runCommand() async -> Never {

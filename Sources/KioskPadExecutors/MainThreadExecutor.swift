@@ -1,3 +1,7 @@
+// The custom executors use the experimental executor SPI of Swift 6.3 (`_Concurrency`'s
+// ExperimentalCustomExecutors). Without the QuietExecutors trait, or on an older
+// compiler, the process runs on the standard executors instead (Main.swift).
+#if QuietExecutors && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 #if canImport(Glibc)
 import Glibc
@@ -36,3 +40,4 @@ final class MainThreadExecutor: MainExecutor, @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,7 @@
+// The custom executors use the experimental executor SPI of Swift 6.3 (`_Concurrency`'s
+// ExperimentalCustomExecutors). Without the QuietExecutors trait, or on an older
+// compiler, the process runs on the standard executors instead (Main.swift).
+#if QuietExecutors && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Foundation
 
@@ -25,3 +29,4 @@ public enum QuietExecutors {
         preconditionFailure("main executor returned")
     }
 }
+#endif

@@ -1,3 +1,7 @@
+// The custom executors use the experimental executor SPI of Swift 6.3 (`_Concurrency`'s
+// ExperimentalCustomExecutors). Without the QuietExecutors trait, or on an older
+// compiler, the process runs on the standard executors instead (Main.swift).
+#if QuietExecutors && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Foundation
 import KeypadCore
@@ -56,3 +60,4 @@ func nameCurrentThread(_ name: String) {
     _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
     close(descriptor)
 }
+#endif
