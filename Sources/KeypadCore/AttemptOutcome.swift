@@ -19,6 +19,15 @@ public enum AttemptOutcome: Equatable, Sendable {
         return nil
     }
 
+    /// The journal's `decision`: `granted`, `denied`, or `error` (no usable answer).
+    public var decision: String {
+        switch self {
+        case .granted: return "granted"
+        case .denied: return "denied"
+        case .unavailable: return "error"
+        }
+    }
+
     /// A grant made with a duress PIN (never shown; see ``granted(message:unlockSeconds:user:duress:)``).
     public var isDuress: Bool {
         if case .granted(_, _, _, true) = self { return true }

@@ -31,23 +31,19 @@ public struct HeldReplica: Sendable {
 
     /// `replica.json`: the signed replica, rewritten only when a new version comes.
     public func replicaFileContents() throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: ["format": 1, "replica": Self.object(signed)], options: [.sortedKeys]))
+        Array(try JSONSerialization.data(withJSONObject: ["format": 1, "replica": signed.jsonObject], options: [.sortedKeys]))
     }
 
     /// `replica-confirmation.json`: the newest confirmation and the boot clock when it came,
     /// rewritten by every sync (a few hundred bytes, so an unchanged sync writes little).
     public func confirmationFileContents() throws -> [UInt8] {
         var object: [String: Any] = ["format": 1, "version": version]
-        object["confirmation"] = confirmation.map(Self.object) ?? NSNull()
+        object["confirmation"] = confirmation?.jsonObject ?? NSNull()
         if let anchor {
             object["boot_id"] = anchor.bootID
             object["boottime_ns"] = anchor.nanoseconds
         }
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
-    }
-
-    static func object(_ signed: SignedReplica) -> [String: String] {
-        ["payload": Data(signed.payload).base64EncodedString(), "signature": Data(signed.signature).base64EncodedString()]
     }
 
     /// The replica in `bytes` (`replica.json`), if `key` signed it for `terminalID`, with
@@ -59,7 +55,7 @@ public struct HeldReplica: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any], object["format"] as? Int == 1,
             let replicaObject = object["replica"] as? [String: Any]
         else { throw ReplicaError("the replica file is not a replica this version of kioskpad wrote") }
-        let signedReplica = try Self.signed(replicaObject)
+        let signedReplica = try SignedReplica(jsonObject: replicaObject)
         guard case .replica(let replica) = try signedReplica.open(with: key) else { throw ReplicaError("the replica file holds a confirmation where the replica belongs") }
         guard replica.terminalID == terminalID else { throw ReplicaError("the replica file is for terminal '\(replica.terminalID)', not '\(terminalID)'") }
         var confirmedAt = replica.issuedAt
@@ -69,7 +65,7 @@ public struct HeldReplica: Sendable {
             (file["version"] as? NSNumber)?.int64Value == replica.version
         {
             if let confirmationObject = file["confirmation"] as? [String: Any] {
-                let signedConfirmation = try Self.signed(confirmationObject)
+                let signedConfirmation = try SignedReplica(jsonObject: confirmationObject)
                 guard case .confirmation(let terminal, let version, let issuedAt) = try signedConfirmation.open(with: key), terminal == terminalID,
                     version == replica.version
                 else { throw ReplicaError("the confirmation file does not confirm the replica it stands beside") }
@@ -81,9 +77,5 @@ public struct HeldReplica: Sendable {
             }
         }
         self.init(signed: signedReplica, replica: replica, confirmation: confirmation, confirmedAt: confirmedAt, anchor: anchor)
-    }
-
-    static func signed(_ object: [String: Any]) throws -> SignedReplica {
-        try SignedReplica(json: Array(try JSONSerialization.data(withJSONObject: object)))
     }
 }

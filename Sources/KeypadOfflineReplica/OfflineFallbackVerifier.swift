@@ -41,7 +41,7 @@ public final class OfflineFallbackVerifier: Verifier {
             case .success(let (verifier, version)):
                 let outcome = await verifier.verify(attempt)
                 keeper.noteDecidedOffline(true)
-                let decision = outcome.user != nil ? "granted" : "denied"
+                let decision = outcome.decision
                 logger.notice("decided offline from the credential replica", metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
                 report(OfflineDecision(attemptID: id, decision: decision, replicaVersion: version, refusal: nil))
                 return outcome

@@ -161,7 +161,7 @@ public final class ReplicaKeeper: Sendable {
             return .failure(ReplicaError("no trusted time: the wall clock is not trusted (clock.trust) and \(why)"))
         }
         guard age <= settings.maxAge else {
-            return .failure(ReplicaError("replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.components.seconds / 3600) h)"))
+            return .failure(ReplicaError("replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.wholeSeconds / 3600) h)"))
         }
         return .success((verifier, held.version))
     }
@@ -187,7 +187,7 @@ public final class ReplicaKeeper: Sendable {
 
     /// `90 s`, `12 min`, `3.5 h`.
     public static func describe(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds)
+        let seconds = Double(duration.wholeSeconds)
         if seconds < 120 { return "\(Int(seconds)) s" }
         if seconds < 7200 { return "\(Int(seconds / 60)) min" }
         return String(format: "%.1f h", seconds / 3600)

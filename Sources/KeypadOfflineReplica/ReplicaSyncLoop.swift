@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 import KeypadHTTPVerifier
 import KeypadVerifier
 import Logging
@@ -49,7 +50,6 @@ public struct ReplicaSyncLoop: Sendable {
     /// The wait before the next sync after `failures` failures in a row.
     static func delay(interval: Duration, failures: Int) -> Duration {
         let factor = Double(1 << min(failures, 3))
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        return .milliseconds(Int64(seconds * factor * Double.random(in: 0.8...1.2) * 1000))
+        return .milliseconds(Int64(interval.timeInterval * factor * Double.random(in: 0.8...1.2) * 1000))
     }
 }

@@ -156,8 +156,18 @@ public struct SignedReplica: Sendable, Equatable {
         Array("{\"payload\":\"\(Data(payload).base64EncodedString())\",\"signature\":\"\(Data(signature).base64EncodedString())\"}".utf8)
     }
 
+    /// The same document as an object, for a file that holds it among other fields.
+    public var jsonObject: [String: String] {
+        ["payload": Data(payload).base64EncodedString(), "signature": Data(signature).base64EncodedString()]
+    }
+
     public init(json bytes: [UInt8]) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+        try self.init(jsonObject: try? JSONSerialization.jsonObject(with: Data(bytes)))
+    }
+
+    /// From the document parsed as JSON (``jsonObject``'s shape).
+    public init(jsonObject object: Any?) throws {
+        guard let object = object as? [String: Any],
             let payload = (object["payload"] as? String).flatMap({ Data(base64Encoded: $0) }),
             let signature = (object["signature"] as? String).flatMap({ Data(base64Encoded: $0) })
         else { throw ReplicaError("a signed replica is {\"payload\": BASE64, \"signature\": BASE64}") }

@@ -35,11 +35,17 @@ public struct LookupKey: Sendable {
     /// The tag of `value` for attempts of `kind` (`ID.` and 32 hex digits): a card number
     /// and a PIN with the same digits have different tags.
     public func tag(_ value: SecretDigits, kind: AttemptKind) -> String {
+        id + "." + LookupKey.keyedTag(value, kind: kind, key: key, domain: "kioskpad-lookup-v1")
+    }
+
+    /// 32 hex digits: the first 16 bytes of HMAC-SHA256 under `key` of `domain`, NUL, `pin`
+    /// or `card`, NUL, then the digits. Lookup tags and replica tags differ only in key and
+    /// domain, so a PIN's tag under one says nothing of its tag under the other.
+    static func keyedTag(_ value: SecretDigits, kind: AttemptKind, key: SymmetricKey, domain: String) -> String {
         var mac = HMAC<SHA256>(key: key)
-        mac.update(data: Array("kioskpad-lookup-v1\0\(kind == .card ? "card" : "pin")\0".utf8))
+        mac.update(data: Array("\(domain)\0\(kind == .card ? "card" : "pin")\0".utf8))
         value.withASCIIBytes { mac.update(data: UnsafeRawBufferPointer($0)) }
-        let digest = Array(mac.finalize()).prefix(16)
-        return id + "." + digest.map { String(format: "%02x", $0) }.joined()
+        return Array(mac.finalize()).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The id of the key that made `tag` (its first 8 hex digits).

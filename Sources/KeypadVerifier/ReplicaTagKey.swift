@@ -14,17 +14,16 @@ public struct ReplicaTagKey: Sendable {
     /// cut tags are matched like lookup tags of one key.
     public static let keyID = "replica0"
     public let raw: [UInt8]
+    private let key: SymmetricKey
 
     public init(raw: [UInt8]) {
         self.raw = raw
+        key = SymmetricKey(data: raw)
     }
 
     /// The full tag of `value` typed as `kind` (32 hex digits): what the verifier stores.
     public func tag(_ value: SecretDigits, kind: AttemptKind) -> String {
-        var mac = HMAC<SHA256>(key: SymmetricKey(data: raw))
-        mac.update(data: Array("kioskpad-replica-tag-v1\0\(kind == .card ? "card" : "pin")\0".utf8))
-        value.withASCIIBytes { mac.update(data: UnsafeRawBufferPointer($0)) }
-        return Array(mac.finalize()).prefix(16).map { String(format: "%02x", $0) }.joined()
+        LookupKey.keyedTag(value, kind: kind, key: key, domain: "kioskpad-replica-tag-v1")
     }
 
     /// The first `bits` bits of a full tag, as hex (bits past `bits` in the last digit are 0).

@@ -47,7 +47,7 @@ public final class DaemonServices: Sendable {
         if let keeper {
             replicaGauges = { () -> (age: Double?, version: Int64)? in
                 guard let held = keeper.held else { return nil }
-                return (keeper.age().map { Double($0.components.seconds) }, held.version)
+                return (keeper.age().map { Double($0.wholeSeconds) }, held.version)
             }
         }
         let metrics = TerminalMetrics(replica: replicaGauges)

@@ -83,7 +83,7 @@ struct CredentialsShowCommand: AsyncParsableCommand {
         if let problem = keeper.problem() {
             writeLine("offline decisions: refused now: \(problem)")
         } else {
-            writeLine("offline decisions: allowed (max age \(keeper.settings.maxAge.components.seconds / 3600) h)")
+            writeLine("offline decisions: allowed (max age \(keeper.settings.maxAge.wholeSeconds / 3600) h)")
         }
     }
 

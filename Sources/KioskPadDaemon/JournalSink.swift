@@ -35,14 +35,8 @@ public actor JournalSink: TerminalEventSink {
         case .keyPressed, .displayError:
             return
         case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut):
-            let decision: String
-            switch outcome {
-            case .granted: decision = "granted"
-            case .denied: decision = "denied"
-            case .unavailable: decision = "error"
-            }
             var fields: [(String, JournalValue)] = [
-                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(decision)),
+                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(outcome.decision)),
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }

@@ -26,11 +26,7 @@ struct TerminalStatus: Sendable {
             case .exitRequest: break
             }
         case .attemptDecided(_, _, let outcome, _, let locked):
-            switch outcome {
-            case .granted: lastDecision = "granted"
-            case .denied: lastDecision = "denied"
-            case .unavailable: lastDecision = "error"
-            }
+            lastDecision = outcome.decision
             lockedOut = locked
         default:
             break

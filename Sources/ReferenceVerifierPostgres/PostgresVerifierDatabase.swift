@@ -1,4 +1,5 @@
 import Foundation
+import KeypadCore
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -41,7 +42,7 @@ public final class PostgresVerifierDatabase: Service, Sendable {
             host: host, port: port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable)
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = timeout
-        let milliseconds = String(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = String(timeout.wholeMilliseconds)
         configuration.options.additionalStartupParameters = [
             ("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds),
             ("application_name", "kioskpad-verifier"),
@@ -61,7 +62,7 @@ public final class PostgresVerifierDatabase: Service, Sendable {
     ) async throws {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: .require(try NIOSSLContext(configuration: tls)))
-        configuration.options.connectTimeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        configuration.options.connectTimeout = .nanoseconds(timeout.wholeNanoseconds)
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try? await connection.close()
