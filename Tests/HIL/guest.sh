@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs inside the HIL guest as root: a gpio-sim chip, the compiled keypad emulator, and
-# kioskpad's real libgpiod path. Usage: guest.sh BIN_DIR OUT_DIR [EXPECTED_LIBGPIOD_API [DEBIAN_ROOT RELEASE_BINARY]]
+# kioskpad's real libgpiod path. Usage: guest.sh BIN_DIR OUT_DIR [EXPECTED_LIBGPIOD_API [DEBIAN_ROOT RELEASE_BINARY [DEB_DIR]]]
 set -u
-BIN=$1; OUT=$2; API=${3:-}; E2E_ROOT=${4:-}; RELEASE=${5:-}
+BIN=$1; OUT=$2; API=${3:-}; E2E_ROOT=${4:-}; RELEASE=${5:-}; DEB_DIR=${6:-}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KP=$BIN/kioskpad; EMU=$BIN/keypad-emu
 W=/tmp/hil; mkdir -p $W
@@ -681,6 +681,8 @@ if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got 
 
 # ---- 12. the installed service under systemd (when the suite was given a Debian root) -----
 [ -n "$E2E_ROOT" ] && . $REPO/Tests/HIL/systemd-e2e.sh
+# ---- 13. the Debian package in the same root (when the suite was given one) ------------------
+[ -n "$E2E_ROOT" ] && [ -n "$DEB_DIR" ] && . $REPO/Tests/HIL/package-e2e.sh
 
 cp $W/*.out $W/*.err $W/emu.log $OUT/ 2>/dev/null
 echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0/line2 $D/bank0/line3 $D/bank0/line4 $D/bank0 $D

@@ -11,6 +11,9 @@
 # --e2e-root DIR --release-binary FILE adds the deployment test (Tests/HIL/systemd-e2e.sh):
 # DIR is a Debian 12 root made here with debootstrap if it does not exist yet (needs network
 # to deb.debian.org), FILE the release binary that deploy/install.sh installs into it.
+# --deb-dir DIR (with --e2e-root) then installs, upgrades, removes and purges the Debian
+# package in the same root (Tests/HIL/package-e2e.sh): DIR holds the revisions 1 and 2 that
+# scripts/package-deb.sh made.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
@@ -19,13 +22,15 @@ scratch=()
 api=''
 e2e_root=''
 release=''
+deb_dir=''
 while [ $# -gt 0 ]; do
     case $1 in
         --scratch-path) scratch=(--scratch-path "$2"); shift 2 ;;
         --expect-api) api=$2; shift 2 ;;
         --e2e-root) e2e_root=$2; shift 2 ;;
         --release-binary) release=$2; shift 2 ;;
-        *) echo "hil: unknown option '$1' (valid: --scratch-path DIR, --expect-api 1|2, --e2e-root DIR, --release-binary FILE)" >&2; exit 2 ;;
+        --deb-dir) deb_dir=$(cd "$2" && pwd); shift 2 ;;
+        *) echo "hil: unknown option '$1' (valid: --scratch-path DIR, --expect-api 1|2, --e2e-root DIR, --release-binary FILE, --deb-dir DIR)" >&2; exit 2 ;;
     esac
 done
 if [ -n "$e2e_root" ]; then
@@ -49,7 +54,7 @@ swift build "${scratch[@]}" --product keypad-emu >&2
 bin=$(swift build "${scratch[@]}" --show-bin-path)
 out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
 set +e
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release'" | tee "$out/console.log"
+HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-900} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release' '$deb_dir'" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "hil: guest exit $status; artifacts in $out" >&2

@@ -1,0 +1,94 @@
+# Sourced by Tests/HIL/guest.sh right after systemd-e2e.sh, inside the same Debian 12 root with
+# systemd running: the Debian package from scripts/package-deb.sh, end to end.
+#   1. dpkg -i over the site deploy/install.sh made (takeover): install.sh's unit, rule and
+#      binary go, the site's edited config and users stay, the unit starts from /usr/lib and a
+#      PIN on the emulated keypad pulses the relay;
+#   2. an upgrade to a newer revision keeps the edited config and the users, and restarts;
+#   3. the site server's unit starts when asked (it is off until enabled) and makes its database;
+#   4. apt-get remove stops the service (relay off) and removes the units and the binary;
+#   5. purge removes config, state and the user kioskpad, keeps the site database and says so;
+#   6. a fresh install (no users yet) is not started nor enabled, and says why.
+# Needs: DEB_DIR (kioskpad_*-1_*.deb and kioskpad_*-2_*.deb), and systemd-e2e.sh's R, inside,
+# keypad_ready, plus guest.sh's helpers.
+
+deb1=$(ls $DEB_DIR/kioskpad_*-1_*.deb | head -1)
+deb2=$(ls $DEB_DIR/kioskpad_*-2_*.deb | head -1)
+# Copied in: a mount made now would not reach systemd's mount namespace, made before.
+mkdir -p $R/opt/kioskpad-debs
+cp $deb1 $deb2 $R/opt/kioskpad-debs/
+in_root() { echo "/opt/kioskpad-debs/$(basename $1)"; }
+
+# The site as install.sh left it (systemd-e2e.sh stopped its service at the end), back on its
+# local users file: the verifier of its step 7 is stopped.
+sed -i "/^  kind: http$/,/^  offline: /d; s|^verifier:$|verifier:\n  kind: local\n  users_file: /etc/kioskpad/users|" $R/etc/kioskpad/kioskpad.yaml
+echo '# this site: edited after install' >> $R/etc/kioskpad/kioskpad.yaml
+ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
+
+# 1. takeover
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb1) < /dev/null > $W/pkg-install.out 2>&1; rc=$?
+check "dpkg -i over an install.sh site exits 0" 0 $rc
+check "install.sh's unit, udev rule and /usr/local/bin/kioskpad are gone" "no no no" \
+    "$(test -e $R/etc/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/etc/udev/rules.d/99-kioskpad.rules && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad && echo yes || echo no)"
+check "the unit now comes from the package, enabled and active" "/usr/lib/systemd/system/kioskpad.service enabled active" \
+    "$(inside readlink -f "$(inside systemctl show -p FragmentPath --value kioskpad)") $(inside systemctl is-enabled kioskpad) $(inside systemctl is-active kioskpad)"
+if grep -q 'door-sim' $R/etc/kioskpad/kioskpad.yaml && grep -q '^# this site: edited after install' $R/etc/kioskpad/kioskpad.yaml && grep -q '^alice:' $R/etc/kioskpad/users; then
+    pass "takeover kept the site's edited kioskpad.yaml and its users"
+else fail "takeover lost the config or users: $(tail -3 $W/pkg-install.out)"; fi
+check "/etc/kioskpad stays root:kioskpad 0750, kioskpad.yaml 0640" "root kioskpad 750 640" \
+    "$(inside stat -c '%U %G %a' /etc/kioskpad) $(inside stat -c '%a' /etc/kioskpad/kioskpad.yaml)"
+keypad_ready $((ready + 1))
+watch_relay $W/pkg-relay1.log
+type_pin 2468; sleep 3.5; kill $WATCH
+if grep -q ' 1$' $W/pkg-relay1.log && [ "$(cat $DSIM/sim_gpio0/value)" = 0 ]; then pass "packaged service: PIN on the emulated keypad pulsed the relay"; else fail "packaged relay: $(tr '\n' ' ' < $W/pkg-relay1.log) $(inside journalctl -u kioskpad --no-pager | tail -5)"; fi
+check "kioskpad --version names the package's version" "kioskpad $(basename $deb1 | cut -d_ -f2 | sed 's/-[0-9]*$//')," \
+    "$(inside /usr/bin/kioskpad --version | cut -d' ' -f1-2)"
+
+# 2. upgrade
+pid1=$(inside systemctl show -p MainPID --value kioskpad)
+ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) < /dev/null > $W/pkg-upgrade.out 2>&1; rc=$?
+check "dpkg -i of the next revision (upgrade) exits 0" 0 $rc
+check "the upgrade is installed" "$(basename $deb2 | cut -d_ -f2)" "$(inside dpkg-query -W -f='${Version}' kioskpad)"
+if grep -q '^# this site: edited after install' $R/etc/kioskpad/kioskpad.yaml && grep -q '^alice:' $R/etc/kioskpad/users; then pass "the upgrade kept the edited config and the users"; else fail "the upgrade lost the config or users"; fi
+pid2=$(inside systemctl show -p MainPID --value kioskpad)
+if [ "$(inside systemctl is-active kioskpad)" = active ] && [ "$pid1" != "$pid2" ]; then pass "the upgrade restarted the running service ($pid1 -> $pid2)"; else fail "after the upgrade: $(inside systemctl is-active kioskpad), pid $pid1 -> $pid2"; fi
+keypad_ready $((ready + 1))
+watch_relay $W/pkg-relay2.log
+type_pin 2468; sleep 3.5; kill $WATCH
+if grep -q ' 1$' $W/pkg-relay2.log; then pass "after the upgrade a PIN still pulses the relay"; else fail "relay after the upgrade: $(tr '\n' ' ' < $W/pkg-relay2.log)"; fi
+
+# 3. the site server's unit: off until enabled, then it serves and makes its database
+check "kioskpad-verifier.service is installed but not enabled" "disabled inactive" "$(inside systemctl is-enabled kioskpad-verifier 2>&1) $(inside systemctl is-active kioskpad-verifier 2>&1)"
+inside systemctl start kioskpad-verifier
+i=0; while ! inside test -s /var/lib/kioskpad-verifier/verifier.sqlite3 && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+health=$(python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8787/healthz", timeout=5).status)' 2>&1)
+check "kioskpad-verifier.service serves /healthz and keeps its database in /var/lib/kioskpad-verifier" "200 kioskpad-verifier" \
+    "$health $(inside stat -c %U /var/lib/kioskpad-verifier/verifier.sqlite3 2>&1)"
+exposure=$(inside systemd-analyze security kioskpad-verifier.service 2>&1 | sed -n 's/.*Overall exposure level for kioskpad-verifier.service: \([0-9.]*\).*/\1/p')
+if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then pass "kioskpad-verifier.service security exposure $exposure <= 2.0"; else fail "kioskpad-verifier exposure '$exposure'"; fi
+echo "pkg_verifier_exposure=$exposure" >> $OUT/e2e.txt
+
+# 4. remove
+inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y kioskpad < /dev/null > $W/pkg-remove.out 2>&1; rc=$?
+check "apt-get remove exits 0" 0 $rc
+check "remove stopped both services, the relay is off" "inactive inactive 0" \
+    "$(inside systemctl is-active kioskpad 2>&1) $(inside systemctl is-active kioskpad-verifier 2>&1) $(cat $DSIM/sim_gpio0/value)"
+check "remove took the units and the binary, kept the config" "no no yes" \
+    "$(test -e $R/usr/lib/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/usr/bin/kioskpad && echo yes || echo no) $(test -e $R/etc/kioskpad/kioskpad.yaml && echo yes || echo no)"
+
+# 5. purge
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad < /dev/null > $W/pkg-purge.out 2>&1; rc=$?
+check "apt-get purge exits 0" 0 $rc
+check "purge removed /etc/kioskpad, /var/lib/kioskpad and the user kioskpad" "no no no" \
+    "$(test -e $R/etc/kioskpad && echo yes || echo no) $(test -e $R/var/lib/kioskpad && echo yes || echo no) $(grep -q '^kioskpad:' $R/etc/passwd && echo yes || echo no)"
+if [ -s $R/var/lib/kioskpad-verifier/verifier.sqlite3 ] && grep -q 'kept the site database' $W/pkg-purge.out; then pass "purge kept the site database and said so"; else fail "purge and the site database: $(tail -3 $W/pkg-purge.out)"; fi
+
+# 6. a fresh install on a machine with no users yet: installed, not started, not enabled
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) < /dev/null > $W/pkg-fresh.out 2>&1; rc=$?
+check "dpkg -i on a fresh machine exits 0" 0 $rc
+if grep -q 'kioskpad.service is not started' $W/pkg-fresh.out && grep -q 'lists no users' $W/pkg-fresh.out; then pass "a fresh install says the service was not started and why"; else fail "fresh install: $(tail -5 $W/pkg-fresh.out)"; fi
+check "a fresh install leaves the door's service disabled and inactive" "disabled inactive" "$(inside systemctl is-enabled kioskpad 2>&1) $(inside systemctl is-active kioskpad 2>&1)"
+check "a fresh install makes the users file and secrets with their owners and modes" "kioskpad 600 root 600 kioskpad-verifier 640" \
+    "$(inside stat -c '%U %a' /etc/kioskpad/users) $(inside stat -c '%U %a' /etc/kioskpad/verifier.secret) $(inside stat -c '%G %a' /etc/kioskpad-verifier/site.secret)"
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad < /dev/null >> $W/pkg-fresh.out 2>&1
+cp $W/pkg-*.out $OUT/ 2>/dev/null
