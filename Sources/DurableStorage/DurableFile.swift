@@ -38,8 +38,11 @@ public struct StateFileError: Error, CustomStringConvertible {
 /// fsync of the directory so the rename itself survives a power cut.
 public enum DurableFile {
     /// `mode` and `owner` (uid, gid) are given to the new file before it replaces the old
-    /// (an edit keeps the users file readable by the verifier's own account).
-    public static func replace(path: String, contents: [UInt8], mode: mode_t = 0o600, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
+    /// (an edit keeps the users file readable by the verifier's own account). With `flush`
+    /// false neither the file nor the directory is fsynced: a crash still never shows half a
+    /// file to a reader, but a power cut may lose the change or leave the file empty. Only
+    /// for files whose loss is safe and that are rewritten often (an SD card's wear).
+    public static func replace(path: String, contents: [UInt8], mode: mode_t = 0o600, owner: (uid: uid_t, gid: gid_t)? = nil, flush: Bool = true) throws {
         var template = Array((path + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw StateFileError(path: path, doing: "write", errno: errno) }
@@ -64,9 +67,10 @@ public enum DurableFile {
                 offset += written
             }
         }
-        guard fsync(fd) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
+        guard !flush || fsync(fd) == 0 else { throw StateFileError(path: temporary, doing: "write", errno: errno) }
         guard rename(temporary, path) == 0 else { throw StateFileError(path: path, doing: "replace", errno: errno) }
         ok = true
+        guard flush else { return }
         let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)

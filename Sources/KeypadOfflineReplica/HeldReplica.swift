@@ -31,7 +31,7 @@ public struct HeldReplica: Sendable {
 
     /// `replica.json`: the signed replica, rewritten only when a new version comes.
     public func replicaFileContents() throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: ["format": 1, "replica": signed.jsonObject], options: [.sortedKeys]))
+        Array(try JSONSerialization.data(withJSONObject: ["format": 1, "replica": signed.jsonObject], options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
     /// `replica-confirmation.json`: the newest confirmation and the boot clock when it came,

@@ -128,7 +128,11 @@ public final class ReplicaKeeper: Sendable {
         if verifier != nil {
             try DurableFile.replace(path: settings.path, contents: try next.replicaFileContents(), mode: 0o600, owner: owner)
         }
-        try DurableFile.replace(path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner)
+        // After an unchanged sync (once a minute by default) the confirmation is not fsynced:
+        // one lost to a power cut, or left empty, is ignored at the next start, and
+        // the replica's age then counts from its own, older issued_at (and without a boot
+        // anchor until the next sync): offline decisions end sooner, never later.
+        try DurableFile.replace(path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
         clock.confirm(at: next.confirmedAt, anchor: next.anchor)
         state.withLock { state in
             state.held = next

@@ -95,6 +95,21 @@ struct ReplicaKeeperTests {
         #expect(keeper.problem()?.contains("no trusted time") == true)
     }
 
+    /// The confirmation file is not fsynced: one that a power cut left empty must only make
+    /// the replica look older (its own issued_at), never refuse it or make it look newer.
+    @Test func anEmptiedConfirmationFileLeavesTheReplicaWithItsOwnOlderAge() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = keeper(wallTrusted: true)
+        try first.accept(try replica(version: 2), receivedAt: boot.instant)
+        try first.accept(try confirmation(version: 2, after: 300), receivedAt: boot.instant)
+        #expect(first.age() == .seconds(300))
+        try Data().write(to: directory.appendingPathComponent("replica-confirmation.json"))
+        let restarted = keeper(wallTrusted: true)
+        #expect(restarted.version == 2)
+        #expect(restarted.problem() == nil)
+        #expect(restarted.age() == .seconds(600))
+    }
+
     @Test func aTrustedWallClockIsUsedAsItIs() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let keeper = keeper(wallTrusted: true)
