@@ -181,7 +181,9 @@ Description: door and kiosk PIN terminal for a matrix keypad and a text display
  the site server (verifier, door events, credential replicas, browser
  console), off until enabled.
 EOF
-(cd "$root" && find . -path ./DEBIAN -prune -o -type f -print0 | sort -z | sed -z 's|^\./||' | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
+# DEBIAN/md5sums of a package tree: every file but the control area, sorted.
+md5sums_of() { (cd "$1" && find . -path ./DEBIAN -prune -o -type f -print0 | sort -z | sed -z 's|^\./||' | xargs -0 md5sum) > "$1/DEBIAN/md5sums"; }
+md5sums_of "$root"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
 
 dbg_kb=$(du -sk --exclude=DEBIAN "$dbg" | cut -f1)
@@ -203,7 +205,7 @@ Description: debug symbols for kioskpad
  The DWARF debug information of /usr/bin/kioskpad, for gdb and readable crash
  backtraces (found by build id).
 EOF
-(cd "$dbg" && find . -path ./DEBIAN -prune -o -type f -print0 | sort -z | sed -z 's|^\./||' | xargs -0 md5sum) > "$dbg/DEBIAN/md5sums"
+md5sums_of "$dbg"
 chmod 0644 "$dbg/DEBIAN/control" "$dbg/DEBIAN/md5sums"
 
 mkdir -p "$output"
