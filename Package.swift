@@ -45,7 +45,9 @@ let package = Package(
         // when idle, on the experimental executor SPI of Swift 6.3 (ignored by older
         // compilers, which use the standard executors).
         .trait(name: "QuietExecutors", description: "Idle-quiet task and main-actor executors (Swift 6.3's experimental executor SPI)."),
-        .default(enabledTraits: ["GPIO", "QuietExecutors"]),
+        // MQTT: Home Assistant over MQTT (`mqtt:`) through libmosquitto (libmosquitto-dev).
+        .trait(name: "MQTT", description: "Home Assistant over MQTT through Eclipse Mosquitto's client library (libmosquitto-dev)."),
+        .default(enabledTraits: ["GPIO", "QuietExecutors", "MQTT"]),
     ],
     dependencies: [
         // CLI: one type per subcommand, help text on every option.
@@ -94,6 +96,22 @@ let package = Package(
             dependencies: [
                 "KeypadCore", "TerminalIO", "CKeypadInput",
                 .target(name: "CKeypadGPIO", condition: .when(platforms: [.linux], traits: ["GPIO"])),
+            ],
+            swiftSettings: strict
+        ),
+        // Eclipse Mosquitto's MQTT client library from the system (Debian 12: 2.0.11).
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // A terminal in Home Assistant: the broker link (libmosquitto's loop on a thread of
+        // ours, rebuilt when it ends), discovery, states, events and remote unlock.
+        .target(
+            name: "KioskPadMQTT",
+            dependencies: [
+                "KeypadCore", "KioskPadController",
+                .target(name: "CMosquitto", condition: .when(platforms: [.linux], traits: ["MQTT"])),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -264,7 +282,7 @@ let package = Package(
         .target(
             name: "KioskPadAssembly",
             dependencies: [
-                "KioskPadController", "KioskPadDaemon", "KioskPadConfig",
+                "KioskPadController", "KioskPadDaemon", "KioskPadConfig", "KioskPadMQTT",
                 "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadOfflineReplica", "VerifierEndpoint", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -344,6 +362,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),
+        // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
+        .testTarget(
+            name: "KioskPadMQTTTests",
+            dependencies: ["KioskPadMQTT", "KioskPadController", "KeypadCore", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadControllerTests",

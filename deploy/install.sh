@@ -6,7 +6,7 @@
 #   deploy/install.sh --destdir DIR         stage every file under DIR (no services touched)
 #
 # What it does, in order:
-#   1. installs the build packages that are missing (libgpiod-dev, pkg-config; nothing else);
+#   1. installs the build packages that are missing (libgpiod-dev, libmosquitto-dev, pkg-config; nothing else);
 #   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds a release binary
 #      with the Swift runtime linked in (--static-swift-stdlib), as the user who ran sudo,
 #      so .build/ stays theirs;
@@ -51,7 +51,7 @@ fi
 # ---- 1. build packages -----------------------------------------------------------------------
 if [ -z "$binary" ]; then
     missing=()
-    for package in libgpiod-dev pkg-config; do
+    for package in libgpiod-dev libmosquitto-dev pkg-config; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     if [ ${#missing[@]} -gt 0 ]; then

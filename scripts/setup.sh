@@ -18,8 +18,9 @@ apt_install_missing() {
     fi
 }
 
-# Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend.
-apt_install_missing libgpiod-dev pkg-config
+# Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend, and
+# Eclipse Mosquitto's client library for Home Assistant over MQTT.
+apt_install_missing libgpiod-dev libmosquitto-dev pkg-config
 
 # Independent implementations the tests check us against (PyPI): Standard Webhooks
 # signatures (standardwebhooks) and the Prometheus text format (prometheus_client).

@@ -8,5 +8,7 @@ source scripts/setup.sh
 apt_install_missing postgresql
 # The console draws TOTP QR codes with libqrencode (loaded at run time); zbarimg reads them back.
 apt_install_missing libqrencode4 zbar-tools
+# The MQTT tests run a real broker on loopback (mosquitto) and watch it with mosquitto_sub.
+apt_install_missing mosquitto mosquitto-clients
 swift build --build-tests
 swift test

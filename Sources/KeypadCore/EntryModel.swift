@@ -90,6 +90,18 @@ public final class EntryModel {
     /// been typed back.
     @discardableResult
     public func present(card value: SecretDigits) -> Submission? {
+        present(value, kind: .card)
+    }
+
+    /// A PIN that came from elsewhere than the keys (Home Assistant's remote unlock with a
+    /// code): submitted as a `pin` attempt exactly when a card would be, and counted
+    /// towards the lockout like a typed PIN.
+    @discardableResult
+    public func present(remote value: SecretDigits) -> Submission? {
+        present(value, kind: .pin)
+    }
+
+    private func present(_ value: SecretDigits, kind: AttemptKind) -> Submission? {
         let now = clock.now
         expire(at: now)
         switch phase {
@@ -104,7 +116,7 @@ public final class EntryModel {
         digits.wipe()
         lastActivity = now
         beginVerifying(at: now, slotsShown: 0)
-        return Submission(attempt: attemptCounter, kind: .card, value: value)
+        return Submission(attempt: attemptCounter, kind: kind, value: value)
     }
 
     /// Records the verifier's answer for `attempt`. Stale or repeated answers are ignored

@@ -95,7 +95,12 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible, C
 
     /// Builds a secret from ASCII digits; returns nil for anything but `0`-`9`.
     public convenience init?(ascii text: some StringProtocol) {
-        let bytes = Array(text.utf8)
+        self.init(asciiBytes: text.utf8)
+    }
+
+    /// Builds a secret from ASCII digit bytes (a received message's field, which the caller
+    /// wipes); returns nil for anything but `0`-`9`.
+    public convenience init?(asciiBytes bytes: some Collection<UInt8>) {
         guard bytes.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         let scratch = DigitBuffer(capacity: max(bytes.count, 1))
         for byte in bytes { scratch.append(byte - 0x30) }

@@ -27,6 +27,10 @@ public struct AssembledTerminal: Sendable {
             let controller = self.controller
             await monitor.onTamperChange { await controller.tamperChanged($0) }
         }
+        if let mqtt = services.mqtt {
+            let controller = self.controller
+            await mqtt.bridge.onRemoteCode { await controller.remoteCode($0) }
+        }
         do {
             var reload: (@Sendable () async -> Void)?
             if let configPath {

@@ -32,6 +32,8 @@ public final class DaemonServices: Sendable {
     private let heartbeat: Duration?
     /// The credential replica and its sync (`verifier.offline.mode: fallback`).
     public let replica: ReplicaParts?
+    /// Home Assistant over MQTT (`mqtt:`).
+    public let mqtt: MQTTParts?
 
     public init(
         configuration: KioskPadConfiguration, stateDirectory: String?, outputs: Bool, logger: Logger,
@@ -59,11 +61,14 @@ public final class DaemonServices: Sendable {
         } else {
             clockProblem = { nil }
         }
-        let health = HealthState(clockProblem: clockProblem, offlineLine: { keeper?.healthLine() })
+        let bus = TerminalEventBus()
+        let mqtt = try MQTTParts.make(configuration, doorInputs: outputs, metrics: metrics, bus: bus, logger: logger)
+        self.mqtt = mqtt
+        let health = HealthState(clockProblem: clockProblem, offlineLine: { keeper?.healthLine() }, extraLines: { mqtt.map { [$0.healthLine] } ?? [] })
         self.metrics = metrics
         self.health = health
-        let bus = TerminalEventBus()
         var sinks: [any TerminalEventSink] = [health, metrics]
+        if let mqtt { sinks.append(mqtt.bridge) }
 
         var forwarder: EventForwarder?
         var poster: SignedPoster?
@@ -167,6 +172,7 @@ public final class DaemonServices: Sendable {
         if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
         if let replica { list.append(ReplicaSyncService(loop: replica.sync)) }
+        if let mqtt { list.append(MQTTService(parts: mqtt)) }
         return list
     }
 

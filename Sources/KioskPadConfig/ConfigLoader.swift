@@ -78,7 +78,8 @@ public enum ConfigLoader {
         }
         let keypad = KeypadSection.read(top.child("keypad"), entry: entry)
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
-        let daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
+        var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
+        daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)
         top.finish()
         for unused in log.overrides.unused {
             log.report(unused.path, "unknown key; the variable names no config setting", at: nil)

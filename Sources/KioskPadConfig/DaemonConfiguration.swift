@@ -134,6 +134,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// nil when `metrics.listen: off` (run) or not configured (simulate).
     public var metrics: MetricsConfiguration?
     public var metricsConfigured: Bool
+    /// `mqtt:`: Home Assistant over MQTT; nil when not configured.
+    public var mqtt: MQTTConfiguration?
 
     public static let defaultStateDirectory = "/var/lib/kioskpad"
     public static let defaultJournalMaxBytes = 4 << 20

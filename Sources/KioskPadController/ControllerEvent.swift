@@ -11,6 +11,8 @@ enum ControllerEvent: Sendable {
     case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration)
     /// The case tamper switch tripped or was restored.
     case tamper(Bool)
+    /// A PIN from a remote unlock command, checked as if typed here.
+    case remote(SecretDigits)
     /// New display texts (a reload).
     case texts(DisplayTexts)
 }

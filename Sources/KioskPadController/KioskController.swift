@@ -72,6 +72,18 @@ public actor KioskController {
         continuation?.yield(.texts(texts))
     }
 
+    /// A remote unlock command's code (`mqtt.remote_unlock`): submitted exactly as a PIN
+    /// typed at this door (same verifier, lockout and duress), or refused when the terminal
+    /// is not ready for it; either way a ``TerminalEvent/remoteUnlock(attemptID:refusal:)``
+    /// goes out on the bus.
+    public func remoteCode(_ value: SecretDigits) {
+        guard let continuation else {
+            bus.publish(.remoteUnlock(attemptID: nil, refusal: "busy"))
+            return
+        }
+        continuation.yield(.remote(value))
+    }
+
     /// Answers at once unless the entry loop is stuck (for the watchdog).
     public func heartbeat() -> Bool { true }
 
@@ -103,6 +115,15 @@ public actor KioskController {
                 if backlight?.key(at: clock.now) == false { break }  // it only woke the backlight
                 handle(key)
                 bus.publish(.keyPressed)
+            case .remote(let value):
+                if tampered && tamperStopsEntry {
+                    bus.publish(.remoteUnlock(attemptID: nil, refusal: "tampered"))
+                } else if let submission = model.present(remote: value) {
+                    backlight?.wake(at: clock.now)
+                    verify(submission, remote: true)
+                } else {
+                    bus.publish(.remoteUnlock(attemptID: nil, refusal: model.phase == .lockedOut ? "locked_out" : "busy"))
+                }
             case .texts(let texts):
                 composer = FrameComposer(
                     geometry: composer.geometry, texts: texts, maskCharacter: composer.maskCharacter,
@@ -148,13 +169,14 @@ public actor KioskController {
         }
     }
 
-    private func verify(_ submission: Submission) {
+    private func verify(_ submission: Submission, remote: Bool = false) {
         let attempt = VerificationAttempt(
             terminalID: terminalID, kind: submission.kind, value: submission.value)
         let id = attempt.attemptID.uuidString.lowercased()
-        logger.info("attempt submitted", metadata: [
+        logger.info(remote ? "remote unlock attempt submitted" : "attempt submitted", metadata: [
             "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
         ])
+        if remote { bus.publish(.remoteUnlock(attemptID: id, refusal: nil)) }
         let verifier = self.verifier
         let continuation = self.continuation
         let clock = self.clock

@@ -13,6 +13,10 @@ public enum TerminalEvent: Sendable, Equatable {
     /// The verifier could not answer this attempt and the door decided from its credential
     /// replica, or refused to; published just before the attempt's ``attemptDecided``.
     case decidedOffline(OfflineDecision)
+    /// A remote unlock command with a code (Home Assistant's `lock` entity, `mqtt.remote_unlock`):
+    /// submitted as the attempt `attemptID` (its ``attemptDecided`` follows), or refused
+    /// with `refusal` (`off`, `no_code`, `retained`, `busy`, `locked_out`, `tampered`).
+    case remoteUnlock(attemptID: String?, refusal: String?)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
     /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,

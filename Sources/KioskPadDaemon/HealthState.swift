@@ -12,9 +12,16 @@ public final class HealthState: TerminalEventSink {
     /// `verifier offline: deciding from replica vN, ...` while the door decides offline.
     private let offlineLine: @Sendable () -> String?
 
-    public init(clockProblem: @escaping @Sendable () -> String? = { nil }, offlineLine: @escaping @Sendable () -> String? = { nil }) {
+    /// Lines for `/healthz`'s body that do not change its status (`mqtt connected (...)`).
+    private let extraLines: @Sendable () -> [String]
+
+    public init(
+        clockProblem: @escaping @Sendable () -> String? = { nil }, offlineLine: @escaping @Sendable () -> String? = { nil },
+        extraLines: @escaping @Sendable () -> [String] = { [] }
+    ) {
         self.clockProblem = clockProblem
         self.offlineLine = offlineLine
+        self.extraLines = extraLines
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -40,8 +47,9 @@ public final class HealthState: TerminalEventSink {
         return "keypad \(keypadOK ? "ok" : "failed"), \(verifier)" + (clockProblem().map { "; \($0)" } ?? "")
     }
 
-    /// `/healthz`'s body: the summary, then the version on a line of its own.
+    /// `/healthz`'s body: the summary, then the version and any extra lines (the MQTT
+    /// link), each on a line of its own.
     public var body: String {
-        summary + "\nkioskpad \(KioskPadVersion.version)\n"
+        ([summary, "kioskpad \(KioskPadVersion.version)"] + extraLines()).joined(separator: "\n") + "\n"
     }
 }

@@ -17,6 +17,8 @@ public actor JournalSink: TerminalEventSink {
     private var status = TerminalStatus()
     /// Offline notes waiting for their attempt's record (it follows at once on the bus).
     private var offline: [String: OfflineDecision] = [:]
+    /// Remote unlock attempts waiting for their attempt's record.
+    private var remote: Set<String> = []
     private let origin = ContinuousClock.now
     /// At most one `wiegand_dropped` record per this interval; each says how many frames
     /// were dropped since the previous one.
@@ -49,12 +51,16 @@ public actor JournalSink: TerminalEventSink {
                     if let version = note.replicaVersion { fields.append(("replica_version", .number(Int(version)))) }
                 }
             }
+            if remote.remove(id) != nil { fields.append(("remote", .json("true"))) }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
                 record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
             }
             record("attempt", fields)
             if lockedOut { record("lockout", []) }
+        case .remoteUnlock(let id, let refusal):
+            if let id { remote.insert(id) }
+            if let refusal { record("remote_unlock_refused", [("reason", .text(refusal))]) }
         case .decidedOffline(let note):
             offline[note.attemptID] = note
         case .keypadFault(let kind, let detail):

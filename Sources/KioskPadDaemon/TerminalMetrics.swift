@@ -73,6 +73,10 @@ public final class TerminalMetrics: TerminalEventSink {
         case .decidedOffline(let note):
             Metrics.Counter(label: "kioskpad_offline_decisions_total", dimensions: [("decision", note.decision)], factory: factory)
                 .increment()
+        case .remoteUnlock(_, let refusal):
+            if let refusal {
+                Metrics.Counter(label: "kioskpad_remote_unlock_refused_total", dimensions: [("reason", refusal)], factory: factory).increment()
+            }
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()
         case .wiegandFrameDropped(let reason):
@@ -98,6 +102,22 @@ public final class TerminalMetrics: TerminalEventSink {
         case .started, .stopping, .heartbeat:
             break
         }
+    }
+
+    /// The MQTT link's state changed (`connected`, `refused`, `unavailable`, `connecting`).
+    public func mqttConnection(_ state: String) {
+        Metrics.Gauge(label: "kioskpad_mqtt_connected", factory: factory).record(state == "connected" ? 1 : 0)
+        Metrics.Counter(label: "kioskpad_mqtt_state_changes_total", dimensions: [("state", state)], factory: factory).increment()
+    }
+
+    /// Events the MQTT queue dropped while the broker was away (the journal has them).
+    public func mqttEventsDropped(_ count: Int) {
+        Metrics.Counter(label: "kioskpad_mqtt_events_dropped_total", factory: factory).increment(by: count)
+    }
+
+    /// A message from the broker that was ignored, by reason.
+    public func mqttMessageIgnored(_ reason: String) {
+        Metrics.Counter(label: "kioskpad_mqtt_messages_ignored_total", dimensions: [("reason", reason)], factory: factory).increment()
     }
 
     /// The Prometheus text exposition.

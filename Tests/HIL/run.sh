@@ -36,14 +36,14 @@ done
 if [ -n "$e2e_root" ]; then
     [ -x "$release" ] || { echo "hil: --e2e-root needs --release-binary FILE (the binary deploy/install.sh installs)" >&2; exit 2; }
     release=$(cd "$(dirname "$release")" && pwd)/$(basename "$release")
-    if [ ! -f "$e2e_root/.kioskpad-e2e-root" ]; then
+    if [ ! -f "$e2e_root/.kioskpad-e2e-root.2" ]; then
         command -v debootstrap >/dev/null || { echo "hil: the deployment test needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
         echo "hil: making a Debian 12 root with systemd in $e2e_root (debootstrap)" >&2
         rm -rf "$e2e_root"
-        debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,dbus,libgpiod2,procps \
+        debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,dbus,libgpiod2,libmosquitto1,procps \
             bookworm "$e2e_root" http://deb.debian.org/debian > "$e2e_root.log" 2>&1 \
             || { tail -20 "$e2e_root.log" >&2; exit 2; }
-        touch "$e2e_root/.kioskpad-e2e-root"
+        touch "$e2e_root/.kioskpad-e2e-root.2"
     fi
     e2e_root=$(cd "$e2e_root" && pwd)
     export HIL_MEM=${HIL_MEM:-1G}
