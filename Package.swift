@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "KioskPadMQTT",
             dependencies: [
-                "KeypadCore", "KioskPadController",
+                "KeypadCore", "KioskPadController", "DurableStorage",
                 .target(name: "CMosquitto", condition: .when(platforms: [.linux], traits: ["MQTT"])),
                 .product(name: "Logging", package: "swift-log"),
             ],

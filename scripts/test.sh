@@ -11,4 +11,10 @@ apt_install_missing libqrencode4 zbar-tools
 # The MQTT tests run a real broker on loopback (mosquitto) and watch it with mosquitto_sub.
 apt_install_missing mosquitto mosquitto-clients
 swift build --build-tests
-swift test
+# The Home Assistant suites (a real mosquitto per test) run on their own, after the rest: in
+# one `swift test` beside them, 17 to 43 tests of other suites time out on a 2-core machine
+# (PostgreSQL queries: "the database did not answer within 10 s"; HTTP deadlines). The cause
+# is not found yet; each part passes on its own.
+mqtt_suites='KioskPadMQTTTests|HomeAssistantEndToEndTests'
+swift test --skip-build --skip "$mqtt_suites"
+swift test --skip-build --filter "$mqtt_suites"

@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 import KeypadCore
 import KioskPadController
@@ -190,9 +191,7 @@ public actor HomeAssistantBridge: TerminalEventSink {
 
     /// One event message (never retained), or into the queue while the broker is away.
     private func emit(_ type: String, user: String?) {
-        var fields: [String: String] = ["event_type": type]
-        if let user { fields["user"] = user }
-        let payload = HomeAssistantDiscovery.json(fields)
+        let payload = Array((#"{"event_type":"# + JSONValue.quoted(type) + (user.map { #","user":"# + JSONValue.quoted($0) } ?? "") + "}").utf8)
         if connected && queue.isEmpty && transport.publish(topic: topics.event, payload: payload, retain: false) { return }
         if queue.count >= HomeAssistantBridge.eventQueueLimit {
             queue.removeFirst()

@@ -73,7 +73,7 @@ public final class MQTTLink: MQTTTransport {
             state.withLock { $0.session = nil }
             guard let code else {
                 if let will = settings.will { session.publish(topic: will.topic, payload: Array("offline".utf8), retain: true) }
-                if session.close() { session.destroy() }
+                if await session.close() { session.destroy() }
                 return
             }
             session.destroy()

@@ -124,15 +124,19 @@ final class MosquittoSession: @unchecked Sendable {
         _ = mosquitto_subscribe(handle, nil, topic, qos)
     }
 
-    /// Disconnects cleanly (no last will) and waits up to `wait` for the loop to end, then
-    /// frees the client. True when it ended; a loop that does not end in time is left to
-    /// the process's exit rather than freed under it.
-    @discardableResult
-    func close(wait: DispatchTimeInterval = .seconds(2)) -> Bool {
+    /// Disconnects cleanly (no last will) and waits up to `wait` for the loop to end, on a
+    /// thread of its own (never blocking the task pool). True when it ended; a loop that
+    /// does not end in time is left to the process's exit rather than freed under it.
+    func close(wait: DispatchTimeInterval = .seconds(2)) async -> Bool {
         _ = mosquitto_disconnect(handle)
-        guard finished.wait(timeout: .now() + wait) == .success else { return false }
-        finished.signal()  // a second close() returns at once
-        return true
+        let finished = self.finished
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let ended = finished.wait(timeout: .now() + wait) == .success
+                if ended { finished.signal() }  // a second close() returns at once
+                continuation.resume(returning: ended)
+            }.start()
+        }
     }
 
     /// Frees the client once its loop has ended (after ``close(wait:)`` or `ended`).

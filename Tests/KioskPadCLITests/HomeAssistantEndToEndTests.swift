@@ -58,45 +58,45 @@ struct HomeAssistantEndToEndTests {
 
     /// `kioskpad simulate --display plain` with stdin kept open.
     final class Terminal: @unchecked Sendable {
-        // @unchecked: the buffers are guarded by `lock`.
-        private let process = Process()
-        private let input = Pipe()
-        private let lock = NSLock()
-        private var out = Data()
-        private var err = Data()
+        // @unchecked: the buffers are locked; `child` is only started, written to and ended.
+        private let child: SpawnedChild
+        private let out = Buffer()
+        private let err = Buffer()
+
+        /// Filled by a reader thread, which holds it and the child, never the terminal.
+        final class Buffer: @unchecked Sendable {
+            // @unchecked: `data` is guarded by `lock`.
+            let lock = NSLock()
+            var data = Data()
+            var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        }
 
         init(config: String) throws {
-            process.executableURL = CLI.binary
-            process.arguments = ["simulate", "--config", config, "--display", "plain"]
-            let output = Pipe(), errors = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            collect(output.fileHandleForReading) { [unowned self] in out.append($0) }
-            collect(errors.fileHandleForReading) { [unowned self] in err.append($0) }
+            child = try SpawnedChild(
+                [CLI.binary.path, "simulate", "--config", config, "--display", "plain"], stdin: .pipe, stdout: .pipe, stderr: .pipe)
+            for (descriptor, buffer) in [(child.output, out), (child.errors, err)] {
+                guard let descriptor else { continue }
+                let child = self.child
+                Thread {
+                    var bytes = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let count = read(descriptor, &bytes, bytes.count)
+                        if count > 0 {
+                            buffer.lock.withLock { buffer.data.append(contentsOf: bytes[0..<count]) }
+                        } else if count == 0 || errno != EINTR {
+                            break
+                        }
+                    }
+                    _ = child  // the descriptors stay open until this reader is done
+                }.start()
+            }
         }
 
-        private func collect(_ handle: FileHandle, into append: @escaping @Sendable (Data) -> Void) {
-            Thread { [lock] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.lock()
-                    append(chunk)
-                    lock.unlock()
-                }
-            }.start()
-        }
+        func type(_ keys: String) { child.write(keys) }
 
-        func type(_ keys: String) { input.fileHandleForWriting.write(Data(keys.utf8)) }
+        var stdout: String { out.text }
+        var stderr: String { err.text }
 
-        var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
-        var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
-
-        func kill() {
-            if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-            for _ in 0..<200 where process.isRunning { usleep(10_000) }
-        }
+        func kill() { child.terminate(SIGKILL) }
     }
 }

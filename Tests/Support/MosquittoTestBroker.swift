@@ -9,7 +9,7 @@ import Glibc
 /// reconnects; it keeps its ports. Everything that waits does so on a thread of its own
 /// (``onOwnThread(_:)``), never on the concurrency pool the code under test needs.
 public final class MosquittoTestBroker: @unchecked Sendable {
-    // @unchecked: `process` is touched only by the test that owns the broker, one call at a time.
+    // @unchecked: `broker` is touched only by the test that owns the broker, one call at a time.
     public let directory: URL
     public let port: Int
     public let tlsPort: Int
@@ -17,7 +17,7 @@ public final class MosquittoTestBroker: @unchecked Sendable {
     public let password = "broker-pass-\(UInt32.random(in: 1000...9999))"
     public var caFile: String { directory.appendingPathComponent("ca.crt").path }
     public var passwordFile: String { directory.appendingPathComponent("client.password").path }
-    private var process: Process?
+    private var broker: SpawnedChild?
 
     /// Makes the CA and certificates, writes the config and starts the broker.
     public static func started() async throws -> MosquittoTestBroker {
@@ -63,13 +63,7 @@ public final class MosquittoTestBroker: @unchecked Sendable {
     }
 
     private func startWaiting() throws {
-        let broker = Process()
-        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        broker.arguments = ["-c", path("mosquitto.conf")]
-        broker.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        broker.standardError = try FileHandle(forWritingTo: logFile())
-        try broker.run()
-        process = broker
+        broker = try SpawnedChild(["/usr/sbin/mosquitto", "-c", path("mosquitto.conf")], stderr: .file(path("broker.log")))
         for _ in 0..<500 {
             if MosquittoTestBroker.accepts(port) && MosquittoTestBroker.accepts(tlsPort) { return }
             usleep(10_000)
@@ -79,13 +73,12 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     /// Stops the broker (its clients see the connection drop).
     public func stop() {
-        guard let process else { return }
-        self.process = nil
-        MosquittoTestBroker.end(process)
+        broker?.terminate()
+        broker = nil
     }
 
     /// What the broker logged.
-    public var log: String { (try? String(contentsOf: logFile(), encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: path("broker.log"), encoding: .utf8)) ?? "" }
 
     /// One message as `mosquitto_sub` saw it.
     public struct Message: Sendable, Equatable {
@@ -116,40 +109,43 @@ public final class MosquittoTestBroker: @unchecked Sendable {
         ["-h", "127.0.0.1", "-p", "\(port)", "-u", username, "-P", password, "-q", "1", "-v", "-F", "%r\t%t\t%p", "-t", topic]
     }
 
-    /// A background `mosquitto_sub`.
+    /// A background `mosquitto_sub`, ended when the watcher goes away.
     public final class Watcher: @unchecked Sendable {
-        // @unchecked: `buffer` is guarded by `lock`.
-        private let process = Process()
-        private let lock = NSLock()
-        private var buffer = Data()
+        // @unchecked: `received` is a locked buffer; `child` is only started and ended.
+        private let child: SpawnedChild
+        private let received = Received()
+
+        /// What the reader thread appends to; the thread holds this and the child, never
+        /// the watcher, so the watcher's deinit runs and ends the subscriber.
+        private final class Received: @unchecked Sendable {
+            // @unchecked: `data` is guarded by `lock`.
+            let lock = NSLock()
+            var data = Data()
+        }
 
         init(arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            try process.run()
-            let handle = output.fileHandleForReading
-            Thread { [self] in
+            child = try SpawnedChild(["/usr/bin/mosquitto_sub"] + arguments, stdout: .pipe)
+            let (child, received) = (self.child, self.received)
+            Thread {
+                guard let output = child.output else { return }
+                var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.lock()
-                    buffer.append(chunk)
-                    lock.unlock()
+                    let count = read(output, &buffer, buffer.count)
+                    if count > 0 {
+                        received.lock.withLock { received.data.append(contentsOf: buffer[0..<count]) }
+                    } else if count == 0 || errno != EINTR {
+                        break
+                    }
                 }
             }.start()
             usleep(200_000)  // subscribed before the test goes on
         }
 
-        deinit { stop() }
+        deinit { child.terminate() }
 
         /// Every complete message so far.
         public var messages: [Message] {
-            lock.lock()
-            defer { lock.unlock() }
-            return MosquittoTestBroker.parse(String(decoding: buffer, as: UTF8.self))
+            MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) })
         }
 
         public func messages(on topic: String) -> [Message] { messages.filter { $0.topic == topic } }
@@ -162,23 +158,6 @@ public final class MosquittoTestBroker: @unchecked Sendable {
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return condition(messages)
-        }
-
-        public func stop() {
-            MosquittoTestBroker.end(process)
-        }
-    }
-
-    /// SIGTERM, then SIGKILL after 3 s; polls rather than `waitUntilExit()`, which can spin
-    /// forever once the process has begun to exit.
-    static func end(_ process: Process) {
-        let pid = process.processIdentifier
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        for attempt in 0..<500 {
-            if !process.isRunning || kill(pid, 0) != 0 { return }
-            if attempt == 300 { kill(pid, SIGKILL) }
-            usleep(10_000)
         }
     }
 
@@ -202,27 +181,13 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    private func logFile() throws -> URL {
-        let url = directory.appendingPathComponent("broker.log")
-        if !FileManager.default.fileExists(atPath: url.path) { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        return url
-    }
-
     @discardableResult
     private func run(_ tool: String, _ arguments: [String], allowFailure: Bool = false) throws -> String {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: tool)
-        child.arguments = arguments
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try child.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        if child.terminationStatus != 0 && !allowFailure {
-            throw BrokerError(message: "\(tool) \(arguments.first ?? "") exited \(child.terminationStatus)")
+        let (status, output) = try SpawnedChild.run([tool] + arguments)
+        if status != 0 && !allowFailure {
+            throw BrokerError(message: "\(tool) \(arguments.first ?? "") exited \(status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return output
     }
 
     static func accepts(_ port: Int) -> Bool {

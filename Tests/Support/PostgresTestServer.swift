@@ -91,10 +91,8 @@ public final class PostgresTestServer: @unchecked Sendable {
     @discardableResult
     private func run(_ tool: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
         let command = asPostgres && asServerUser ? ["/sbin/runuser", "-u", "postgres", "--", tool] + arguments : [tool] + arguments
-        // Through bash (dash takes one-digit descriptors only), which first closes every descriptor above 2: nothing of the test
-        // process (its servers' sockets) may live on in the database server.
-        let closeAndRun = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec \"$@\""
-        let argv = ["/bin/bash", "-c", closeAndRun, "bash"] + command
+        // Nothing of the test process (its servers' sockets) may live on in the database server.
+        let argv = ClosingDescriptors.argv(command)
         let log = directory.appendingPathComponent("commands.log").path
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw Unavailable(description: "pipe: errno \(errno)") }
