@@ -125,10 +125,15 @@ public actor HomeAssistantBridge: TerminalEventSink {
 
     private func publishStates() {
         send(topics.keypadProblem, keypadOK ? "OFF" : "ON", retain: true)
-        send(topics.lock, locked ? "LOCKED" : "UNLOCKED", retain: true)
+        publishLock()
         if let door { send(topics.door, door ? "ON" : "OFF", retain: true) }
         if let tamper { send(topics.tamper, tamper ? "ON" : "OFF", retain: true) }
         if let lastUser { send(topics.lastUser, lastUser, retain: true) }
+    }
+
+    /// The lock entity's state, from the relay.
+    private func publishLock() {
+        send(topics.lock, locked ? "LOCKED" : "UNLOCKED", retain: true)
     }
 
     @discardableResult
@@ -159,7 +164,7 @@ public actor HomeAssistantBridge: TerminalEventSink {
             if let id { remoteAttempts.insert(id) }
         case .door(let unlocked, _):
             locked = !unlocked
-            send(topics.lock, locked ? "LOCKED" : "UNLOCKED", retain: true)
+            publishLock()
         case .doorInput(let input):
             switch input {
             case .opened: setDoor(true)
@@ -223,7 +228,7 @@ public actor HomeAssistantBridge: TerminalEventSink {
         switch command.action {
         case .lock:
             // The door locks by itself; say how it is.
-            send(topics.lock, locked ? "LOCKED" : "UNLOCKED", retain: true)
+            publishLock()
         case .open, .unlock:
             guard discovery.features.remoteUnlock else { return refuse("off") }
             guard let code = command.code else { return refuse("no_code") }

@@ -78,15 +78,7 @@ struct HomeAssistantEndToEndTests {
                 guard let descriptor else { continue }
                 let child = self.child
                 Thread {
-                    var bytes = [UInt8](repeating: 0, count: 4096)
-                    while true {
-                        let count = read(descriptor, &bytes, bytes.count)
-                        if count > 0 {
-                            buffer.lock.withLock { buffer.data.append(contentsOf: bytes[0..<count]) }
-                        } else if count == 0 || errno != EINTR {
-                            break
-                        }
-                    }
+                    SpawnedChild.read(descriptor) { chunk in buffer.lock.withLock { buffer.data.append(contentsOf: chunk) } }
                     _ = child  // the descriptors stay open until this reader is done
                 }.start()
             }

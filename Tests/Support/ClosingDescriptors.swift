@@ -13,11 +13,4 @@ public enum ClosingDescriptors {
     public static func argv(_ command: [String]) -> [String] {
         ["/bin/bash", "-c", script, "bash"] + command
     }
-
-    /// Points `process` at bash running `tool` with `arguments` this way.
-    public static func configure(_ process: Process, tool: String, arguments: [String]) {
-        let argv = argv([tool] + arguments)
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-    }
 }

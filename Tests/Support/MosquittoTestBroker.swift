@@ -128,15 +128,7 @@ public final class MosquittoTestBroker: @unchecked Sendable {
             let (child, received) = (self.child, self.received)
             Thread {
                 guard let output = child.output else { return }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = read(output, &buffer, buffer.count)
-                    if count > 0 {
-                        received.lock.withLock { received.data.append(contentsOf: buffer[0..<count]) }
-                    } else if count == 0 || errno != EINTR {
-                        break
-                    }
-                }
+                SpawnedChild.read(output) { chunk in received.lock.withLock { received.data.append(contentsOf: chunk) } }
             }.start()
             usleep(200_000)  // subscribed before the test goes on
         }

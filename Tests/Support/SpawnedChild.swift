@@ -78,12 +78,17 @@ public final class SpawnedChild: @unchecked Sendable {
     public func readOutput() -> String {
         guard let output else { return "" }
         var data: [UInt8] = []
+        SpawnedChild.read(output) { data += $0 }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Reads `descriptor` to its end (or an error), handing each chunk to `chunk`.
+    public static func read(_ descriptor: Int32, chunk: (ArraySlice<UInt8>) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(output, &buffer, buffer.count)
-            if count > 0 { data += buffer[0..<count] } else if count == 0 || errno != EINTR { break }
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            if count > 0 { chunk(buffer[0..<count]) } else if count == 0 || errno != EINTR { break }
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Writes to stdin.
