@@ -36,6 +36,8 @@ let package = Package(
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
         .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
         .library(name: "KioskPadDaemon", targets: ["KioskPadDaemon"]),
+        // For Benchmarks/: a grant's way to Home Assistant (bridge, link, broker, subscriber).
+        .library(name: "KioskPadMQTT", targets: ["KioskPadMQTT", "KioskPadController"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
     // builds simulated mode without it.
@@ -99,11 +101,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Eclipse Mosquitto's MQTT client library from the system (Debian 12: 2.0.11).
-        .systemLibrary(
-            name: "CMosquitto", pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
+        // Eclipse Mosquitto's MQTT client library (Debian 12: 2.0.11), loaded at run time only
+        // when `mqtt:` is configured; its header (libmosquitto-dev) is needed to build.
+        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // A terminal in Home Assistant: the broker link (libmosquitto's loop on a thread of
         // ours, rebuilt when it ends), discovery, states, events and remote unlock.
         .target(

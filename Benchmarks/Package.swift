@@ -97,6 +97,19 @@ let package = Package(
             path: "Benchmarks/CredentialReplicas",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A grant's way to Home Assistant: bridge, libmosquitto, a mosquitto broker on loopback
+        // (Debian's mosquitto, started by the benchmark) and a subscriber.
+        .executableTarget(
+            name: "HomeAssistantEvents",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KioskPadMQTT", package: "KioskPad"),
+                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HomeAssistantEvents",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The PostgreSQL benchmarks need Debian's postgresql (server programs): each starts its own.
         .executableTarget(
             name: "VerifierThroughput",

@@ -12,7 +12,9 @@
 # kioskpad.service (the door) and kioskpad-verifier.service (the site server, off until
 # enabled), sysusers, the udev rule, /etc/kioskpad/kioskpad.yaml and
 # /etc/kioskpad-verifier/verifier.yaml as conffiles, docs, a man page per command and bash
-# and zsh completions. Depends: comes from dpkg-shlibdeps on the binary.
+# and zsh completions. Depends: comes from dpkg-shlibdeps on the binary. Suggests: names the
+# libraries it loads only when configured: libmosquitto1 (`mqtt:`), libqrencode4 (the console's
+# TOTP QR codes).
 #
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
@@ -168,7 +170,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $installed_kb
 Depends: $shlibs, systemd, passwd, udev
-Suggests: kioskpad-dbgsym
+Suggests: kioskpad-dbgsym, libmosquitto1 (>= 2.0), libqrencode4
 Section: admin
 Priority: optional
 Description: door and kiosk PIN terminal for a matrix keypad and a text display

@@ -13,15 +13,14 @@ public struct MQTTParts: Sendable {
     public let bridge: HomeAssistantBridge
 
     /// The link and bridge for `configuration` (nil without `mqtt:`); throws a
-    /// ``KeyedError`` for a password that cannot be read or a build without MQTT.
+    /// ``KeyedError`` for a password that cannot be read, a build without MQTT or a
+    /// missing libmosquitto.
     static func make(
         _ configuration: KioskPadConfiguration, doorInputs: Bool, metrics: TerminalMetrics, bus: TerminalEventBus, logger: Logger
     ) throws -> MQTTParts? {
         guard let mqtt = configuration.daemon.mqtt else { return nil }
-        guard MQTTLink.isAvailable else {
-            throw KeyedError(
-                key: "mqtt", message: "this kioskpad was built without MQTT",
-                fix: "install libmosquitto-dev and build with the default traits (the MQTT trait)")
+        if let reason = MQTTLink.unavailableReason() {
+            throw KeyedError(key: "mqtt", message: reason)
         }
         var password: String?
         if let source = mqtt.password {

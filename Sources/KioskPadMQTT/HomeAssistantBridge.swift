@@ -86,6 +86,9 @@ public actor HomeAssistantBridge: TerminalEventSink {
     /// Events waiting for the broker now.
     public var queuedEvents: Int { queue.count }
 
+    /// The payload bytes of the events waiting now (each queued event is one payload).
+    public var queuedBytes: Int { queue.reduce(0) { $0 + $1.count } }
+
     /// Reads the link's reports until cancelled.
     public func run() async {
         for await input in inbox {

@@ -11,12 +11,16 @@ import Synchronization
 /// `changed`; nothing here waits on the network for a caller: ``publish(topic:payload:retain:)``
 /// only queues.
 public final class MQTTLink: MQTTTransport {
-    /// Whether this build has libmosquitto (the MQTT trait).
-    #if canImport(CMosquitto)
-    public static let isAvailable = true
-    #else
-    public static let isAvailable = false
-    #endif
+    /// Why this process cannot use MQTT, or nil when it can: the build lacks the MQTT trait,
+    /// or libmosquitto.so.1 (loaded here, on first use, never by a door without `mqtt:`)
+    /// is missing. The text says what to install.
+    public static func unavailableReason() -> String? {
+        #if canImport(CMosquitto)
+        return MosquittoSession.loadLibrary()
+        #else
+        return "this kioskpad was built without MQTT; install libmosquitto-dev and build with the default traits (the MQTT trait)"
+        #endif
+    }
 
     /// How long a first connection may take before the broker counts as unavailable.
     public static let answerLimit: Duration = .seconds(5)
@@ -55,6 +59,10 @@ public final class MQTTLink: MQTTTransport {
     /// last will's topic (so a clean stop says what a crash would) and disconnects.
     public func run() async {
         #if canImport(CMosquitto)
+        if let reason = MQTTLink.unavailableReason() {
+            change(to: .unavailable(reason: reason))
+            return
+        }
         var backoff: Duration = .seconds(1)
         while !Task.isCancelled {
             let (ends, ended) = AsyncStream.makeStream(of: Int32.self)

@@ -30,7 +30,13 @@ final class MosquittoSession: @unchecked Sendable {
         init(_ callbacks: Callbacks) { self.callbacks = callbacks }
     }
 
-    private static let library: Void = { _ = mosquitto_lib_init() }()
+    /// Loads libmosquitto (once per process); nil when it is ready, else why it is not and
+    /// what to install. A session may be made only after this returned nil.
+    static func loadLibrary() -> String? {
+        var error = [CChar](repeating: 0, count: 256)
+        guard kp_mosquitto_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     private let handle: OpaquePointer
     private let box: Box
@@ -40,47 +46,46 @@ final class MosquittoSession: @unchecked Sendable {
     /// Sets up a client (login, TLS, last will); throws ``MQTTSetupError`` naming what the
     /// library refused (an unreadable CA file, say).
     init(settings: MQTTLinkSettings, callbacks: Callbacks) throws {
-        _ = MosquittoSession.library
         self.settings = settings
         box = Box(callbacks)
-        guard let handle = mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(box).toOpaque()) else {
+        guard let handle = kp_mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(box).toOpaque()) else {
             throw MQTTSetupError(step: "mosquitto_new", message: String(cString: strerror(errno)))
         }
         self.handle = handle
         do {
             try configure()
         } catch {
-            mosquitto_destroy(handle)
+            kp_mosquitto_destroy(handle)
             throw error
         }
     }
 
     private func configure() throws {
-        _ = mosquitto_threaded_set(handle, true)
-        try check("protocol version", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
-        try check("reconnect delay", mosquitto_reconnect_delay_set(handle, 1, 30, true))
+        _ = kp_mosquitto_threaded_set(handle, true)
+        try check("protocol version", kp_mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
+        try check("reconnect delay", kp_mosquitto_reconnect_delay_set(handle, 1, 30, true))
         if let will = settings.will {
             let bytes = Array(will.payload.utf8)
-            try check("last will", mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, true))
+            try check("last will", kp_mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, true))
         }
         if let username = settings.username {
-            try check("username and password", mosquitto_username_pw_set(handle, username, settings.password))
+            try check("username and password", kp_mosquitto_username_pw_set(handle, username, settings.password))
         }
         if settings.tls {
             if settings.caFile == nil {
-                try check("system CAs", mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1))
+                try check("system CAs", kp_mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1))
             }
             try check(
                 "TLS files (ca_file, client_cert_file, client_key_file)",
-                mosquitto_tls_set(handle, settings.caFile, nil, settings.clientCertificate, settings.clientKey, nil))
+                kp_mosquitto_tls_set(handle, settings.caFile, nil, settings.clientCertificate, settings.clientKey))
         }
-        mosquitto_connect_callback_set(handle) { _, context, code in
+        kp_mosquitto_connect_callback_set(handle) { _, context, code in
             MosquittoSession.box(context)?.callbacks.connected(code)
         }
-        mosquitto_disconnect_callback_set(handle) { _, context, code in
+        kp_mosquitto_disconnect_callback_set(handle) { _, context, code in
             MosquittoSession.box(context)?.callbacks.disconnected(code)
         }
-        mosquitto_message_callback_set(handle) { _, context, message in
+        kp_mosquitto_message_callback_set(handle) { _, context, message in
             guard let message, let box = MosquittoSession.box(context) else { return }
             let topic = message.pointee.topic.map { String(cString: $0) } ?? ""
             let count = Int(max(message.pointee.payloadlen, 0))
@@ -102,9 +107,9 @@ final class MosquittoSession: @unchecked Sendable {
     /// Starts connecting and the loop thread. The first connection attempt's failure is not
     /// an error here: the loop retries, and the callbacks say how it goes.
     func start() {
-        _ = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        _ = kp_mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
         let thread = Thread { [self] in
-            let code = mosquitto_loop_forever(handle, 1000, 1)
+            let code = kp_mosquitto_loop_forever(handle, 1000, 1)
             finished.signal()
             box.callbacks.ended(code)
         }
@@ -116,19 +121,19 @@ final class MosquittoSession: @unchecked Sendable {
     @discardableResult
     func publish(topic: String, payload: [UInt8], retain: Bool, qos: Int32 = 1) -> Bool {
         payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain) == MOSQ_ERR_SUCCESS.rawValue
+            kp_mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain) == MOSQ_ERR_SUCCESS.rawValue
         }
     }
 
     func subscribe(_ topic: String, qos: Int32 = 1) {
-        _ = mosquitto_subscribe(handle, nil, topic, qos)
+        _ = kp_mosquitto_subscribe(handle, nil, topic, qos)
     }
 
     /// Disconnects cleanly (no last will) and waits up to `wait` for the loop to end, on a
     /// thread of its own (never blocking the task pool). True when it ended; a loop that
     /// does not end in time is left to the process's exit rather than freed under it.
     func close(wait: DispatchTimeInterval = .seconds(2)) async -> Bool {
-        _ = mosquitto_disconnect(handle)
+        _ = kp_mosquitto_disconnect(handle)
         let finished = self.finished
         return await withCheckedContinuation { continuation in
             Thread {
@@ -141,18 +146,18 @@ final class MosquittoSession: @unchecked Sendable {
 
     /// Frees the client once its loop has ended (after ``close(wait:)`` or `ended`).
     func destroy() {
-        mosquitto_destroy(handle)
+        kp_mosquitto_destroy(handle)
     }
 
     /// libmosquitto's words for an error code (`MOSQ_ERR_*`).
     static func describe(_ code: Int32) -> String {
         if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
-        return String(cString: mosquitto_strerror(code))
+        return String(cString: kp_mosquitto_strerror(code))
     }
 
     /// libmosquitto's words for a CONNACK return code.
     static func describeRefusal(_ code: Int32) -> String {
-        String(cString: mosquitto_connack_string(code))
+        String(cString: kp_mosquitto_connack_string(code))
     }
 }
 #endif

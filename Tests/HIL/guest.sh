@@ -467,6 +467,56 @@ if grep -c '"type":"attempt"' $W/state-door/journal.jsonl | grep -qx 2 && ! grep
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state-door/journal.jsonl $W/door.out | grep -q -e 2468 -e 2469; then fail "a PIN appears in the door journal or output"; else pass "no typed PIN in the door journal or output"; fi
 cp $W/state-door/journal.jsonl $OUT/door-journal.jsonl 2>/dev/null
 
+# ---- 9k2. Home Assistant over MQTT (issue 31): the door contact moves the door sensor; a ----
+# remote unlock with the right code pulses the relay, a wrong or a retained one does not.
+# mosquitto and mosquitto_sub come from the host (scripts/test.sh installs them).
+if command -v mosquitto >/dev/null && command -v mosquitto_sub >/dev/null; then
+    MQP=18830; T=kioskpad/hil-door
+    ip link set lo up   # the guest boots with loopback down
+    mosquitto -p $MQP > $W/mosquitto.log 2>&1 &   # mosquitto 2 without a config: loopback only
+    MQ=$!
+    i=0; while ! mosquitto_pub -p $MQP -t probe -n 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    sed "s|^state_dir: .*|state_dir: $W/state-mqtt|" $W/door.yaml > $W/mqtt.yaml
+    printf 'mqtt:\n  url: mqtt://127.0.0.1:%s\n  remote_unlock: true\n' $MQP >> $W/mqtt.yaml
+    mosquitto_sub -p $MQP -v -t "$T/#" > $W/mqtt-sub.log 2>&1 &
+    SUB=$!
+    # A command retained before the terminal starts must open nothing.
+    mosquitto_pub -p $MQP -r -t $T/lock/set -m '{"action":"OPEN","code":"2468"}'
+    rm -rf $W/state-mqtt
+    watch_relay $W/mqtt-relay.log
+    run_door $W/mqtt.yaml $W/mqtt.out
+    pin_level 2 pull-down; pin_level 4 pull-down   # door and case closed (after the request sets its bias)
+    wait_for $W/mqtt.out 'mqtt connected'; sleep 1
+    ever_on $W/mqtt-relay.log && retained=on || retained=off
+    mosquitto_pub -p $MQP -r -n -t $T/lock/set
+    # The door opens with no grant (forced) and closes.
+    pin_level 2 pull-up; sleep 0.5; pin_level 2 pull-down; sleep 0.5
+    # A wrong remote code, then the right one.
+    mosquitto_pub -p $MQP -t $T/lock/set -m '{"action":"OPEN","code":"1357"}'
+    wait_for $W/mqtt.out 'Access denied'; sleep 0.5
+    ever_on $W/mqtt-relay.log && wrong=on || wrong=off
+    mosquitto_pub -p $MQP -t $T/lock/set -m '{"action":"OPEN","code":"2468"}'
+    wait_for $W/mqtt.out 'Access granted'; sleep 0.3
+    right=$(cat $DSIM/sim_gpio0/value)
+    sleep 2.5
+    after=$(cat $DSIM/sim_gpio0/value)
+    kill -TERM $RUN; wait $RUN; rc=$?; kill $WATCH; sleep 0.5
+    kill $SUB $MQ; wait $SUB $MQ 2>/dev/null
+    cp $W/mqtt-sub.log $OUT/mqtt-sub.log
+    check "mqtt: daemon exit code" 0 $rc
+    check "mqtt: a command retained before the start opens nothing" off $retained
+    if grep -q '"type":"remote_unlock_refused".*"reason":"retained"' $W/state-mqtt/journal.jsonl; then pass "mqtt: the retained command is journaled as refused"; else fail "mqtt: no retained refusal in $(cat $W/state-mqtt/journal.jsonl)"; fi
+    if grep -q "^$T/door ON" $W/mqtt-sub.log && grep -q "^$T/door OFF" $W/mqtt-sub.log && grep -q "^$T/event {\"event_type\":\"forced_open\"}" $W/mqtt-sub.log; then pass "mqtt: the HIL door contact moves the door sensor (ON, OFF) and sends forced_open"; else fail "mqtt door: $(grep -e "/door " -e /event $W/mqtt-sub.log | tr '\n' ' ')"; fi
+    check "mqtt: a wrong remote code: relay never on" off $wrong
+    check "mqtt: the right remote code pulses the relay (on, then off after unlock_s)" "1 0" "$right $after"
+    if grep -q "^$T/event {\"event_type\":\"remote_unlock\",\"user\":\"hil\"}" $W/mqtt-sub.log && grep -q "^$T/lock UNLOCKED" $W/mqtt-sub.log; then pass "mqtt: remote_unlock event with the user, lock UNLOCKED"; else fail "mqtt events: $(grep -e /event -e '/lock ' $W/mqtt-sub.log | tr '\n' ' ')"; fi
+    check "mqtt: a clean stop leaves offline" offline "$(sed -n "s|^$T/status ||p" $W/mqtt-sub.log | tail -1)"
+    check "mqtt: both remote attempts journaled with remote: true" 2 "$(grep -c '"remote":true' $W/state-mqtt/journal.jsonl)"
+    if grep -v "^$T/lock/set " $W/mqtt-sub.log | cat - $W/state-mqtt/journal.jsonl $W/mqtt.out | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' | grep -q -e 2468 -e 1357; then fail "mqtt: a code appears in what the terminal published, logged or journaled"; else pass "mqtt: no code in what the terminal published, logged or journaled"; fi
+else
+    fail "mqtt: mosquitto and mosquitto_sub are not installed on the host (scripts/test.sh installs them)"
+fi
+
 # ---- 9l. SIGHUP reloads the users file and texts; a broken file is refused ---------------
 cp $USERS $W/users-reload
 relay_config $W/reload.yaml "  kind: local

@@ -28,6 +28,8 @@ struct HomeAssistantEndToEndTests {
         defer { terminal.kill() }
         #expect(await watcher.wait { $0.contains { $0.topic == "kioskpad/e2e-door/status" && $0.payload == "online" } }, "\(terminal.stderr)")
 
+        #expect(try mappedLibraries(terminal).contains { $0.hasPrefix("libmosquitto.so") })
+
         terminal.type("1234")
         #expect(await watcher.wait { events($0).count == 1 })
         try await broker.publish("kioskpad/e2e-door/lock/set", #"{"action":"OPEN","code":"1234"}"#)
@@ -50,6 +52,40 @@ struct HomeAssistantEndToEndTests {
         for text in published + [journal, terminal.stderr, terminal.stdout.replacingOccurrences(of: "demo PIN: 1234", with: "")] {
             #expect(!text.contains("1234") && !text.contains("4821"))
         }
+    }
+
+    @Test("a terminal without mqtt: never loads libmosquitto, nor the OpenSSL it links")
+    func noMQTTNoLibrary() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-nomqtt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("terminal.yaml")
+        try "terminal_id: plain-door\nstate_dir: \(directory.path)/state\nverifier: {kind: demo}\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let terminal = try Terminal(config: config.path)
+        defer { terminal.kill() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !terminal.stdout.contains("demo PIN"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        terminal.type("1234")
+        while !terminal.stdout.contains("Access granted"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(terminal.stdout.contains("Access granted"), "\(terminal.stderr)")
+        let libraries = try mappedLibraries(terminal)
+        #expect(libraries.contains("libgpiod.so.2") || libraries.contains("libswiftCore.so"), "\(libraries)")
+        #expect(!libraries.contains { $0.hasPrefix("libmosquitto") || $0.hasPrefix("libssl") || $0.hasPrefix("libcrypto") }, "\(libraries)")
+    }
+
+    /// The file names of the shared objects a running terminal has mapped (/proc/PID/maps).
+    private func mappedLibraries(_ terminal: Terminal) throws -> Set<String> {
+        // Read to the end by read(2): /proc files report size 0, which Foundation trusts.
+        let descriptor = open("/proc/\(terminal.pid)/maps", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoPermission) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        SpawnedChild.read(descriptor) { bytes.append(contentsOf: $0) }
+        let maps = String(decoding: bytes, as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { $0.hasPrefix("/") ? String($0.split(separator: "/").last!) : nil }
+        })
     }
 
     private func events(_ messages: [MosquittoTestBroker.Message]) -> [String] {
@@ -85,6 +121,8 @@ struct HomeAssistantEndToEndTests {
         }
 
         func type(_ keys: String) { child.write(keys) }
+
+        var pid: pid_t { child.pid }
 
         var stdout: String { out.text }
         var stderr: String { err.text }
