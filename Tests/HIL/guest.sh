@@ -467,8 +467,9 @@ if grep -c '"type":"attempt"' $W/state-door/journal.jsonl | grep -qx 2 && ! grep
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state-door/journal.jsonl $W/door.out | grep -q -e 2468 -e 2469; then fail "a PIN appears in the door journal or output"; else pass "no typed PIN in the door journal or output"; fi
 cp $W/state-door/journal.jsonl $OUT/door-journal.jsonl 2>/dev/null
 
-# ---- 9k2. Home Assistant over MQTT (issue 31): the door contact moves the door sensor; a ----
-# remote unlock with the right code pulses the relay, a wrong or a retained one does not.
+# ---- 9k2. Home Assistant over MQTT (issue 31): the door contact moves the door sensor and ---
+# sends forced_open and held_open; a remote unlock with the right code pulses the relay, a
+# wrong or a retained one does not.
 # mosquitto and mosquitto_sub come from the host (scripts/test.sh installs them).
 if command -v mosquitto >/dev/null && command -v mosquitto_sub >/dev/null; then
     MQP=18830; T=kioskpad/hil-door
@@ -500,6 +501,11 @@ if command -v mosquitto >/dev/null && command -v mosquitto_sub >/dev/null; then
     right=$(cat $DSIM/sim_gpio0/value)
     sleep 2.5
     after=$(cat $DSIM/sim_gpio0/value)
+    # A typed grant, then the door held open past held_open_s (2 s), then closed.
+    grants=$(grep -c 'Access granted' $W/mqtt.out)
+    type_pin 2468
+    i=0; while [ $(grep -c 'Access granted' $W/mqtt.out) -le $grants ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+    pin_level 2 pull-up; sleep 3; pin_level 2 pull-down; sleep 0.5
     kill -TERM $RUN; wait $RUN; rc=$?; kill $WATCH; sleep 0.5
     kill $SUB $MQ; wait $SUB $MQ 2>/dev/null
     cp $W/mqtt-sub.log $OUT/mqtt-sub.log
@@ -510,6 +516,7 @@ if command -v mosquitto >/dev/null && command -v mosquitto_sub >/dev/null; then
     check "mqtt: a wrong remote code: relay never on" off $wrong
     check "mqtt: the right remote code pulses the relay (on, then off after unlock_s)" "1 0" "$right $after"
     if grep -q "^$T/event {\"event_type\":\"remote_unlock\",\"user\":\"hil\"}" $W/mqtt-sub.log && grep -q "^$T/lock UNLOCKED" $W/mqtt-sub.log; then pass "mqtt: remote_unlock event with the user, lock UNLOCKED"; else fail "mqtt events: $(grep -e /event -e '/lock ' $W/mqtt-sub.log | tr '\n' ' ')"; fi
+    if grep -q "^$T/event {\"event_type\":\"granted\",\"user\":\"hil\"}" $W/mqtt-sub.log && grep -q "^$T/event {\"event_type\":\"held_open\"}" $W/mqtt-sub.log; then pass "mqtt: a typed grant, then the door held open past held_open_s: granted and held_open events"; else fail "mqtt held: $(grep /event $W/mqtt-sub.log | tr '\n' ' ')"; fi
     check "mqtt: a clean stop leaves offline" offline "$(sed -n "s|^$T/status ||p" $W/mqtt-sub.log | tail -1)"
     check "mqtt: both remote attempts journaled with remote: true" 2 "$(grep -c '"remote":true' $W/state-mqtt/journal.jsonl)"
     if grep -v "^$T/lock/set " $W/mqtt-sub.log | cat - $W/state-mqtt/journal.jsonl $W/mqtt.out | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' | grep -q -e 2468 -e 1357; then fail "mqtt: a code appears in what the terminal published, logged or journaled"; else pass "mqtt: no code in what the terminal published, logged or journaled"; fi
