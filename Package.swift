@@ -15,11 +15,20 @@ let leanExecutable: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux])),
 ]
 
+/// Release builds of `name` put the functions a start runs (scripts/link-order/NAME.order,
+/// written by scripts/link-order.sh) next to each other at the front of the code, so a door at
+/// ready maps a few MB of it instead of pages scattered over all of it (README, "Footprint").
+/// A function the file names that the program lacks is skipped, silently.
+func startupCodeFirst(_ name: String) -> [LinkerSetting] {
+    [.unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release))]
+}
+
 let package = Package(
     name: "KioskPad",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "kioskpad", targets: ["KioskPadCLI"]),
+        .executable(name: "kioskpad-verifier", targets: ["KioskPadVerifierCLI"]),
         .library(name: "KeypadCore", targets: ["KeypadCore"]),
         .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
         .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
@@ -293,19 +302,38 @@ let package = Package(
         // The process's task and main-actor executors: a fixed thread pool whose idle threads
         // wake for nothing (libdispatch's pool, the runtime's default on Linux, wakes every second).
         .target(name: "KioskPadExecutors", dependencies: ["KeypadCore"], swiftSettings: strict),
-        // The `kioskpad` command line: parses arguments, asks the assembly for parts, runs them.
+        // What both executables' commands share: the entry point and its exit codes, log lines
+        // for journald, reading a PIN or password from stdin, waiting for a signal.
+        .target(
+            name: "KioskPadCommandLine",
+            dependencies: [
+                "KeypadCore", "KioskPadConfig", "KioskPadExecutors", "KeypadDisplay", "TerminalIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // `kioskpad`, the door terminal: parses arguments, asks the assembly for parts, runs
+        // them. No server, SQL or console code: `kioskpad verifier ...` runs `kioskpad-verifier`.
         .executableTarget(
             name: "KioskPadCLI",
             dependencies: [
-                "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "KeypadOfflineReplica",
-                "KioskPadVerifierServer", "KioskPadVerifierAssembly", "KioskPadConsole", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
-                "VerifierEndpoint", "KioskPadDaemon", "KeypadHAL", "DurableStorage",
-                "KeypadDisplay", "TerminalIO", "KioskPadExecutors",
+                "KioskPadCommandLine", "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
+                "KeypadOfflineReplica", "VerifierEndpoint", "KioskPadDaemon", "DurableStorage", "KeypadHAL", "KeypadDisplay", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict,
+            linkerSettings: leanExecutable + startupCodeFirst("kioskpad")
+        ),
+        // `kioskpad-verifier`, the site server and its tools (`kioskpad verifier ...`).
+        .executableTarget(
+            name: "KioskPadVerifierCLI",
+            dependencies: [
+                "KioskPadCommandLine", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "DurableStorage",
+                "KioskPadVerifierAssembly", "KioskPadConsole", "ReferenceVerifierCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict,
             linkerSettings: leanExecutable
@@ -327,7 +355,7 @@ let package = Package(
         .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "VerifierEndpoint", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "VerifierEndpoint", "KeypadCore", "DurableStorage", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceVerifierCoreTests",
             dependencies: [
@@ -362,6 +390,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),
+        .testTarget(name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
         .testTarget(
             name: "KioskPadMQTTTests",

@@ -7,11 +7,12 @@
 #
 # What it does, in order:
 #   1. installs the build packages that are missing (libgpiod-dev, libmosquitto-dev, pkg-config; nothing else);
-#   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds a release binary
-#      with the Swift runtime linked in (--static-swift-stdlib), as the user who ran sudo,
-#      so .build/ stays theirs;
+#   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds the release binaries
+#      kioskpad (the door) and kioskpad-verifier (the site server, what `kioskpad verifier ...`
+#      runs) with the Swift runtime linked in (--static-swift-stdlib), as the user who ran
+#      sudo, so .build/ stays theirs;
 #   3. creates the system user kioskpad (groups gpio, i2c, input) with systemd-sysusers;
-#   4. installs /usr/local/bin/kioskpad, the unit, udev rules and docs; creates
+#   4. installs /usr/local/bin/kioskpad and kioskpad-verifier, the unit, udev rules and docs; creates
 #      /etc/kioskpad/kioskpad.yaml (from config/pi-4x4-lcd1602.yaml), an empty users file
 #      (0600, owned by kioskpad) and a verifier secret (0600) only where none exist;
 #   5. on a Raspberry Pi, adds dtparam=strict_gpiod to config.txt once (a released GPIO
@@ -20,7 +21,8 @@
 #      users yet it asks for the first one on a terminal, or prints the command to run.
 #
 # Options: --destdir DIR (or DESTDIR=DIR): install into a staging root, for packaging and
-# tests. --binary FILE: install this binary instead of building. --no-start: install only.
+# tests. --binary FILE: install this kioskpad, and the kioskpad-verifier beside it, instead of
+# building. --no-start: install only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -96,13 +98,17 @@ if [ -z "$binary" ]; then
         chown -R "$builder:" .build
     fi
     as_builder swift build -c release --static-swift-stdlib --product kioskpad
+    as_builder swift build -c release --static-swift-stdlib --product kioskpad-verifier
     binary="$(as_builder swift build -c release --static-swift-stdlib --show-bin-path)/kioskpad"
 fi
-[ -x "$binary" ] || die "no binary at $binary"
-if ldd "$binary" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift|swiftly' >/dev/null; then
-    die "$binary loads the Swift runtime from a toolchain (build it with --static-swift-stdlib):
-$(ldd "$binary")"
-fi
+server_binary=$(dirname "$binary")/kioskpad-verifier
+for program in "$binary" "$server_binary"; do
+    [ -x "$program" ] || die "no binary at $program"
+    if ldd "$program" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift|swiftly' >/dev/null; then
+        die "$program loads the Swift runtime from a toolchain (build it with --static-swift-stdlib):
+$(ldd "$program")"
+    fi
+done
 
 # ---- 3. the service user ---------------------------------------------------------------------
 systemd-sysusers --root="${destdir:-/}" "$repo/deploy/kioskpad.sysusers"
@@ -114,10 +120,13 @@ uid=$(id_of kioskpad passwd); gid=$(id_of kioskpad group)
 upgrade=no
 [ -x "$destdir/usr/local/bin/kioskpad" ] && upgrade=yes
 install -d -m 0755 "$destdir/usr/local/bin"
-install -m 0755 "$binary" "$destdir/usr/local/bin/.kioskpad.new"
-# Debug info off (175 -> 112 MB on x86-64); symbol names stay, so crash backtraces stay readable.
-strip --strip-debug "$destdir/usr/local/bin/.kioskpad.new" 2>/dev/null || true
-mv -f "$destdir/usr/local/bin/.kioskpad.new" "$destdir/usr/local/bin/kioskpad"   # atomic: a running daemon keeps its copy
+for program in "$binary" "$server_binary"; do
+    name=$(basename "$program")
+    install -m 0755 "$program" "$destdir/usr/local/bin/.$name.new"
+    # Debug info off (about a third of the size); symbol names stay, so crash backtraces stay readable.
+    strip --strip-debug "$destdir/usr/local/bin/.$name.new" 2>/dev/null || true
+    mv -f "$destdir/usr/local/bin/.$name.new" "$destdir/usr/local/bin/$name"   # atomic: a running daemon keeps its copy
+done
 kioskpad="$destdir/usr/local/bin/kioskpad"
 
 install -d -m 0750 -o 0 -g "$gid" "$destdir/etc/kioskpad"

@@ -31,6 +31,7 @@ expect() { # expect PATH MODE OWNER:GROUP (numeric)
     if [ -e "$root$1" ]; then check "$1" "$2 $3" "$(stat -c '%a %u:%g' "$root$1")"; else fail "$1 is missing"; fi
 }
 expect /usr/local/bin/kioskpad 755 0:0
+expect /usr/local/bin/kioskpad-verifier 755 0:0
 expect /etc/kioskpad 750 "0:$gid"
 expect /etc/kioskpad/kioskpad.yaml 640 "0:$gid"
 expect /etc/kioskpad/users 600 "$uid:$gid"
@@ -49,6 +50,8 @@ ldd "$kp" > "$root.ldd" || true
 echo "installed binary: $(stat -c %s "$kp") bytes; ldd:"; sed 's/^/    /' "$root.ldd"
 if grep -qiE 'swift|toolchain|/opt/|/home/' "$root.ldd"; then fail "the binary loads something from a toolchain"; else pass "ldd shows no path into a toolchain ($(wc -l < "$root.ldd") libraries, all system)"; fi
 if "$kp" config check "$root/etc/kioskpad/kioskpad.yaml" >/dev/null; then pass "the installed binary checks the installed config"; else fail "installed config does not check"; fi
+# `kioskpad verifier ...` runs the kioskpad-verifier installed beside it.
+if "$kp" verifier --version | grep -q '^kioskpad verifier '; then pass "kioskpad verifier runs the installed kioskpad-verifier"; else fail "kioskpad verifier --version: $("$kp" verifier --version 2>&1)"; fi
 
 unit="$root/etc/systemd/system/kioskpad.service"
 # verify wants the programs to exist: point the installed unit at the staged binary.
@@ -72,8 +75,8 @@ check "upgrade: users file keeps its owner and mode" "600 $uid:$gid" "$(stat -c 
 check "strict_gpiod still once after the upgrade" 1 "$(grep -c '^dtparam=strict_gpiod' "$root/boot/firmware/config.txt")"
 
 bash deploy/uninstall.sh --destdir "$root"
-if [ ! -e "$kp" ] && [ ! -e "$unit" ] && [ ! -e "$root/etc/udev/rules.d/99-kioskpad.rules" ] && [ -f "$root/etc/kioskpad/users" ] && grep -q '^kioskpad:' "$root/etc/passwd"; then
-    pass "uninstall removes binary, unit and rules; keeps config, users and the user"
+if [ ! -e "$kp" ] && [ ! -e "$root/usr/local/bin/kioskpad-verifier" ] && [ ! -e "$unit" ] && [ ! -e "$root/etc/udev/rules.d/99-kioskpad.rules" ] && [ -f "$root/etc/kioskpad/users" ] && grep -q '^kioskpad:' "$root/etc/passwd"; then
+    pass "uninstall removes both binaries, unit and rules; keeps config, users and the user"
 else
     fail "uninstall: $(find "$root" -type f | sed "s|$root||" | tr '\n' ' ')"
 fi

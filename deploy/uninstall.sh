@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Removes what deploy/install.sh installed: stops and disables kioskpad.service, then removes
-# the unit, the binary, the udev rules and the docs. Keeps /etc/kioskpad (config, users,
+# the unit, the binaries (kioskpad, kioskpad-verifier), the udev rules and the docs. Keeps /etc/kioskpad (config, users,
 # verifier secret), the audit journal in /var/lib/kioskpad and the system user kioskpad,
 # unless --purge is given, which removes those too. dtparam=strict_gpiod stays in the Pi's
 # config.txt: it is a safe setting for every GPIO program.
@@ -25,7 +25,7 @@ if [ -z "$destdir" ]; then
     systemctl disable --now kioskpad.service 2>/dev/null || true
 fi
 rm -f "$destdir/etc/systemd/system/kioskpad.service" "$destdir/etc/udev/rules.d/99-kioskpad.rules" \
-    "$destdir/usr/local/bin/kioskpad"
+    "$destdir/usr/local/bin/kioskpad" "$destdir/usr/local/bin/kioskpad-verifier"
 rm -rf "$destdir/usr/local/share/doc/kioskpad"
 if [ -z "$destdir" ]; then
     systemctl daemon-reload

@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
-# Builds the Debian package of KioskPad for this machine's architecture:
+# Builds the Debian packages of KioskPad for this machine's architecture:
 #
 #   scripts/package-deb.sh [--output DIR] [--binary FILE] [--revision N]
 #
-# makes DIR/kioskpad_<version>-<N>_<arch>.deb and DIR/kioskpad-dbgsym_<version>-<N>_<arch>.deb
-# (default DIR: dist/, N: 1). <version> is KioskPadVersion.version, the one `kioskpad
-# --version` prints; raise --revision to repackage the same program (an upgrade for dpkg).
-#
-# What goes in: /usr/bin/kioskpad (a release build with the Swift runtime linked in, stripped;
-# its debug symbols go into the -dbgsym package under /usr/lib/debug/.build-id), the units
-# kioskpad.service (the door) and kioskpad-verifier.service (the site server, off until
-# enabled), sysusers, the udev rule, /etc/kioskpad/kioskpad.yaml and
-# /etc/kioskpad-verifier/verifier.yaml as conffiles, docs, a man page per command and bash
-# and zsh completions. Depends: comes from dpkg-shlibdeps on the binary. Suggests: names the
-# libraries it loads only when configured: libmosquitto1 (`mqtt:`), libqrencode4 (the console's
+# makes, in DIR (default dist/), with <version> KioskPadVersion.version (what `kioskpad
+# --version` prints) and revision N (default 1; raise it to repackage the same program):
+#   kioskpad_<version>-<N>_<arch>.deb           the door terminal: /usr/bin/kioskpad, kioskpad.service,
+#                                               sysusers, the udev rule, /etc/kioskpad/kioskpad.yaml
+#   kioskpad-verifier_<version>-<N>_<arch>.deb  the site server: /usr/bin/kioskpad-verifier (what
+#                                               `kioskpad verifier ...` runs), kioskpad-verifier.service
+#                                               (off until enabled), /etc/kioskpad-verifier/verifier.yaml
+#   and a -dbgsym package of each (debug symbols under /usr/lib/debug/.build-id).
+# A door needs only the first. Both binaries are release builds with the Swift runtime linked
+# in, stripped; each package has its docs, a man page per command and (the door's) bash and
+# zsh completions. Depends: comes from dpkg-shlibdeps on each binary; kioskpad-verifier also
+# depends on kioskpad of the same version (the `kioskpad` command). Suggests: names the
+# libraries loaded only when configured: libmosquitto1 (`mqtt:`), libqrencode4 (the console's
 # TOTP QR codes).
 #
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
 #
-# --binary FILE packages a release binary built before (`swift build -c release
-# --static-swift-stdlib --product kioskpad`) instead of building one. Needs dpkg-dev and
-# binutils (installed here when missing). Run as any user; no root needed.
+# --binary FILE packages a release `kioskpad` built before, and the `kioskpad-verifier` beside
+# it (`swift build -c release --static-swift-stdlib --product kioskpad`, then `--product
+# kioskpad-verifier`), instead of building them. Needs dpkg-dev and binutils (installed here
+# when missing). Run as any user; no root needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -60,117 +63,163 @@ else
     maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null) || die "set DEBFULLNAME and DEBEMAIL (not a git checkout)"
 fi
 
-# ---- 1. the binary ----------------------------------------------------------------------------
+# ---- 1. the binaries --------------------------------------------------------------------------
 if [ -z "$binary" ]; then
-    say "building a release binary (swift build -c release --static-swift-stdlib)"
+    say "building release binaries (swift build -c release --static-swift-stdlib)"
     swift build -c release --static-swift-stdlib --product kioskpad >&2
+    swift build -c release --static-swift-stdlib --product kioskpad-verifier >&2
     binary="$(swift build -c release --static-swift-stdlib --show-bin-path)/kioskpad"
 fi
-[ -x "$binary" ] || die "no binary at $binary"
-if ldd "$binary" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift' >/dev/null; then
-    die "$binary loads the Swift runtime from a toolchain; build it with --static-swift-stdlib"
-fi
+server_binary=$(dirname "$binary")/kioskpad-verifier
+for program in "$binary" "$server_binary"; do
+    [ -x "$program" ] || die "no binary at $program"
+    if ldd "$program" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift' >/dev/null; then
+        die "$program loads the Swift runtime from a toolchain; build it with --static-swift-stdlib"
+    fi
+done
 built=$("$binary" --version)
 case $built in "kioskpad $upstream,"*) ;; *) die "$binary says '$built', not version $upstream: build it from this checkout" ;; esac
+built=$("$server_binary" --version)
+[ "$built" = "kioskpad verifier $upstream" ] || die "$server_binary says '$built', not version $upstream: build it from this checkout"
 
 work=$(mktemp -d /tmp/kioskpad-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-root=$work/kioskpad
-dbg=$work/kioskpad-dbgsym
-install -d "$root/DEBIAN" "$root/usr/bin" "$dbg/DEBIAN"
+door=$work/kioskpad
+site=$work/kioskpad-verifier
+for tree in "$door" "$site" "$door-dbgsym" "$site-dbgsym"; do install -d "$tree/DEBIAN" "$tree/usr/bin"; done
+rmdir "$door-dbgsym/usr/bin" "$site-dbgsym/usr/bin"
 
 # Debug info into its own file, found by build id; the binary keeps only what it runs with.
-install -m 0755 "$binary" "$work/kioskpad.full"
-build_id=$(readelf -n "$work/kioskpad.full" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-[ -n "$build_id" ] || die "$binary has no build id (link with --build-id)"
-debug_file=$dbg/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug
-install -d "$(dirname "$debug_file")"
-objcopy --only-keep-debug --compress-debug-sections "$work/kioskpad.full" "$debug_file"
-chmod 0644 "$debug_file"
-objcopy --strip-unneeded --remove-section=.comment --remove-section=.note.gnu.gold-version \
-    --add-gnu-debuglink="$debug_file" "$work/kioskpad.full" "$root/usr/bin/kioskpad"
-chmod 0755 "$root/usr/bin/kioskpad"
+# split_debug NAME FILE: /usr/bin/NAME in NAME's tree, its debug file in NAME-dbgsym's.
+split_debug() {
+    local name=$1 full=$work/$1.full id
+    install -m 0755 "$2" "$full"
+    id=$(readelf -n "$full" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+    [ -n "$id" ] || die "$2 has no build id (link with --build-id)"
+    local debug_file=$work/$name-dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+    install -d "$(dirname "$debug_file")"
+    objcopy --only-keep-debug --compress-debug-sections "$full" "$debug_file"
+    chmod 0644 "$debug_file"
+    objcopy --strip-unneeded --remove-section=.comment --remove-section=.note.gnu.gold-version \
+        --add-gnu-debuglink="$debug_file" "$full" "$work/$name/usr/bin/$name"
+    chmod 0755 "$work/$name/usr/bin/$name"
+    echo "$id" > "$work/$name.build-id"
+}
+split_debug kioskpad "$binary"
+split_debug kioskpad-verifier "$server_binary"
 
 # ---- 2. units, users, udev, config ------------------------------------------------------------
-lib=$root/usr/lib
+for tree in "$door" "$site"; do install -d "$tree/usr/lib/systemd/system" "$tree/usr/lib/sysusers.d"; done
+install -d "$door/usr/lib/udev/rules.d"
 # The door's unit is deploy/kioskpad.service with the package's paths.
-install -d "$lib/systemd/system" "$lib/sysusers.d" "$lib/udev/rules.d"
 sed -e 's|/usr/local/bin/kioskpad|/usr/bin/kioskpad|g' \
     -e 's|^# KioskPad door terminal (installed by deploy/install.sh; see docs/raspberry-pi.md)|# KioskPad door terminal (installed by the kioskpad Debian package; see docs/raspberry-pi.md)|' \
     -e 's|^Documentation=.*|Documentation=man:kioskpad.run(1) file:/usr/share/doc/kioskpad/raspberry-pi.md.gz|' \
-    deploy/kioskpad.service > "$lib/systemd/system/kioskpad.service"
-if grep -q '/usr/local' "$lib/systemd/system/kioskpad.service"; then die "deploy/kioskpad.service names /usr/local after the rewrite"; fi
-install -m 0644 deploy/debian/kioskpad-verifier.service "$lib/systemd/system/kioskpad-verifier.service"
-install -m 0644 deploy/kioskpad.sysusers "$lib/sysusers.d/kioskpad.conf"
-install -m 0644 deploy/debian/kioskpad-verifier.sysusers "$lib/sysusers.d/kioskpad-verifier.conf"
-sed 's|Installed by deploy/install.sh.|Installed by the kioskpad Debian package.|' deploy/99-kioskpad.rules > "$lib/udev/rules.d/99-kioskpad.rules"
-install -d "$root/etc/kioskpad" "$root/etc/kioskpad-verifier"
-install -m 0644 config/pi-4x4-lcd1602.yaml "$root/etc/kioskpad/kioskpad.yaml"
-install -m 0644 deploy/debian/verifier.yaml "$root/etc/kioskpad-verifier/verifier.yaml"
-printf '/etc/kioskpad/kioskpad.yaml\n/etc/kioskpad-verifier/verifier.yaml\n' > "$root/DEBIAN/conffiles"
-chmod 0644 "$lib"/systemd/system/* "$lib"/sysusers.d/* "$lib"/udev/rules.d/*
+    deploy/kioskpad.service > "$door/usr/lib/systemd/system/kioskpad.service"
+if grep -q '/usr/local' "$door/usr/lib/systemd/system/kioskpad.service"; then die "deploy/kioskpad.service names /usr/local after the rewrite"; fi
+install -m 0644 deploy/kioskpad.sysusers "$door/usr/lib/sysusers.d/kioskpad.conf"
+sed 's|Installed by deploy/install.sh.|Installed by the kioskpad Debian package.|' deploy/99-kioskpad.rules > "$door/usr/lib/udev/rules.d/99-kioskpad.rules"
+install -m 0644 deploy/debian/kioskpad-verifier.service "$site/usr/lib/systemd/system/kioskpad-verifier.service"
+install -m 0644 deploy/debian/kioskpad-verifier.sysusers "$site/usr/lib/sysusers.d/kioskpad-verifier.conf"
+install -d "$door/etc/kioskpad" "$site/etc/kioskpad-verifier"
+install -m 0644 config/pi-4x4-lcd1602.yaml "$door/etc/kioskpad/kioskpad.yaml"
+install -m 0644 deploy/debian/verifier.yaml "$site/etc/kioskpad-verifier/verifier.yaml"
+printf '/etc/kioskpad/kioskpad.yaml\n' > "$door/DEBIAN/conffiles"
+printf '/etc/kioskpad-verifier/verifier.yaml\n' > "$site/DEBIAN/conffiles"
+chmod 0644 "$door"/usr/lib/systemd/system/* "$door"/usr/lib/sysusers.d/* "$door"/usr/lib/udev/rules.d/* \
+    "$site"/usr/lib/systemd/system/* "$site"/usr/lib/sysusers.d/*
 
 # ---- 3. docs, man pages, completions ----------------------------------------------------------
-doc=$root/usr/share/doc/kioskpad
-install -d "$doc/examples"
-for file in README.md docs/raspberry-pi.md; do gzip -9n < "$file" > "$doc/$(basename "$file").gz"; done
-install -m 0644 config/simulate.yaml config/users.example config/verifier.yaml "$doc/examples/"
-install -m 0644 deploy/debian/copyright "$doc/copyright"
-# Swift packages compile their C libraries in (Yams: libyaml; swift-nio-extras: zlib); lintian
-# calls that an error, and the overrides file says why it stays.
-install -D -m 0644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/kioskpad"
 stamp=$(git log -1 --format=%cD 2>/dev/null || date -R)
-printf 'kioskpad (%s) stable; urgency=medium\n\n  * Built from %s by scripts/package-deb.sh.\n\n -- %s  %s\n' \
-    "$version" "$(git describe --always --dirty 2>/dev/null || echo 'a source tree')" "$maintainer" "$stamp" | gzip -9n > "$doc/changelog.Debian.gz"
-chmod 0644 "$doc"/*.gz "$doc/examples"/*
+source_state=$(git describe --always --dirty 2>/dev/null || echo 'a source tree')
+for tree in "$door" "$site"; do
+    name=$(basename "$tree"); doc=$tree/usr/share/doc/$name
+    install -d "$doc"
+    install -m 0644 deploy/debian/copyright "$doc/copyright"
+    printf '%s (%s) stable; urgency=medium\n\n  * Built from %s by scripts/package-deb.sh.\n\n -- %s  %s\n' \
+        "$name" "$version" "$source_state" "$maintainer" "$stamp" | gzip -9n > "$doc/changelog.Debian.gz"
+    # Swift packages compile their C libraries in (Yams: libyaml; swift-nio-extras: zlib;
+    # sqlite-nio: SQLite); lintian calls that an error, and the overrides file says why it stays.
+    install -d "$tree/usr/share/lintian/overrides"
+    grep -E "^(#|$name: )" deploy/debian/lintian-overrides > "$tree/usr/share/lintian/overrides/$name"
+    chmod 0644 "$tree/usr/share/lintian/overrides/$name"
+done
+install -d "$door/usr/share/doc/kioskpad/examples"
+for file in README.md docs/raspberry-pi.md; do gzip -9n < "$file" > "$door/usr/share/doc/kioskpad/$(basename "$file").gz"; done
+install -m 0644 config/simulate.yaml config/users.example "$door/usr/share/doc/kioskpad/examples/"
+install -d "$site/usr/share/doc/kioskpad-verifier/examples"
+install -m 0644 config/verifier.yaml "$site/usr/share/doc/kioskpad-verifier/examples/"
+chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz "$site"/usr/share/doc/kioskpad-verifier/*.gz
 
-# One man page per command, from the binary's own help (swift-argument-parser's generate-manual).
+# One man page per command, from each binary's own help (swift-argument-parser's generate-manual).
 say "man pages (swift-argument-parser's generate-manual)"
 manual_build=.build-manual
 swift build --package-path .build/checkouts/swift-argument-parser --scratch-path "$manual_build" \
     -c release --product generate-manual >"$work/manual-build.log" 2>&1 \
     || { tail -20 "$work/manual-build.log" >&2; die "could not build generate-manual (run swift package resolve first)"; }
-man=$root/usr/share/man/man1
-install -d "$man"
-mkdir -p "$work/man"
-"$manual_build/release/generate-manual" "$work/kioskpad.full" --multi-page --output-directory "$work/man" \
-    --date "$(git log -1 --format=%cs 2>/dev/null || date +%F)" --authors 'KioskPad maintainers' >&2
-# A subcommand's page is named "kioskpad run" (with a space), which whatis cannot index:
-# NAME gets the page's own name (kioskpad.run), and the synopsis keeps the command as typed.
-for page in "$work"/man/*.1; do
-    awk 'name == "" && /^\.Nm "/ { name = substr($0, 5); page = name; gsub(/"/, "", page); gsub(/ /, ".", page); print ".Nm " page; next }
-         name != "" && /^\.Nm$/ { print ".Nm " name; next } { print }' "$page" | gzip -9n > "$man/$(basename "$page").gz"
-done
-chmod 0644 "$man"/*.gz
-install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions"
+# man_pages NAME: NAME's pages into its tree. A subcommand's page is named "kioskpad run" (with
+# a space), which whatis cannot index: the file and NAME get the page's own name (kioskpad.run,
+# kioskpad.verifier.serve), and the synopsis keeps the command as typed.
+man_pages() {
+    local name=$1 man=$work/$1/usr/share/man/man1 page file
+    install -d "$man"
+    rm -rf "$work/man"; mkdir -p "$work/man"
+    "$manual_build/release/generate-manual" "$work/$name.full" --multi-page --output-directory "$work/man" \
+        --date "$(git log -1 --format=%cs 2>/dev/null || date +%F)" --authors 'KioskPad maintainers' >&2
+    for page in "$work"/man/*.1; do
+        file=$(basename "$page"); file=${file// /.}
+        awk 'name == "" && /^\.Nm "/ { name = substr($0, 5); page = name; gsub(/"/, "", page); gsub(/ /, ".", page); print ".Nm " page; next }
+             name != "" && /^\.Nm$/ { print ".Nm " name; next } { print }' "$page" | gzip -9n > "$man/$file.gz"
+    done
+    chmod 0644 "$man"/*.gz
+}
+man_pages kioskpad
+man_pages kioskpad-verifier
+# `kioskpad verifier`'s pages come from the server's own binary, in its package.
+rm -f "$door/usr/share/man/man1/kioskpad.verifier.1.gz"
+ln -s kioskpad.verifier.1.gz "$site/usr/share/man/man1/kioskpad-verifier.1.gz"
+install -d "$door/usr/share/bash-completion/completions" "$door/usr/share/zsh/vendor-completions"
 # bash-completion sources the file: no #! line.
-"$work/kioskpad.full" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/kioskpad"
-"$work/kioskpad.full" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_kioskpad"
-chmod 0644 "$root/usr/share/bash-completion/completions/kioskpad" "$root/usr/share/zsh/vendor-completions/_kioskpad"
+"$work/kioskpad.full" --generate-completion-script bash | sed '1{/^#!/d}' > "$door/usr/share/bash-completion/completions/kioskpad"
+"$work/kioskpad.full" --generate-completion-script zsh > "$door/usr/share/zsh/vendor-completions/_kioskpad"
+chmod 0644 "$door/usr/share/bash-completion/completions/kioskpad" "$door/usr/share/zsh/vendor-completions/_kioskpad"
 
 # ---- 4. control --------------------------------------------------------------------------------
-install -m 0755 deploy/debian/preinst deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$root/DEBIAN/"
-# dpkg-shlibdeps reads debian/control of a source tree: a minimal one in the work folder.
+for script in preinst postinst prerm postrm; do
+    install -m 0755 "deploy/debian/$script" "$door/DEBIAN/$script"
+    install -m 0755 "deploy/debian/kioskpad-verifier.$script" "$site/DEBIAN/$script"
+done
+# shlibs NAME: Depends of NAME's binary, from dpkg-shlibdeps (which reads debian/control of a
+# source tree: a minimal one in the work folder).
 install -d "$work/src/debian"
 printf 'Source: kioskpad\n\nPackage: kioskpad\nArchitecture: any\n' > "$work/src/debian/control"
-(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/kioskpad") > "$work/shlibs" 2>"$work/shlibs.log" \
-    || { cat "$work/shlibs.log" >&2; die "dpkg-shlibdeps failed"; }
-shlibs=$(sed -n 's/^shlibs:Depends=//p' "$work/shlibs")
-[ -n "$shlibs" ] || die "dpkg-shlibdeps found no libraries"
-# Packed relative relocations (Package.swift's leanExecutable) need glibc 2.36, which
-# dpkg-shlibdeps does not see from the symbol versions.
-if objdump -p "$root/usr/bin/kioskpad" | grep -q GLIBC_ABI_DT_RELR; then
-    shlibs=$(printf '%s' "$shlibs" | sed -E 's/libc6 \(>= [^)]*\)/libc6 (>= 2.36)/')
-fi
-installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-cat > "$root/DEBIAN/control" <<EOF
+shlibs() {
+    local program=$work/$1/usr/bin/$1 found
+    (cd "$work/src" && dpkg-shlibdeps -O -e"$program") > "$work/shlibs" 2>"$work/shlibs.log" \
+        || { cat "$work/shlibs.log" >&2; die "dpkg-shlibdeps failed on $1"; }
+    found=$(sed -n 's/^shlibs:Depends=//p' "$work/shlibs")
+    [ -n "$found" ] || die "dpkg-shlibdeps found no libraries for $1"
+    # Packed relative relocations (Package.swift's leanExecutable) need glibc 2.36, which
+    # dpkg-shlibdeps does not see from the symbol versions.
+    if objdump -p "$program" | grep -q GLIBC_ABI_DT_RELR; then
+        found=$(printf '%s' "$found" | sed -E 's/libc6 \(>= [^)]*\)/libc6 (>= 2.36)/')
+    fi
+    printf '%s' "$found"
+}
+door_shlibs=$(shlibs kioskpad)
+site_shlibs=$(shlibs kioskpad-verifier)
+installed_kb() { du -sk --exclude=DEBIAN "$1" | cut -f1; }
+door_kb=$(installed_kb "$door"); site_kb=$(installed_kb "$site")
+# Before the split (0.9.0), the kioskpad package carried the site server's unit and config.
+split_at=0.10.0
+cat > "$door/DEBIAN/control" <<EOF
 Package: kioskpad
 Version: $version
 Architecture: $arch
 Maintainer: $maintainer
-Installed-Size: $installed_kb
-Depends: $shlibs, systemd, passwd, udev
-Suggests: kioskpad-dbgsym, libmosquitto1 (>= 2.0), libqrencode4
+Installed-Size: $door_kb
+Depends: $door_shlibs, systemd, passwd, udev
+Suggests: kioskpad-verifier, kioskpad-dbgsym, libmosquitto1 (>= 2.0)
 Section: admin
 Priority: optional
 Description: door and kiosk PIN terminal for a matrix keypad and a text display
@@ -179,42 +228,74 @@ Description: door and kiosk PIN terminal for a matrix keypad and a text display
  masked PIN or one-time code entry, a signed verifier request, a door relay
  pulsed on a grant, lockout after repeated failures, and an audit journal.
  .
- kioskpad.service runs the door terminal; kioskpad-verifier.service runs
- the site server (verifier, door events, credential replicas, browser
- console), off until enabled.
+ kioskpad.service runs the door terminal. The site server (kioskpad
+ verifier serve) is in the package kioskpad-verifier.
+EOF
+cat > "$site/DEBIAN/control" <<EOF
+Package: kioskpad-verifier
+Source: kioskpad
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $site_kb
+Depends: $site_shlibs, kioskpad (= $version), systemd, passwd
+Suggests: kioskpad-verifier-dbgsym, libqrencode4, postgresql
+Breaks: kioskpad (<< $split_at)
+Replaces: kioskpad (<< $split_at)
+Section: admin
+Priority: optional
+Description: KioskPad site server: verifier, door events, replicas, console
+ The server KioskPad doors ask (kioskpad verifier serve): users, PINs,
+ one-time codes and TOTP in its own database (SQLite, or PostgreSQL for
+ several instances), who may enter where and when, events from every door,
+ signed credential replicas for doors that lose the network, and a site
+ console in the browser.
+ .
+ kioskpad-verifier.service runs it, off until enabled.
 EOF
 # DEBIAN/md5sums of a package tree: every file but the control area, sorted.
 md5sums_of() { (cd "$1" && find . -path ./DEBIAN -prune -o -type f -print0 | sort -z | sed -z 's|^\./||' | xargs -0 md5sum) > "$1/DEBIAN/md5sums"; }
-md5sums_of "$root"
-chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
+for tree in "$door" "$site"; do
+    md5sums_of "$tree"
+    chmod 0644 "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles" "$tree/DEBIAN/md5sums"
+done
 
-dbg_kb=$(du -sk --exclude=DEBIAN "$dbg" | cut -f1)
-install -d "$dbg/usr/share/doc"
-ln -s kioskpad "$dbg/usr/share/doc/kioskpad-dbgsym"
-cat > "$dbg/DEBIAN/control" <<EOF
-Package: kioskpad-dbgsym
+for name in kioskpad kioskpad-verifier; do
+    dbg=$work/$name-dbgsym
+    dbg_kb=$(installed_kb "$dbg")
+    install -d "$dbg/usr/share/doc"
+    ln -s "$name" "$dbg/usr/share/doc/$name-dbgsym"
+    cat > "$dbg/DEBIAN/control" <<EOF
+Package: $name-dbgsym
 Source: kioskpad
 Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $dbg_kb
-Depends: kioskpad (= $version)
+Depends: $name (= $version)
 Section: debug
 Priority: optional
 Auto-Built-Package: debug-symbols
-Build-Ids: $build_id
-Description: debug symbols for kioskpad
- The DWARF debug information of /usr/bin/kioskpad, for gdb and readable crash
+Build-Ids: $(cat "$work/$name.build-id")
+Description: debug symbols for $name
+ The DWARF debug information of /usr/bin/$name, for gdb and readable crash
  backtraces (found by build id).
 EOF
-md5sums_of "$dbg"
-chmod 0644 "$dbg/DEBIAN/control" "$dbg/DEBIAN/md5sums"
+    md5sums_of "$dbg"
+    chmod 0644 "$dbg/DEBIAN/control" "$dbg/DEBIAN/md5sums"
+done
 
 mkdir -p "$output"
-deb=$output/kioskpad_${version}_$arch.deb
-dbgsym=$output/kioskpad-dbgsym_${version}_$arch.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
-dpkg-deb --root-owner-group -Zxz --build "$dbg" "$dbgsym" >&2
-say "$deb: $(du -k "$deb" | cut -f1) kB, installed $installed_kb kB; Depends: $shlibs"
-say "$dbgsym: $(du -k "$dbgsym" | cut -f1) kB"
-echo "$deb"
+for name in kioskpad kioskpad-verifier; do
+    deb=$output/${name}_${version}_$arch.deb
+    dbgsym=$output/$name-dbgsym_${version}_$arch.deb
+    dpkg-deb --root-owner-group -Zxz --build "$work/$name" "$deb" >&2
+    dpkg-deb --root-owner-group -Zxz --build "$work/$name-dbgsym" "$dbgsym" >&2
+done
+say "$output/kioskpad_${version}_$arch.deb: $(du -k "$output/kioskpad_${version}_$arch.deb" | cut -f1) kB, installed $door_kb kB; Depends: $door_shlibs"
+say "$output/kioskpad-verifier_${version}_$arch.deb: $(du -k "$output/kioskpad-verifier_${version}_$arch.deb" | cut -f1) kB, installed $site_kb kB; Depends: $site_shlibs"
+for name in kioskpad kioskpad-verifier; do
+    say "$output/$name-dbgsym_${version}_$arch.deb: $(du -k "$output/$name-dbgsym_${version}_$arch.deb" | cut -f1) kB"
+done
+echo "$output/kioskpad_${version}_$arch.deb"
+echo "$output/kioskpad-verifier_${version}_$arch.deb"

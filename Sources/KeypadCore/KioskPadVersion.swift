@@ -2,5 +2,5 @@
 /// `/healthz`'s body carry it, and `scripts/package-deb.sh` names the package by it. Raise it
 /// with every release.
 public enum KioskPadVersion {
-    public static let version = "0.9.0"
+    public static let version = "0.10.0"
 }

@@ -1,4 +1,5 @@
 import Crypto
+import DurableStorage
 import Foundation
 
 /// What one door may admit when its verifier cannot answer (`POST /v1/credentials`): the
@@ -217,9 +218,7 @@ public struct ReplicaError: Error, Equatable, CustomStringConvertible {
 /// RFC 3339 with milliseconds, UTC.
 enum ReplicaTime {
     static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        UTCTimestamp.rfc3339(date, milliseconds: true)
     }
 
     static func parse(_ text: String) -> Date? {

@@ -1,9 +1,11 @@
 import ArgumentParser
+import DurableStorage
 import Foundation
 import KeypadCore
 import KeypadOfflineReplica
 import KeypadVerifier
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import Logging
 
@@ -88,9 +90,7 @@ struct CredentialsShowCommand: AsyncParsableCommand {
     }
 
     static func stamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        UTCTimestamp.rfc3339(date)
     }
 }
 

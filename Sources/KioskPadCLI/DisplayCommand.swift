@@ -3,6 +3,7 @@ import Foundation
 import KeypadCore
 import KeypadDisplay
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadController
 import TerminalIO

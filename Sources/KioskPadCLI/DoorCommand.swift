@@ -1,6 +1,7 @@
 import ArgumentParser
 import KeypadHAL
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadDaemon
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import KeypadCore
 import KeypadHAL
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadController
 

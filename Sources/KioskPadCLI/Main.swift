@@ -1,72 +1,14 @@
-import ArgumentParser
-import Foundation
-import KeypadCore
-import KioskPadConfig
-import KioskPadExecutors
-import TerminalIO
+import KioskPadCommandLine
 
-/// Entry point: runs a subcommand and maps failures to CONTRACTS exit codes
-/// (0 normal, 2 bad usage or config, 1 runtime failure), restoring the terminal on the way out.
-/// Tasks run on ``QuietExecutors``, installed before the first task exists (with the
-/// QuietExecutors trait on Swift 6.3 or newer; else on the standard executors).
+/// Entry point of `kioskpad`, the door terminal's executable. `kioskpad verifier ...` is
+/// handed, arguments untouched (its own --help included), to the site server's executable.
 @main
 enum Main {
     static func main() {
-        #if QuietExecutors && compiler(>=6.3)
-        QuietExecutors.install()
-        QuietExecutors.runMain { await runCommand() }
-        #else
-        // The standard executors: libdispatch's pool, whose idle threads wake about once a
-        // second (README, "Development" gives both figures). `runCommand` ends the process.
-        Task { await runCommand() }
-        dispatchMain()
-        #endif
-    }
-
-    static func runCommand() async -> Never {
-        let code: Int32
-        do {
-            var command = try KioskPadCommand.parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-            code = 0
-        } catch let error as any ExitCodeProviding {
-            TerminalRestorer.shared.restore()
-            // A config error's lines already name the file and key; the others get the prefix.
-            let text = error is ConfigError ? error.description : "kioskpad: " + error.description
-            FileHandle.standardError.write(Data((text + "\n").utf8))
-            code = error.exitCode
-        } catch {
-            TerminalRestorer.shared.restore()
-            let parserCode = KioskPadCommand.exitCode(for: error)
-            if parserCode == .success {
-                print(KioskPadCommand.fullMessage(for: error))
-                code = 0
-            } else if parserCode == .validationFailure {
-                FileHandle.standardError.write(Data((KioskPadCommand.fullMessage(for: error) + "\n").utf8))
-                code = 2
-            } else {
-                FileHandle.standardError.write(Data(("kioskpad: \(error)\n").utf8))
-                code = 1
-            }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == VerifierForwardCommand.configuration.commandName {
+            VerifierExecutable.exec(arguments: Array(arguments.dropFirst()))
         }
-        TerminalRestorer.shared.restore()
-        exit(code)
+        CommandMain.run(KioskPadCommand.self)
     }
-}
-
-/// Bad input on the command line or stdin (exit 2): names the option and what would be
-/// valid. Problems with a config setting are ``KeyedError``s.
-struct UsageError: ExitCodeProviding {
-    let description: String
-    var exitCode: Int32 { 2 }
-}
-
-/// Something failed while running that no single setting names (exit 1).
-struct RuntimeFailure: ExitCodeProviding {
-    let description: String
-    var exitCode: Int32 { 1 }
 }

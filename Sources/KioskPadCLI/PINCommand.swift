@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeypadCore
 import KeypadVerifier
+import KioskPadCommandLine
 
 /// `kioskpad pin`: PIN tools.
 struct PINCommand: AsyncParsableCommand {

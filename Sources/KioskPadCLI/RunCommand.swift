@@ -1,5 +1,6 @@
 import ArgumentParser
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import Logging
 

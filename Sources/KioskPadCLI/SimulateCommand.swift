@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeypadDisplay
 import KioskPadAssembly
+import KioskPadCommandLine
 import KioskPadConfig
 import Logging
 import VerifierEndpoint

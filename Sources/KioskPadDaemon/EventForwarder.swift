@@ -161,7 +161,7 @@ public actor EventForwarder {
         ])
         do {
             let file = try JSONLinesFile(path: deadLetterPath)
-            let now = ISO8601DateFormatter().string(from: Date())
+            let now = UTCTimestamp.rfc3339(Date())
             for record in records {
                 try file.append([("status", .number(status)), ("dead_at", .text(now)), ("record", .json(record.line))])
             }

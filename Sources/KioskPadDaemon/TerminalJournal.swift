@@ -83,9 +83,7 @@ public final class TerminalJournal: Sendable {
     /// Appends a record of `type` with `fields`; returns its sequence number.
     @discardableResult
     public func append(type: String, fields: [(String, JournalValue)], at time: Date = Date()) throws -> Int {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let stamp = formatter.string(from: time)
+        let stamp = UTCTimestamp.rfc3339(time, milliseconds: true)
         let (sequence, lost): (Int, Int) = try state.withLock { state in
             var sequence = 0
             let file = state.file

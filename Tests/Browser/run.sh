@@ -22,7 +22,9 @@ if ! python3 -c "import selenium" 2>/dev/null; then
     python3 -m pip install --quiet --disable-pip-version-check selenium >&2 2>/dev/null \
         || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages selenium >&2
 fi
+# `kioskpad verifier serve` runs the kioskpad-verifier beside the binary.
 [ -x "$binary" ] || swift build --product kioskpad
+[ -x "$(dirname "$binary")/kioskpad-verifier" ] || swift build --product kioskpad-verifier
 echo "browser: $(chromium --version 2>/dev/null | head -1), $(chromedriver --version 2>/dev/null | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')"
 status=0
 for store in sqlite postgres; do

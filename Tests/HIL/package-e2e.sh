@@ -1,21 +1,26 @@
 # Sourced by Tests/HIL/guest.sh right after systemd-e2e.sh, inside the same Debian 12 root with
-# systemd running: the Debian package from scripts/package-deb.sh, end to end.
-#   1. dpkg -i over the site deploy/install.sh made (takeover): install.sh's unit, rule and
-#      binary go, the site's edited config and users stay, the unit starts from /usr/lib and a
-#      PIN on the emulated keypad pulses the relay;
+# systemd running: the Debian packages from scripts/package-deb.sh (kioskpad, the door, and
+# kioskpad-verifier, the site server), end to end.
+#   1. dpkg -i of both over the site deploy/install.sh made (takeover): install.sh's unit, rule
+#      and binaries go, the site's edited config and users stay, the unit starts from /usr/lib
+#      and a PIN on the emulated keypad pulses the relay;
 #   2. an upgrade to a newer revision keeps the edited config and the users, and restarts;
 #   3. the site server's unit starts when asked (it is off until enabled) and makes its database;
-#   4. apt-get remove stops the service (relay off) and removes the units and the binary;
+#   4. apt-get remove kioskpad stops both services (relay off), removes kioskpad-verifier (it
+#      depends on kioskpad), the units and the binaries;
 #   5. purge removes config, state and the user kioskpad, keeps the site database and says so;
-#   6. a fresh install (no users yet) is not started nor enabled, and says why.
-# Needs: DEB_DIR (kioskpad_*-1_*.deb and kioskpad_*-2_*.deb), and systemd-e2e.sh's R, inside,
-# keypad_ready, plus guest.sh's helpers.
+#   6. a fresh install of the door alone (no users yet) is not started nor enabled and says
+#      why, and `kioskpad verifier` names the package it needs; then the site server's package.
+# Needs: DEB_DIR (kioskpad_*-1_*.deb, kioskpad_*-2_*.deb and the same of kioskpad-verifier),
+# and systemd-e2e.sh's R, inside, keypad_ready, plus guest.sh's helpers.
 
 deb1=$(ls $DEB_DIR/kioskpad_*-1_*.deb | head -1)
 deb2=$(ls $DEB_DIR/kioskpad_*-2_*.deb | head -1)
+site1=$(ls $DEB_DIR/kioskpad-verifier_*-1_*.deb | head -1)
+site2=$(ls $DEB_DIR/kioskpad-verifier_*-2_*.deb | head -1)
 # Copied in: a mount made now would not reach systemd's mount namespace, made before.
 mkdir -p $R/opt/kioskpad-debs
-cp $deb1 $deb2 $R/opt/kioskpad-debs/
+cp $deb1 $deb2 $site1 $site2 $R/opt/kioskpad-debs/
 in_root() { echo "/opt/kioskpad-debs/$(basename $1)"; }
 
 # The site as install.sh left it (systemd-e2e.sh stopped its service at the end), back on its
@@ -25,10 +30,10 @@ echo '# this site: edited after install' >> $R/etc/kioskpad/kioskpad.yaml
 ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
 
 # 1. takeover
-inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb1) < /dev/null > $W/pkg-install.out 2>&1; rc=$?
-check "dpkg -i over an install.sh site exits 0" 0 $rc
-check "install.sh's unit, udev rule and /usr/local/bin/kioskpad are gone" "no no no" \
-    "$(test -e $R/etc/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/etc/udev/rules.d/99-kioskpad.rules && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad && echo yes || echo no)"
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb1) $(in_root $site1) < /dev/null > $W/pkg-install.out 2>&1; rc=$?
+check "dpkg -i of both packages over an install.sh site exits 0" 0 $rc
+check "install.sh's unit, udev rule, /usr/local/bin/kioskpad and kioskpad-verifier are gone" "no no no no" \
+    "$(test -e $R/etc/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/etc/udev/rules.d/99-kioskpad.rules && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad-verifier && echo yes || echo no)"
 check "the unit now comes from the package, enabled and active" "/usr/lib/systemd/system/kioskpad.service enabled active" \
     "$(inside readlink -f "$(inside systemctl show -p FragmentPath --value kioskpad)") $(inside systemctl is-enabled kioskpad) $(inside systemctl is-active kioskpad)"
 if grep -q 'door-sim' $R/etc/kioskpad/kioskpad.yaml && grep -q '^# this site: edited after install' $R/etc/kioskpad/kioskpad.yaml && grep -q '^alice:' $R/etc/kioskpad/users; then
@@ -46,9 +51,10 @@ check "kioskpad --version names the package's version" "kioskpad $(basename $deb
 # 2. upgrade
 pid1=$(inside systemctl show -p MainPID --value kioskpad)
 ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
-inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) < /dev/null > $W/pkg-upgrade.out 2>&1; rc=$?
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) $(in_root $site2) < /dev/null > $W/pkg-upgrade.out 2>&1; rc=$?
 check "dpkg -i of the next revision (upgrade) exits 0" 0 $rc
-check "the upgrade is installed" "$(basename $deb2 | cut -d_ -f2)" "$(inside dpkg-query -W -f='${Version}' kioskpad)"
+check "the upgrade of both packages is installed" "$(basename $deb2 | cut -d_ -f2) $(basename $deb2 | cut -d_ -f2)" \
+    "$(inside dpkg-query -W -f='${Version}' kioskpad) $(inside dpkg-query -W -f='${Version}' kioskpad-verifier)"
 if grep -q '^# this site: edited after install' $R/etc/kioskpad/kioskpad.yaml && grep -q '^alice:' $R/etc/kioskpad/users; then pass "the upgrade kept the edited config and the users"; else fail "the upgrade lost the config or users"; fi
 pid2=$(inside systemctl show -p MainPID --value kioskpad)
 if [ "$(inside systemctl is-active kioskpad)" = active ] && [ "$pid1" != "$pid2" ]; then pass "the upgrade restarted the running service ($pid1 -> $pid2)"; else fail "after the upgrade: $(inside systemctl is-active kioskpad), pid $pid1 -> $pid2"; fi
@@ -73,22 +79,29 @@ inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y kioskpad < /dev/null
 check "apt-get remove exits 0" 0 $rc
 check "remove stopped both services, the relay is off" "inactive inactive 0" \
     "$(inside systemctl is-active kioskpad 2>&1) $(inside systemctl is-active kioskpad-verifier 2>&1) $(cat $DSIM/sim_gpio0/value)"
-check "remove took the units and the binary, kept the config" "no no yes" \
-    "$(test -e $R/usr/lib/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/usr/bin/kioskpad && echo yes || echo no) $(test -e $R/etc/kioskpad/kioskpad.yaml && echo yes || echo no)"
+check "remove took both units and both binaries, kept the config" "no no no no yes" \
+    "$(test -e $R/usr/lib/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/usr/lib/systemd/system/kioskpad-verifier.service && echo yes || echo no) $(test -e $R/usr/bin/kioskpad && echo yes || echo no) $(test -e $R/usr/bin/kioskpad-verifier && echo yes || echo no) $(test -e $R/etc/kioskpad/kioskpad.yaml && echo yes || echo no)"
 
 # 5. purge
-inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad < /dev/null > $W/pkg-purge.out 2>&1; rc=$?
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad kioskpad-verifier < /dev/null > $W/pkg-purge.out 2>&1; rc=$?
 check "apt-get purge exits 0" 0 $rc
-check "purge removed /etc/kioskpad, /var/lib/kioskpad and the user kioskpad" "no no no" \
-    "$(test -e $R/etc/kioskpad && echo yes || echo no) $(test -e $R/var/lib/kioskpad && echo yes || echo no) $(grep -q '^kioskpad:' $R/etc/passwd && echo yes || echo no)"
+check "purge removed /etc/kioskpad, /etc/kioskpad-verifier, /var/lib/kioskpad and the user kioskpad" "no no no no" \
+    "$(test -e $R/etc/kioskpad && echo yes || echo no) $(test -e $R/etc/kioskpad-verifier && echo yes || echo no) $(test -e $R/var/lib/kioskpad && echo yes || echo no) $(grep -q '^kioskpad:' $R/etc/passwd && echo yes || echo no)"
 if [ -s $R/var/lib/kioskpad-verifier/verifier.sqlite3 ] && grep -q 'kept the site database' $W/pkg-purge.out; then pass "purge kept the site database and said so"; else fail "purge and the site database: $(tail -3 $W/pkg-purge.out)"; fi
 
-# 6. a fresh install on a machine with no users yet: installed, not started, not enabled
+# 6. a fresh install of the door alone, on a machine with no users yet: installed, not started,
+# not enabled; then the site server's package beside it
 inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) < /dev/null > $W/pkg-fresh.out 2>&1; rc=$?
-check "dpkg -i on a fresh machine exits 0" 0 $rc
+check "dpkg -i of the door's package alone on a fresh machine exits 0" 0 $rc
 if grep -q 'kioskpad.service is not started' $W/pkg-fresh.out && grep -q 'lists no users' $W/pkg-fresh.out; then pass "a fresh install says the service was not started and why"; else fail "fresh install: $(tail -5 $W/pkg-fresh.out)"; fi
 check "a fresh install leaves the door's service disabled and inactive" "disabled inactive" "$(inside systemctl is-enabled kioskpad 2>&1) $(inside systemctl is-active kioskpad 2>&1)"
-check "a fresh install makes the users file and secrets with their owners and modes" "kioskpad 600 root 600 kioskpad-verifier 640" \
-    "$(inside stat -c '%U %a' /etc/kioskpad/users) $(inside stat -c '%U %a' /etc/kioskpad/verifier.secret) $(inside stat -c '%G %a' /etc/kioskpad-verifier/site.secret)"
-inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad < /dev/null >> $W/pkg-fresh.out 2>&1
+check "a fresh install makes the users file and a whsec_ secret with their owners and modes" "kioskpad 600 root 600 whsec_" \
+    "$(inside stat -c '%U %a' /etc/kioskpad/users) $(inside stat -c '%U %a' /etc/kioskpad/verifier.secret) $(cut -c1-6 $R/etc/kioskpad/verifier.secret)"
+inside /usr/bin/kioskpad verifier secret > $W/pkg-door-only.out 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q 'install the kioskpad-verifier package' $W/pkg-door-only.out; then pass "a door without kioskpad-verifier: kioskpad verifier names the package (exit 1)"; else fail "kioskpad verifier on a door alone: exit $rc, $(cat $W/pkg-door-only.out)"; fi
+inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $site2) < /dev/null >> $W/pkg-fresh.out 2>&1; rc=$?
+check "then dpkg -i of kioskpad-verifier exits 0" 0 $rc
+check "it makes the site secret, 0640 root:kioskpad-verifier, and leaves the server off" "kioskpad-verifier 640 disabled inactive" \
+    "$(inside stat -c '%G %a' /etc/kioskpad-verifier/site.secret) $(inside systemctl is-enabled kioskpad-verifier 2>&1) $(inside systemctl is-active kioskpad-verifier 2>&1)"
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y kioskpad kioskpad-verifier < /dev/null >> $W/pkg-fresh.out 2>&1
 cp $W/pkg-*.out $OUT/ 2>/dev/null

@@ -46,7 +46,10 @@ if [ -n "$e2e_root" ]; then
         touch "$e2e_root/.kioskpad-e2e-root.2"
     fi
     e2e_root=$(cd "$e2e_root" && pwd)
-    export HIL_MEM=${HIL_MEM:-1G}
+    # The guest's root is an overlay on a tmpfs (half the guest's memory): the deployment
+    # tests install both programs (kioskpad and kioskpad-verifier, about 200 MB with their
+    # symbols) and then both packages into it; 1 GB ran out of space.
+    export HIL_MEM=${HIL_MEM:-2G}
 fi
 cd "$repo"
 swift build "${scratch[@]}" --product kioskpad >&2

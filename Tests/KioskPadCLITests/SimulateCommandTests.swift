@@ -27,13 +27,14 @@ enum CLI {
     /// Runs the binary with `stdin` piped in (written from another thread, so a large input
     /// cannot deadlock against the child's output); kills it after `timeout` (status 9).
     /// The wait happens on a thread of its own, never on the concurrency pool.
-    static func run(_ arguments: [String], stdin: String = "", timeout: TimeInterval = 120) async throws -> Result {
-        try await onOwnThread { try runWaiting(arguments, stdin: stdin, timeout: timeout) }
+    /// `executable` is another copy of (or link to) the binary.
+    static func run(_ arguments: [String], stdin: String = "", timeout: TimeInterval = 120, executable: URL = binary) async throws -> Result {
+        try await onOwnThread { try runWaiting(arguments, stdin: stdin, timeout: timeout, executable: executable) }
     }
 
-    private static func runWaiting(_ arguments: [String], stdin: String, timeout: TimeInterval) throws -> Result {
+    private static func runWaiting(_ arguments: [String], stdin: String, timeout: TimeInterval, executable: URL) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = root
         let input = Pipe(), output = Pipe(), errors = Pipe()

@@ -36,15 +36,19 @@ public struct SiteRules: Sendable, Equatable {
 
 /// ``SiteRules`` made ready to decide: the zone resolved and every schedule compiled once.
 public struct CompiledSiteRules: Sendable {
-    public let zone: TimeZone
+    /// The site's zone, or nil for the host's: looked up only when a rule needs local time
+    /// (Foundation's host zone loads ICU's data, some MB a door without rules never needs).
+    private let siteZone: TimeZone?
+    /// The zone local times are in: the site's, else the host's.
+    public var zone: TimeZone { siteZone ?? .current }
     public let schedules: [String: WeeklySchedule]
     public let rules: [String: AccessRule]
     /// Whether any rule needs the wall clock (a terminal checks its clock only then).
     public let needsClock: Bool
 
     /// Compiles `site`; an error names the schedule whose spec is bad.
-    public init(_ site: SiteRules, hostZone: TimeZone = .current) throws {
-        zone = try site.timeZone.map(SiteRules.zone) ?? hostZone
+    public init(_ site: SiteRules, hostZone: TimeZone? = nil) throws {
+        siteZone = try site.timeZone.map(SiteRules.zone) ?? hostZone
         var schedules: [String: WeeklySchedule] = [:]
         for (name, spec) in site.schedules {
             do {
@@ -60,8 +64,8 @@ public struct CompiledSiteRules: Sendable {
 
     /// `site` with what does not compile left out: an unknown zone is the host's, a bad
     /// schedule matches no minute (its users are refused).
-    public init(unchecked site: SiteRules, hostZone: TimeZone = .current) {
-        zone = site.timeZone.flatMap { TimeZone(identifier: $0) } ?? hostZone
+    public init(unchecked site: SiteRules, hostZone: TimeZone? = nil) {
+        siteZone = site.timeZone.flatMap { TimeZone(identifier: $0) } ?? hostZone
         schedules = site.schedules.compactMapValues { try? WeeklySchedule(parsing: $0) }
         rules = site.rules
         needsClock = site.needsClock

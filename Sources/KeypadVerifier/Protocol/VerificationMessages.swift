@@ -6,12 +6,10 @@ import KeypadCore
 /// PIN is copied exactly once and the buffer can be zeroed after sending.
 public enum VerificationRequestBody {
     public static func encode(_ attempt: VerificationAttempt) -> [UInt8] {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
         var body = Array("{\"terminal_id\":\(jsonString(attempt.terminalID)),\"kind\":\"\(attempt.kind.rawValue)\",\"value\":\"".utf8)
         body.reserveCapacity(body.count + 160)
         attempt.value.withASCIIBytes { body.append(contentsOf: $0) }
-        body += Array("\",\"attempt_id\":\"\(attempt.attemptID.uuidString.lowercased())\",\"entered_at\":\"\(formatter.string(from: attempt.enteredAt))\"}".utf8)
+        body += Array("\",\"attempt_id\":\"\(attempt.attemptID.uuidString.lowercased())\",\"entered_at\":\"\(UTCTimestamp.rfc3339(attempt.enteredAt))\"}".utf8)
         return body
     }
 

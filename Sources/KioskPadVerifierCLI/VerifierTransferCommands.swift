@@ -3,6 +3,7 @@ import DurableStorage
 import Foundation
 import KeypadCore
 import KeypadVerifier
+import KioskPadCommandLine
 import ReferenceVerifierCore
 
 /// `kioskpad verifier import --users-file FILE`: users from a users file into the database.

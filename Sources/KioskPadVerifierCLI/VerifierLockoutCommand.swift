@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeypadCore
+import KioskPadCommandLine
 
 /// `kioskpad verifier lockout`: the per-terminal lockouts, which survive a restart.
 struct VerifierLockoutCommand: AsyncParsableCommand {

@@ -7,8 +7,8 @@ import KeypadCore
 import TerminalIO
 
 /// Reads one PIN from stdin straight into a wiped-after-use buffer, with echo off on a terminal.
-enum SecretReader {
-    static func readPIN(prompt: String) throws -> SecretDigits {
+public enum SecretReader {
+    public static func readPIN(prompt: String) throws -> SecretDigits {
         let range = EntryOptions.lengthRange
         let silent = SilentPrompt(prompt)
         defer { silent.end() }
@@ -35,7 +35,7 @@ enum SecretReader {
 extension SecretReader {
     /// Reads one password line (UTF-8, 12-256 bytes) with echo off on a terminal. The caller
     /// zeroes the bytes when done.
-    static func readPassword(prompt: String) throws -> [UInt8] {
+    public static func readPassword(prompt: String) throws -> [UInt8] {
         let silent = SilentPrompt(prompt)
         defer { silent.end() }
         var password: [UInt8] = []

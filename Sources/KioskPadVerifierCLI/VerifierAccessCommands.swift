@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeypadCore
 import KeypadVerifier
+import KioskPadCommandLine
 import ReferenceVerifierCore
 
 /// The options that set a user's access rule (`user add` and `user set`), checked before

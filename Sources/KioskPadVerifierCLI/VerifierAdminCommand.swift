@@ -6,6 +6,7 @@ import Darwin
 #endif
 import KeypadCore
 import KeypadVerifier
+import KioskPadCommandLine
 import KioskPadConsole
 import KioskPadVerifierAssembly
 import ReferenceVerifierCore

@@ -1,5 +1,5 @@
 import Foundation
-import KioskPadDaemon
+import KioskPadCommandLine
 import Logging
 import Testing
 

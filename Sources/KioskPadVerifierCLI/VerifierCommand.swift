@@ -4,13 +4,17 @@ import KeypadCore
 import KeypadVerifier
 import KioskPadConfig
 import KioskPadVerifierAssembly
+import KioskPadCommandLine
 import Logging
 import ReferenceVerifierCore
 
-/// `kioskpad verifier`: the reference verifier and its tools.
+/// `kioskpad verifier`: the site server and its tools, the root command of the
+/// `kioskpad-verifier` executable (`kioskpad verifier ...` runs it).
 struct VerifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "verifier", abstract: "The reference verifier server and its tools.",
+        commandName: "kioskpad verifier", abstract: "The reference verifier server and its tools.",
+        discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
+        version: "kioskpad verifier \(KioskPadVersion.version)",
         subcommands: [
             VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,

@@ -5,8 +5,8 @@ import Dispatch
 import KeypadDisplay
 
 /// Turns SIGINT/SIGTERM into an async wait, so a command can shut down in order.
-enum SignalWaiter {
-    static func wait(for signals: [Int32] = [SIGINT, SIGTERM]) async -> Int32 {
+public enum SignalWaiter {
+    public static func wait(for signals: [Int32] = [SIGINT, SIGTERM]) async -> Int32 {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []
         for number in signals {
@@ -25,7 +25,7 @@ enum SignalWaiter {
 }
 
 /// One line on unbuffered stdout (the plain display's writer), so a reader of a pipe sees it at once.
-func writeLine(_ text: String) {
+public func writeLine(_ text: String) {
     PlainTextDisplay.standardOutput(text + "\n")
 }
 

@@ -1,11 +1,10 @@
 import ArgumentParser
-import KioskPadDaemon
 import Logging
 
 /// Logs go to stderr, so stdout stays the display in plain mode; under systemd each line
 /// carries its syslog priority (``JournalLogHandler``).
-enum LoggingSetup {
-    static func bootstrap(level: Logger.Level) {
+public enum LoggingSetup {
+    public static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = JournalLogHandler.standardError(label: label)
             handler.logLevel = level
