@@ -7,7 +7,12 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 [ -x .build/debug/kioskpad ] || echo "simulate: building kioskpad (the first build takes several minutes)..." >&2
 log=$(mktemp)
-if ! swift build --product kioskpad > "$log" 2>&1; then
+# After scripts/test.sh, the same build as the tests' (a no-op): building only the product
+# would compile the executable's module again without the tests' flags (about 20 s), and
+# the next test run would compile it back.
+build=(swift build --product kioskpad)
+[ -e .build/debug/KioskPadPackageTests.xctest ] && build=(swift build --build-tests)
+if ! "${build[@]}" > "$log" 2>&1; then
     cat "$log" >&2
     rm -f "$log"
     echo "simulate: the build failed (above)" >&2

@@ -184,8 +184,13 @@ struct DaemonServicesTests {
         let port = try await simulator.metricsPort()
         #expect(port != 0)
         simulator.type("12349876")
-        try await Task.sleep(for: .seconds(1))
-        let metrics = try await Self.fetch("http://127.0.0.1:\(port)/metrics")
+        // Both attempts decided: two verifier latencies observed (checked in full below).
+        var metrics = try await Self.fetch("http://127.0.0.1:\(port)/metrics")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !metrics.body.contains("kioskpad_verifier_latency_seconds_count 2"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            metrics = try await Self.fetch("http://127.0.0.1:\(port)/metrics")
+        }
         let health = try await Self.fetch("http://127.0.0.1:\(port)/healthz")
         let elsewhere = try await Self.fetch("http://127.0.0.1:\(port)/")
         _ = try await simulator.finish()
