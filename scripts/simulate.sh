@@ -6,17 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 [ -x .build/debug/kioskpad ] || echo "simulate: building kioskpad (the first build takes several minutes)..." >&2
-log=$(mktemp)
-# After scripts/test.sh, the same build as the tests' (a no-op): building only the product
-# would compile the executable's module again without the tests' flags (about 20 s), and
-# the next test run would compile it back.
-build=(swift build --product kioskpad)
-[ -e .build/debug/KioskPadPackageTests.xctest ] && build=(swift build --build-tests)
-if ! "${build[@]}" > "$log" 2>&1; then
-    cat "$log" >&2
+# A binary newer than every source, Package.swift and Package.resolved is up to date: run it.
+# (After scripts/test.sh, `swift build` would spend 10-50 s recompiling for a different build
+# description that `swift test` left behind, with nothing changed.)
+fresh() {
+    [ -x .build/debug/kioskpad ] && [ -z "$(find Sources Package.swift Package.resolved -newer .build/debug/kioskpad -print -quit 2>/dev/null)" ]
+}
+if ! fresh; then
+    log=$(mktemp)
+    if ! swift build --product kioskpad > "$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        echo "simulate: the build failed (above)" >&2
+        exit 1
+    fi
     rm -f "$log"
-    echo "simulate: the build failed (above)" >&2
-    exit 1
 fi
-rm -f "$log"
 exec .build/debug/kioskpad simulate "$@"
