@@ -19,8 +19,11 @@ let leanExecutable: [LinkerSetting] = [
 /// written by scripts/link-order.sh) next to each other at the front of the code, so a door at
 /// ready maps a few MB of it instead of pages scattered over all of it (README, "Footprint").
 /// A function the file names that the program lacks is skipped, silently.
+/// `KIOSKPAD_LINK_ORDER=0` in the environment leaves it out, to measure what it saves
+/// (`scripts/cross-arm64.sh --no-link-order`).
 func startupCodeFirst(_ name: String) -> [LinkerSetting] {
-    [.unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release))]
+    if Context.environment["KIOSKPAD_LINK_ORDER"] == "0" { return [] }
+    return [.unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release))]
 }
 
 let package = Package(

@@ -3,20 +3,7 @@
 # bookworm, only where missing. Safe to run again. Called by simulate.sh and test.sh.
 set -euo pipefail
 
-# Installs the Debian packages given that are not installed yet.
-apt_install_missing() {
-    local missing=() package
-    for package in "$@"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        local sudo=""
-        [ "$(id -u)" -eq 0 ] || sudo="sudo"
-        echo "setup: installing ${missing[*]}" >&2
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install-missing.sh"
 
 # Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend, and
 # Eclipse Mosquitto's client library for Home Assistant over MQTT.
