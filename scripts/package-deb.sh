@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Debian packages of KioskPad for this machine's architecture:
+# Builds the Debian packages of KioskPad, for this machine's architecture or (from amd64) for arm64:
 #
-#   scripts/package-deb.sh [--output DIR] [--binary FILE] [--revision N]
+#   scripts/package-deb.sh [--arch amd64|arm64] [--output DIR] [--binary FILE] [--revision N[,N...]]
 #
 # makes, in DIR (default dist/), with <version> KioskPadVersion.version (what `kioskpad
-# --version` prints) and revision N (default 1; raise it to repackage the same program):
+# --version` prints) and revision N (default 1; raise it to repackage the same program; a
+# list, e.g. 1,2, makes each revision of the same binaries, to test an upgrade):
 #   kioskpad_<version>-<N>_<arch>.deb           the door terminal: /usr/bin/kioskpad, kioskpad.service,
 #                                               sysusers, the udev rule, /etc/kioskpad/kioskpad.yaml
 #   kioskpad-verifier_<version>-<N>_<arch>.deb  the site server: /usr/bin/kioskpad-verifier (what
@@ -18,34 +19,58 @@
 # libraries loaded only when configured: libmosquitto1 (`mqtt:`), libqrencode4 (the console's
 # TOTP QR codes).
 #
+# --arch arm64 on an amd64 machine cross-builds with Debian's Swift (scripts/cross-arm64.sh: the
+# binaries link against Debian trixie arm64, the base of Raspberry Pi OS trixie 64-bit) and
+# computes Depends with dpkg-shlibdeps inside that trixie arm64 root, against its libraries; the
+# arm64 binaries run here under qemu-user for their version, help and man pages. Needs root
+# then. The Swift that built the binaries is named in each package's changelog.
+#
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
 #
 # --binary FILE packages a release `kioskpad` built before, and the `kioskpad-verifier` beside
 # it (`swift build -c release --static-swift-stdlib --product kioskpad`, then `--product
 # kioskpad-verifier`), instead of building them. Needs dpkg-dev and binutils (installed here
-# when missing). Run as any user; no root needed.
+# when missing). Run as any user; no root needed (but for --arch arm64 on amd64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 output=dist
 binary=''
 revision=1
+host_arch=$(dpkg --print-architecture)
+arch=$host_arch
 while [ $# -gt 0 ]; do
     case $1 in
         --output) output=${2:?--output needs a directory}; shift 2 ;;
         --binary) binary=${2:?--binary needs a file}; shift 2 ;;
-        --revision) revision=${2:?--revision needs a number}; shift 2 ;;
+        --revision) revision=${2:?--revision needs a number or a list like 1,2}; shift 2 ;;
+        --arch) arch=${2:?--arch needs an architecture}; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "package-deb.sh: unknown option '$1' (valid: --output DIR, --binary FILE, --revision N, --help)" >&2; exit 2 ;;
+        *) echo "package-deb.sh: unknown option '$1' (valid: --arch ARCH, --output DIR, --binary FILE, --revision N[,N...], --help)" >&2; exit 2 ;;
     esac
 done
-[[ $revision =~ ^[0-9]+$ ]] || { echo "package-deb.sh: --revision must be a whole number, not '$revision'" >&2; exit 2; }
+[[ $revision =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "package-deb.sh: --revision must be a whole number or a list like 1,2, not '$revision'" >&2; exit 2; }
 say() { echo "package-deb: $*" >&2; }
 die() { echo "package-deb.sh: $*" >&2; exit 1; }
+valid_arches=$host_arch
+[ "$host_arch" = amd64 ] && valid_arches="amd64 arm64"
+case " $valid_arches " in *" $arch "*) ;; *)
+    echo "package-deb.sh: --arch '$arch' is not one this machine packages; valid: ${valid_arches// /, }" >&2; exit 2 ;;
+esac
+# cross: the binaries are arm64 and this machine amd64. They run here under qemu-user (binfmt)
+# with the trixie root's loader and libraries; binutils for aarch64 strip them.
+cross=''
+tools=''
+if [ "$arch" != "$host_arch" ]; then
+    cross=yes
+    tools=aarch64-linux-gnu-
+    source scripts/arm64/toolchain.sh
+    export QEMU_LD_PREFIX=$arm64_target_root
+fi
 
 missing=()
-for tool in dpkg-shlibdeps:dpkg-dev objcopy:binutils; do
+for tool in dpkg-shlibdeps:dpkg-dev objcopy:binutils ${cross:+aarch64-linux-gnu-objcopy:binutils-aarch64-linux-gnu}; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -55,8 +80,6 @@ fi
 
 upstream=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/KeypadCore/KioskPadVersion.swift)
 [ -n "$upstream" ] || die "no version in Sources/KeypadCore/KioskPadVersion.swift"
-version=$upstream-$revision
-arch=$(dpkg --print-architecture)
 if [ -n "${DEBFULLNAME:-}" ] && [ -n "${DEBEMAIL:-}" ]; then
     maintainer="$DEBFULLNAME <$DEBEMAIL>"
 else
@@ -64,7 +87,10 @@ else
 fi
 
 # ---- 1. the binaries --------------------------------------------------------------------------
-if [ -z "$binary" ]; then
+if [ -z "$binary" ] && [ -n "$cross" ]; then
+    say "cross-building release binaries for arm64 (scripts/cross-arm64.sh)"
+    binary="$(scripts/cross-arm64.sh | tail -1)/kioskpad"
+elif [ -z "$binary" ]; then
     say "building release binaries (swift build -c release --static-swift-stdlib)"
     swift build -c release --static-swift-stdlib --product kioskpad >&2
     swift build -c release --static-swift-stdlib --product kioskpad-verifier >&2
@@ -73,7 +99,9 @@ fi
 server_binary=$(dirname "$binary")/kioskpad-verifier
 for program in "$binary" "$server_binary"; do
     [ -x "$program" ] || die "no binary at $program"
-    if ldd "$program" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/swift' >/dev/null; then
+    machine=$(readelf -h "$program" | sed -n 's/^ *Machine: *//p')
+    case $arch:$machine in amd64:*X86-64*|arm64:*AArch64*) ;; *) die "$program is built for $machine, not $arch" ;; esac
+    if readelf -d "$program" | grep NEEDED | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' >/dev/null; then
         die "$program loads the Swift runtime from a toolchain; build it with --static-swift-stdlib"
     fi
 done
@@ -98,9 +126,9 @@ split_debug() {
     [ -n "$id" ] || die "$2 has no build id (link with --build-id)"
     local debug_file=$work/$name-dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
     install -d "$(dirname "$debug_file")"
-    objcopy --only-keep-debug --compress-debug-sections "$full" "$debug_file"
+    "${tools}objcopy" --only-keep-debug --compress-debug-sections "$full" "$debug_file"
     chmod 0644 "$debug_file"
-    objcopy --strip-unneeded --remove-section=.comment --remove-section=.note.gnu.gold-version \
+    "${tools}objcopy" --strip-unneeded --remove-section=.comment --remove-section=.note.gnu.gold-version \
         --add-gnu-debuglink="$debug_file" "$full" "$work/$name/usr/bin/$name"
     chmod 0755 "$work/$name/usr/bin/$name"
     echo "$id" > "$work/$name.build-id"
@@ -132,12 +160,12 @@ chmod 0644 "$door"/usr/lib/systemd/system/* "$door"/usr/lib/sysusers.d/* "$door"
 # ---- 3. docs, man pages, completions ----------------------------------------------------------
 stamp=$(git log -1 --format=%cD 2>/dev/null || date -R)
 source_state=$(git describe --always --dirty 2>/dev/null || echo 'a source tree')
+# The compiler, recorded in each changelog: cross-arm64.sh writes it beside its binaries.
+toolchain=$(cat "$(dirname "$binary")/swift-version.txt" 2>/dev/null || swift --version 2>/dev/null | head -1)
 for tree in "$door" "$site"; do
     name=$(basename "$tree"); doc=$tree/usr/share/doc/$name
     install -d "$doc"
     install -m 0644 deploy/debian/copyright "$doc/copyright"
-    printf '%s (%s) stable; urgency=medium\n\n  * Built from %s by scripts/package-deb.sh.\n\n -- %s  %s\n' \
-        "$name" "$version" "$source_state" "$maintainer" "$stamp" | gzip -9n > "$doc/changelog.Debian.gz"
     # Swift packages compile their C libraries in (Yams: libyaml; swift-nio-extras: zlib;
     # sqlite-nio: SQLite); lintian calls that an error, and the overrides file says why it stays.
     install -d "$tree/usr/share/lintian/overrides"
@@ -154,6 +182,7 @@ chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz "$site"/usr/share/doc/kioskpad-ve
 # One man page per command, from each binary's own help (swift-argument-parser's generate-manual).
 say "man pages (swift-argument-parser's generate-manual)"
 manual_build=.build-manual
+[ -d .build/checkouts/swift-argument-parser ] || swift package resolve >&2
 swift build --package-path .build/checkouts/swift-argument-parser --scratch-path "$manual_build" \
     -c release --product generate-manual >"$work/manual-build.log" 2>&1 \
     || { tail -20 "$work/manual-build.log" >&2; die "could not build generate-manual (run swift package resolve first)"; }
@@ -184,7 +213,7 @@ install -d "$door/usr/share/bash-completion/completions" "$door/usr/share/zsh/ve
 "$work/kioskpad.full" --generate-completion-script zsh > "$door/usr/share/zsh/vendor-completions/_kioskpad"
 chmod 0644 "$door/usr/share/bash-completion/completions/kioskpad" "$door/usr/share/zsh/vendor-completions/_kioskpad"
 
-# ---- 4. control --------------------------------------------------------------------------------
+# ---- 4. control, and each revision's packages ----------------------------------------------------
 for script in preinst postinst prerm postrm; do
     install -m 0755 "deploy/debian/$script" "$door/DEBIAN/$script"
     install -m 0755 "deploy/debian/kioskpad-verifier.$script" "$site/DEBIAN/$script"
@@ -193,15 +222,21 @@ done
 # source tree: a minimal one in the work folder).
 install -d "$work/src/debian"
 printf 'Source: kioskpad\n\nPackage: kioskpad\nArchitecture: any\n' > "$work/src/debian/control"
+# For arm64 it runs inside the trixie arm64 root, against the libraries and symbols files there.
 shlibs() {
     local program=$work/$1/usr/bin/$1 found
-    (cd "$work/src" && dpkg-shlibdeps -O -e"$program") > "$work/shlibs" 2>"$work/shlibs.log" \
-        || { cat "$work/shlibs.log" >&2; die "dpkg-shlibdeps failed on $1"; }
+    if [ -n "$cross" ]; then
+        in_root "$arm64_target_root" "$work" /bin/sh -c 'cd "$1" && dpkg-shlibdeps -O -e"$2"' shlibs "$work/src" "$program"
+    else
+        (cd "$work/src" && dpkg-shlibdeps -O -e"$program")
+    fi > "$work/shlibs" 2>"$work/shlibs.log" || { cat "$work/shlibs.log" >&2; die "dpkg-shlibdeps failed on $1"; }
     found=$(sed -n 's/^shlibs:Depends=//p' "$work/shlibs")
     [ -n "$found" ] || die "dpkg-shlibdeps found no libraries for $1"
     # Packed relative relocations (Package.swift's leanExecutable) need glibc 2.36, which
-    # dpkg-shlibdeps does not see from the symbol versions.
-    if objdump -p "$program" | grep -q GLIBC_ABI_DT_RELR; then
+    # dpkg-shlibdeps does not see from the symbol versions (raised to it, never lowered).
+    local libc
+    libc=$(printf '%s' "$found" | sed -nE 's/.*libc6 \(>= ([^)]*)\).*/\1/p')
+    if readelf -V "$program" | grep -q GLIBC_ABI_DT_RELR && dpkg --compare-versions "${libc:-0}" lt 2.36; then
         found=$(printf '%s' "$found" | sed -E 's/libc6 \(>= [^)]*\)/libc6 (>= 2.36)/')
     fi
     printf '%s' "$found"
@@ -209,9 +244,28 @@ shlibs() {
 door_shlibs=$(shlibs kioskpad)
 site_shlibs=$(shlibs kioskpad-verifier)
 installed_kb() { du -sk --exclude=DEBIAN "$1" | cut -f1; }
-door_kb=$(installed_kb "$door"); site_kb=$(installed_kb "$site")
 # Before the split (0.9.0), the kioskpad package carried the site server's unit and config.
 split_at=0.10.0
+# changelog TREE: its changelog.Debian.gz for $version. Lines stay within 80 columns: the
+# compiler's line is folded.
+changelog() {
+    local name; name=$(basename "$1")
+    printf '%s (%s) stable; urgency=medium\n\n  * Built from %s by scripts/package-deb.sh.\n%s\n\n -- %s  %s\n' \
+        "$name" "$version" "$source_state" "$(printf 'Compiler: %s.' "$toolchain" | fold -s -w 74 | sed '1s/^/  * /; 2,$s/^/    /; s/ *$//')" \
+        "$maintainer" "$stamp" | gzip -9n > "$1/usr/share/doc/$name/changelog.Debian.gz"
+    chmod 0644 "$1/usr/share/doc/$name/changelog.Debian.gz"
+}
+# The -dbgsym packages' docs are a link to their package's.
+for name in kioskpad kioskpad-verifier; do
+    install -d "$work/$name-dbgsym/usr/share/doc"
+    ln -s "$name" "$work/$name-dbgsym/usr/share/doc/$name-dbgsym"
+done
+mkdir -p "$output"
+# Each revision: changelog, control files, sums and the .deb files (the loop runs to the end).
+for revision in ${revision//,/ }; do
+version=$upstream-$revision
+changelog "$door"; changelog "$site"
+door_kb=$(installed_kb "$door"); site_kb=$(installed_kb "$site")
 cat > "$door/DEBIAN/control" <<EOF
 Package: kioskpad
 Version: $version
@@ -263,8 +317,6 @@ done
 for name in kioskpad kioskpad-verifier; do
     dbg=$work/$name-dbgsym
     dbg_kb=$(installed_kb "$dbg")
-    install -d "$dbg/usr/share/doc"
-    ln -s "$name" "$dbg/usr/share/doc/$name-dbgsym"
     cat > "$dbg/DEBIAN/control" <<EOF
 Package: $name-dbgsym
 Source: kioskpad
@@ -285,7 +337,6 @@ EOF
     chmod 0644 "$dbg/DEBIAN/control" "$dbg/DEBIAN/md5sums"
 done
 
-mkdir -p "$output"
 for name in kioskpad kioskpad-verifier; do
     deb=$output/${name}_${version}_$arch.deb
     dbgsym=$output/$name-dbgsym_${version}_$arch.deb
@@ -299,3 +350,4 @@ for name in kioskpad kioskpad-verifier; do
 done
 echo "$output/kioskpad_${version}_$arch.deb"
 echo "$output/kioskpad-verifier_${version}_$arch.deb"
+done
