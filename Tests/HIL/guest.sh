@@ -10,6 +10,15 @@ passed=0; failed=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2', got '$3'"; fi; }
+# hold_line CHIP OFFSET=VALUE: drives a line as `gpioset` until killed, with libgpiod 1.x's tools
+# (Debian 12) or 2.x's (Debian 13, the arm64 guest). Run it with & and kill $! to release.
+hold_line() {
+    if gpioset --version 2>&1 | grep -q 'v2\.'; then exec gpioset -c "$1" "$2"; else exec gpioset --mode=signal "$1" "$2"; fi
+}
+# HIL_SUITE=core runs only the checks an emulated arm64 system can afford (Tests/arm64/hil.sh):
+# every key, a PIN through `run`, the relay on a grant and never on a denial, and the relay
+# off after a kill -9 (on mainline's and on Raspberry Pi's kind of kernel, with `door off`).
+everything() { [ "${HIL_SUITE:-all}" != core ]; }
 
 . $REPO/Tests/HIL/keypad-chip.sh
 
@@ -84,6 +93,7 @@ fi
 calls=$(sed -n 's/.*value_calls_per_scan=\([0-9]*\).*/\1/p' $W/all.out)
 if [ -n "$calls" ] && [ "$calls" -le 8 ]; then pass "one full scan issues $calls GPIO value calls (<= 2R = 8)"; else fail "value calls per scan: '$calls' (want <= 8)"; fi
 
+if everything; then  # sections 2-7b
 # ---- 2. two keys in one row, two keys in one column (chip by name) ----------------------
 cat > $W/pairs.script <<S
 press 0 0
@@ -175,7 +185,7 @@ fi
 stop_keytest
 
 # ---- 6. a busy line is a clear error naming the key and the holder --------------------
-gpioset --mode=signal $CHIP 2=1 & HOLD=$!
+( hold_line $CHIP 2=1 ) & HOLD=$!
 sleep 0.5
 $KP keytest --config $W/label.yaml > $W/busy.out 2>&1; rc=$?
 kill $HOLD; wait $HOLD 2>/dev/null
@@ -208,6 +218,7 @@ $KP run --config $W/badline.yaml --display plain > $W/badline.out 2>&1; rc=$?
 check "run with a line the chip does not have exits 1" 1 $rc
 if grep -q "keypad.rows\[2\]: no line named 'NOPE' on chip 'keypad-sim'" $W/badline.out; then pass "and names keypad.rows[2]"; else fail "bad line: $(cat $W/badline.out)"; fi
 
+fi
 # ---- 8. a full PIN entry through `kioskpad run` with the local verifier ----------------
 : > $W/pin.script
 for k in 2 4 6 8; do tap $k 2 >> $W/pin.script; done
@@ -279,6 +290,7 @@ type_pin 2468; sleep 1
 kill -TERM $RUN; wait $RUN; kill $WATCH
 if grep -q 'Locked' $W/relay-deny.out && ! ever_on $W/relay-deny.log; then pass "denied and locked out: relay never on"; else fail "denied/lockout: $(tr '\n' ' ' < $W/relay-deny.log)"; fi
 
+if everything; then  # 9c-9d
 # 9c. verifier error: never on, shown as unavailable
 relay_config $W/relay-error.yaml "  kind: http
   url: http://127.0.0.1:9/verify
@@ -301,6 +313,7 @@ type_pin 2468; wait_for $W/relay-term.out 'Verifying'
 kill -TERM $RUN; wait $RUN; rc=$?; sleep 1; kill $WATCH; kill $SLOW 2>/dev/null
 if [ $rc = 0 ] && ! ever_on $W/relay-term.log && [ "$(cat $DSIM/sim_gpio0/value)" = 0 ]; then pass "SIGTERM during verification: exit 0, relay never on"; else fail "SIGTERM during verification: rc=$rc $(tr '\n' ' ' < $W/relay-term.log)"; fi
 
+fi
 # 9e. a crash (SIGKILL) while the door is open: the kernel releases the line, relay off
 relay_config $W/relay-long.yaml; sed -i 's/unlock_s: 2/unlock_s: 8/' $W/relay-long.yaml
 watch_relay $W/relay-kill.log
@@ -311,14 +324,16 @@ kill -KILL $RUN; wait $RUN 2>/dev/null; sleep 0.5; kill $WATCH
 after=$(cat $DSIM/sim_gpio0/value)
 check "crash while open: relay was on, off once the process died" "1 0" "$before $after"
 
+if everything; then  # 9f
 # 9f. the relay line busy at start: a clear error, nothing energised
-gpioset --mode=signal $DCHIP 0=0 & HOLD=$!
+( hold_line $DCHIP 0=0 ) & HOLD=$!
 sleep 0.5
 $KP run --config $W/relay.yaml --display plain > $W/relay-busy.out 2>&1; rc=$?
 kill $HOLD; wait $HOLD 2>/dev/null
 check "relay line busy exits 1" 1 $rc
 if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'gpioset'" $W/relay-busy.out; then pass "busy relay line names door.relay.line and gpioset"; else fail "busy relay: $(cat $W/relay-busy.out)"; fi
 
+fi
 # ---- 9h-9j. `kioskpad door off`, and a kernel that keeps released outputs driven --------
 # Raspberry Pi kernels keep a released output at its last level (raspberrypi/linux #6117);
 # gpio-sim, like mainline, returns a released line to its pull. The model below copies every
@@ -330,7 +345,11 @@ for d in /sys/class/gpio/gpiochip*; do [ "$(cat $d/label 2>/dev/null)" = door-si
 [ -n "$DBASE" ] || DBASE=$(sed -n 's/^gpiochip[0-9]*: GPIOs \([0-9]*\)-.*door-sim.*/\1/p' /sys/kernel/debug/gpio)
 PT=/sys/kernel/tracing/instances/persist
 persist_on() {
-    mkdir -p $PT; echo 1 > $PT/events/gpio/gpio_value/enable
+    mkdir -p $PT
+    # Only the relay's line: the keypad's scan writes would bury it, and a slow guest (the
+    # emulated arm64 system) then applied the relay's level too late.
+    echo "gpio == $DBASE" > $PT/events/gpio/gpio_value/filter
+    echo 1 > $PT/events/gpio/gpio_value/enable
     ( cat $PT/trace_pipe | while read -r l; do
         case "$l" in
             *"gpio_value: $DBASE set 1"*) echo pull-up > $DSIM/sim_gpio0/pull ;;
@@ -342,6 +361,7 @@ persist_on() {
 }
 persist_off() {
     echo 0 > $PT/events/gpio/gpio_value/enable
+    echo 0 > $PT/events/gpio/gpio_value/filter
     pkill -f "$PT/trace_pipe"; kill $PERSIST 2>/dev/null; wait $PERSIST 2>/dev/null
     echo pull-down > $DSIM/sim_gpio0/pull
 }
@@ -355,7 +375,7 @@ check "the unit runs door off before every start and after every stop" \
 
 # 9h. the model keeps a released line on; `door off` leaves it off
 persist_on
-gpioset --mode=signal $DCHIP 0=1 & HOLD=$!
+( hold_line $DCHIP 0=1 ) & HOLD=$!
 sleep 0.5; kill $HOLD; wait $HOLD 2>/dev/null; sleep 0.5
 check "persisting-kernel model: a released line that was on stays on" 1 "$(cat $DSIM/sim_gpio0/value)"
 $KP door off --config $W/relay.yaml > $W/door-off.out 2>&1; rc=$?
@@ -393,7 +413,9 @@ if grep -q "door.relay.line: line 'RELAY' on 'door-sim' is busy, held by 'kioskp
 check "the daemon still stops cleanly" 0 $rrc
 
 # 9g. the journal recorded it all, without a PIN
+if everything; then  # the error record comes from 9c
 if grep -q '"type":"door_unlocked"' $W/state/journal.jsonl && grep -q '"decision":"error"' $W/state/journal.jsonl && grep -q '"type":"lockout"' $W/state/journal.jsonl; then pass "journal has unlock, error and lockout records"; else fail "journal: $(tail -3 $W/state/journal.jsonl)"; fi
+fi
 # Random UUIDs (record and attempt ids) may contain any 4 digits: blank them out first.
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state/journal.jsonl $W/relay-*.out | grep -q -e 2468 -e 1111 -e 2222; then
     fail "a PIN appears in the journal or output"
@@ -402,6 +424,7 @@ else
 fi
 cp $W/state/journal.jsonl $OUT/ 2>/dev/null
 
+if everything; then  # sections 9k-11
 # ---- 9k. door contact, exit button, tamper and a duress PIN (issue 12) -------------------
 # Inputs are pulled up by kioskpad (active_low); the test closes a loop with pull-down.
 # Defaults: the contact and tamper loops are normally closed (open loop = door open / tampered).
@@ -736,6 +759,7 @@ if grep -q '^<5>kioskpad.run: terminal ready' $W/stuck.err; then pass "notice li
 if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got priority prefixes"; else pass "without JOURNAL_STREAM lines are plain"; fi
 
 
+fi
 # ---- 12. the installed service under systemd (when the suite was given a Debian root) -----
 [ -n "$E2E_ROOT" ] && . $REPO/Tests/HIL/systemd-e2e.sh
 # ---- 13. the Debian package in the same root (when the suite was given one) ------------------

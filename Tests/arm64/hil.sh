@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Hardware-in-loop on arm64: the arm64 release build of kioskpad (scripts/cross-arm64.sh, linked
+# against Debian trixie's libgpiod 2.x) runs the GPIO suite, Tests/HIL/guest.sh, on a real
+# kernel GPIO chip (gpio-sim) inside an emulated arm64 system (Tests/arm64/run-guest.sh). By
+# default its core (HIL_SUITE=core): every key scanned, a PIN through `run`, the relay pulsed on
+# a grant and never on a denial, the relay off after a kill -9 (the kernel releasing it, and
+# `door off` on a model of Raspberry Pi's kernel, which keeps it driven). `--all` runs every
+# section (door inputs, MQTT, evdev, Wiegand, the LCD over i2c-dev, ...): a full system under
+# TCG is slow, 28 checks took about 13 minutes here. Then, with --debs DIR, the footprint of
+# the packaged arm64 door (Benchmarks/Footprint/footprint.py) measured inside that system,
+# where RSS is the program's own (under qemu-user it would be the emulator's), and how often an
+# idle door wakes there (Tests/arm64/idle-wakeups.sh).
+#
+#   Tests/arm64/hil.sh [--all] [--bin DIR] [--debs DIR] [--unordered-bin DIR]
+#
+# --bin DIR: the arm64 binaries (kioskpad and keypad-emu; default: build them).
+# --unordered-bin DIR: also measure the door built without the link-order file.
+# Closes with "hil-arm64: N passed, M failed".
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+bin=''
+debs=''
+unordered=''
+suite=core
+while [ $# -gt 0 ]; do
+    case $1 in
+        --bin) bin=$(cd "$2" && pwd); shift 2 ;;
+        --debs) debs=$(cd "$2" && pwd); shift 2 ;;
+        --unordered-bin) unordered=$(cd "$2" && pwd); shift 2 ;;
+        --all) suite=all; shift ;;
+        *) echo "hil-arm64: unknown option '$1' (valid: --all, --bin DIR, --debs DIR, --unordered-bin DIR)" >&2; exit 2 ;;
+    esac
+done
+[ -n "$bin" ] || bin=$("$repo/scripts/cross-arm64.sh" | tail -1)
+for program in kioskpad keypad-emu; do
+    [ -x "$bin/$program" ] || { echo "hil-arm64: no $bin/$program (scripts/cross-arm64.sh builds both)" >&2; exit 2; }
+done
+out=$(mktemp -d /tmp/kioskpad-hil-arm64.XXXXXX)
+footprint=''
+if [ -n "$debs" ]; then
+    door=$out/door
+    dpkg-deb -x "$(ls "$debs"/kioskpad_*-1_arm64.deb | head -1)" "$door"
+    footprint="; echo '== footprint: the packaged door'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$door/usr/bin/kioskpad' 5"
+    [ -z "$unordered" ] || footprint+="; echo '== footprint: without the link-order file'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$unordered/kioskpad' 5"
+fi
+idle_door=$bin/kioskpad
+[ -z "$debs" ] || idle_door=$door/usr/bin/kioskpad
+footprint+="; sh '$repo/Tests/arm64/idle-wakeups.sh' '$idle_door' '$repo/config/users.example'"
+# The guest's root is an overlay on tmpfs (half the guest's memory); the suite's files are small.
+set +e
+GUEST_RWDIR=$out GUEST_MEM=${GUEST_MEM:-2G} "$repo/Tests/arm64/run-guest.sh" \
+    "uname -m; HIL_SUITE=$suite sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' 2; rc=\$? $footprint; exit \$rc" | tee "$out/console.log"
+status=${PIPESTATUS[0]}
+set -e
+echo "hil-arm64: guest exit $status; artifacts in $out" >&2
+summary=$(grep -a '^hil: [0-9]* passed, [0-9]* failed' "$out/console.log" | tail -1)
+library=$(sed -n 's/^keytest: .*, \(libgpiod [^;]*\);.*/\1/p' "$out/all.out" 2>/dev/null | head -1)
+echo "${summary/hil:/hil-arm64:}" | grep -q passed || summary='hil: 0 passed, 1 failed'
+echo "${summary/hil:/hil-arm64:} (aarch64, ${library:-libgpiod unknown})"
+[ -n "$summary" ] || status=1
+exit $status
