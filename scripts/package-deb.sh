@@ -177,7 +177,7 @@ for file in README.md docs/raspberry-pi.md; do gzip -9n < "$file" > "$door/usr/s
 install -m 0644 config/simulate.yaml config/users.example "$door/usr/share/doc/kioskpad/examples/"
 install -d "$site/usr/share/doc/kioskpad-verifier/examples"
 install -m 0644 config/verifier.yaml "$site/usr/share/doc/kioskpad-verifier/examples/"
-chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz "$site"/usr/share/doc/kioskpad-verifier/*.gz
+chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz
 
 # One man page per command, from each binary's own help (swift-argument-parser's generate-manual).
 say "man pages (swift-argument-parser's generate-manual)"
