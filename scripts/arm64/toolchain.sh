@@ -130,9 +130,13 @@ arm64_target_root_setup() {
 arm64_sdk_setup() {
     local bundle=$arm64_sdks/$arm64_sdk_name.artifactbundle resources=$arm64_swift_runtime/usr/libexec/swift/lib
     [ -d "$resources/swift/linux" ] || { arm64_log "no arm64 runtime in $resources/swift/linux"; return 1; }
-    # The driver looks for swiftrt.o of a static-stdlib link in the sysroot, not the resources.
-    mkdir -p "$arm64_target_root/usr/lib/swift_static/linux/aarch64"
-    ln -sfn "$resources/swift_static/linux/aarch64/swiftrt.o" "$arm64_target_root/usr/lib/swift_static/linux/aarch64/swiftrt.o"
+    # The driver looks for swiftrt.o in the sysroot, not the resources: swift_static for a
+    # static-stdlib link (release), swift for a dynamic one (the debug test bundle).
+    local kind
+    for kind in swift swift_static; do
+        mkdir -p "$arm64_target_root/usr/lib/$kind/linux/aarch64"
+        ln -sfn "$resources/$kind/linux/aarch64/swiftrt.o" "$arm64_target_root/usr/lib/$kind/linux/aarch64/swiftrt.o"
+    done
     mkdir -p "$bundle/sdk"
     cat > "$bundle/info.json" <<EOF
 { "schemaVersion": "1.0",
