@@ -30,7 +30,16 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// `postgres://kioskpad@127.0.0.1:PORT/kioskpad`
     public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
 
+    /// At most two servers are set up (initdb, first start, createdb) at a time. Set-up is the
+    /// CPU-heavy part; the suites ask for some forty servers at once, and on a 2-core machine
+    /// with CPU steal that starved the servers already running: their tests' queries passed
+    /// the store's 10 s deadline (a fresh-clone CI run, 26 November 2026). Callers wait on a
+    /// thread of their own (``onOwnThread``), never on the concurrency pool.
+    private static let settingUp = DispatchSemaphore(value: 2)
+
     public init() throws {
+        PostgresTestServer.settingUp.wait()
+        defer { PostgresTestServer.settingUp.signal() }
         guard let bin = PostgresTestServer.findBinDirectory() else {
             throw Unavailable(description: "no PostgreSQL server found under /usr/lib/postgresql/*/bin: apt-get install postgresql (scripts/test.sh does)")
         }
