@@ -11,7 +11,7 @@
 # where RSS is the program's own (under qemu-user it would be the emulator's), and how often an
 # idle door wakes there (Tests/arm64/idle-wakeups.sh).
 #
-#   Tests/arm64/hil.sh [--all] [--bin DIR] [--debs DIR] [--unordered-bin DIR]
+#   Tests/arm64/hil.sh [--all] [--bin DIR] [--debs DIR] [--footprint-runs N] [--unordered-bin DIR]
 #
 # --bin DIR: the arm64 binaries (kioskpad and keypad-emu; default: build them).
 # --unordered-bin DIR: also measure the door built without the link-order file.
@@ -22,13 +22,15 @@ bin=''
 debs=''
 unordered=''
 suite=core
+runs=5
 while [ $# -gt 0 ]; do
     case $1 in
         --bin) bin=$(cd "$2" && pwd); shift 2 ;;
         --debs) debs=$(cd "$2" && pwd); shift 2 ;;
         --unordered-bin) unordered=$(cd "$2" && pwd); shift 2 ;;
         --all) suite=all; shift ;;
-        *) echo "hil-arm64: unknown option '$1' (valid: --all, --bin DIR, --debs DIR, --unordered-bin DIR)" >&2; exit 2 ;;
+        --footprint-runs) runs=${2:?--footprint-runs needs a number}; shift 2 ;;
+        *) echo "hil-arm64: unknown option '$1' (valid: --all, --bin DIR, --debs DIR, --footprint-runs N, --unordered-bin DIR)" >&2; exit 2 ;;
     esac
 done
 [ -n "$bin" ] || bin=$("$repo/scripts/cross-arm64.sh" | tail -1)
@@ -41,8 +43,8 @@ if [ -n "$debs" ]; then
     door=$out/door
     dpkg-deb -x "$(ls "$debs"/kioskpad_*-1_arm64.deb | head -1)" "$door"
     # An emulated system takes seconds to work through footprint.py's 10,000 keys.
-    footprint="; export FOOTPRINT_STOP_TIMEOUT_S=300; echo '== footprint: the packaged door'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$door/usr/bin/kioskpad' 5"
-    [ -z "$unordered" ] || footprint+="; echo '== footprint: without the link-order file'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$unordered/kioskpad' 5"
+    footprint="; export FOOTPRINT_STOP_TIMEOUT_S=300; echo '== footprint: the packaged door'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$door/usr/bin/kioskpad' $runs"
+    [ -z "$unordered" ] || footprint+="; echo '== footprint: without the link-order file'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$unordered/kioskpad' $runs"
 fi
 idle_door=$bin/kioskpad
 [ -z "$debs" ] || idle_door=$door/usr/bin/kioskpad
