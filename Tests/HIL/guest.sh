@@ -13,7 +13,9 @@ check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2
 # hold_line CHIP OFFSET=VALUE: drives a line as `gpioset` until killed, with libgpiod 1.x's tools
 # (Debian 12) or 2.x's (Debian 13, the arm64 guest). Run it with & and kill $! to release.
 hold_line() {
-    if gpioset --version 2>&1 | grep -q 'v2\.'; then exec gpioset -c "$1" "$2"; else exec gpioset --mode=signal "$1" "$2"; fi
+    # The first line names the version ("gpioset (libgpiod) v1.6.3"); later lines name the
+    # licence, LGPLv2.1, which a looser match took for version 2.
+    if gpioset --version 2>&1 | head -1 | grep -q 'libgpiod) v2\.'; then exec gpioset -c "$1" "$2"; else exec gpioset --mode=signal "$1" "$2"; fi
 }
 # HIL_SUITE=core runs only the checks an emulated arm64 system can afford (Tests/arm64/hil.sh):
 # every key, a PIN through `run`, the relay on a grant and never on a denial, and the relay
