@@ -57,8 +57,8 @@ status=${PIPESTATUS[0]}
 set -e
 echo "hil-arm64: guest exit $status; artifacts in $out" >&2
 summary=$(grep -a '^hil: [0-9]* passed, [0-9]* failed' "$out/console.log" | tail -1)
-library=$(sed -n 's/^keytest: .*, \(libgpiod [^;]*\);.*/\1/p' "$out/all.out" 2>/dev/null | head -1)
-echo "${summary/hil:/hil-arm64:}" | grep -q passed || summary='hil: 0 passed, 1 failed'
-echo "${summary/hil:/hil-arm64:} (aarch64, ${library:-libgpiod unknown})"
+library=$(sed -n 's/^keytest: .*, \(libgpiod [^;]*\);.*/\1/p' "$out/all.out" 2>/dev/null | head -1 || true)
+summary=${summary/hil:/hil-arm64:}
+echo "${summary:-hil-arm64: 0 passed, 1 failed} (aarch64, ${library:-libgpiod unknown})"
 [ -n "$summary" ] || status=1
 exit $status
