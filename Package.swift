@@ -385,7 +385,7 @@ let package = Package(
         .testTarget(
             name: "KioskPadConsoleTests",
             dependencies: [
-                "KioskPadConsole", "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "VerifierTestSupport",
+                "KioskPadConsole", "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

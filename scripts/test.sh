@@ -11,11 +11,6 @@ apt_install_missing libqrencode4 zbar-tools
 # The MQTT tests run a real broker on loopback (mosquitto) and watch it with mosquitto_sub.
 apt_install_missing mosquitto mosquitto-clients
 swift build --build-tests
-# The Home Assistant suites (a real mosquitto per test) run on their own, after the rest: in
-# one `swift test` beside them, 17 to 43 tests of other suites time out on a 2-core machine
-# (PostgreSQL queries: "the database did not answer within 10 s"; HTTP deadlines). The cause
-# is not found yet (the machine's state after many runs may play a part); each part passed on
-# its own in a fresh-clone CI run.
-mqtt_suites='KioskPadMQTTTests|HomeAssistantEndToEndTests'
-swift test --skip-build --skip "$mqtt_suites"
-swift test --skip-build --filter "$mqtt_suites"
+# One run of every test. Tests that start real servers or child processes, or hold a time
+# limit, are marked `.heavy` and run a few at a time (Tests/Support/HeavyTestLimit.swift).
+swift test --skip-build

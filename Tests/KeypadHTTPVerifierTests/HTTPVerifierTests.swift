@@ -40,7 +40,7 @@ func attempt(_ value: String, kind: AttemptKind = .pin) -> VerificationAttempt {
     VerificationAttempt(terminalID: "door-1", kind: kind, value: SecretDigits(ascii: value)!)
 }
 
-@Suite("HTTP verifier client against the reference server on loopback", .serialized)
+@Suite("HTTP verifier client against the reference server on loopback", .serialized, .heavy)
 struct ClientAgainstReferenceServerTests {
     let secret = WebhookSecret.generate()
     let totpSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
@@ -144,7 +144,7 @@ struct ClientAgainstReferenceServerTests {
     }
 }
 
-@Suite("HTTP verifier client against broken servers: fail secure", .serialized)
+@Suite("HTTP verifier client against broken servers: fail secure", .serialized, .heavy)
 struct ClientAgainstBrokenServerTests {
     func verify(_ behaviour: BrokenHTTPServer.Behaviour) async throws -> (AttemptOutcome, BrokenHTTPServer, Duration) {
         let server = try BrokenHTTPServer(behaviour)

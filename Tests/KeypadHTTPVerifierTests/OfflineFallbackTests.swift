@@ -12,7 +12,7 @@ import Testing
 /// `verifier.offline.mode: fallback` against real loopback servers: the door decides from
 /// its replica only when `/verify` gave no answer (refused, 5xx, deadline), never after a
 /// decision, a 4xx or a bad body, and never for a one-time code.
-@Suite("Offline fallback over loopback", .serialized)
+@Suite("Offline fallback over loopback", .serialized, .heavy)
 struct OfflineFallbackTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-fallback-\(UUID())")
 

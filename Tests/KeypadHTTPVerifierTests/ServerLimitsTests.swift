@@ -13,7 +13,7 @@ import VerifierTestSupport
 
 /// The reference server's connection limits, against real sockets on loopback (the flood
 /// test runs against the `kioskpad verifier serve` process: KioskPadCLITests).
-@Suite("Reference server: connection limits", .serialized)
+@Suite("Reference server: connection limits", .serialized, .heavy)
 struct ServerLimitsTests {
     let secret = WebhookSecret.generate()
 

@@ -9,7 +9,7 @@ import VerifierTestSupport
 
 /// Signatures must interoperate with an independent Standard Webhooks implementation:
 /// the `standardwebhooks` package from PyPI (installed by scripts/setup.sh and .ci/run).
-@Suite("Standard Webhooks interop with the standardwebhooks package", .serialized)
+@Suite("Standard Webhooks interop with the standardwebhooks package", .serialized, .heavy)
 struct SignatureInteropTests {
     static func python(_ script: String, _ arguments: [String]) async throws -> (Int32, String) {
         try await onOwnThread { try pythonWaiting(script, arguments) }

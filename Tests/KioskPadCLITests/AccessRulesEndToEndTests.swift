@@ -8,7 +8,7 @@ import VerifierTestSupport
 /// terminal` commands, `verifier serve` on SQLite and on a real PostgreSQL, and `simulate`
 /// as the terminal at two doors; then the same rules exported to a terminal's
 /// `verifier.kind: local`.
-@Suite("Access rules end to end", .serialized)
+@Suite("Access rules end to end", .serialized, .heavy)
 struct AccessRulesEndToEndTests {
     enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
 

@@ -1,10 +1,11 @@
 import Foundation
+import KeypadTestSupport
 import Testing
 
 /// Two `verifier serve` instances on one PostgreSQL database, each with its console: an
 /// administrator logged in on one is logged in on the other, and what one changes the
 /// other shows (sessions, users and the audit live in the database).
-@Suite("Site console on several instances", .serialized)
+@Suite("Site console on several instances", .serialized, .heavy)
 struct ConsoleInstancesTests {
     /// curl with a cookie jar shared by both instances (cookies are per host, not per port).
     struct Curl {

@@ -1,11 +1,12 @@
 import Foundation
 import KeypadCore
 import KeypadVerifier
+import KeypadTestSupport
 import Testing
 
 /// `verifier serve`'s `POST /v1/credentials` over loopback, checked with the key
 /// `verifier public-key` prints: what a terminal with `verifier.offline` will pin.
-@Suite("Credential replicas end to end", .serialized)
+@Suite("Credential replicas end to end", .serialized, .heavy)
 struct CredentialsEndToEndTests {
     @Test func aSignedRequestGetsAReplicaThatThePrintedKeyVerifies() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")

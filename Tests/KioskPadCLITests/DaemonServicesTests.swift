@@ -4,7 +4,7 @@ import Testing
 
 /// The journal, event forwarding and metrics through the real binary (`kioskpad simulate`
 /// with a config that enables them), against real loopback servers.
-@Suite("Journal, events and metrics end to end", .serialized)
+@Suite("Journal, events and metrics end to end", .serialized, .heavy)
 struct DaemonServicesTests {
     /// A `kioskpad simulate` whose stdin stays open until `finish()`.
     final class LiveSimulator: @unchecked Sendable {

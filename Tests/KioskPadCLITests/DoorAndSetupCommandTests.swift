@@ -1,10 +1,11 @@
 import Foundation
 import KeypadCore
+import KeypadTestSupport
 import Testing
 
 /// The commands an installer and kioskpad.service use around `run`: `door off`,
 /// `config check --with-files`, `pin hash --confirm`.
-@Suite("door off, config check --with-files, pin hash --confirm")
+@Suite("door off, config check --with-files, pin hash --confirm", .heavy)
 struct DoorAndSetupCommandTests {
     func temporaryFile(_ text: String, name: String = "config.yaml") throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-setup-\(UUID().uuidString)")

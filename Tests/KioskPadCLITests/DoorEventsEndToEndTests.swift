@@ -4,7 +4,7 @@ import Testing
 
 /// A terminal's `events.url` pointed at `verifier serve`'s `POST /v1/events`: the records it
 /// journals reach the verifier's database, the last ones before `simulate` exits.
-@Suite("Door events end to end", .serialized)
+@Suite("Door events end to end", .serialized, .heavy)
 struct DoorEventsEndToEndTests {
     @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
     func theLastGrantReachesTheVerifiersDatabaseBeforeSimulateExits(_ store: AccessRulesEndToEndTests.Store) async throws {

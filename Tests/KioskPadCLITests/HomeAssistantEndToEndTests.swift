@@ -5,7 +5,7 @@ import Testing
 /// `kioskpad simulate` with an `mqtt:` section against a real mosquitto over TLS with a
 /// password: what Home Assistant sees of a typed grant, a remote unlock with a right and a
 /// wrong code, and the terminal being killed.
-@Suite("Home Assistant end to end", .serialized)
+@Suite("Home Assistant end to end", .serialized, .heavy)
 struct HomeAssistantEndToEndTests {
     @Test("a typed grant, a remote unlock and a wrong remote code reach Home Assistant without digits; a killed terminal leaves offline")
     func simulateReportsToHomeAssistant() async throws {

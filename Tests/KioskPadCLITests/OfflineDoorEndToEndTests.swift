@@ -6,7 +6,7 @@ import Testing
 /// process: it syncs its replica, decides from it while the verifier is stopped (grants,
 /// denials, local lockout), forwards those records once the verifier is back, follows a
 /// removal at its next sync, and refuses a replica that was tampered with or is too old.
-@Suite("Offline door end to end", .serialized)
+@Suite("Offline door end to end", .serialized, .heavy)
 struct OfflineDoorEndToEndTests {
     final class Door {
         let site: AccessRulesEndToEndTests.Site

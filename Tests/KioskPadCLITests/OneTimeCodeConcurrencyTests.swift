@@ -2,13 +2,14 @@ import Foundation
 import KeypadCore
 import KeypadHTTPVerifier
 import KeypadVerifier
+import KeypadTestSupport
 import Testing
 
 /// `kioskpad verifier code issue` runs beside `kioskpad verifier serve`, both writing the
 /// verifier's SQLite file. Each issued code must work exactly once, and every printed code
 /// must work (with the file store before it, before that store took a file lock, 3 of 12
 /// rounds granted a code twice and 6 of 96 printed codes never worked).
-@Suite("One-time codes across processes", .serialized)
+@Suite("One-time codes across processes", .serialized, .heavy)
 struct OneTimeCodeConcurrencyTests {
     @Test func codesIssuedByConcurrentProcessesWorkExactlyOnceWhileTheServerRedeems() async throws {
         let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  code_length: 8\n")

@@ -7,7 +7,7 @@ import Testing
 /// `kioskpad verifier` with `server.store: postgres`, against a real PostgreSQL started for
 /// each test (initdb into a temporary directory, a loopback port, SCRAM password): two
 /// `verifier serve` processes on two ports share one database, as behind a reverse proxy.
-@Suite("Reference verifier on PostgreSQL", .serialized)
+@Suite("Reference verifier on PostgreSQL", .serialized, .heavy)
 struct PostgresVerifierTests {
     /// A database, a secret and a verifier config for it; users added through the CLI.
     final class Site {

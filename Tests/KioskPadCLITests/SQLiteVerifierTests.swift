@@ -10,7 +10,7 @@ import VerifierTestSupport
 /// `kioskpad verifier` on its own SQLite file (`server.store: sqlite`, the default), run as
 /// a user would: migrations, import and export, lockouts, backup, who may open the file,
 /// and every way the file can fail, each a clear error naming `server.sqlite.path`.
-@Suite("Reference verifier on SQLite", .serialized)
+@Suite("Reference verifier on SQLite", .serialized, .heavy)
 struct SQLiteVerifierTests {
     func database(_ directory: URL) -> String { directory.appendingPathComponent("state/verifier.sqlite3").path }
 

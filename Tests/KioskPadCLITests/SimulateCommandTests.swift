@@ -101,7 +101,7 @@ enum CLI {
     }
 }
 
-@Suite("kioskpad command line", .serialized)
+@Suite("kioskpad command line", .serialized, .heavy)
 struct SimulateCommandTests {
     @Test func rightPINThroughAPipeEndsWithAccessGranted() async throws {
         let result = try await CLI.run(["simulate", "--display", "plain"], stdin: "1234")

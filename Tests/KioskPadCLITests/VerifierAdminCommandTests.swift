@@ -1,9 +1,10 @@
 import Foundation
+import KeypadTestSupport
 import Testing
 
 /// `kioskpad verifier admin`: the site console's administrators, and `serve` starting the
 /// console on its own listener.
-@Suite("Verifier admin command and the console listener", .serialized)
+@Suite("Verifier admin command and the console listener", .serialized, .heavy)
 struct VerifierAdminCommandTests {
     @Test func administratorsAreAddedOnceListedByNameAndRemoved() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")

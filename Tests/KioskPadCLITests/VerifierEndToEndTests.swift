@@ -5,7 +5,7 @@ import VerifierTestSupport
 
 /// `kioskpad verifier serve` and `kioskpad simulate --verifier` as separate processes,
 /// exactly as the README shows them, on loopback.
-@Suite("verifier serve + simulate --verifier, end to end", .serialized)
+@Suite("verifier serve + simulate --verifier, end to end", .serialized, .heavy)
 struct VerifierEndToEndTests {
     @Test func aPINTypedInSimulateIsDecidedByTheReferenceServer() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")

@@ -1,9 +1,10 @@
 import Foundation
+import KeypadTestSupport
 import Testing
 
 /// `kioskpad verifier ...` runs the site server's executable, `kioskpad-verifier`, found beside
 /// the real `kioskpad` (a door's binary has no server code); without it, it names the package.
-@Suite("kioskpad verifier runs kioskpad-verifier")
+@Suite("kioskpad verifier runs kioskpad-verifier", .heavy)
 struct VerifierForwardingTests {
     @Test func versionAndHelpComeFromTheServersExecutable() async throws {
         let version = try await CLI.run(["verifier", "--version"])

@@ -13,7 +13,7 @@ import Testing
 /// flood's sockets: in the test process, 1,100 more descriptors made any `Process.run()` of
 /// a test running beside it crash now and then (swift-corelibs-foundation reads past the
 /// end of a `/proc/self/fd` entry when that directory is long: PR #5472, not in Swift 6.3.1).
-@Suite("verifier serve under an idle-connection flood", .serialized)
+@Suite("verifier serve under an idle-connection flood", .serialized, .heavy)
 struct VerifierServeLimitsTests {
     @Test func theFloodIsBoundedInCountAndTimeAndATerminalIsStillServed() async throws {
         let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  max_connections_per_source: 32\n  request_timeout_s: 2\n")

@@ -6,7 +6,7 @@ import Testing
 
 /// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as the README
 /// shows it: each change counts from the next attempt, without a restart.
-@Suite("verifier user commands, end to end", .serialized)
+@Suite("verifier user commands, end to end", .serialized, .heavy)
 struct VerifierUserCommandTests {
     func simulate(_ server: VerifierProcess, typing value: String, mode: String = "pin") async throws -> String {
         let terminal = server.directory.appendingPathComponent("terminal-\(mode).yaml")

@@ -5,11 +5,12 @@ import KeypadCore
 import KeypadVerifier
 import KioskPadConsole
 import ReferenceVerifierCore
+import KeypadTestSupport
 import Testing
 import VerifierTestSupport
 
 /// The pages: what they show, what they change, and what they never show.
-@Suite("Site console: pages")
+@Suite("Site console: pages", .heavy)
 struct ConsolePagesTests {
     @Test("Markup in a name or a search is shown escaped, never run", arguments: StoreUnderTest.Kind.allCases)
     func escaping(kind: StoreUnderTest.Kind) async throws {
@@ -248,6 +249,7 @@ struct ConsolePagesTests {
 /// The QR encoder against an independent decoder: zbarimg (Debian zbar-tools) reads back
 /// what libqrencode drew.
 @Suite("QR codes from libqrencode")
+
 struct QRCodeImageTests {
     @Test func zbarReadsBackTheOtpauthURI() throws {
         let uri = "otpauth://totp/KioskPad:dana?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=KioskPad&algorithm=SHA1&digits=6&period=30"

@@ -9,7 +9,7 @@ import Testing
 
 /// The forwarder against a real loopback endpoint: batches in the Standard Webhooks
 /// envelope, the dead-letter file for a 4xx, and restart after a power cut.
-@Suite("Event forwarder", .serialized)
+@Suite("Event forwarder", .serialized, .heavy)
 struct EventForwarderTests {
     let logger = Logger(label: "test")
 

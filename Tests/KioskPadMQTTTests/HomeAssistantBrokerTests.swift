@@ -7,7 +7,7 @@ import Testing
 
 /// The Home Assistant bridge and its libmosquitto link against a real `mosquitto` on
 /// loopback (password and TLS listeners, a CA made for the test).
-@Suite("Home Assistant over a real MQTT broker", .serialized)
+@Suite("Home Assistant over a real MQTT broker", .serialized, .heavy)
 struct HomeAssistantBrokerTests {
     /// The keys Home Assistant requires (or this project relies on) per component.
     static let required: [String: [String]] = [

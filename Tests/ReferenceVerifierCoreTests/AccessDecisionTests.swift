@@ -9,7 +9,7 @@ import VerifierTestSupport
 /// Who may enter where and when, decided by the server over each real store: doors,
 /// schedules, validity, disabled users, codes for one door, duress outside the rules, and
 /// doors that sign with their own secret.
-@Suite("Access rules in the reference verifier, on SQLite and PostgreSQL")
+@Suite("Access rules in the reference verifier, on SQLite and PostgreSQL", .heavy)
 struct AccessDecisionTests {
     let siteSecret = WebhookSecret.generate()
     /// Friday 2027-01-15 08:00 UTC.

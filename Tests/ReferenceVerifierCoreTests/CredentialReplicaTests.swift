@@ -3,13 +3,14 @@ import Foundation
 import KeypadCore
 import KeypadVerifier
 import ReferenceVerifierCore
+import KeypadTestSupport
 import Testing
 import VerifierTestSupport
 
 /// `POST /v1/credentials` over each real store: a door's replica holds exactly who may open
 /// it (hashes, rules, schedules), signed with the verifier's key; the version moves with
 /// every change of who may enter and with nothing else; only a door's own signature gets it.
-@Suite("Credential replicas, on SQLite and PostgreSQL")
+@Suite("Credential replicas, on SQLite and PostgreSQL", .heavy)
 struct CredentialReplicaTests {
     let siteSecret = WebhookSecret.generate()
     let clock = TestWallClock()

@@ -2,12 +2,13 @@ import Foundation
 import KeypadCore
 import KeypadVerifier
 import ReferenceVerifierCore
+import KeypadTestSupport
 import Testing
 import VerifierTestSupport
 
 /// `POST /v1/events` decided over each real store: signed batches stored once per record
 /// id, refusals that name the record and field, a door's own secret, and retention.
-@Suite("Door events in, on SQLite and PostgreSQL")
+@Suite("Door events in, on SQLite and PostgreSQL", .heavy)
 struct DoorEventIntakeTests {
     let siteSecret = WebhookSecret.generate()
     let clock = TestWallClock()

@@ -2,12 +2,13 @@ import Foundation
 import KeypadCore
 import KeypadVerifier
 import ReferenceVerifierCore
+import KeypadTestSupport
 import Testing
 import VerifierTestSupport
 
 /// The reference verifier under hostile or heavy use: replays across a restart, floods of
 /// rejected requests, strict content types, many attempts at once, a database that is gone.
-@Suite("Reference verifier: replays, floods, concurrency")
+@Suite("Reference verifier: replays, floods, concurrency", .heavy)
 struct ReferenceVerifierAbuseTests {
     let secret = WebhookSecret.generate()
     let clock = TestWallClock()

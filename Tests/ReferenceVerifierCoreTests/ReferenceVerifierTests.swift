@@ -17,7 +17,7 @@ final class TestWallClock: Sendable {
 
 /// The decisions over each real store, with the same assertions: a new SQLite file, and a
 /// PostgreSQL started for the test.
-@Suite("Reference verifier decisions, on SQLite and PostgreSQL")
+@Suite("Reference verifier decisions, on SQLite and PostgreSQL", .heavy)
 struct ReferenceVerifierTests {
     static let totpSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
     let secret = WebhookSecret.generate()
