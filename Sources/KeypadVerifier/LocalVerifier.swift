@@ -40,7 +40,16 @@ public struct LocalVerifier: Verifier {
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         let (users, rules) = store.current
-        guard let matched = users.match(attempt.value, kind: attempt.kind, tagged: lookup?(attempt.value, attempt.kind)) else { return .denied() }
+        let tagged = lookup?(attempt.value, attempt.kind)
+        // The hashes run on the hashing pool's door lane, never on a cooperative thread; a
+        // full queue is "unavailable", never a grant.
+        let found: (name: String, duress: Bool)?
+        do {
+            found = try await HashingPool.shared.run(.door) { users.match(attempt.value, kind: attempt.kind, tagged: tagged) }
+        } catch {
+            return .unavailable
+        }
+        guard let matched = found else { return .denied() }
         if let rule = rules.rules[matched.name] {
             let now: Date? = rule.needsClock && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {

@@ -35,7 +35,7 @@ extension ConsoleHandler {
                 return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)
             }
             let code = OneTimeCode.make(length: services.codeLength)
-            let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
+            let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
             let expires = services.now().addingTimeInterval(TimeInterval(minutes * 60))
             do {
                 try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)

@@ -13,19 +13,14 @@ struct ConsoleHandler: Sendable {
     let options: ConsoleOptions
     let logger: Logger
     let throttle: LoginThrottle
-    /// A hash checked for logins with an unknown name, so they take as long as known ones.
-    let decoy: PINHash
+    /// What a login with an unknown name is checked against, so it takes as long as a known one.
+    let decoy = ConsoleDecoyPassword()
 
     init(services: ConsoleServices, options: ConsoleOptions, logger: Logger) {
         self.services = services
         self.options = options
         self.logger = logger
         throttle = LoginThrottle(limit: options.sourceFailureLimit, window: options.sourceWindow)
-        // Random salt and hash: nothing matches it, and checking it costs what a real check
-        // costs; making it costs nothing (a derived one would burn 600,000 rounds per router).
-        var generator = SystemRandomNumberGenerator()
-        decoy = PINHash(
-            iterations: PINHash.passwordIterations, salt: (0..<16).map { _ in generator.next() }, hash: (0..<32).map { _ in generator.next() })
     }
 
     static let maxFormBytes = 65_536
@@ -85,6 +80,9 @@ struct ConsoleHandler: Sendable {
             return try await body(visit, form)
         } catch let error as FormTooLarge {
             return ConsoleResponse.message(error.description, title: "Form refused", status: .contentTooLarge)
+        } catch is HashingPool.Busy {
+            return ConsoleResponse.message(
+                "The site server is checking too many PINs at once; nothing was changed. Try again in a moment.", title: "Busy", status: .tooManyRequests)
         } catch {
             logger.error("console: the verifier's database failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return ConsoleResponse.message(

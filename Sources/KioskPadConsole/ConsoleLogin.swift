@@ -41,7 +41,8 @@ extension ConsoleHandler {
             let name = form.text("name") ?? ""
             let password = Array((form["password"] ?? "").utf8)
             guard let account = Identifier.isValid(name) ? try await services.console.admin(name: name) : nil else {
-                _ = decoy.matches(password: password)
+                let decoy = try await decoy.hash(services.console, now: now)
+                _ = try await HashingPool.shared.run(.console) { decoy.matches(password: password) }
                 throttle.noteFailure(from, now: now)
                 try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("result", "unknown administrator"), ("source", from)])
                 return loginForm(secure: secure, error: ConsoleHandler.wrongLogin, status: .unauthorized)
@@ -56,7 +57,9 @@ extension ConsoleHandler {
                     status: .tooManyRequests)
             }
             // The password, and with TOTP the app's code as well; a code is taken once (its step is claimed).
-            guard account.hash.matches(password: password) else {
+            // The hash runs on the hashing pool's console lane: door attempts go first.
+            let hash = account.hash
+            guard try await HashingPool.shared.run(.console, { hash.matches(password: password) }) else {
                 return try await refuse(name: name, from: from, now: now, secure: secure, why: "wrong password")
             }
             if let secret = account.totpSecret {
@@ -86,11 +89,16 @@ extension ConsoleHandler {
                 ])
         } catch let error as FormTooLarge {
             return loginForm(secure: secure, error: error.description, status: .contentTooLarge)
+        } catch is HashingPool.Busy {
+            return loginForm(secure: secure, error: ConsoleHandler.busy, status: .tooManyRequests)
         } catch {
             logger.error("console: login failed on the verifier's database", metadata: ["error": "\(error)"])
             return ConsoleResponse.message("The verifier's database cannot be used now. Try again in a moment.", title: "Unavailable", status: .serviceUnavailable)
         }
     }
+
+    /// A login refused because too many were being checked at once (door attempts go first).
+    static let busy = "The console is checking too many logins at once. Try again in a moment."
 
     /// One message for every wrong login, so it does not tell which part was wrong.
     static let wrongLogin = "Wrong name, password or code."

@@ -73,7 +73,7 @@ extension ConsoleHandler {
             } catch let error as AccessRule.RuleError {
                 return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
             }
-            let hash = try PINHash.make(pin: pin)
+            let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
             let tag = services.lookupKey?.tag(pin, kind: .pin)
             do {
                 try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
@@ -173,7 +173,7 @@ extension ConsoleHandler {
             }
             do {
                 if action == "add" {
-                    let hash = try PINHash.make(pin: card)
+                    let hash = try await HashingPool.shared.makeHash(card, lane: .console)
                     try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
                     try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
                 } else {

@@ -226,28 +226,34 @@ public actor ReferenceVerifier {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// What the hashes say an attempt may claim. Runs off the actor, so the slow hashes of
-    /// different terminals' attempts run on all cores, and reads only. Every candidate
-    /// line's hash is checked (no early exit): each user's, or with a lookup key the lines
-    /// tagged for the value and the untagged ones; every live code's.
+    /// What the hashes say an attempt may claim. The store is read here; the hashes run on
+    /// ``HashingPool``'s door lane (threads of its own, ahead of console logins), so the slow
+    /// part never holds a cooperative thread and different terminals' attempts use every
+    /// core. Every candidate line's hash is checked (no early exit): each user's, or with a
+    /// lookup key the lines tagged for the value and the untagged ones; every live code's.
     private nonisolated static func candidate(
         _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
     ) async throws -> Candidate {
+        let value = request.value
         switch request.kind {
         case .pin, .card:
-            let tagged = lookup.map { (tag: $0.tag(request.value, kind: request.kind), keyID: $0.id) }
+            let kind = request.kind
+            let tagged = lookup.map { (tag: $0.tag(value, kind: kind), keyID: $0.id) }
             let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
-            return .credential(users.match(request.value, kind: request.kind, tagged: tagged))
+            return .credential(try await HashingPool.shared.run(.door) { users.match(value, kind: kind, tagged: tagged) })
         case .code:
             let seconds = Int(now.timeIntervalSince1970)
             let totpUsers = try await store.totpUsers()
-            let steps: [(name: String, step: Int)] = request.value.withASCIIBytes { candidate in
-                totpUsers.compactMap { user in
-                    guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
-                    return (user.name, step)
+            let codes = try await store.liveCodes(now: now)
+            return try await HashingPool.shared.run(.door) {
+                let steps: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
+                    totpUsers.compactMap { user in
+                        guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
+                        return (user.name, step)
+                    }
                 }
+                return .code(totpSteps: steps, issued: OneTimeCode.match(value, among: codes))
             }
-            return .code(totpSteps: steps, issued: OneTimeCode.match(request.value, among: try await store.liveCodes(now: now)))
         }
     }
 

@@ -76,7 +76,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
             for try await (id, hash) in rows.decode((Int, String).self) { cards.append((id, hash)) }
             return cards
         }
-        let ids = cards.filter { (try? PINHash(parsing: $0.hash))?.matches(value) == true }.map(\.id)
+        // The hashes on the hashing pool's console lane (an administrator's edit).
+        let ids = try await HashingPool.shared.run(.console) { cards.filter { (try? PINHash(parsing: $0.hash))?.matches(value) == true }.map(\.id) }
         guard !ids.isEmpty else { throw UserEditError(description: "user '\(name)' has no card with that number in \(location)") }
         _ = try await rowsChanged("DELETE FROM kioskpad_users WHERE id = ANY(\(ids)) RETURNING 1")
     }

@@ -1,14 +1,15 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import KeypadTestSupport
 import KeypadVerifier
-import KioskPadConsole
+@testable import KioskPadConsole
 import ReferenceVerifierCore
 import Testing
 import VerifierTestSupport
 
 /// Logins, sessions and forms: what keeps the console to its administrators.
-@Suite("Site console: login, sessions, CSRF, throttling")
+@Suite("Site console: login, sessions, CSRF, throttling", .heavy)
 struct ConsoleAuthTests {
     @Test("A login makes an HttpOnly, SameSite=Strict session; without one every page sends you to the login", arguments: StoreUnderTest.Kind.allCases)
     func login(kind: StoreUnderTest.Kind) async throws {
@@ -174,5 +175,18 @@ struct ConsoleAuthTests {
             harness.clock.advance(30)
             #expect(try await logIn(replay, code: totp.code(step: totp.step(at: Int(harness.clock.now.timeIntervalSince1970)))) == .seeOther)
         }
+    }
+
+    @Test("An unknown name is checked at the administrators' own iteration count, not a fixed one")
+    func decoyCostsWhatARealLoginCosts() async throws {
+        let under = try await StoreUnderTest.make(.sqlite)
+        let decoy = ConsoleDecoyPassword()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await decoy.hash(under.console, now: now).iterations == PINHash.passwordIterations, "no administrator yet")
+        #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array("pw".utf8), iterations: 2_000)))
+        #expect(try await decoy.hash(under.console, now: now.addingTimeInterval(61)).iterations == 2_000)
+        let hash = try await decoy.hash(under.console, now: now.addingTimeInterval(62))
+        #expect(!hash.matches(password: Array("pw".utf8)), "random: nothing matches it")
+        await under.destroy()
     }
 }
