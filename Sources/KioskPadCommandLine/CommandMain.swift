@@ -6,21 +6,30 @@ import KioskPadExecutors
 import TerminalIO
 
 /// The entry point of both executables (`kioskpad`, `kioskpad-verifier`): runs the command
-/// line's subcommand and maps failures to CONTRACTS exit codes (0 normal, 2 bad usage or
-/// config, 1 runtime failure), restoring the terminal on the way out. Tasks run on
-/// ``QuietExecutors``, installed before the first task exists (with the QuietExecutors trait
-/// on Swift 6.3 or newer; else on the standard executors).
+/// line's subcommand and maps failures to the documented exit codes (0 normal, 2 bad usage or
+/// config, 1 runtime failure), restoring the terminal on the way out. The door's tasks run
+/// on ``QuietExecutors`` (installed before the first task exists, with the QuietExecutors
+/// trait on Swift 6.3 or newer); the site server's on Swift's standard executors.
 public enum CommandMain {
-    public static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]? = nil) -> Never {
+    /// Which executors a program's tasks run on.
+    public enum Executors: Sendable {
+        /// The door's: a fixed pool that sleeps while idle (docs/architecture.md, "Threads and executors").
+        case quiet
+        /// Swift's standard executors: the site server's, whose work is requests, not idling.
+        case standard
+    }
+
+    public static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]? = nil, executors: Executors = .quiet) -> Never {
         #if QuietExecutors && compiler(>=6.3)
-        QuietExecutors.install()
-        QuietExecutors.runMain { await runCommand(root, arguments: arguments) }
-        #else
+        if executors == .quiet {
+            QuietExecutors.install()
+            QuietExecutors.runMain { await runCommand(root, arguments: arguments) }
+        }
+        #endif
         // The standard executors: libdispatch's pool, whose idle threads wake about once a
         // second (README, "Development" gives both figures). `runCommand` ends the process.
         Task { await runCommand(root, arguments: arguments) }
         dispatchMain()
-        #endif
     }
 
     static func runCommand<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]?) async -> Never {
