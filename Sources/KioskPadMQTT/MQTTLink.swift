@@ -107,14 +107,18 @@ public final class MQTTLink: MQTTTransport {
                 return nil
             }
             group.addTask { [self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    let stalled = state.withLock { state -> Bool in
-                        if case .connecting = state.connection { return state.since.duration(to: .now) > MQTTLink.answerLimit }
-                        return false
-                    }
-                    if stalled { change(to: .unavailable(reason: "no answer from \(settings.endpoint)")) }
+                // One check, when the first answer is due; then nothing until cancelled (no
+                // timer while the link is idle).
+                let due = state.withLock { $0.since } + MQTTLink.answerLimit
+                try? await Task.sleep(until: due, clock: .continuous)
+                let stalled = !Task.isCancelled && state.withLock { state -> Bool in
+                    if case .connecting = state.connection { return true }
+                    return false
                 }
+                if stalled { change(to: .unavailable(reason: "no answer from \(settings.endpoint)")) }
+                let (cancelled, open) = AsyncStream.makeStream(of: Never.self)
+                for await _ in cancelled {}
+                open.finish()
                 return nil
             }
             let first = await group.next() ?? nil

@@ -104,12 +104,16 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    /// Starts connecting and the loop thread. The first connection attempt's failure is not
-    /// an error here: the loop retries, and the callbacks say how it goes.
+    /// Starts the loop thread, which connects first: the name lookup, the TCP connect and
+    /// the TLS set-up block, and they block that thread, never a task's. The first
+    /// connection attempt's failure is not an error here: the loop retries, and the
+    /// callbacks say how it goes. The loop waits in `select` until the socket or a queued
+    /// publish (libmosquitto's wake-up pipe, threaded mode) needs it, or the keepalive ping
+    /// is due (libmosquitto shortens the wait to that); no 1 s tick while idle.
     func start() {
-        _ = kp_mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
         let thread = Thread { [self] in
-            let code = kp_mosquitto_loop_forever(handle, 1000, 1)
+            _ = kp_mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+            let code = kp_mosquitto_loop_forever(handle, MosquittoSession.idleWaitMilliseconds, 1)
             finished.signal()
             box.callbacks.ended(code)
         }
@@ -117,6 +121,10 @@ final class MosquittoSession: @unchecked Sendable {
         thread.stackSize = 256 << 10
         thread.start()
     }
+
+    /// The most the loop waits in one `select` with nothing to do (an hour: the keepalive
+    /// ping, due sooner, cuts it short).
+    static let idleWaitMilliseconds: Int32 = 3_600_000
 
     @discardableResult
     func publish(topic: String, payload: [UInt8], retain: Bool, qos: Int32 = 1) -> Bool {
