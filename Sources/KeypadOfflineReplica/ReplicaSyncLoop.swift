@@ -24,7 +24,9 @@ public struct ReplicaSyncLoop: Sendable {
     /// One fetch and check: what it brought, or why it failed.
     public func syncOnce() async throws -> ReplicaKeeper.SyncSummary {
         let signed = try await client.fetch(have: keeper.version)
-        return try keeper.accept(signed, receivedAt: BootInstant.now())
+        let (keeper, received) = (self.keeper, BootInstant.now())
+        // The check and the file writes (fsync, rename) on the file thread, never a cooperative one.
+        return try await WorkThreads.files.run { try keeper.accept(signed, receivedAt: received) }
     }
 
     /// Syncs until cancelled.

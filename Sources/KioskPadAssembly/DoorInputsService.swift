@@ -53,7 +53,9 @@ final class DoorInputsService: Service {
         } onGracefulShutdown: {
             continuation.finish()
         }
-        for watcher in watchers { watcher.thread.stop() }
+        // Each stop waits (up to 2 s) for its thread to end: on the waits thread, not this task's.
+        let threads = watchers.map(\.thread)
+        _ = try? await WorkThreads.waits.run { for thread in threads { thread.stop() } }
         continuation.finish()
         await monitor.stop()
     }

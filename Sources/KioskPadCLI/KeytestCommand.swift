@@ -95,7 +95,8 @@ struct KeytestCommand: AsyncParsableCommand {
                 failure.continuation.finish()
             })
         let outcome = await KeytestCommand.untilSignalOrFailure(failure)
-        run.stop()
+        // A source's stop may wait for its thread to end: on the waits thread, not this task's.
+        _ = try? await WorkThreads.waits.run { run.stop() }
         if let outcome { throw RuntimeFailure(description: outcome) }
     }
 

@@ -124,7 +124,9 @@ public actor EventForwarder {
     /// not confirmed (false).
     private func sendQueued() async -> Bool {
         while !Task.isCancelled {
-            guard let batch = try? journal.read(after: delivered, from: position, limit: batchSize) else { return false }
+            let (journal, delivered, position, batchSize) = (self.journal, self.delivered, self.position, self.batchSize)
+            // Reads, writes and fsyncs on the file thread (WorkThreads.files), never a cooperative one.
+            guard let batch = try? await WorkThreads.files.run({ try journal.read(after: delivered, from: position, limit: batchSize) }) else { return false }
             guard !batch.records.isEmpty else { return true }
             guard await deliver(batch) else { return false }
         }
@@ -137,33 +139,39 @@ public actor EventForwarder {
         let (body, id) = EventForwarder.envelope(batch.records)
         switch await poster.post(body: body, id: id) {
         case .delivered:
-            advance(to: batch)
+            await advance(to: batch)
             return true
         case .answered(let status) where (400..<500).contains(status) && status != 408 && status != 429:
-            deadLetter(batch.records, status: status)
-            advance(to: batch)
+            await deadLetter(batch.records, status: status)
+            await advance(to: batch)
             return true
         case .answered, .failed:
             return false
         }
     }
 
-    private func advance(to batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) {
+    private func advance(to batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async {
         delivered = batch.records.last?.sequence ?? delivered
         position = batch.next
-        try? DurableFile.replace(path: cursorPath, contents: Array("\(delivered) \(batch.next.segment) \(batch.next.offset)\n".utf8))
-        journal.markDelivered(through: delivered)
+        let (path, cursor, journal, delivered) = (cursorPath, Array("\(delivered) \(batch.next.segment) \(batch.next.offset)\n".utf8), self.journal, self.delivered)
+        _ = try? await WorkThreads.files.run {
+            try DurableFile.replace(path: path, contents: cursor)
+            journal.markDelivered(through: delivered)
+        }
     }
 
-    private func deadLetter(_ records: [(sequence: Int, line: String)], status: Int) {
+    private func deadLetter(_ records: [(sequence: Int, line: String)], status: Int) async {
         logger.error("events endpoint refused records; moved to the dead-letter file", metadata: [
             "status": "\(status)", "records": "\(records.count)", "path": "\(deadLetterPath)",
         ])
+        let path = deadLetterPath
         do {
-            let file = try JSONLinesFile(path: deadLetterPath)
-            let now = UTCTimestamp.rfc3339(Date())
-            for record in records {
-                try file.append([("status", .number(status)), ("dead_at", .text(now)), ("record", .json(record.line))])
+            try await WorkThreads.files.run {
+                let file = try JSONLinesFile(path: path)
+                let now = UTCTimestamp.rfc3339(Date())
+                for record in records {
+                    try file.append([("status", .number(status)), ("dead_at", .text(now)), ("record", .json(record.line))])
+                }
             }
             deadLettered += records.count
         } catch {

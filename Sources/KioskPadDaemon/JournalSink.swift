@@ -54,46 +54,49 @@ public actor JournalSink: TerminalEventSink {
             if remote.remove(id) != nil { fields.append(("remote", .json("true"))) }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
-                record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
+                await record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
             }
-            record("attempt", fields)
-            if lockedOut { record("lockout", []) }
+            await record("attempt", fields)
+            if lockedOut { await record("lockout", []) }
         case .remoteUnlock(let id, let refusal):
             if let id { remote.insert(id) }
-            if let refusal { record("remote_unlock_refused", [("reason", .text(refusal))]) }
+            if let refusal { await record("remote_unlock_refused", [("reason", .text(refusal))]) }
         case .decidedOffline(let note):
             offline[note.attemptID] = note
         case .keypadFault(let kind, let detail):
-            record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
+            await record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
         case .wiegandFrameDropped(let reason):
             if let count = wiegandDrops.note(at: origin.duration(to: .now)) {
-                record("wiegand_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+                await record("wiegand_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
             }
         case .keypadHealth(let ok):
-            record(ok ? "keypad_recovered" : "keypad_failed", [])
+            await record(ok ? "keypad_recovered" : "keypad_failed", [])
         case .door(let unlocked, let seconds):
-            record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
+            await record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
         case .doorInput(let input):
             if case .heldOpen(let seconds) = input {
-                record(input.recordType, [("seconds", .number(seconds))])
+                await record(input.recordType, [("seconds", .number(seconds))])
             } else {
-                record(input.recordType, [])
+                await record(input.recordType, [])
             }
         case .started:
-            record("start", [("version", .text(KioskPadVersion.version))])
+            await record("start", [("version", .text(KioskPadVersion.version))])
         case .stopping:
-            record("stop", [])
+            await record("stop", [])
         case .eventsDropped(let sink, let count):
-            record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
+            await record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
         case .heartbeat:
-            record("status", status.fields)
+            await record("status", status.fields)
         }
     }
 
-    /// Appends one record.
-    func record(_ type: String, _ fields: [(String, JournalValue)]) {
+    /// Appends one record: the write and its fsync on the file thread (``WorkThreads/files``),
+    /// never on a cooperative thread; records stay in the order they were handed over.
+    func record(_ type: String, _ fields: [(String, JournalValue)]) async {
+        let journal = self.journal
+        let fields: [(String, JournalValue)] = [("terminal_id", .text(terminalID))] + fields
         do {
-            try journal.append(type: type, fields: [("terminal_id", .text(terminalID))] + fields)
+            _ = try await WorkThreads.files.run { try journal.append(type: type, fields: fields) }
             appended()
         } catch {
             logger.error("journal write failed", metadata: ["error": "\(error)", "path": "\(journal.path)"])
