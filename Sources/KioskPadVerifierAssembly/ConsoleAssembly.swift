@@ -4,6 +4,7 @@ import HummingbirdTLS
 import KeypadCore
 import KioskPadConfig
 import KioskPadConsole
+import KioskPadVerifierServer
 import Logging
 import NIOSSL
 import ServiceLifecycle
@@ -22,6 +23,7 @@ public enum ConsoleAssembly {
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host
         let onRunning: @Sendable (Int) async -> Void = { port in onListening("console \(scheme)://\(host):\(port)/console/") }
+        let limits = ConsoleAssembly.connectionLimits()
         if let certFile = console.tlsCertFile, let keyFile = console.tlsKeyFile {
             let tls: TLSConfiguration
             do {
@@ -33,11 +35,19 @@ public enum ConsoleAssembly {
                 throw KeyedError(key: "server.console.tls", message: "cannot use \(certFile) and \(keyFile): \(error)", fix: "give a PEM certificate chain and its private key")
             }
             return SiteConsole.application(
-                services: services, options: options, server: try .tls(.http1(), tlsConfiguration: tls), host: console.host, port: console.port, logger: logger,
+                services: services, options: options, server: try .tls(limits.server(), tlsConfiguration: tls), host: console.host, port: console.port, logger: logger,
                 onRunning: onRunning)
         }
         return SiteConsole.application(
-            services: services, options: options, server: .http1(), host: console.host, port: console.port, logger: logger, onRunning: onRunning)
+            services: services, options: options, server: limits.server(), host: console.host, port: console.port, logger: logger, onRunning: onRunning)
+    }
+
+    /// The console listener's limits, fewer than the doors' (512 in all, 64 per address), so
+    /// that console connections can never take the descriptors the doors need: at most 128
+    /// open, 32 from one address, 10 s to deliver a whole request (an idle or slow one is
+    /// closed).
+    static func connectionLimits() -> ConnectionLimits {
+        ConnectionLimits(maxConnections: 128, maxPerSource: 32, requestTimeout: .seconds(10))
     }
 
     static func consoleOptions(_ console: ConsoleSettings) -> ConsoleOptions {

@@ -56,7 +56,7 @@ public final class ConnectionLimits: Sendable {
     }
 
     /// The HTTP/1 server with these limits in front of Hummingbird's own channel.
-    func server(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+    public func server(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             LimitedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration), limits: self)
         }

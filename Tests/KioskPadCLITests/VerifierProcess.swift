@@ -13,6 +13,8 @@ final class VerifierProcess {
     /// The console's URL (`.../console/`) when the config turns it on.
     let consoleURL: String?
     private let process = Process()
+    /// The server's process id.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     var config: String { directory.appendingPathComponent("verifier.yaml").path }
     var secretFile: String { directory.appendingPathComponent("secret").path }

@@ -45,6 +45,31 @@ struct VerifierServeLimitsTests {
         #expect(after["open"]! <= 1, "only the health check's own connection is left 3 s after the flood: \(after)")
         print("connection flood (1,100 idle from one address): \(connections)")
     }
+
+    /// The console listener has limits of its own (128 open, 32 per address, 10 s per
+    /// request), fewer than the doors': 1,100 idle connections to it from one address
+    /// neither delay a door's `/verify` nor leave the server holding more than a few hundred
+    /// descriptors (before, they filled all 1,024 of the service's soft limit).
+    @Test func aConsoleFloodLeavesTheDoorsTheirDescriptors() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let consolePort = try #require(server.consoleURL.flatMap { URL(string: $0)?.port })
+        let flood = try await IdleConnectionFlood(count: 1_100, from: "127.0.0.2", to: consolePort)
+        defer { flood.end() }
+        try await Task.sleep(for: .milliseconds(500))
+        let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(server.port)/verify", deadline: .seconds(3), secret: try server.secret))
+        let dana = VerificationAttempt(terminalID: "door-3", kind: .pin, value: SecretDigits(ascii: "4711")!)
+        #expect(await verifier.verify(dana) == .granted(message: nil, unlockSeconds: nil, user: "dana"), "a door is served during a console flood")
+        await verifier.shutdown()
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.processIdentifier)/fd").count) ?? -1
+        #expect((0..<300).contains(descriptors), "the server's open descriptors during the flood: \(descriptors)")
+        // The console still answers another address: the flood is held to its own 32.
+        let page = try await LoopbackHTTP.get(port: consolePort, path: "/console/login")
+        #expect(page.status == 200)
+        print("console flood (1,100 idle from one address): the server held \(descriptors) descriptors")
+    }
 }
 
 /// `count` idle TCP connections from `source` to a loopback port, opened and held by a
