@@ -3,8 +3,9 @@ import Logging
 import ReferenceVerifierCore
 import ServiceLifecycle
 
-/// Deletes forwarded door events older than `server.events.keep_days`, at start and then
-/// hourly, in the background of `verifier serve`. A failure is logged and tried again at the
+/// Deletes forwarded door events older than `server.events.keep_days`, and any dated more
+/// than the allowed skew in the future (a database from before such records were refused),
+/// at start and then hourly, in the background of `verifier serve`. A failure is logged and tried again at the
 /// next round; it never stops the server.
 struct EventRetentionService: Service {
     let store: any VerifierStore
@@ -24,8 +25,9 @@ struct EventRetentionService: Service {
     /// One round: the events older than `keepDays` before `now`.
     func prune(now: Date) async {
         do {
-            let removed = try await store.pruneEvents(before: now.addingTimeInterval(-Double(keepDays) * 86_400))
-            if removed > 0 { logger.info("door events older than \(keepDays) days deleted", metadata: ["events": "\(removed)"]) }
+            let removed = try await store.pruneEvents(
+                before: now.addingTimeInterval(-Double(keepDays) * 86_400), after: now.addingTimeInterval(DoorEventBatch.allowedSkew))
+            if removed > 0 { logger.info("door events older than \(keepDays) days, or dated in the future, deleted", metadata: ["events": "\(removed)"]) }
         } catch {
             logger.warning("door events could not be pruned; tried again in an hour", metadata: ["error": "\(error)"])
         }

@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 import KeypadCore
 import KeypadVerifier
@@ -33,7 +34,14 @@ public enum DoorEventBatch {
         public let description: String
     }
 
-    public static func decode(_ body: [UInt8]) throws -> [DoorEvent] {
+    /// How far ahead of the site server's clock a record's time may be: the skew a
+    /// signature's timestamp may have.
+    public static let allowedSkew: TimeInterval = 300
+
+    /// The records of `body`. With `now`, a record dated more than ``allowedSkew`` after it,
+    /// or older than `keepDays` before it (retention would delete it at once), is refused:
+    /// one record dated 2099 would otherwise pin the door's view.
+    public static func decode(_ body: [UInt8], now: Date? = nil, keepDays: Int = 365) throws -> [DoorEvent] {
         if let problem = DuplicateKeyCheck.firstProblem(in: body) { throw Invalid(description: "ambiguous or malformed JSON: \(problem)") }
         guard let items = try? JSONSerialization.jsonObject(with: Data(body)) as? [Any] else {
             throw Invalid(description: "the body must be a JSON array of event envelopes")
@@ -53,6 +61,14 @@ public enum DoorEventBatch {
             guard let type = data["type"] as? String, Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
             guard let text = data["time"] as? String, let time = formatter.date(from: text) ?? plain.date(from: text) else {
                 throw fail("data.time must be an RFC 3339 date-time")
+            }
+            if let now {
+                guard time <= now.addingTimeInterval(allowedSkew) else {
+                    throw fail("data.time \(text) is more than \(Int(allowedSkew / 60)) minutes ahead of the site server's clock (\(UTCTimestamp.rfc3339(now))); check the door's clock (NTP)")
+                }
+                guard time >= now.addingTimeInterval(-Double(keepDays) * 86_400) else {
+                    throw fail("data.time \(text) is older than server.events.keep_days (\(keepDays) days)")
+                }
             }
             guard let sequence = data["seq"] as? Int else { throw fail("data.seq must be an integer") }
             guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]) else { throw fail("data cannot be stored") }
@@ -82,10 +98,13 @@ public struct DoorEventIntake: Sendable {
     private let store: any VerifierStore
     private let siteSecret: WebhookSecret?
     private let clock: @Sendable () -> Date
+    private let keepDays: Int
 
-    public init(store: any VerifierStore, siteSecret: WebhookSecret?, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// `keepDays`: `server.events.keep_days`; an older record is refused.
+    public init(store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.siteSecret = siteSecret
+        self.keepDays = keepDays
         self.clock = clock
     }
 
@@ -102,7 +121,7 @@ public struct DoorEventIntake: Sendable {
         }
         let events: [DoorEvent]
         do {
-            events = try DoorEventBatch.decode(request.body)
+            events = try DoorEventBatch.decode(request.body, now: clock(), keepDays: keepDays)
         } catch {
             return Self.reply(400, "\(error)")
         }

@@ -38,8 +38,9 @@ public protocol VerifierStore: Sendable {
     /// Every terminal that forwarded records, with its newest records (up to `limit`,
     /// newest first), sorted by terminal.
     func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])]
-    /// Deletes the forwarded records older than `cutoff`; returns how many.
-    func pruneEvents(before cutoff: Date) async throws -> Int
+    /// Deletes the forwarded records older than `cutoff`, and those dated after `future`
+    /// (stored before the server refused such times); returns how many.
+    func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int
     /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
     /// Nil when the store can be used now, else why not (for `/healthz`).

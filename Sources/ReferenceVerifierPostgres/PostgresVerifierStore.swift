@@ -89,10 +89,12 @@ public final class PostgresVerifierStore: VerifierStore {
         }
     }
 
-    public func pruneEvents(before cutoff: Date) async throws -> Int {
+    public func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int {
         let logger = database.logger
         return try await database.use { connection in
-            try await connection.query("DELETE FROM kioskpad_events WHERE at < \(cutoff.timeIntervalSince1970) RETURNING 1", logger: logger).count()
+            try await connection.query(
+                "DELETE FROM kioskpad_events WHERE at < \(cutoff.timeIntervalSince1970) OR at > \(future.timeIntervalSince1970) RETURNING 1", logger: logger
+            ).count()
         }
     }
 

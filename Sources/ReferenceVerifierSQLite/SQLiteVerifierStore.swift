@@ -121,9 +121,11 @@ public final class SQLiteVerifierStore: VerifierStore {
         }
     }
 
-    public func pruneEvents(before cutoff: Date) async throws -> Int {
+    public func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int {
         try await database.write { sql in
-            try await sql.execute("DELETE FROM kioskpad_events WHERE at < ? RETURNING 1", [.float(cutoff.timeIntervalSince1970)]).count
+            try await sql.execute(
+                "DELETE FROM kioskpad_events WHERE at < ? OR at > ? RETURNING 1", [.float(cutoff.timeIntervalSince1970), .float(future.timeIntervalSince1970)]
+            ).count
         }
     }
 

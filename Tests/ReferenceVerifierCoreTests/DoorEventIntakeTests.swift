@@ -39,8 +39,8 @@ struct DoorEventIntakeTests {
         #expect(await intake.handle(batch(records + [Self.record(seq: 3)])).body == "{\"received\":3,\"stored\":1}")
         #expect(await intake.handle(batch(records, sign: false)).status == 401)
         // Retention: the records are from 2027-01-15 07:59; a cutoff after them deletes them all.
-        #expect(try await store.store.pruneEvents(before: Date(timeIntervalSince1970: 1_700_000_000)) == 0)
-        #expect(try await store.store.pruneEvents(before: clock.now) == 3)
+        #expect(try await store.store.pruneEvents(before: Date(timeIntervalSince1970: 1_700_000_000), after: .distantFuture) == 0)
+        #expect(try await store.store.pruneEvents(before: clock.now, after: .distantFuture) == 3)
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
@@ -70,4 +70,37 @@ struct DoorEventIntakeTests {
             "\(error)".contains(message)
         }
     }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aRecordDatedInTheFutureOrPastRetentionIsRefusedNamingTheRecordAndField(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, keepDays: 30, clock: clock.read)
+        // The clock reads 2027-01-15T08:00:00Z; 5 minutes of skew are allowed.
+        let ahead = await intake.handle(batch([Self.record(seq: 1), Self.record(type: "status", time: "2099-01-01T00:00:00Z", seq: 2)]))
+        #expect(ahead.status == 400 && ahead.body.contains("record 2: data.time 2099-01-01T00:00:00Z is more than 5 minutes ahead"), "\(ahead)")
+        let old = await intake.handle(batch([Self.record(time: "2026-12-01T00:00:00Z")]))
+        #expect(old.status == 400 && old.body.contains("record 1: data.time 2026-12-01T00:00:00Z is older than server.events.keep_days (30 days)"), "\(old)")
+        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:04:00Z")])).status == 200, "within the skew")
+        #expect(try await store.store.recentEvents(perTerminal: 10).first?.newestFirst.count == 1, "nothing of a refused batch is stored")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func retentionRemovesAFutureDatedRecordAnOlderServerStoredSoARealAlarmShows(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        // As a server before this check stored it: a status record dated 2099.
+        let pinned = DoorEvent(
+            id: "pinned", terminalID: "front-door", type: "status", time: Date(timeIntervalSince1970: 4_070_908_800), sequence: 1,
+            json: Self.record("pinned", type: "status", time: "2099-01-01T00:00:00Z", seq: 1))
+        _ = try await store.store.storeEvents([pinned])
+        let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
+        #expect(await intake.handle(batch([Self.record(type: "tamper", seq: 2)])).status == 200)
+        #expect(try await store.store.recentEvents(perTerminal: 1).first?.newestFirst.first?.type == "status", "pinned by the 2099 record")
+        let removed = try await store.store.pruneEvents(
+            before: clock.now.addingTimeInterval(-365 * 86_400), after: clock.now.addingTimeInterval(DoorEventBatch.allowedSkew))
+        #expect(removed == 1)
+        #expect(try await store.store.recentEvents(perTerminal: 1).first?.newestFirst.first?.type == "tamper")
+    }
 }
+
