@@ -45,16 +45,18 @@ extension ConsoleHandler {
                 _ = try await HashingPool.shared.run(.console) { decoy.matches(password: password) }
                 throttle.noteFailure(from, now: now)
                 try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("result", "unknown administrator"), ("source", from)])
-                return loginForm(secure: secure, error: ConsoleHandler.wrongLogin, status: .unauthorized)
+                return loginForm(secure: secure, error: wrongLogin, status: .unauthorized)
             }
             if let until = account.lockedUntil, until > now {
+                // Answered as an unknown name is, after a hash of the same cost: neither the
+                // words nor the time tell that this administrator exists.
+                let hash = account.hash
+                _ = try await HashingPool.shared.run(.console) { hash.matches(password: password) }
                 throttle.noteFailure(from, now: now)
                 try await services.store.audit([
                     ("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "locked"), ("source", from),
                 ])
-                return loginForm(
-                    secure: secure, error: "This administrator is locked after too many failed logins; try again after \(ConsoleTime.local(until, try await siteZone())).",
-                    status: .tooManyRequests)
+                return loginForm(secure: secure, error: wrongLogin, status: .unauthorized)
             }
             // The password, and with TOTP the app's code as well; a code is taken once (its step is claimed).
             // The hash runs on the hashing pool's console lane: door attempts go first.
@@ -100,15 +102,19 @@ extension ConsoleHandler {
     /// A login refused because too many were being checked at once (door attempts go first).
     static let busy = "The console is checking too many logins at once. Try again in a moment."
 
-    /// One message for every wrong login, so it does not tell which part was wrong.
-    static let wrongLogin = "Wrong name, password or code."
+    /// One message for every refused login (wrong name, password or code, or a locked
+    /// administrator), so it does not tell which part was wrong, nor whether the name exists.
+    var wrongLogin: String {
+        "Wrong name, password or code. After \(options.loginFailureLimit) wrong logins in a row an administrator "
+            + "is locked for \(Int(options.lockoutSeconds / 60)) minutes."
+    }
 
     /// A failed login of a known administrator: counted (lockout), throttled, audited.
     func refuse(name: String, from: String, now: Date, secure: Bool, why: String) async throws -> Response {
         throttle.noteFailure(from, now: now)
         try await services.console.noteFailedLogin(name: name, now: now, limit: options.loginFailureLimit, lockFor: options.lockoutSeconds)
         try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", why), ("source", from)])
-        return loginForm(secure: secure, error: ConsoleHandler.wrongLogin, status: .unauthorized)
+        return loginForm(secure: secure, error: wrongLogin, status: .unauthorized)
     }
 
     func logout(_ request: Request, _ context: ConsoleRequestContext) async -> Response {

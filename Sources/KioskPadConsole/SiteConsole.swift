@@ -16,6 +16,7 @@ public enum SiteConsole {
     public static func router(services: ConsoleServices, options: ConsoleOptions, logger: Logger) -> Router<ConsoleRequestContext> {
         let console = ConsoleHandler(services: services, options: options, logger: logger)
         let router = Router(context: ConsoleRequestContext.self)
+        router.add(middleware: ConsoleErrorPages())
         router.get("/console") { _, _ in ConsoleResponse.redirect("/console/doors") }
         router.get("/console/static/console.css") { _, _ in ConsoleResponse.text(ConsoleAssets.css, type: "text/css; charset=utf-8") }
         router.get("/console/static/console.js") { _, _ in ConsoleResponse.text(ConsoleAssets.javascript, type: "text/javascript; charset=utf-8") }

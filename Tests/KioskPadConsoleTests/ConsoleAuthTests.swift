@@ -96,7 +96,10 @@ struct ConsoleAuthTests {
             let browser = Browser(client)
             for _ in 0..<5 { #expect(try await browser.logIn(password: "not the password").status == .unauthorized) }
             let locked = try await browser.logIn()
-            #expect(locked.status == .tooManyRequests && String(buffer: locked.body).contains("locked"))
+            // Locked, even with the right password: answered as an unknown name is.
+            let unknown = try await Browser(client).logIn("nobody")
+            #expect(locked.status == .unauthorized && unknown.status == .unauthorized)
+            #expect(Self.errorText(locked) == Self.errorText(unknown) && Self.errorText(locked).contains("locked for 15 minutes"))
             #expect(browser.cookies["kp_session"] == nil)
             // After the lockout the right password works, and clears the count.
             harness.clock.advance(901)
@@ -188,5 +191,24 @@ struct ConsoleAuthTests {
         let hash = try await decoy.hash(under.console, now: now.addingTimeInterval(62))
         #expect(!hash.matches(password: Array("pw".utf8)), "random: nothing matches it")
         await under.destroy()
+    }
+
+    /// The error paragraph of a login page (the page also carries a fresh random token).
+    static func errorText(_ response: TestResponse) -> String {
+        let page = String(buffer: response.body)
+        guard let start = page.range(of: "class=\"error\""), let end = page[start.upperBound...].range(of: "</") else { return page }
+        return String(page[start.upperBound..<end.lowerBound])
+    }
+
+    @Test("A page that does not exist, or a wrong method, still carries the security headers")
+    func errorsCarryTheSecurityHeaders() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { _, client in
+            let browser = Browser(client)
+            let missing = try await browser.get("/console/no-such-page")
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true && missing.headers[.cacheControl] == "no-store")
+            let wrongMethod = try await browser.post("/console/doors.json", [])
+            #expect(wrongMethod.headers[.contentSecurityPolicy] != nil, "\(wrongMethod.status)")
+        }
     }
 }
