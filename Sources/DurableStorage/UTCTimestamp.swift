@@ -5,6 +5,17 @@ import Foundation
 /// alone: Foundation's `ISO8601DateFormatter` goes through ICU, which maps megabytes of ICU
 /// data into a door terminal that otherwise never needs it.
 public enum UTCTimestamp {
+    /// Reads an RFC 3339 date-time, with or without fractional seconds; nil when the text is
+    /// not one. Through ISO8601DateFormatter (ICU): for the site server's checks of what
+    /// doors send, not for a door's own hot path.
+    public static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
     /// `date` in UTC to the second, or to the millisecond (truncated, as ISO8601DateFormatter does).
     public static func rfc3339(_ date: Date, milliseconds: Bool = false) -> String {
         // To the nearest microsecond first: a Double of whole milliseconds times 1000 can land

@@ -88,7 +88,9 @@ public struct CredentialService: Sendable {
             return Self.reply(503, "the database cannot be used now")
         }
         guard let terminal, Identifier.isValid(terminal) else { return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')") }
-        guard let have = (object?["have_version"] as? NSNumber)?.int64Value, have >= 0 else {
+        // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
+        struct Have: Decodable { let have_version: Int64 }
+        guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {
             return Self.reply(400, "have_version must be the version the terminal holds, 0 for none")
         }
         do {

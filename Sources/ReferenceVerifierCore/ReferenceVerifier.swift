@@ -100,6 +100,10 @@ public actor ReferenceVerifier {
             return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
         let claimedTerminal = ReferenceVerifier.claimedTerminal(request.body)
+        // Before any key is chosen: a look-alike of a door's name must not pick the site secret.
+        if let claimedTerminal, !Identifier.isValid(claimedTerminal) {
+            return await refuse(.malformed, "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'", request, source: source, now: now)
+        }
         let signature: DoorSignature.Check
         do {
             signature = try await DoorSignature.check(request, terminal: claimedTerminal, store: store, siteSecret: settings.secret, now: now)

@@ -53,7 +53,7 @@ struct SignatureInteropTests {
 
     @Test func theReferenceServerAcceptsASignatureMadeInPython() async throws {
         let secret = WebhookSecret.generate()
-        let body = "{\"terminal_id\":\"door-9\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"py-1\",\"entered_at\":\"2026-11-20T10:00:00Z\"}"
+        let body = "{\"terminal_id\":\"door-9\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"5f0e2c1a-7b3d-4e9f-8a6c-1d2e3f4a5b6c\",\"entered_at\":\"2026-11-20T10:00:00Z\"}"
         let now = Int(Date().timeIntervalSince1970)
         let script = """
             import sys, datetime

@@ -82,6 +82,30 @@ struct VerificationMessageTests {
         #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(text.utf8)) }
     }
 
+    /// The body held to its schema: each case names what is wrong.
+    @Test(arguments: [
+        (#"" door-7""#, #""2026-11-20T10:00:00Z""#, "", "terminal_id must be 1-64"),
+        (#""door-7 ""#, #""2026-11-20T10:00:00Z""#, "", "terminal_id must be 1-64"),
+        ("\"door-7\u{200B}\"", #""2026-11-20T10:00:00Z""#, "", "terminal_id must be 1-64"),
+        (#""door-7""#, #""""#, "", "entered_at must be an RFC 3339 date-time"),
+        (#""door-7""#, #""yesterday""#, "", "entered_at must be an RFC 3339 date-time"),
+        (#""door-7""#, "null", "", "entered_at must be an RFC 3339 date-time"),
+        (#""door-7""#, #""2026-11-20T10:00:00Z""#, #","extra":1"#, "unknown property extra"),
+    ])
+    func aBodyIsHeldToItsSchema(terminal: String, enteredAt: String, extra: String, message: String) {
+        let body = #"{"terminal_id":\#(terminal),"kind":"pin","value":"1234","attempt_id":"9a1f0f0e-3c51-4c2b-9d7e-2d1c7e2b8a11","entered_at":\#(enteredAt)\#(extra)}"#
+        #expect {
+            _ = try VerificationRequestBody.decode(Array(body.utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test func anAttemptIDThatIsNotAUUIDIsRefused() {
+        let body = #"{"terminal_id":"door-7","kind":"pin","value":"1234","attempt_id":"a","entered_at":"2026-11-20T10:00:00Z"}"#
+        #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(body.utf8)) }
+    }
+
     @Test func responsesDecodeStrictlyAndPassTheUnlockTimeAsSent() throws {
         func decode(_ text: String) throws -> AttemptOutcome {
             try VerificationResponseBody.decode(Array(text.utf8))

@@ -167,6 +167,10 @@ struct AccessDecisionTests {
         let reference = verifier(store)
         #expect(await reference.handle(request("2580", at: "front-door")).refusal == .unauthenticated)
         #expect(await reference.handle(request("2580", at: "front-door", secret: doorSecret)) == .granted(unlockSeconds: 4, user: "alice"))
+        // A name that reads as the door's is refused before any key is chosen.
+        for lookAlike in [" front-door", "front-door ", "front-door\u{200B}"] {
+            #expect(await reference.handle(request("2580", at: lookAlike)).refusal == .malformed, "\(lookAlike.unicodeScalars.map(\.value))")
+        }
         // Its secret is not a site secret: it cannot claim another door.
         #expect(await reference.handle(request("2580", at: "back-door", secret: doorSecret)).refusal == .unauthenticated)
         #expect(await reference.handle(request("2580", at: "back-door")) == .granted(unlockSeconds: 4, user: "alice"))

@@ -18,7 +18,12 @@ struct CredentialReplicaTests {
     func hash(_ pin: String) throws -> PINHash { try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1_000) }
 
     func request(terminal: String, have: Int64, secret: WebhookSecret?) -> ReferenceVerifier.Incoming {
-        let body = Array("{\"terminal_id\":\"\(terminal)\",\"have_version\":\(have)}".utf8)
+        request(terminal: terminal, haveText: String(have), secret: secret)
+    }
+
+    /// With `have_version` written as `haveText` (a JSON value).
+    func request(terminal: String, haveText: String, secret: WebhookSecret?) -> ReferenceVerifier.Incoming {
+        let body = Array("{\"terminal_id\":\"\(terminal)\",\"have_version\":\(haveText)}".utf8)
         let id = "msg_\(UUID().uuidString)"
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
@@ -165,5 +170,8 @@ struct CredentialReplicaTests {
         #expect(refused.status == 401 && String(decoding: refused.body, as: UTF8.self).contains("a replica is given only to a signed request"))
         let bad = await service.handle(request(terminal: "front", have: -1, secret: frontSecret))
         #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("have_version"))
+        for notAVersion in ["true", "false", "1.5", "\"1\"", "null"] {
+            #expect(await service.handle(request(terminal: "front", haveText: notAVersion, secret: frontSecret)).status == 400, "\(notAVersion)")
+        }
     }
 }

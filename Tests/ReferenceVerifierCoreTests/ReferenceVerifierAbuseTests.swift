@@ -44,7 +44,7 @@ struct ReferenceVerifierAbuseTests {
 
     @Test func aReplayIsRefusedAfterARestartToo() async throws {
         let first = try await store()
-        let wrong = request("0000", id: "captured-1")
+        let wrong = request("0000", id: "6a2f4c1e-9d3b-4e7a-8c5f-0b1d2e3f4a5b")
         // Denials count across the restart (the lockout is in the database): 3 lock.
         let policy = LockoutPolicy(maxFailures: 3, lockout: .seconds(60))
         #expect(await make(first, lockout: policy).handle(wrong).answerText != nil)

@@ -79,7 +79,7 @@ struct ReferenceVerifierTests {
         tampered.body = Array(String(decoding: tampered.body, as: UTF8.self).replacingOccurrences(of: "2580", with: "2581").utf8)
         #expect(await reference.handle(tampered).refusal == .unauthenticated)
         #expect(await reference.handle(request("pin", "2580", timestamp: clock.now.addingTimeInterval(-400))).refusal == .unauthenticated)
-        let once = request("pin", "2580", id: "fixed-id")
+        let once = request("pin", "2580", id: "3c9e1b7a-5d2f-4a8e-b6c0-7e1f2a3b4c5d")
         #expect(await reference.handle(once).answerText != nil)
         #expect(await reference.handle(once).refusal == .replayed)
     }

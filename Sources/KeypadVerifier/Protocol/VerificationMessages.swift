@@ -48,12 +48,22 @@ public enum VerificationRequestBody {
         } catch {
             throw Invalid(description: "body is not the verification JSON (terminal_id, kind, value, attempt_id, entered_at)")
         }
+        // Held to the documented schema: a look-alike terminal_id (" door-7", a zero-width
+        // space) would otherwise be answered under a name that reads as another door's.
+        if let keys = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+            let unknown = Set(keys.keys).subtracting(["terminal_id", "kind", "value", "attempt_id", "entered_at"])
+            if let first = unknown.sorted().first { throw Invalid(description: "unknown property \(first) (the body has terminal_id, kind, value, attempt_id, entered_at)") }
+        }
+        guard Identifier.isValid(wire.terminal_id) else {
+            throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'")
+        }
         guard let kind = AttemptKind(rawValue: wire.kind) else { throw Invalid(description: "kind must be pin, code or card") }
         guard EntryOptions.lengthRange.contains(wire.value.utf8.count), let value = SecretDigits(ascii: wire.value) else {
             throw Invalid(description: "value must be 4 to 12 digits")
         }
-        guard (1...64).contains(wire.terminal_id.count), (1...64).contains(wire.attempt_id.count) else {
-            throw Invalid(description: "terminal_id and attempt_id must be 1-64 characters")
+        guard UUID(uuidString: wire.attempt_id) != nil else { throw Invalid(description: "attempt_id must be a UUID") }
+        guard let entered = wire.entered_at, UTCTimestamp.parse(entered) != nil else {
+            throw Invalid(description: "entered_at must be an RFC 3339 date-time such as 2026-11-20T10:00:00Z")
         }
         return Decoded(terminalID: wire.terminal_id, kind: kind, value: value, attemptID: wire.attempt_id)
     }
