@@ -37,6 +37,13 @@ public final class VerifierMetrics: Sendable {
         latency.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
+    /// Counts one request to another door endpoint (`events`, `credentials`) by its result:
+    /// `ok`, `malformed`, `unauthenticated`, `throttled` or `unavailable`.
+    public func recordEndpoint(_ endpoint: String, result: String) {
+        Metrics.Counter(label: "kioskpad_verifier_door_requests_total", dimensions: [("endpoint", endpoint), ("result", result)], factory: factory)
+            .increment()
+    }
+
     /// The exposition, pool gauges read now.
     public func exposition() -> [UInt8] {
         if let pool {

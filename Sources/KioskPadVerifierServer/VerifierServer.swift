@@ -40,26 +40,21 @@ public enum VerifierServer {
             // The terminals' forwarded journal records (`events.url`): up to 50 a batch.
             let maxEvents = DoorEventBatch.maxRecords * 8_192
             router.post("/v1/events") { request, context -> Response in
-                switch await signedRequest(request, context, maxBody: maxEvents) {
-                case .success(let incoming):
+                await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await events.handle(incoming)
-                    return json(reply.status, reply.body)
-                case .failure(let refusal):
-                    return refusal.response
+                    return (reply.status, reply.body, json(reply.status, reply.body))
                 }
             }
         }
         if let credentials {
             // A door's signed credential replica (or a confirmation of the one it holds).
             router.post("/v1/credentials") { request, context -> Response in
-                switch await signedRequest(request, context, maxBody: 4_096) {
-                case .success(let incoming):
+                await gated("credentials", request, context, maxBody: 4_096, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await credentials.handle(incoming)
-                    return Response(
+                    let response = Response(
                         status: HTTPResponse.Status(code: reply.status), headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
-                case .failure(let refusal):
-                    return refusal.response
+                    return (reply.status, String(decoding: reply.body, as: UTF8.self), response)
                 }
             }
         }
@@ -85,6 +80,43 @@ public enum VerifierServer {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kioskpad-verifier"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    /// A door endpoint other than `/verify`, behind `/verify`'s per-address rejection tally:
+    /// a throttled address is answered 429 with `Retry-After` before its body is read; a
+    /// 400 or 401 is counted (and audited in aggregate); every answer is counted in
+    /// `kioskpad_verifier_door_requests_total`.
+    static func gated(
+        _ endpoint: String, _ request: Request, _ context: VerifierRequestContext, maxBody: Int, verifier: ReferenceVerifier, metrics: VerifierMetrics,
+        _ handle: (ReferenceVerifier.Incoming) async -> (status: Int, body: String, response: Response)
+    ) async -> Response {
+        let source = context.remoteAddress?.ipAddress ?? "unknown"
+        guard await verifier.admits(source) else {
+            metrics.recordEndpoint(endpoint, result: "throttled")
+            var response = json(429, "{\"error\":\"too many refused requests from this address; wait and try again\"}")
+            response.headers[.retryAfter] = String(verifier.retryAfterSeconds)
+            return response
+        }
+        switch await signedRequest(request, context, maxBody: maxBody) {
+        case .failure(let refusal):
+            metrics.recordEndpoint(endpoint, result: "malformed")
+            await verifier.noteRefused(.malformed, "body missing or larger than \(maxBody) bytes", endpoint: endpoint, .init(
+                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source))
+            return refusal.response
+        case .success(let incoming):
+            let (status, body, response) = await handle(incoming)
+            switch status {
+            case 200: metrics.recordEndpoint(endpoint, result: "ok")
+            case 401:
+                metrics.recordEndpoint(endpoint, result: "unauthenticated")
+                await verifier.noteRefused(.unauthenticated, body, endpoint: endpoint, incoming)
+            case 400..<500:
+                metrics.recordEndpoint(endpoint, result: "malformed")
+                await verifier.noteRefused(.malformed, body, endpoint: endpoint, incoming)
+            default: metrics.recordEndpoint(endpoint, result: "unavailable")
+            }
+            return response
+        }
     }
 
     /// A body that could not be read (400).

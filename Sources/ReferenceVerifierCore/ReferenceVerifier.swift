@@ -81,6 +81,25 @@ public actor ReferenceVerifier {
         rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
     }
 
+    /// Whether `source` may be served by a door endpoint now; false while it is over its
+    /// rejection limit (answer 429). `/v1/events` and `/v1/credentials` share `/verify`'s
+    /// per-address tally: a source refused on one is throttled on all.
+    public func admits(_ source: String) async -> Bool {
+        let now = clock()
+        await flushRejections(now: now)
+        return !rejections.isLimited(source, now: now)
+    }
+
+    /// A request to another door endpoint refused (unsigned, badly signed, malformed):
+    /// counted with `/verify`'s, the first from its address in an interval audited on its
+    /// own, the rest in one aggregated record.
+    public func noteRefused(_ refusal: VerifierDecision.Refusal, _ reason: String, endpoint: String, _ request: Incoming) async {
+        _ = await refuse(refusal, "\(endpoint): \(reason)", request, source: request.source ?? "unknown", now: clock())
+    }
+
+    /// How long a throttled address waits: the rest of its rejection interval at most.
+    public nonisolated var retryAfterSeconds: Int { Int(settings.rejectionInterval.rounded(.up)) }
+
     /// Nil when the store can be used now, else why not (for `/healthz`).
     public nonisolated func healthProblem() async -> String? {
         await store.healthProblem()

@@ -7,6 +7,7 @@ import KeypadHTTPVerifier
 import KeypadTestSupport
 import KeypadVerifier
 import Testing
+import VerifierTestSupport
 
 /// 1,100 idle connections against `kioskpad verifier serve`: before the server had limits,
 /// they made real requests time out and none was closed in 60 s. A child process holds the
@@ -69,6 +70,33 @@ struct VerifierServeLimitsTests {
         let page = try await LoopbackHTTP.get(port: consolePort, path: "/console/login")
         #expect(page.status == 200)
         print("console flood (1,100 idle from one address): the server held \(descriptors) descriptors")
+    }
+
+    /// Refused `/v1/events` and `/v1/credentials` requests share `/verify`'s per-address tally:
+    /// over `rejected_per_source` in the interval the address gets 429 with Retry-After on
+    /// every door endpoint; each answer is counted in `/metrics`; the audit gets the first
+    /// refusal on its own, not one record per request.
+    @Test func refusedEventAndCredentialFloodsAreThrottledCountedAndNotAuditedOneByOne() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  rejected_per_source: 5\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        var statuses: [Int] = []
+        for index in 0..<30 {
+            let path = index.isMultiple(of: 2) ? "/v1/events" : "/v1/credentials"
+            let body = index.isMultiple(of: 2) ? "[]" : #"{"terminal_id":"door-1","have_version":0}"#
+            statuses.append(try await LoopbackHTTP.post(port: server.port, path: path, body: Array(body.utf8), headers: []).status)
+        }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 } && statuses.dropFirst(5).allSatisfy { $0 == 429 }, "\(statuses)")
+        // The same address is throttled on /verify too, and a door elsewhere is not.
+        let unsigned = #"{"terminal_id":"door-1","kind":"pin","value":"4711","attempt_id":"8d3c2b1a-0f9e-4d7c-b6a5-4e3f2d1c0b9a","entered_at":"2026-11-20T10:00:00Z"}"#
+        #expect(try await LoopbackHTTP.post(port: server.port, path: "/verify", body: Array(unsigned.utf8), headers: []).status == 429)
+        let metrics = try await LoopbackHTTP.get(port: server.port, path: "/metrics").body
+        #expect(metrics.contains(#"kioskpad_verifier_door_requests_total{endpoint="events",result="throttled"} 12"#), "\(metrics)")
+        #expect(metrics.contains(#"kioskpad_verifier_door_requests_total{endpoint="credentials",result="unauthenticated"} 2"#), "\(metrics)")
+        let audit = try await SQLiteAuditReader.records(path: directory.appendingPathComponent("state/verifier.sqlite3").path)
+        let rejected = audit.filter { $0.contains(#""decision":"rejected""#) }
+        #expect(rejected.count == 1 && rejected[0].contains("events:"), "the first refusal alone: \(rejected)")
     }
 }
 
