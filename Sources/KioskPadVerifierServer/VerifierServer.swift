@@ -31,10 +31,9 @@ public enum VerifierServer {
             let decision = await verifier.handle(incoming)
             metrics.record(decision, duration: ContinuousClock.now - started)
             let reply = HTTPReply(decision)
-            return Response(
-                status: HTTPResponse.Status(code: reply.status),
-                headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if reply.status == 429 { headers[.retryAfter] = String(verifier.retryAfterSeconds) }
+            return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
         if let events {
             // The terminals' forwarded journal records (`events.url`): up to 50 a batch.

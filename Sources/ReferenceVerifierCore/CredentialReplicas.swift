@@ -87,6 +87,9 @@ public struct CredentialService: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+        if let unknown = object.map({ Set($0.keys).subtracting(["terminal_id", "have_version"]) })?.sorted().first {
+            return Self.reply(400, "unknown property \(unknown) (the body has terminal_id and have_version)")
+        }
         guard let terminal, Identifier.isValid(terminal) else { return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')") }
         // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
         struct Have: Decodable { let have_version: Int64 }

@@ -170,6 +170,7 @@ struct CredentialReplicaTests {
         #expect(refused.status == 401 && String(decoding: refused.body, as: UTF8.self).contains("a replica is given only to a signed request"))
         let bad = await service.handle(request(terminal: "front", have: -1, secret: frontSecret))
         #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("have_version"))
+        #expect(await service.handle(request(terminal: "front", haveText: "0,\"extra\":1", secret: frontSecret)).status == 400, "another property")
         for notAVersion in ["true", "false", "1.5", "\"1\"", "null"] {
             #expect(await service.handle(request(terminal: "front", haveText: notAVersion, secret: frontSecret)).status == 400, "\(notAVersion)")
         }
