@@ -26,6 +26,10 @@ public struct VerifierServerConfiguration: Sendable {
     public var rejectedPerSource: Int
     /// `events.keep_days`: how long forwarded door events are kept (default 365).
     public var eventsKeepDays: Int = 365
+    /// `events.max_records_per_minute` and `events.max_bytes_per_day`: each door's event
+    /// quota (defaults 600 and 4,000,000); beyond it `/v1/events` answers 429.
+    public var eventsMaxRecordsPerMinute: Int = 600
+    public var eventsMaxBytesPerDay: Int = 4_000_000
     /// `console:` the site console in the browser.
     public var console = ConsoleSettings()
 }
@@ -77,9 +81,13 @@ extension ConfigLoader {
         let requestTimeout = reader.seconds("request_timeout_s", default: 10, range: 1...300)
         let rejected = reader.int("rejected_per_source", default: 20, range: 1...100_000)
         var keepDays = 365
+        var quotaRecords = 600
+        var quotaBytes = 4_000_000
         if reader.has("events") {
             let events = reader.child("events")
             keepDays = events.int("keep_days", default: 365, range: 1...36_500)
+            quotaRecords = events.int("max_records_per_minute", default: 600, range: 50...1_000_000)
+            quotaBytes = events.int("max_bytes_per_day", default: 4_000_000, range: 100_000...10_000_000_000)
             events.finish()
         }
         let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
@@ -95,6 +103,8 @@ extension ConfigLoader {
             maxBodyBytes: maxBody, maxConnections: maxConnections, maxConnectionsPerSource: perSource,
             requestTimeout: requestTimeout, rejectedPerSource: rejected)
         configuration.eventsKeepDays = keepDays
+        configuration.eventsMaxRecordsPerMinute = quotaRecords
+        configuration.eventsMaxBytesPerDay = quotaBytes
         configuration.console = console
         return configuration
     }

@@ -64,7 +64,9 @@ public enum VerifierAssembly {
     ) -> some ApplicationProtocol {
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
-        let events = DoorEventIntake(store: opened.store, siteSecret: verifier.settings.secret, keepDays: settings.eventsKeepDays)
+        let events = DoorEventIntake(
+            store: opened.store, siteSecret: verifier.settings.secret, keepDays: settings.eventsKeepDays,
+            quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)))
         let credentials = CredentialService(
             keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
         return VerifierServer.application(

@@ -41,7 +41,9 @@ public enum VerifierServer {
             router.post("/v1/events") { request, context -> Response in
                 await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await events.handle(incoming)
-                    return (reply.status, reply.body, json(reply.status, reply.body))
+                    var response = json(reply.status, reply.body)
+                    if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
+                    return (reply.status, reply.body, response)
                 }
             }
         }
@@ -106,6 +108,8 @@ public enum VerifierServer {
             let (status, body, response) = await handle(incoming)
             switch status {
             case 200: metrics.recordEndpoint(endpoint, result: "ok")
+            // A door over its event quota: its own limit, not a refusal of the address.
+            case 429: metrics.recordEndpoint(endpoint, result: "over_quota")
             case 401:
                 metrics.recordEndpoint(endpoint, result: "unauthenticated")
                 await verifier.noteRefused(.unauthenticated, body, endpoint: endpoint, incoming)

@@ -37,6 +37,9 @@ public enum DoorEventBatch {
     /// How far ahead of the site server's clock a record's time may be: the skew a
     /// signature's timestamp may have.
     public static let allowedSkew: TimeInterval = 300
+    /// The most bytes one string field of a record may hold, and one record in all.
+    public static let maxFieldBytes = 1_024
+    public static let maxRecordBytes = 4_096
 
     /// The records of `body`. With `now`, a record dated more than ``allowedSkew`` after it,
     /// or older than `keepDays` before it (retention would delete it at once), is refused:
@@ -71,7 +74,12 @@ public enum DoorEventBatch {
                 }
             }
             guard let sequence = data["seq"] as? Int else { throw fail("data.seq must be an integer") }
+            for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+                if let text = value as? String, text.utf8.count > maxFieldBytes { throw fail("data.\(key) is longer than \(maxFieldBytes) bytes") }
+                if value is [Any] || value is [String: Any] { throw fail("data.\(key) must be a string, number or boolean (records are flat)") }
+            }
             guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]) else { throw fail("data cannot be stored") }
+            guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
             events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
         }
         guard Set(events.map(\.terminalID)).count == 1 else { throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids") }
@@ -84,14 +92,17 @@ public enum DoorEventBatch {
 /// before is skipped, so a retried batch is confirmed again and stored once). The batch's
 /// `webhook-id` is not put in the replay cache: a retry keeps its id by design.
 public struct DoorEventIntake: Sendable {
-    /// What the terminal is answered: 200 delivered, 400 never again, 401 unsigned, 503 later.
+    /// What the terminal is answered: 200 delivered, 400 never again, 401 unsigned, 429 over
+    /// the door's quota (after `retryAfter` seconds), 503 later.
     public struct Reply: Sendable, Equatable {
         public let status: Int
         public let body: String
+        public let retryAfter: Int?
 
-        public init(status: Int, body: String) {
+        public init(status: Int, body: String, retryAfter: Int? = nil) {
             self.status = status
             self.body = body
+            self.retryAfter = retryAfter
         }
     }
 
@@ -99,12 +110,18 @@ public struct DoorEventIntake: Sendable {
     private let siteSecret: WebhookSecret?
     private let clock: @Sendable () -> Date
     private let keepDays: Int
+    public let quota: EventQuota
 
-    /// `keepDays`: `server.events.keep_days`; an older record is refused.
-    public init(store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// `keepDays`: `server.events.keep_days`; an older record is refused. `quota`: each
+    /// door's records per minute and bytes per day.
+    public init(
+        store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, quota: EventQuota = EventQuota(),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
         self.siteSecret = siteSecret
         self.keepDays = keepDays
+        self.quota = quota
         self.clock = clock
     }
 
@@ -125,12 +142,29 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(400, "\(error)")
         }
+        let now = clock()
+        if let door = events.first?.terminalID,
+            let over = quota.admit(door: door, records: events.count, bytes: events.reduce(0) { $0 + $1.json.utf8.count }, now: now)
+        {
+            // One record per door and window, so the Doors page shows it ("event_quota").
+            if over.first { _ = try? await store.storeEvents([Self.quotaRecord(door: door, over: over, now: now)]) }
+            return Reply(
+                status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}", retryAfter: over.retryAfter)
+        }
         do {
             let stored = try await store.storeEvents(events)
             return Reply(status: 200, body: "{\"received\":\(events.count),\"stored\":\(stored)}")
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+    }
+
+    /// The server's own record that `door` went over a quota in a window.
+    static func quotaRecord(door: String, over: EventQuota.Over, now: Date) -> DoorEvent {
+        let id = "quota-\(over.limit)-\(Int(over.window.timeIntervalSince1970))-\(door)".prefix(64)
+        let time = UTCTimestamp.rfc3339(now)
+        let json = "{\"id\":\"\(id)\",\"limit\":\"\(over.limit)\",\"seq\":0,\"terminal_id\":\"\(door)\",\"time\":\"\(time)\",\"type\":\"event_quota_exceeded\"}"
+        return DoorEvent(id: String(id), terminalID: door, type: "event_quota_exceeded", time: now, sequence: 0, json: json)
     }
 
     private static func reply(_ status: Int, _ error: String) -> Reply {

@@ -21,7 +21,7 @@ public struct DoorView: Sendable, Equatable {
     public var raisedAt: [String: Date] = [:]
 
     /// Every alert name a view can raise.
-    public static let alertNames = ["held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent"]
+    public static let alertNames = ["held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent", "event_quota"]
 
     public init(terminalID: String, lastSeen: Date) {
         self.terminalID = terminalID
@@ -82,6 +82,8 @@ public struct DoorView: Sendable, Equatable {
                 clear("keypad_failed")
             case "lockout": view.lockedOut = "yes"
             case "duress" where now.timeIntervalSince(record.time) < duressFor: raise("duress")
+            // The server's own record: the door went over its event quota (stands a day).
+            case "event_quota_exceeded" where now.timeIntervalSince(record.time) < 86_400: raise("event_quota")
             case "attempt":
                 view.lastDecision = fields["decision"] as? String
                 view.lastUser = fields["user"] as? String

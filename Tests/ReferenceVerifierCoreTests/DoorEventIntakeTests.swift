@@ -102,5 +102,51 @@ struct DoorEventIntakeTests {
         #expect(removed == 1)
         #expect(try await store.store.recentEvents(perTerminal: 1).first?.newestFirst.first?.type == "tamper")
     }
+
+    @Test func aDoorsQuotaCountsRecordsPerMinuteAndBytesPerDay() {
+        let quota = EventQuota(limits: .init(recordsPerMinute: 100, bytesPerDay: 10_000))
+        let start = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+        #expect(quota.admit(door: "a", records: 60, bytes: 1_000, now: start) == nil)
+        let over = quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(15))
+        #expect(over?.limit == "records_per_minute" && over?.retryAfter == 45 && over?.first == true)
+        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(16))?.first == false)
+        #expect(quota.admit(door: "b", records: 50, bytes: 1_000, now: start.addingTimeInterval(16)) == nil, "each door its own")
+        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(60)) == nil, "a new minute")
+        let day = quota.admit(door: "a", records: 1, bytes: 8_001, now: start.addingTimeInterval(120))
+        #expect(day?.limit == "bytes_per_day" && day?.retryAfter == 16 * 3_600 - 120, "until midnight UTC")
+        #expect(quota.admit(door: "a", records: 1, bytes: 8_000, now: start.addingTimeInterval(86_400)) == nil, "a new day")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDoorOverItsQuotaIsAnswered429OnceRecordedAndShownOnItsView(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, quota: EventQuota(limits: .init(recordsPerMinute: 50)), clock: clock.read)
+        let full = (1...50).map { Self.record(seq: $0) }
+        #expect(await intake.handle(batch(full)).status == 200)
+        let over = await intake.handle(batch([Self.record(seq: 51)]))
+        #expect(over.status == 429 && over.retryAfter == 60 && over.body.contains("door front-door is over its event quota (records_per_minute)"), "\(over)")
+        #expect(await intake.handle(batch([Self.record(seq: 52)])).status == 429)
+        let newest = try #require(try await store.store.recentEvents(perTerminal: 100).first?.newestFirst)
+        #expect(newest.count == 51 && newest.filter { $0.type == "event_quota_exceeded" }.count == 1, "50 records and one quota record")
+        let view = try #require(DoorView.fold(terminal: "front-door", newestFirst: newest, now: clock.now, silentAfter: 900))
+        #expect(view.alerts.contains("event_quota"))
+        clock.advance(60)
+        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:01:00Z", seq: 53)])).status == 200, "the next minute")
+    }
+
+    @Test(arguments: [
+        (#""detail":"\#(String(repeating: "x", count: 1_025))""#, "record 1: data.detail is longer than 1024 bytes"),
+        (#""detail":{"nested":true}"#, "record 1: data.detail must be a string, number or boolean"),
+        ((1...5).map { #""f\#($0)":"\#(String(repeating: "y", count: 1_000))""# }.joined(separator: ","), "record 1: the record is longer than 4096 bytes"),
+    ])
+    func freeFormFieldsAreBounded(extra: String, message: String) {
+        let record = "{\"seq\":1,\"id\":\"r1\",\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"fault\",\"terminal_id\":\"front-door\",\(extra)}"
+        #expect {
+            _ = try DoorEventBatch.decode(Array("[{\"data\":\(record)}]".utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
 }
 

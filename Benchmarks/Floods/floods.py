@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Door answers while the console is flooded with logins: /verify latency (p50, p99) from 20
+"""Door answers while the site server is flooded: /verify latency (p50, p99) from 20
 terminals at the default PBKDF2 cost (the demo user of config/users.example, 75,000
-iterations), first quiet, then while 4 clients post console logins with unknown names as
+iterations), first quiet; then while 4 clients post console logins with unknown names as
 fast as they are answered, each from its own run of loopback addresses (127.x.y.z; the
-console refuses an address after 10 failures, so the flood moves on to a new one).
-One `kioskpad verifier serve` on SQLite, console on, one administrator (600,000 iterations).
+console refuses an address after 10 failures, so the flood moves on to a new one); then
+while one door (the site secret) posts batches of 50 records with 900-byte fields to
+/v1/events as fast as they are answered, ignoring 429 and Retry-After (its quota), with the
+database's growth. One `kioskpad verifier serve` on SQLite, console on, one administrator
+(600,000 iterations).
 Usage:
-  Benchmarks/LoginFlood/login_flood.py BINARY [SECONDS]
+  Benchmarks/Floods/floods.py BINARY [SECONDS]
 BINARY is a `kioskpad` (the site server beside it as `kioskpad-verifier`)."""
 import base64
 import hashlib
@@ -83,12 +86,44 @@ def flood_loop(port, index, stop, counts):
             counts[status] = counts.get(status, 0) + 1
 
 
-def phase(name, port, console, secret, seconds, flood):
+def events_loop(port, secret, stop, counts):
+    """Signed batches of 50 records, 900-byte fields, from one door, without pause."""
+    seq = 0
+    while not stop.is_set():
+        records = []
+        for _ in range(50):
+            seq += 1
+            records.append({"type": "kioskpad.fault", "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                            "data": {"seq": seq, "id": str(uuid.uuid4()), "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                     "type": "fault", "terminal_id": "flood-door", "detail": "x" * 900}})
+        body = json.dumps(records, separators=(",", ":"))
+        webhook_id = str(uuid.uuid4())
+        timestamp = str(int(time.time()))
+        mac = hmac.new(secret, f"{webhook_id}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("POST", "/v1/events", body, {
+                "content-type": "application/json", "webhook-id": webhook_id, "webhook-timestamp": timestamp,
+                "webhook-signature": "v1," + base64.b64encode(mac).decode()})
+            status = connection.getresponse().status
+            connection.close()
+        except OSError:
+            status = "error"
+        counts[status] = counts.get(status, 0) + 1
+
+
+def database_bytes(work):
+    return sum(os.path.getsize(os.path.join(work, name)) for name in os.listdir(work) if name.startswith("verifier.sqlite3"))
+
+
+def phase(name, port, console, secret, seconds, flood, events=False):
     stop = threading.Event()
     results, counts = [], {}
     threads = [threading.Thread(target=terminal_loop, args=(port, secret, i, stop, results)) for i in range(TERMINALS)]
     if flood:
         threads += [threading.Thread(target=flood_loop, args=(console, i, stop, counts)) for i in range(FLOODERS)]
+    if events:
+        threads += [threading.Thread(target=events_loop, args=(port, secret, stop, counts)) for _ in range(FLOODERS)]
     for thread in threads:
         thread.start()
     time.sleep(seconds)
@@ -100,7 +135,7 @@ def phase(name, port, console, secret, seconds, flood):
     p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
     p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000 if latencies else float("nan")
     print(f"{name}: /verify granted {len(latencies)} in {seconds} s, p50 {p50:.0f} ms, p99 {p99:.0f} ms, "
-          f"not granted or failed {len(failed)} {sorted(set(map(str, failed)))[:3]}; console logins answered {counts}")
+          f"not granted or failed {len(failed)} {sorted(set(map(str, failed)))[:3]}; flood answers {counts}")
     return p99
 
 
@@ -137,7 +172,11 @@ def main():
         phase("warm-up", port, console, secret, 3, False)
         quiet = phase("quiet", port, console, secret, seconds, False)
         flooded = phase("console login flood", port, console, secret, seconds, True)
-        print(f"p99 with the flood / quiet p99: {flooded / quiet:.2f}")
+        print(f"p99 with the login flood / quiet p99: {flooded / quiet:.2f}")
+        before = database_bytes(work)
+        evented = phase("event flood from one door", port, console, secret, seconds, False, events=True)
+        print(f"p99 with the event flood / quiet p99: {evented / quiet:.2f}; database and WAL grew "
+              f"{(database_bytes(work) - before) / 1e6:.1f} MB (from {before / 1e6:.1f} MB)")
     finally:
         server.terminate()
         server.wait(timeout=10)
