@@ -22,6 +22,9 @@ public final class ReplicaKeeper: Sendable {
         public var path: String
         /// `replica-confirmation.json` beside it.
         public var confirmationPath: String { (path as NSString).deletingLastPathComponent + "/replica-confirmation.json" }
+        /// `replica-highest` beside it: the highest version this door ever accepted, kept
+        /// apart from the replica, so an older replica file put back is refused.
+        public var highestPath: String { (path as NSString).deletingLastPathComponent + "/replica-highest" }
         public var maxAge: Duration
         /// Whether the wall clock counts (`clock.trust`).
         public var wallClockTrusted: @Sendable () -> Bool
@@ -77,6 +80,12 @@ public final class ReplicaKeeper: Sendable {
                 let held = try HeldReplica(
                     fileContents: Array(bytes), confirmationBytes: FileManager.default.contents(atPath: settings.confirmationPath).map(Array.init),
                     key: settings.publicKey, terminalID: settings.terminalID)
+                let highest = ReplicaKeeper.highestAccepted(settings)
+                guard held.version >= highest else {
+                    throw ReplicaError(
+                        "version \(held.version) is older than version \(highest) this door accepted before (\(settings.highestPath)); "
+                            + "an older replica put back is never used; the next sync brings the current one")
+                }
                 initial.verifier = try ReplicaKeeper.verifier(for: held.replica, clock: clock, settings: settings)
                 initial.held = held
                 clock.confirm(at: held.confirmedAt, anchor: held.anchor)
@@ -109,8 +118,9 @@ public final class ReplicaKeeper: Sendable {
         let verifier: LocalVerifier?
         switch message {
         case .replica(let replica):
-            if let current, replica.version < current.version {
-                throw ReplicaError("replica version \(replica.version) is older than the version \(current.version) held; refused (an old replica is never taken back)")
+            let highest = max(current?.version ?? 0, ReplicaKeeper.highestAccepted(settings))
+            if replica.version < highest {
+                throw ReplicaError("replica version \(replica.version) is older than the version \(highest) this door accepted; refused (an old replica is never taken back)")
             }
             verifier = try ReplicaKeeper.verifier(for: replica, clock: clock, settings: settings)
             next = HeldReplica(signed: signed, replica: replica, confirmation: nil, confirmedAt: replica.issuedAt, anchor: receivedAt)
@@ -127,6 +137,11 @@ public final class ReplicaKeeper: Sendable {
         let owner = ReplicaKeeper.owner(ofDirectoryOf: settings.path)
         if verifier != nil {
             try DurableFile.replace(path: settings.path, contents: try next.replicaFileContents(), mode: 0o600, owner: owner)
+        }
+        // After the replica itself (a power cut between leaves the mark behind, never ahead);
+        // also on a confirmation, for a door that held its replica before the mark existed.
+        if next.version > ReplicaKeeper.highestAccepted(settings) {
+            try DurableFile.replace(path: settings.highestPath, contents: Array("\(next.version)\n".utf8), mode: 0o600, owner: owner)
         }
         // After an unchanged sync (once a minute by default) the confirmation is not fsynced:
         // one lost to a power cut, or left empty, is ignored at the next start, and
@@ -234,6 +249,12 @@ public final class ReplicaKeeper: Sendable {
 
     /// The uid and gid that own `path`'s directory: a replica fetched by root with
     /// `kioskpad credentials sync` stays readable by the service user who owns `state_dir`.
+    /// The highest version this door ever accepted (`replica-highest`), 0 when none is recorded.
+    static func highestAccepted(_ settings: Settings) -> Int64 {
+        guard let bytes = FileManager.default.contents(atPath: settings.highestPath) else { return 0 }
+        return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
     static func owner(ofDirectoryOf path: String) -> (uid: uid_t, gid: gid_t)? {
         var info = stat()
         guard stat((path as NSString).deletingLastPathComponent, &info) == 0 else { return nil }

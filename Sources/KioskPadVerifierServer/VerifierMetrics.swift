@@ -38,7 +38,7 @@ public final class VerifierMetrics: Sendable {
     }
 
     /// Counts one request to another door endpoint (`events`, `credentials`) by its result:
-    /// `ok`, `malformed`, `unauthenticated`, `throttled`, `over_quota` or `unavailable`.
+    /// `ok`, `malformed`, `unauthenticated`, `replayed`, `throttled`, `over_quota` or `unavailable`.
     public func recordEndpoint(_ endpoint: String, result: String) {
         Metrics.Counter(label: "kioskpad_verifier_door_requests_total", dimensions: [("endpoint", endpoint), ("result", result)], factory: factory)
             .increment()

@@ -113,6 +113,9 @@ public enum VerifierServer {
             case 401:
                 metrics.recordEndpoint(endpoint, result: "unauthenticated")
                 await verifier.noteRefused(.unauthenticated, body, endpoint: endpoint, incoming)
+            case 409:
+                metrics.recordEndpoint(endpoint, result: "replayed")
+                await verifier.noteRefused(.replayed, body, endpoint: endpoint, incoming)
             case 400..<500:
                 metrics.recordEndpoint(endpoint, result: "malformed")
                 await verifier.noteRefused(.malformed, body, endpoint: endpoint, incoming)

@@ -98,6 +98,10 @@ public struct CredentialService: Sendable {
         }
         do {
             let now = clock()
+            // A captured request is answered once: its webhook-id is claimed like /verify's.
+            let id = request.webhookID ?? ""
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return Self.reply(400, "webhook-id longer than 128 characters") }
+            guard try await store.claimRequestID(id, now: now) else { return Self.reply(409, "webhook-id was already used (replay)") }
             let message: ReplicaMessage
             let current = try await keeping.replicaVersion()
             if have == current {

@@ -41,6 +41,9 @@ public protocol VerifierStore: Sendable {
     /// Deletes the forwarded records older than `cutoff`, and those dated after `future`
     /// (stored before the server refused such times); returns how many.
     func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int
+    /// Records a signed request's `webhook-id` outside an attempt (a `/v1/credentials`
+    /// request); false when it was already seen within the replay window.
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool
     /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
     /// Nil when the store can be used now, else why not (for `/healthz`).

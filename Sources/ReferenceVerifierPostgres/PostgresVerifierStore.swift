@@ -98,6 +98,11 @@ public final class PostgresVerifierStore: VerifierStore {
         }
     }
 
+    public func claimRequestID(_ id: String, now: Date) async throws -> Bool {
+        let window = replayWindow
+        return try await database.use { [self] in try await queries($0).claimRequestID(id, now: now, window: window) }
+    }
+
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
         try await database.use { [self] in try await queries($0).lockout(terminal: terminal, policy: policy, forUpdate: false) }
     }

@@ -129,6 +129,13 @@ public final class SQLiteVerifierStore: VerifierStore {
         }
     }
 
+    public func claimRequestID(_ id: String, now: Date) async throws -> Bool {
+        let (instance, replayWindow) = (self.instance, self.replayWindow)
+        return try await database.write { sql in
+            try await SQLiteAttemptTransaction(sql: sql, instance: instance, replayWindow: replayWindow).claimRequestID(id, now: now)
+        }
+    }
+
     public func audit(_ fields: [(String, String)]) async throws {
         let instance = self.instance
         try await database.write { try await SQLiteAudit.append(fields, instance: instance, $0) }

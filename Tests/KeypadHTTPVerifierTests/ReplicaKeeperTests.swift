@@ -80,6 +80,25 @@ struct ReplicaKeeperTests {
         #expect(keeper.version == 5)
     }
 
+    @Test func anOlderReplicaFilePutBackIsRefusedAtStart() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = keeper()
+        try first.accept(try replica(version: 4), receivedAt: boot.instant)
+        let path = directory.appendingPathComponent("replica.json").path
+        let confirmationPath = directory.appendingPathComponent("replica-confirmation.json").path
+        let old = (try Data(contentsOf: URL(fileURLWithPath: path)), try Data(contentsOf: URL(fileURLWithPath: confirmationPath)))
+        try first.accept(try replica(version: 7, users: ["dana": "3691"]), receivedAt: boot.instant)
+        #expect(try String(contentsOfFile: directory.appendingPathComponent("replica-highest").path, encoding: .utf8) == "7\n")
+        // Someone puts the older signed pair back (a restored backup, or to revive a PIN).
+        try old.0.write(to: URL(fileURLWithPath: path))
+        try old.1.write(to: URL(fileURLWithPath: confirmationPath))
+        let restarted = keeper()
+        #expect(restarted.version == 0)
+        #expect(restarted.problem()?.contains("version 4 is older than version 7 this door accepted before") == true, "\(restarted.problem() ?? "")")
+        #expect(throws: ReplicaError.self) { try restarted.accept(try replica(version: 5), receivedAt: boot.instant) }
+        #expect(try restarted.accept(try replica(version: 8), receivedAt: boot.instant).version == 8)
+    }
+
     @Test func withoutATrustedWallClockTheAgeCountsOnTheBootClockOfTheSameBoot() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let keeper = keeper(maxAgeHours: 1)

@@ -171,6 +171,11 @@ struct CredentialReplicaTests {
         let bad = await service.handle(request(terminal: "front", have: -1, secret: frontSecret))
         #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("have_version"))
         #expect(await service.handle(request(terminal: "front", haveText: "0,\"extra\":1", secret: frontSecret)).status == 400, "another property")
+        // A captured request answered once: the same webhook-id again is a replay.
+        let captured = request(terminal: "front", have: 0, secret: frontSecret)
+        #expect(await service.handle(captured).status == 200)
+        let replayed = await service.handle(captured)
+        #expect(replayed.status == 409 && String(decoding: replayed.body, as: UTF8.self).contains("replay"))
         for notAVersion in ["true", "false", "1.5", "\"1\"", "null"] {
             #expect(await service.handle(request(terminal: "front", haveText: notAVersion, secret: frontSecret)).status == 400, "\(notAVersion)")
         }
