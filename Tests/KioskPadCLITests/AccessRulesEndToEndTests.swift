@@ -125,7 +125,7 @@ struct AccessRulesEndToEndTests {
         #expect(try await site.simulate("1470", at: "front-door", port: port, secretFile: "front-door.secret").contains("Access granted"))
         #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.hasPrefix("front-door own secret since "))
         let quiet = site.directory.appendingPathComponent("serve-again.log")
-        try await VerifierProcess(directory: site.directory, stderr: quiet).stop()
+        try await VerifierProcess(directory: site.directory, stderr: quiet).stopped()
         #expect(try !String(contentsOf: quiet, encoding: .utf8).contains("without a secret of its own"))
         #expect(try await site.cli(["verifier", "terminal", "remove", "front-door"]).status == 0)
         #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))

@@ -42,7 +42,7 @@ struct HomeAssistantEndToEndTests {
         #expect(watcher.messages(on: "kioskpad/e2e-door/last_user").last?.payload == "demo")
         #expect(terminal.stdout.components(separatedBy: "Access granted").count - 1 >= 2)
 
-        terminal.kill()
+        await terminal.killed()
         #expect(await watcher.wait { $0.last { $0.topic == "kioskpad/e2e-door/status" }?.payload == "offline" })
         let journal = try String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)
         let remote = journal.split(separator: "\n").filter { $0.contains(#""remote":true"#) }
@@ -127,6 +127,16 @@ struct HomeAssistantEndToEndTests {
         var stdout: String { out.text }
         var stderr: String { err.text }
 
-        func kill() { child.terminate(SIGKILL) }
+        /// For `defer`: SIGKILL, reaped on a thread of its own; nobody waits.
+        func kill() {
+            let child = self.child
+            Thread { child.terminate(SIGKILL) }.start()
+        }
+
+        /// SIGKILL, and back once it is reaped (the wait on a thread of its own).
+        func killed() async {
+            let child = self.child
+            _ = try? await onOwnThread { child.terminate(SIGKILL) }
+        }
     }
 }

@@ -71,7 +71,7 @@ struct OfflineDoorEndToEndTests {
         let shown = try await door.credentials("show")
         #expect(shown.stdout.contains("bob pin doors=front-door") && shown.stdout.contains("dana pin every door"), "\(shown.stdout)")
         #expect(shown.stdout.contains("offline decisions: allowed") && !shown.stdout.contains("pbkdf2"), "\(shown.stdout)")
-        server.stop()
+        await server.stopped()
 
         // Verifier stopped: bob is granted from the replica, a wrong PIN twice locks the door.
         let granted = try await door.simulate("1470")
@@ -96,7 +96,7 @@ struct OfflineDoorEndToEndTests {
         #expect(try await site.cli(["verifier", "user", "remove", "bob"]).status == 0)
         let resynced = try await door.credentials("sync")
         #expect(resynced.status == 0 && resynced.stdout.contains(": 1 user "), "\(resynced.stdout)\(resynced.stderr)")
-        server.stop()
+        await server.stopped()
         let removed = try await door.simulate("1470")
         #expect(removed.frames.last?.contains("Access denied") == true, "\(removed.frames.last ?? removed.stderr)")
         #expect(try await door.simulate("3691").frames.last?.contains("Access granted") == true)

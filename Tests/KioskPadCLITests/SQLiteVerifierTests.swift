@@ -184,7 +184,7 @@ struct SQLiteVerifierTests {
         let made = try await CLI.run(["verifier", "backup", "--to", backup, "--config", config])
         let answered = await { load.cancel(); return await load.value }()
         await client.shutdown()
-        server.stop()
+        await server.stopped()
         #expect(made.status == 0, "\(made.stderr)")
         #expect(answered > 0)
         #expect(try await integrity(backup) == "ok")
@@ -227,7 +227,7 @@ struct SQLiteVerifierTests {
             }
         }
         try await Task.sleep(for: .milliseconds(1500))
-        server.kill()
+        await server.killed()
         await load.value
         for client in terminals { await client.shutdown() }
         let path = database(directory)

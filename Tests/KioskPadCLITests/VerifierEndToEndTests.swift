@@ -16,7 +16,7 @@ struct VerifierEndToEndTests {
         let granted = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret, "--log-level", "info"], stdin: "3691")
         let denied = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "8024")
         let unsigned = try await CLI.run(["simulate", "--display", "plain", "--verifier", url], stdin: "3691")
-        #expect(server.stop() == 0)
+        #expect(await server.stopped() == 0)
         #expect(CLI.frames(granted.stdout).last?.contains("Access granted") == true)
         #expect(CLI.frames(denied.stdout).last?.contains("Access denied") == true)
         // The server answers 401 to an unsigned request: a verifier error, not a wrong PIN.

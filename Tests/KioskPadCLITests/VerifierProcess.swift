@@ -103,17 +103,26 @@ final class VerifierProcess {
     }
 
     /// Kills it at once (SIGKILL), as a power cut would stop the process: nothing flushed,
-    /// no handler run.
-    func kill() {
+    /// no handler run; returns once it is gone (the wait on a thread of its own).
+    func killed() async {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let process = self.process
+        _ = try? await onOwnThread { process.waitUntilExit() }
     }
 
-    /// Stops it (SIGTERM) and returns its exit status.
+    /// Stops it (SIGTERM) and returns its exit status (the wait on a thread of its own).
     @discardableResult
-    func stop() -> Int32 {
+    func stopped() async -> Int32 {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+        let process = self.process
+        return (try? await onOwnThread { process.waitUntilExit(); return process.terminationStatus }) ?? -1
+    }
+
+    /// For `defer`: SIGTERM now; the exit is reaped on a thread of its own, and nobody waits.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let process = self.process
+        Thread { process.waitUntilExit() }.start()
     }
 }

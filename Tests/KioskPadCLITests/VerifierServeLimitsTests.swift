@@ -36,7 +36,7 @@ struct VerifierServeLimitsTests {
         await verifier.shutdown()
         // The flood ends: what the backlog still held is accepted and closed; within the
         // request timeout nothing but the health check's own connection is left.
-        flood.end()
+        await flood.ended()
         var after: [String: Int] = [:]
         for _ in 0..<12 {
             try await Task.sleep(for: .milliseconds(250))
@@ -131,9 +131,16 @@ final class IdleConnectionFlood {
     }
 
     /// Closes every connection (the child exits) and waits for it.
+    /// For `defer`: closes the flood's stdin (it closes every connection and exits); nobody waits.
     func end() {
         guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+    }
+
+    /// Ends the flood and returns once its process is gone (the wait on a thread of its own).
+    func ended() async {
+        end()
+        let process = self.process
+        _ = try? await onOwnThread { process.waitUntilExit() }
     }
 }
