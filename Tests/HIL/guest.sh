@@ -660,20 +660,31 @@ keypad_config $W/wiegand.yaml hil-wiegand $W/state-wiegand "keypad:
 # own processes from stalling it; 150 ms of gap still ends a frame well before the next
 # (250 ms apart).
 wiegand() { chrt -f 20 python3 $REPO/Tests/HIL/wiegand-emu.py $GSIM 0 1 >> $W/wiegand-emu.log 2>&1; }
-# keytest: every kind of frame, good and bad
-taskset -c 0 $KP keytest --config $W/wiegand.yaml > $W/wiegand-keytest.out 2>&1 &
-KT=$!
-wait_for $W/wiegand-keytest.out '^keytest:'
-printf '%s\n' "key 1" "key8 5" "key 10" "key 11" "w26 1234" "w34 2468" \
-    "bits 1000000010000000000000001" "bits 10000000100000000000000011" "bits 01010101" \
-    "bits 0000000000000000000000000000000000" "key 0" | wiegand
-sleep 0.5; kill -INT $KT; wait $KT
+# keytest: every kind of frame, good and bad. Run once more if what it saw differs: a QEMU
+# stall of more than frame_gap_ms mid-frame splits a frame (a CI run once saw the 34-bit
+# parity frame dropped as bit_count); a second difference fails.
+wiegand_keytest() {
+    taskset -c 0 $KP keytest --config $W/wiegand.yaml > $W/wiegand-keytest.out 2>&1 &
+    KT=$!
+    wait_for $W/wiegand-keytest.out '^keytest:'
+    printf '%s\n' "key 1" "key8 5" "key 10" "key 11" "w26 1234" "w34 2468" \
+        "bits 1000000010000000000000001" "bits 10000000100000000000000011" "bits 01010101" \
+        "bits 0000000000000000000000000000000000" "key 0" | wiegand
+    sleep 0.5; kill -INT $KT; wait $KT
+    keys=$(sed -n "s/^press   key '\(.\)'$/\1/p" $W/wiegand-keytest.out | tr -d '\n')
+    frames=$(sed -n 's/^frame   \([0-9]*\) bits: a whole PIN of \([0-9]*\) digits.*/\1:\2/p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')
+    dropped=$(sed -n 's/^warning: wiegand frame dropped: //p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')
+}
+wiegand_keytest
+if [ "$keys|$frames|$dropped" != "15*#0|26:4 34:4|bit_count parity check_nibble parity" ]; then
+    echo "wiegand keytest saw '$keys|$frames|$dropped'; once more (a guest stall splits a frame)"
+    cp $W/wiegand-keytest.out $OUT/wiegand-keytest-first.out 2>/dev/null
+    wiegand_keytest
+fi
 cp $W/wiegand-keytest.out $OUT/ 2>/dev/null
-check "wiegand keytest: 4- and 8-bit keys in order" "15*#0" "$(sed -n "s/^press   key '\(.\)'$/\1/p" $W/wiegand-keytest.out | tr -d '\n')"
-check "wiegand keytest: whole-PIN frames (26 and 34 bits), length only" "26:4 34:4" \
-    "$(sed -n 's/^frame   \([0-9]*\) bits: a whole PIN of \([0-9]*\) digits.*/\1:\2/p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')"
-check "wiegand keytest: bad frames dropped with their reason" "bit_count parity check_nibble parity" \
-    "$(sed -n 's/^warning: wiegand frame dropped: //p' $W/wiegand-keytest.out | tr '\n' ' ' | sed 's/ $//')"
+check "wiegand keytest: 4- and 8-bit keys in order" "15*#0" "$keys"
+check "wiegand keytest: whole-PIN frames (26 and 34 bits), length only" "26:4 34:4" "$frames"
+check "wiegand keytest: bad frames dropped with their reason" "bit_count parity check_nibble parity" "$dropped"
 # run: PINs typed key by key (4-bit and 8-bit) and sent whole (26-bit), bad frames in between
 rm -rf $W/state-wiegand
 run_door $W/wiegand.yaml $W/wiegand.out
