@@ -136,6 +136,10 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+        // A door already over its quota in this window is answered before its batch is decoded.
+        if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
+            return Self.overQuota(terminal, over)
+        }
         let events: [DoorEvent]
         do {
             events = try DoorEventBatch.decode(request.body, now: clock(), keepDays: keepDays)
@@ -148,8 +152,7 @@ public struct DoorEventIntake: Sendable {
         {
             // One record per door and window, so the Doors page shows it ("event_quota").
             if over.first { _ = try? await store.storeEvents([Self.quotaRecord(door: door, over: over, now: now)]) }
-            return Reply(
-                status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}", retryAfter: over.retryAfter)
+            return Self.overQuota(door, over)
         }
         do {
             let stored = try await store.storeEvents(events)
@@ -157,6 +160,10 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+    }
+
+    private static func overQuota(_ door: String, _ over: EventQuota.Over) -> Reply {
+        Reply(status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}", retryAfter: over.retryAfter)
     }
 
     /// The server's own record that `door` went over a quota in a window.

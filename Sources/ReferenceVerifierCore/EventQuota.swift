@@ -45,6 +45,24 @@ public final class EventQuota: Sendable {
         self.limits = limits
     }
 
+    /// What `door` is over already at `now` (its minute's records or its day's bytes used
+    /// up), counting nothing: checked before a batch is decoded, so a door that goes on
+    /// sending costs a signature check, not a parse of every record.
+    public func isOver(door: String, now: Date) -> Over? {
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        let (minute, day) = (seconds / 60, seconds / 86_400)
+        return usage.withLock { table in
+            guard let entry = table[door] else { return nil }
+            if entry.overDay == day {
+                return Over(limit: "bytes_per_day", retryAfter: Int((day + 1) * 86_400 - seconds), window: Date(timeIntervalSince1970: Double(day * 86_400)), first: false)
+            }
+            if entry.overMinute == minute {
+                return Over(limit: "records_per_minute", retryAfter: Int((minute + 1) * 60 - seconds), window: Date(timeIntervalSince1970: Double(minute * 60)), first: false)
+            }
+            return nil
+        }
+    }
+
     /// Counts a batch of `records` records and `bytes` bytes from `door` at `now`; nil when
     /// it fits (and is counted), else what it is over (and nothing is counted).
     public func admit(door: String, records: Int, bytes: Int, now: Date) -> Over? {
