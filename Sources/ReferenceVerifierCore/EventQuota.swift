@@ -53,12 +53,8 @@ public final class EventQuota: Sendable {
         let (minute, day) = (seconds / 60, seconds / 86_400)
         return usage.withLock { table in
             guard let entry = table[door] else { return nil }
-            if entry.overDay == day {
-                return Over(limit: "bytes_per_day", retryAfter: Int((day + 1) * 86_400 - seconds), window: Date(timeIntervalSince1970: Double(day * 86_400)), first: false)
-            }
-            if entry.overMinute == minute {
-                return Over(limit: "records_per_minute", retryAfter: Int((minute + 1) * 60 - seconds), window: Date(timeIntervalSince1970: Double(minute * 60)), first: false)
-            }
+            if entry.overDay == day { return EventQuota.over("bytes_per_day", windowSeconds: 86_400, at: seconds, first: false) }
+            if entry.overMinute == minute { return EventQuota.over("records_per_minute", windowSeconds: 60, at: seconds, first: false) }
             return nil
         }
     }
@@ -74,22 +70,23 @@ public final class EventQuota: Sendable {
             if entry.day != day { (entry.day, entry.bytes) = (day, 0) }
             defer { table[door] = entry }
             if entry.bytes + bytes > limits.bytesPerDay {
-                let first = entry.overDay != day
-                entry.overDay = day
-                return Over(
-                    limit: "bytes_per_day", retryAfter: Int((day + 1) * 86_400 - seconds), window: Date(timeIntervalSince1970: Double(day * 86_400)),
-                    first: first)
+                defer { entry.overDay = day }
+                return EventQuota.over("bytes_per_day", windowSeconds: 86_400, at: seconds, first: entry.overDay != day)
             }
             if entry.records + records > limits.recordsPerMinute {
-                let first = entry.overMinute != minute
-                entry.overMinute = minute
-                return Over(
-                    limit: "records_per_minute", retryAfter: Int((minute + 1) * 60 - seconds), window: Date(timeIntervalSince1970: Double(minute * 60)),
-                    first: first)
+                defer { entry.overMinute = minute }
+                return EventQuota.over("records_per_minute", windowSeconds: 60, at: seconds, first: entry.overMinute != minute)
             }
             entry.records += records
             entry.bytes += bytes
             return nil
         }
+    }
+
+    /// `limit` over in the window of `windowSeconds` that holds `seconds`: its start, and
+    /// the seconds until it ends.
+    private static func over(_ limit: String, windowSeconds: Int64, at seconds: Int64, first: Bool) -> Over {
+        let start = seconds / windowSeconds * windowSeconds
+        return Over(limit: limit, retryAfter: Int(start + windowSeconds - seconds), window: Date(timeIntervalSince1970: Double(start)), first: first)
     }
 }
