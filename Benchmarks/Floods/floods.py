@@ -45,7 +45,7 @@ def signed_verify(port, secret, terminal):
     timestamp = str(int(time.time()))
     mac = hmac.new(secret, f"{attempt}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
     headers = {"content-type": "application/json", "webhook-id": attempt, "webhook-timestamp": timestamp,
-               "webhook-signature": "v1," + base64.b64encode(mac).decode()}
+               "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": terminal}
     start = time.monotonic()
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -104,7 +104,7 @@ def events_loop(port, secret, stop, counts):
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             connection.request("POST", "/v1/events", body, {
                 "content-type": "application/json", "webhook-id": webhook_id, "webhook-timestamp": timestamp,
-                "webhook-signature": "v1," + base64.b64encode(mac).decode()})
+                "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": "flood-door"})
             status = connection.getresponse().status
             connection.close()
         except OSError:

@@ -100,7 +100,7 @@ public final class HTTPVerifier: Verifier {
         var body = VerificationRequestBody.encode(attempt)
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attempt.attemptID.uuidString.lowercased()
-        let request = SignedJSONRequest.make(url: settings.url, body: body, id: id, secret: settings.secret, bearerToken: settings.bearerToken)
+        let request = SignedJSONRequest.make(url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
         // One deadline for the whole attempt: connect, request, headers and body, retries
         // included. The race returns at the deadline whatever the server does; the exchange
         // is cancelled then, and its own NIO deadline stops it at the same time.

@@ -40,7 +40,7 @@ public final class ReplicaSyncClient: Sendable {
     /// The verifier's answer to a door holding version `have` (0 for none).
     public func fetch(have: Int64) async throws -> SignedReplica {
         let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
-        let request = SignedJSONRequest.make(url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), secret: secret)
+        let request = SignedJSONRequest.make(url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))

@@ -17,19 +17,22 @@ public enum PostOutcome: Sendable, Equatable {
 }
 
 /// Posts JSON to one endpoint, signed per Standard Webhooks when a secret is set, with a
-/// deadline; reports the status class. Used to forward journal records.
+/// deadline; reports the status class. Used to forward one door's journal records.
 public final class SignedPoster: Sendable {
     public let url: String
+    private let terminalID: String
     private let secret: WebhookSecret?
     private let timeout: Duration
     private let client: HTTPClient
     private let logger: Logger
 
-    public init(url: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger) throws {
+    /// `terminalID`: the door whose records it posts (its `kioskpad-terminal` header).
+    public init(url: String, terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger) throws {
         if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
             throw KeyedError(key: "events.url", message: problem)
         }
         self.url = url
+        self.terminalID = terminalID
         self.secret = secret
         self.timeout = timeout
         self.logger = logger
@@ -38,7 +41,7 @@ public final class SignedPoster: Sendable {
 
     /// Posts `body` with `webhook-id: id`.
     public func post(body: [UInt8], id: String) async -> PostOutcome {
-        let request = SignedJSONRequest.make(url: url, body: body, id: id, secret: secret)
+        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             _ = try? await response.body.collect(upTo: 16_384)

@@ -91,7 +91,7 @@ public final class DaemonServices: Sendable {
                         throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
                     }
                 }
-                let eventsPoster = try SignedPoster(url: events.url, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
+                let eventsPoster = try SignedPoster(url: events.url, terminalID: configuration.terminalID, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
                 poster = eventsPoster
                 forwarder = EventForwarder(journal: file, poster: eventsPoster, logger: logger)
             }

@@ -38,6 +38,8 @@ enum WebhookHeader {
     static let id = HTTPField.Name("webhook-id")
     static let timestamp = HTTPField.Name("webhook-timestamp")
     static let signature = HTTPField.Name("webhook-signature")
+    /// The door a request comes from (``ClaimedTerminal``).
+    static let terminal = HTTPField.Name(ClaimedTerminal.header)
 
     static func value(_ name: HTTPField.Name?, in fields: HTTPFields) -> String? {
         name.flatMap { fields[$0] }

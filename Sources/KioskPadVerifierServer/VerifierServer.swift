@@ -39,7 +39,14 @@ public enum VerifierServer {
             // The terminals' forwarded journal records (`events.url`): up to 50 a batch.
             let maxEvents = DoorEventBatch.maxRecords * 8_192
             router.post("/v1/events") { request, context -> Response in
-                await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
+                // A door naming itself in the header and over its quota: answered before its body is read.
+                if let early = events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)) {
+                    metrics.recordEndpoint("events", result: "over_quota")
+                    var response = json(early.status, early.body)
+                    if let seconds = early.retryAfter { response.headers[.retryAfter] = String(seconds) }
+                    return response
+                }
+                return await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await events.handle(incoming)
                     var response = json(reply.status, reply.body)
                     if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
@@ -146,7 +153,7 @@ public enum VerifierServer {
             webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
             webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
             webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
-            body: body, source: context.remoteAddress?.ipAddress))
+            body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
     }
 
     static func json(_ status: Int, _ text: String) -> Response {

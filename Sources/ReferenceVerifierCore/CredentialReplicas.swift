@@ -76,10 +76,13 @@ public struct CredentialService: Sendable {
 
     public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
         guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
-        let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-        let terminal = object?["terminal_id"] as? String
+        let claimed: String?
+        switch ClaimedTerminal.of(request, inBody: { ((try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any])?["terminal_id"] as? String }) {
+        case .named(let named): claimed = named
+        case .invalid(let why): return Self.reply(400, why)
+        }
         do {
-            switch try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
+            switch try await DoorSignature.check(request, terminal: claimed, store: store, siteSecret: siteSecret, now: clock()) {
             case .noKey: return Self.reply(401, "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
             case .refused(let why): return Self.reply(401, why)
             case .signed: break
@@ -87,10 +90,15 @@ public struct CredentialService: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+        // Parsed only now, signed.
+        let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
         if let unknown = object.map({ Set($0.keys).subtracting(["terminal_id", "have_version"]) })?.sorted().first {
             return Self.reply(400, "unknown property \(unknown) (the body has terminal_id and have_version)")
         }
-        guard let terminal, Identifier.isValid(terminal) else { return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')") }
+        guard let terminal = object?["terminal_id"] as? String, Identifier.isValid(terminal) else {
+            return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        guard claimed == terminal else { return Self.reply(400, "the body names terminal_id \(terminal), the request \(claimed ?? "none")") }
         // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
         struct Have: Decodable { let have_version: Int64 }
         guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {

@@ -127,8 +127,11 @@ public struct DoorEventIntake: Sendable {
 
     public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
         guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
-        let terminal = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [Any])?
-            .compactMap { (($0 as? [String: Any])?["data"] as? [String: Any])?["terminal_id"] as? String }.first
+        let terminal: String?
+        switch ClaimedTerminal.of(request, inBody: Self.claimedTerminal) {
+        case .named(let named): terminal = named
+        case .invalid(let why): return Self.reply(400, why)
+        }
         do {
             if case .refused(let why) = try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
                 return Self.reply(401, why)
@@ -146,6 +149,9 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(400, "\(error)")
         }
+        if let terminal, let named = events.first?.terminalID, named != terminal {
+            return Self.reply(400, "the records name terminal_id \(named), the request \(terminal)")
+        }
         let now = clock()
         if let door = events.first?.terminalID,
             let over = quota.admit(door: door, records: events.count, bytes: events.reduce(0) { $0 + $1.json.utf8.count }, now: now)
@@ -160,6 +166,20 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
+    }
+
+    /// The first record's `data.terminal_id`: the door of a batch from an older door
+    /// (no `kioskpad-terminal` header).
+    static func claimedTerminal(_ body: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(body)) as? [Any])?
+            .compactMap { (($0 as? [String: Any])?["data"] as? [String: Any])?["terminal_id"] as? String }.first
+    }
+
+    /// Answered before the body is read: a door that names itself in the `kioskpad-terminal`
+    /// header and is over its quota in this window (nil: read the body and decide).
+    public func overQuotaBeforeBody(terminal: String?) -> Reply? {
+        guard let terminal, Identifier.isValid(terminal), let over = quota.isOver(door: terminal, now: clock()) else { return nil }
+        return Self.overQuota(terminal, over)
     }
 
     private static func overQuota(_ door: String, _ over: EventQuota.Over) -> Reply {

@@ -50,10 +50,14 @@ public actor ReferenceVerifier {
         public var body: [UInt8]
         /// The peer's address, for per-source limits (nil: counted as "unknown").
         public var source: String?
+        /// The `kioskpad-terminal` header: the door the request says it comes from, so the key
+        /// is chosen and the signature checked before the body is parsed (nil: an older
+        /// door, whose body is parsed for its `terminal_id` instead).
+        public var terminal: String?
 
         public init(
             contentType: String?, webhookID: String?, webhookTimestamp: String?, webhookSignature: String?,
-            body: [UInt8], source: String? = nil
+            body: [UInt8], source: String? = nil, terminal: String? = nil
         ) {
             self.contentType = contentType
             self.webhookID = webhookID
@@ -61,6 +65,7 @@ public actor ReferenceVerifier {
             self.webhookSignature = webhookSignature
             self.body = body
             self.source = source
+            self.terminal = terminal
         }
     }
 
@@ -118,10 +123,10 @@ public actor ReferenceVerifier {
         guard request.body.count <= settings.maxBodyBytes else {
             return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
         }
-        let claimedTerminal = ReferenceVerifier.claimedTerminal(request.body)
-        // Before any key is chosen: a look-alike of a door's name must not pick the site secret.
-        if let claimedTerminal, !Identifier.isValid(claimedTerminal) {
-            return await refuse(.malformed, "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'", request, source: source, now: now)
+        let claimedTerminal: String?
+        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
+        case .named(let terminal): claimedTerminal = terminal
+        case .invalid(let why): return await refuse(.malformed, why, request, source: source, now: now)
         }
         let signature: DoorSignature.Check
         do {

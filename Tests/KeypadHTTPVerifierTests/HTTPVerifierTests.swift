@@ -237,6 +237,7 @@ struct ClientAgainstBrokenServerTests {
         #expect(request.headers["content-type"] == "application/json")
         #expect(request.headers["webhook-id"] == nil)
         let json = try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: String]
+        #expect(request.headers["kioskpad-terminal"] == sent.terminalID && json?["terminal_id"] == sent.terminalID, "the door names itself")
         #expect(json?["kind"] == "code")
         #expect(json?["attempt_id"] == sent.attemptID.uuidString.lowercased())
     }

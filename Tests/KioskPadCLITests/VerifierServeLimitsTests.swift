@@ -98,6 +98,39 @@ struct VerifierServeLimitsTests {
         let rejected = audit.filter { $0.contains(#""decision":"rejected""#) }
         #expect(rejected.count == 1 && rejected[0].contains("events:"), "the first refusal alone: \(rejected)")
     }
+
+    /// A door over its event quota that names itself in `kioskpad-terminal` is answered 429
+    /// before its body is read: a body that is not even JSON gets the same 429, where without
+    /// the header it is parsed and refused.
+    @Test func aDoorOverItsEventQuotaIsAnsweredBeforeItsBodyIsRead() async throws {
+        // A day's quota (no minute ends between two requests), at its least: 100,000 bytes,
+        // less than one batch of 50 records of about 2.9 kB.
+        let directory = try await VerifierProcess.prepare(pin: "4711", extraSettings: "  events:\n    max_bytes_per_day: 100000\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let secret = try server.secret
+        let time = ISO8601DateFormatter().string(from: Date())
+        let text = String(repeating: "x", count: 900)
+        let records = (1...50).map {
+            #"{"type":"kioskpad.fault","timestamp":"\#(time)","data":{"seq":\#($0),"id":"r\#($0)","time":"\#(time)","type":"fault","terminal_id":"door-1","a":"\#(text)","b":"\#(text)","c":"\#(text)"}}"#
+        }
+        func signed(_ body: [UInt8], terminal: String?) -> [(name: String, value: String)] {
+            let headers = WebhookSignature.headers(id: UUID().uuidString, body: body, secret: secret).map { (name: $0.name, value: $0.value) }
+            return headers + (terminal.map { [(name: "kioskpad-terminal", value: $0)] } ?? [])
+        }
+        let full = Array(("[" + records.joined(separator: ",") + "]").utf8)
+        let first = try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: full, headers: signed(full, terminal: "door-1"))
+        #expect(first.status == 429 && first.body.contains("door door-1 is over its event quota (bytes_per_day)"), "decoded, then over: \(first)")
+        let garbage = Array("not a batch".utf8)
+        let early = try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-1"))
+        #expect(early.status == 429 && early.body.contains("door door-1 is over its event quota (bytes_per_day)"), "\(early)")
+        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: [(name: "kioskpad-terminal", value: "door-1")]).status == 429, "unsigned too: nothing read")
+        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: nil)).status == 400, "an older door's body is parsed")
+        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-2")).status == 400, "another door is not over")
+        let metrics = try await LoopbackHTTP.get(port: server.port, path: "/metrics").body
+        #expect(metrics.contains(#"kioskpad_verifier_door_requests_total{endpoint="events",result="over_quota"} 3"#), "\(metrics)")
+    }
 }
 
 /// `count` idle TCP connections from `source` to a loopback port, opened and held by a

@@ -26,7 +26,7 @@ struct EventForwarderTests {
     func forward(
         _ journal: TerminalJournal, to server: RecordingHTTPServer, until done: @escaping @Sendable (EventForwarder) async -> Bool
     ) async throws -> EventForwarder {
-        let poster = try SignedPoster(url: "http://127.0.0.1:\(server.port)/events", secret: WebhookSecret.generate(), logger: logger)
+        let poster = try SignedPoster(url: "http://127.0.0.1:\(server.port)/events", terminalID: "door-1", secret: WebhookSecret.generate(), logger: logger)
         let forwarder = EventForwarder(journal: journal, poster: poster, logger: logger, batchSize: 10)
         let run = Task { await forwarder.run() }
         for _ in 0..<500 where !(await done(forwarder)) { try await Task.sleep(for: .milliseconds(20)) }
@@ -51,6 +51,7 @@ struct EventForwarderTests {
         #expect(data.compactMap { $0["seq"] as? Int } == Array(1...25))
         let firstID = try #require(data.first?["id"] as? String)
         #expect(server.requests.first?.headers["webhook-id"] == "\(firstID).10")
+        #expect(server.requests.first?.headers["kioskpad-terminal"] == "door-1")
     }
 
     @Test func aRefusedBatchGoesToTheDeadLetterFileAndTheNextIsDelivered() async throws {

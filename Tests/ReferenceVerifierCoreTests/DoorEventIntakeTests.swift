@@ -18,14 +18,16 @@ struct DoorEventIntakeTests {
         "{\"seq\":\(seq),\"id\":\"\(id)\",\"time\":\"\(time)\",\"type\":\"\(type)\",\"terminal_id\":\"\(terminal)\",\"decision\":\"granted\",\"user\":\"alice\"}"
     }
 
-    /// Records in envelopes, signed with `secret` (default the site's).
-    func batch(_ records: [String], secret: WebhookSecret? = nil, sign: Bool = true) -> ReferenceVerifier.Incoming {
+    /// Records in envelopes, signed with `secret` (default the site's), from a door naming
+    /// itself `terminal` in the `kioskpad-terminal` header (nil: an older door, without it).
+    func batch(_ records: [String], secret: WebhookSecret? = nil, sign: Bool = true, terminal: String? = nil) -> ReferenceVerifier.Incoming {
         let body = Array(("[" + records.map { "{\"type\":\"kioskpad.attempt\",\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\($0)}" }.joined(separator: ",") + "]").utf8)
         let id = "\(UUID().uuidString).\(records.count)"
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
-            webhookSignature: sign ? WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: secret ?? siteSecret) : nil, body: body)
+            webhookSignature: sign ? WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: secret ?? siteSecret) : nil, body: body,
+            terminal: terminal)
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
@@ -44,7 +46,7 @@ struct DoorEventIntakeTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
-    func aDoorWithItsOwnSecretMustSignItsEventsWithIt(_ kind: StoreUnderTest.Kind) async throws {
+    func aDoorWithItsOwnSecretMustSignItsEventsWithItWithOrWithoutTheHeader(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }
         let doorSecret = WebhookSecret.generate()
@@ -53,6 +55,31 @@ struct DoorEventIntakeTests {
         #expect(await intake.handle(batch([Self.record()])).status == 401)
         #expect(await intake.handle(batch([Self.record()], secret: doorSecret)).status == 200)
         #expect(await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret)).status == 401)
+        // A door naming itself in the kioskpad-terminal header, as doors of this release do.
+        #expect(await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door")).status == 200)
+        // The header picks the key: the site secret is refused for a door with its own.
+        #expect(await intake.handle(batch([Self.record()], terminal: "front-door")).status == 401)
+        // Signed by a door for records naming another: refused, whoever signed.
+        let other = await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret, terminal: "front-door"))
+        #expect(other == .init(status: 400, body: "{\"error\":\"the records name terminal_id back-door, the request front-door\"}"))
+        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], terminal: "back-door")).status == 200, "the site secret's door")
+        // A look-alike in the header is refused before any key is chosen.
+        let lookAlike = await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door\u{200B}"))
+        #expect(lookAlike.status == 400 && lookAlike.body.contains("kioskpad-terminal must be a terminal_id"), "\(lookAlike)")
+    }
+
+    @Test func aDoorOverItsQuotaThatNamesItselfIsAnsweredBeforeItsBodyIsRead() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        let intake = DoorEventIntake(
+            store: store.store, siteSecret: siteSecret, quota: EventQuota(limits: .init(recordsPerMinute: 10)), clock: clock.read)
+        #expect(intake.overQuotaBeforeBody(terminal: "front-door") == nil, "not over yet")
+        _ = intake.quota.admit(door: "front-door", records: 11, bytes: 100, now: clock.now)
+        let early = try #require(intake.overQuotaBeforeBody(terminal: "front-door"))
+        #expect(early.status == 429 && early.retryAfter == 60)
+        #expect(intake.overQuotaBeforeBody(terminal: "back-door") == nil, "each door its own")
+        #expect(intake.overQuotaBeforeBody(terminal: nil) == nil, "an older door: decided after its body")
+        #expect(intake.overQuotaBeforeBody(terminal: "front door") == nil, "not a terminal_id: refused later, with a reason")
     }
 
     @Test(arguments: [

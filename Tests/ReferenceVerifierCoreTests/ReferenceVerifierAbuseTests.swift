@@ -61,6 +61,21 @@ struct ReferenceVerifierAbuseTests {
         #expect(decision(await restarted.handle(request("2580"))) == "granted")
     }
 
+    @Test func theKioskpadTerminalHeaderPicksTheKeyAndMustNameTheBodysDoor() async throws {
+        let under = try await store()
+        defer { Task { await under.destroy() } }
+        let verifier = make(under)
+        var named = request("2580")
+        named.terminal = "door-1"
+        #expect(decision(await verifier.handle(named)) == "granted")
+        var other = request("2580")
+        other.terminal = "door-2"
+        #expect(await verifier.handle(other).refusal == .malformed, "the body names door-1")
+        var lookAlike = request("2580")
+        lookAlike.terminal = "door-1 "
+        #expect(await verifier.handle(lookAlike).refusal == .malformed, "not a terminal_id: refused before a key is chosen")
+    }
+
     @Test func theReplayCacheIsBoundedByTheWindow() async throws {
         let store = try await store()
         defer { Task { await store.destroy() } }
