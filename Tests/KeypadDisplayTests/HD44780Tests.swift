@@ -106,7 +106,7 @@ struct HD44780Tests {
         #expect(bus.bytes.count - bytesBefore == 8)
         let emulator = HD44780Emulator()
         emulator.feed(bus.writes)
-        #expect(emulator.transfers.dropFirst(before.transfers.count).map(\.value) == [0x80 | 0x46, UInt8(ascii: "*")])
+        #expect(emulator.transfers.dropFirst(before.transfers.count).map(\.value) == [UInt8(0x80 | 0x46), UInt8(ascii: "*")])
         #expect(display.statistics.bytes > 8)
     }
 

@@ -37,7 +37,10 @@ struct VerifierForwardingTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let alone = directory.appendingPathComponent("kioskpad")
-        try FileManager.default.copyItem(at: CLI.binary, to: alone)
+        // Copied by cp, not in this process: a write descriptor of ours on the copy could be
+        // inherited by a program another test starts meanwhile, and exec would then fail
+        // (ETXTBSY) for as long as that program runs.
+        _ = try await CLI.runTool("/bin/cp", [CLI.binary.path, alone.path])
         let refused = try await CLI.run(["verifier", "serve", "--config", "/etc/kioskpad-verifier/verifier.yaml"], executable: alone)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("the site server is not installed: no \(directory.path)/kioskpad-verifier"), "\(refused.stderr)")
