@@ -3,31 +3,39 @@
 # on a Debian 12 amd64 machine, with Debian's own Swift (sid's `swiftlang`, 6.2 or newer):
 #
 #   scripts/cross-arm64.sh                 release: both programs, static Swift runtime (what the
-#                                          packages ship), and the HIL keypad emulator, in
-#                                          .build-arm64/release
-#   scripts/cross-arm64.sh --tests         debug: both programs and the test bundle, in
-#                                          .build-arm64-debug/debug (scripts/test-arm64.sh runs it)
+#                                          packages ship), and the HIL keypad emulator
+#   scripts/cross-arm64.sh --tests         debug: both programs and the test bundle
+#                                          (scripts/test-arm64.sh runs it)
 #   scripts/cross-arm64.sh --setup-only    only the toolchain, runtime and trixie root
 #   --no-link-order                        (release) without scripts/link-order/kioskpad.order,
-#                                          into .build-arm64-unordered, to measure what it saves
+#                                          to measure what it saves: a relink in the release
+#                                          scratch folder, the binaries then copied to a folder
+#                                          of their own (the next ordered build relinks again)
+#   --clean                                empty the scratch folder first (a build from nothing)
 #
 # The first run sets up, outside the clone, a sid root with the compiler, Debian's arm64 Swift
 # runtime and a trixie arm64 root used as sysroot (scripts/arm64/toolchain.sh; about 1.5 GB of
 # downloads, kept in KIOSKPAD_ARM64_CACHE, default /var/cache/kioskpad-arm64). Runs as root
-# (debootstrap, chroot). The last line printed is the folder holding the binaries; the Swift
-# used is written beside them (swift-version.txt), and the packages record it.
+# (debootstrap, chroot). The builds' scratch folders are kept there too
+# (build/swift-VERSION/{release,release-unordered,debug}), with the clone mounted at
+# /src/kioskpad inside the root: a later run, from this clone or any other, compiles only the
+# project's own changed modules, not its dependencies again. The last line printed is the folder
+# holding the binaries; the Swift used is written beside them (swift-version.txt), and the
+# packages record it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 mode=release
 link_order=yes
+clean=no
 while [ $# -gt 0 ]; do
     case $1 in
         --tests) mode=tests; shift ;;
         --setup-only) mode=setup; shift ;;
         --no-link-order) link_order=no; shift ;;
+        --clean) clean=yes; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "cross-arm64.sh: unknown option '$1' (valid: --tests, --setup-only, --no-link-order, --help)" >&2; exit 2 ;;
+        *) echo "cross-arm64.sh: unknown option '$1' (valid: --tests, --setup-only, --no-link-order, --clean, --help)" >&2; exit 2 ;;
     esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "cross-arm64.sh: run as root (it makes and enters chroots)" >&2; exit 2; }
@@ -40,23 +48,28 @@ pkgconfig="$arm64_target_root/usr/lib/aarch64-linux-gnu/pkgconfig:$arm64_target_
 sdk=(--swift-sdks-path "$arm64_sdks" --swift-sdk "$arm64_sdk_name")
 case $mode in
     release)
-        scratch=.build-arm64; [ "$link_order" = yes ] || scratch=.build-arm64-unordered
+        scratch=$(arm64_scratch release)
         build=(-c release --static-swift-stdlib) ;;
     tests)
-        scratch=.build-arm64-debug
-        build=(--build-tests) ;;
+        scratch=$(arm64_scratch debug)
+        # The stand-in for the Swift Testing library Debian's runtime lacks (toolchain.sh).
+        build=(--build-tests -Xlinker -L"$arm64_testing_stub") ;;
 esac
+[ "$clean" = no ] || rm -rf "$scratch"
+mkdir -p "$scratch"
 # The link-order flag is a release linker setting in Package.swift; KIOSKPAD_LINK_ORDER=0 drops it.
 swift_build() {
-    in_root "$arm64_toolchain_root" "$repo /opt/swift-packages $arm64_cache" env \
+    in_root "$arm64_toolchain_root" "$repo=>$arm64_source /opt/swift-packages $arm64_cache" env \
         PKG_CONFIG_PATH="$pkgconfig" PKG_CONFIG_SYSROOT_DIR="$arm64_target_root" \
         KIOSKPAD_LINK_ORDER=$([ "$link_order" = yes ] && echo 1 || echo 0) \
-        /bin/sh -c 'cd "$1" && shift && exec swift build "$@"' swift_build "$repo" \
+        /bin/sh -c 'cd "$1" && shift && exec swift build "$@"' swift_build "$arm64_source" \
         --scratch-path "$scratch" "${sdk[@]}" "${build[@]}" "$@"
 }
 started=$SECONDS
 arm64_log "swift build ${build[*]} for aarch64 with Debian swiftlang $arm64_swift_version"
 if [ "$mode" = release ]; then
+    # One product at a time: a build of every target would take in the tests' support library,
+    # and Debian's static arm64 runtime has no Swift Testing.
     swift_build --product kioskpad >&2
     swift_build --product kioskpad-verifier >&2
     # The HIL suite's keypad emulator (C), for Tests/arm64/hil.sh.
@@ -65,6 +78,12 @@ else
     swift_build >&2
 fi
 bin=$(swift_build --show-bin-path)
+if [ "$link_order" = no ]; then
+    unordered=$(arm64_scratch release-unordered)
+    mkdir -p "$unordered"
+    cp "$bin/kioskpad" "$bin/kioskpad-verifier" "$bin/keypad-emu" "$unordered/"
+    bin=$unordered
+fi
 version=$(in_root "$arm64_toolchain_root" "" swift --version 2>/dev/null | head -1)
 printf '%s (Debian swiftlang %s), for aarch64-unknown-linux-gnu against Debian %s\n' \
     "$version" "$arm64_swift_version" "$(cat "$arm64_target_root/etc/debian_version")" > "$bin/swift-version.txt"

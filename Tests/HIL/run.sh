@@ -13,7 +13,8 @@
 # to deb.debian.org), FILE the release binary that deploy/install.sh installs into it.
 # --deb-dir DIR (with --e2e-root) then installs, upgrades, removes and purges the Debian
 # package in the same root (Tests/HIL/package-e2e.sh): DIR holds the revisions 1 and 2 that
-# scripts/package-deb.sh made.
+# scripts/package-deb.sh made. --prepare-only (with --e2e-root) only makes that root and exits:
+# .ci/run makes it while other parts build.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
@@ -23,6 +24,7 @@ api=''
 e2e_root=''
 release=''
 deb_dir=''
+prepare_only=no
 while [ $# -gt 0 ]; do
     case $1 in
         --scratch-path) scratch=(--scratch-path "$2"); shift 2 ;;
@@ -30,12 +32,16 @@ while [ $# -gt 0 ]; do
         --e2e-root) e2e_root=$2; shift 2 ;;
         --release-binary) release=$2; shift 2 ;;
         --deb-dir) deb_dir=$(cd "$2" && pwd); shift 2 ;;
-        *) echo "hil: unknown option '$1' (valid: --scratch-path DIR, --expect-api 1|2, --e2e-root DIR, --release-binary FILE, --deb-dir DIR)" >&2; exit 2 ;;
+        --prepare-only) prepare_only=yes; shift ;;
+        *) echo "hil: unknown option '$1' (valid: --scratch-path DIR, --expect-api 1|2, --e2e-root DIR, --release-binary FILE, --deb-dir DIR, --prepare-only)" >&2; exit 2 ;;
     esac
 done
+[ "$prepare_only" = no ] || [ -n "$e2e_root" ] || { echo "hil: --prepare-only needs --e2e-root DIR" >&2; exit 2; }
 if [ -n "$e2e_root" ]; then
-    [ -x "$release" ] || { echo "hil: --e2e-root needs --release-binary FILE (the binary deploy/install.sh installs)" >&2; exit 2; }
-    release=$(cd "$(dirname "$release")" && pwd)/$(basename "$release")
+    if [ "$prepare_only" = no ]; then
+        [ -x "$release" ] || { echo "hil: --e2e-root needs --release-binary FILE (the binary deploy/install.sh installs)" >&2; exit 2; }
+        release=$(cd "$(dirname "$release")" && pwd)/$(basename "$release")
+    fi
     if [ ! -f "$e2e_root/.kioskpad-e2e-root.2" ]; then
         command -v debootstrap >/dev/null || { echo "hil: the deployment test needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
         echo "hil: making a Debian 12 root with systemd in $e2e_root (debootstrap)" >&2
@@ -46,6 +52,7 @@ if [ -n "$e2e_root" ]; then
         touch "$e2e_root/.kioskpad-e2e-root.2"
     fi
     e2e_root=$(cd "$e2e_root" && pwd)
+    [ "$prepare_only" = no ] || { echo "hil: the deployment test's root is ready in $e2e_root" >&2; exit 0; }
     # The guest's root is an overlay on a tmpfs (half the guest's memory): the deployment
     # tests install both programs (kioskpad and kioskpad-verifier, about 200 MB with their
     # symbols) and then both packages into it; 1 GB ran out of space.

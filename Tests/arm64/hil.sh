@@ -38,13 +38,20 @@ for program in kioskpad keypad-emu; do
     [ -x "$bin/$program" ] || { echo "hil-arm64: no $bin/$program (scripts/cross-arm64.sh builds both)" >&2; exit 2; }
 done
 out=$(mktemp -d /tmp/kioskpad-hil-arm64.XXXXXX)
+# The guest sees the clone and $out only; the build's folder is in the cache (cross-arm64.sh).
+mkdir "$out/bin"
+cp "$bin/kioskpad" "$bin/keypad-emu" "$out/bin/"
+bin=$out/bin
 footprint=''
 if [ -n "$debs" ]; then
     door=$out/door
     dpkg-deb -x "$(ls "$debs"/kioskpad_*-1_arm64.deb | head -1)" "$door"
     # An emulated system takes seconds to work through footprint.py's 10,000 keys.
     footprint="; export FOOTPRINT_STOP_TIMEOUT_S=300; echo '== footprint: the packaged door'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$door/usr/bin/kioskpad' $runs"
-    [ -z "$unordered" ] || footprint+="; echo '== footprint: without the link-order file'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$unordered/kioskpad' $runs"
+    if [ -n "$unordered" ]; then
+        cp "$unordered/kioskpad" "$out/kioskpad-unordered"
+        footprint+="; echo '== footprint: without the link-order file'; python3 '$repo/Benchmarks/Footprint/footprint.py' '$out/kioskpad-unordered' $runs"
+    fi
 fi
 idle_door=$bin/kioskpad
 [ -z "$debs" ] || idle_door=$door/usr/bin/kioskpad

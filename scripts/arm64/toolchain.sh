@@ -20,6 +20,10 @@ arm64_swift_runtime=$arm64_cache/swift-arm64
 arm64_target_root=$arm64_cache/target-root
 arm64_sdks=$arm64_cache/sdks
 arm64_sdk_name=kioskpad-aarch64-trixie
+# Where a clone is seen from inside the roots, whatever its path on the host: the arm64 builds
+# keep their scratch folders in the cache (arm64_scratch), and with the sources always at the
+# same path SwiftPM rebuilds only what changed, not the dependencies (a fresh clone in CI too).
+arm64_source=/src/kioskpad
 arm64_mirror=${KIOSKPAD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the trixie root holds: the sysroot for linking, and what the arm64 tests run with.
 arm64_target_packages=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libgpiod-dev,libmosquitto-dev,zlib1g-dev,pkg-config,dpkg-dev,libqrencode4,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
@@ -27,12 +31,18 @@ arm64_target_packages=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libgpiod-dev,libm
 sid_apt=(-o Acquire::Check-Valid-Until=false)
 
 arm64_log() { echo "cross-arm64: $*" >&2; }
+# The scratch folder of one kind of arm64 build (release, release-unordered, debug), per compiler:
+# a new swiftlang starts from nothing, as its modules cannot be read by another.
+arm64_scratch() {
+    local version=${arm64_swift_version:-$(installed_version "$arm64_toolchain_root" swiftlang)}
+    echo "$arm64_cache/build/swift-$version/$1"
+}
 source "$(dirname "${BASH_SOURCE[0]}")/../apt-install-missing.sh"
 
 # Runs a command chrooted into ROOT with /proc, /sys, /dev and the named host folders bound at
-# their own paths (an entry tmpfs:DIR mounts an empty tmpfs there instead), in a mount namespace
-# of its own: nothing stays mounted when it ends.
-#   in_root ROOT "DIR tmpfs:DIR ..." COMMAND...
+# their own paths (an entry tmpfs:DIR mounts an empty tmpfs there instead; DIR=>PATH binds DIR
+# at PATH), in a mount namespace of its own: nothing stays mounted when it ends.
+#   in_root ROOT "DIR tmpfs:DIR DIR=>PATH ..." COMMAND...
 in_root() {
     local root=$1 binds=$2; shift 2
     unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
@@ -43,6 +53,7 @@ in_root() {
         for dir in $binds; do
             case $dir in
                 tmpfs:*) mkdir -p "$root${dir#tmpfs:}"; mount -t tmpfs tmpfs "$root${dir#tmpfs:}" ;;
+                *"=>"*) mkdir -p "$root${dir#*=>}"; mount --bind "${dir%%=>*}" "$root${dir#*=>}" ;;
                 *) mkdir -p "$root$dir"; mount --bind "$dir" "$root$dir" ;;
             esac
         done
@@ -157,6 +168,25 @@ EOF
 EOF
 }
 
+# Debian's swiftlang 6.2.3 ships the `_Testing_Foundation` module (Swift Testing's overlay for
+# Foundation, imported with both) but not its library, which every test bundle then asks the
+# linker for. Nothing in KioskPad's tests uses it, so an empty arm64 library of that name
+# stands in, in a folder of its own: the linker still refuses a symbol that is missing.
+arm64_testing_stub=$arm64_swift_runtime/stubs
+arm64_testing_stub_setup() {
+    local runtime=$arm64_swift_runtime/usr/libexec/swift/lib/swift/linux
+    if [ -e "$runtime/lib_Testing_Foundation.so" ] || [ ! -d "$runtime/_Testing_Foundation.swiftmodule" ]; then
+        rm -rf "$arm64_testing_stub"; mkdir -p "$arm64_testing_stub"; return 0
+    fi
+    [ -e "$arm64_testing_stub/lib_Testing_Foundation.so" ] && return 0
+    mkdir -p "$arm64_testing_stub"
+    : > "$arm64_testing_stub/empty.c"
+    in_root "$arm64_toolchain_root" "$arm64_testing_stub" /usr/libexec/swift/bin/clang -target aarch64-unknown-linux-gnu \
+        -shared -nostdlib -fuse-ld=lld -Wl,-soname,lib_Testing_Foundation.so -o "$arm64_testing_stub/lib_Testing_Foundation.so" "$arm64_testing_stub/empty.c"
+    rm -f "$arm64_testing_stub/empty.c"
+    arm64_log "Debian's arm64 runtime lacks lib_Testing_Foundation.so: an empty stand-in is in $arm64_testing_stub"
+}
+
 arm64_setup() {
     arm64_host_packages
     mkdir -p "$arm64_cache"
@@ -164,6 +194,7 @@ arm64_setup() {
     arm64_runtime_setup
     arm64_target_root_setup
     arm64_sdk_setup
+    arm64_testing_stub_setup
     arm64_log "ready: Debian swiftlang $arm64_swift_version, target root $(cat "$arm64_target_root/etc/debian_version") arm64"
 }
 
