@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian packages of KioskPad, for this machine's architecture or (from amd64) for arm64:
 #
-#   scripts/package-deb.sh [--arch amd64|arm64] [--output DIR] [--binary FILE] [--revision N[,N...]]
+#   scripts/package-deb.sh [--arch amd64|arm64] [--output DIR] [--binary FILE] [--revision N[,N...]] [--quick]
 #
 # makes, in DIR (default dist/), with <version> KioskPadVersion.version (what `kioskpad
 # --version` prints) and revision N (default 1; raise it to repackage the same program; a
@@ -28,6 +28,10 @@
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
 #
+# --quick (CI's): the first revision's two packages are compressed as shipped (xz); the -dbgsym
+# packages and the later revisions, which CI only upgrades to, with gzip -1 (a fraction of the
+# time: xz of the debug symbols was most of a packaging run).
+#
 # --binary FILE packages a release `kioskpad` built before, and the `kioskpad-verifier` beside
 # it (`swift build -c release --static-swift-stdlib --product kioskpad`, then `--product
 # kioskpad-verifier`), instead of building them. Needs dpkg-dev and binutils (installed here
@@ -38,6 +42,7 @@ repo=$(pwd)
 output=dist
 binary=''
 revision=1
+quick=no
 host_arch=$(dpkg --print-architecture)
 arch=$host_arch
 while [ $# -gt 0 ]; do
@@ -46,8 +51,9 @@ while [ $# -gt 0 ]; do
         --binary) binary=${2:?--binary needs a file}; shift 2 ;;
         --revision) revision=${2:?--revision needs a number or a list like 1,2}; shift 2 ;;
         --arch) arch=${2:?--arch needs an architecture}; shift 2 ;;
+        --quick) quick=yes; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "package-deb.sh: unknown option '$1' (valid: --arch ARCH, --output DIR, --binary FILE, --revision N[,N...], --help)" >&2; exit 2 ;;
+        *) echo "package-deb.sh: unknown option '$1' (valid: --arch ARCH, --output DIR, --binary FILE, --revision N[,N...], --quick, --help)" >&2; exit 2 ;;
     esac
 done
 [[ $revision =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "package-deb.sh: --revision must be a whole number or a list like 1,2, not '$revision'" >&2; exit 2; }
@@ -262,6 +268,7 @@ for name in kioskpad kioskpad-verifier; do
 done
 mkdir -p "$output"
 # Each revision: changelog, control files, sums and the .deb files (the loop runs to the end).
+first_revision=${revision%%,*}
 for revision in ${revision//,/ }; do
 version=$upstream-$revision
 changelog "$door"; changelog "$site"
@@ -337,11 +344,19 @@ EOF
     chmod 0644 "$dbg/DEBIAN/control" "$dbg/DEBIAN/md5sums"
 done
 
+# --quick (CI): the first revision's packages as shipped (xz), the -dbgsym packages and later
+# revisions with gzip -1, which costs a fraction of the time; CI installs and lints the first
+# revision's packages and only upgrades to the later ones.
+compression=(-Zxz); debug_compression=(-Zxz)
+if [ "$quick" = yes ]; then
+    debug_compression=(-Zgzip -z1)
+    [ "$revision" = "$first_revision" ] || compression=(-Zgzip -z1)
+fi
 for name in kioskpad kioskpad-verifier; do
     deb=$output/${name}_${version}_$arch.deb
     dbgsym=$output/$name-dbgsym_${version}_$arch.deb
-    dpkg-deb --root-owner-group -Zxz --build "$work/$name" "$deb" >&2
-    dpkg-deb --root-owner-group -Zxz --build "$work/$name-dbgsym" "$dbgsym" >&2
+    dpkg-deb --root-owner-group "${compression[@]}" --build "$work/$name" "$deb" >&2
+    dpkg-deb --root-owner-group "${debug_compression[@]}" --build "$work/$name-dbgsym" "$dbgsym" >&2
 done
 say "$output/kioskpad_${version}_$arch.deb: $(du -k "$output/kioskpad_${version}_$arch.deb" | cut -f1) kB, installed $door_kb kB; Depends: $door_shlibs"
 say "$output/kioskpad-verifier_${version}_$arch.deb: $(du -k "$output/kioskpad-verifier_${version}_$arch.deb" | cut -f1) kB, installed $site_kb kB; Depends: $site_shlibs"
