@@ -77,7 +77,7 @@ public struct CredentialService: Sendable {
     public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
         guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
         let claimed: String?
-        switch ClaimedTerminal.of(request, inBody: { ((try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any])?["terminal_id"] as? String }) {
+        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
         case .named(let named): claimed = named
         case .invalid(let why): return Self.reply(400, why)
         }
