@@ -19,4 +19,38 @@ public enum LoopbackSocket {
         _ = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         return fd
     }
+
+    /// Waits (blocking, up to `milliseconds`) until a non-blocking `connect` has finished.
+    public static func awaitWritable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready == 1 && entry.revents & Int16(POLLOUT) != 0
+        }
+    }
+
+    /// Reads (blocking: call it through `onOwnThread`) until the peer closes or `milliseconds`
+    /// pass; returns the bytes and whether the peer closed. A signal meanwhile is retried, not
+    /// taken for the end.
+    public static func readUntilClosed(_ fd: Int32, milliseconds: Int) -> (bytes: [UInt8], closed: Bool) {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { break }
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count == 0 { return (received, true) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return (received, errno == ECONNRESET)
+            }
+            received += buffer[0..<count]
+        }
+        return (received, false)
+    }
 }

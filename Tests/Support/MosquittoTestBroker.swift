@@ -95,14 +95,27 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     /// Publishes one message with `mosquitto_pub`.
     public func publish(_ topic: String, _ payload: String, retain: Bool = false) async throws {
-        let arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", username, "-P", password, "-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : [])
+        let arguments = publishArguments(topic, payload) + (retain ? ["-r"] : [])
         _ = try await onOwnThread { try self.run("/usr/bin/mosquitto_pub", arguments) }
     }
 
     /// A subscriber that runs in the background and keeps every message it sees.
     public func watch(_ topic: String) async throws -> Watcher {
-        let arguments = subscribeArguments(topic)
-        return try await onOwnThread { try Watcher(arguments: arguments) }
+        let probe = "kioskpad-test-probe/\(UUID().uuidString)"
+        let arguments = subscribeArguments(topic) + ["-t", probe]
+        return try await onOwnThread {
+            let watcher = try Watcher(arguments: arguments, probe: probe)
+            // Subscribed once the probe comes back: a fixed pause was not enough under load.
+            for _ in 0..<100 {
+                try self.run("/usr/bin/mosquitto_pub", self.publishArguments(probe, "probe"))
+                if watcher.sawProbe(within: .milliseconds(100)) { return watcher }
+            }
+            throw BrokerError(message: "mosquitto_sub did not subscribe to \(topic) within about 10 s: \(self.log)")
+        }
+    }
+
+    private func publishArguments(_ topic: String, _ payload: String) -> [String] {
+        ["-h", "127.0.0.1", "-p", "\(port)", "-u", username, "-P", password, "-q", "1", "-t", topic, "-m", payload]
     }
 
     private func subscribeArguments(_ topic: String) -> [String] {
@@ -114,6 +127,7 @@ public final class MosquittoTestBroker: @unchecked Sendable {
         // @unchecked: `received` is a locked buffer; `child` is only started and ended.
         private let child: SpawnedChild
         private let received = Received()
+        private let probe: String
 
         /// What the reader thread appends to; the thread holds this and the child, never
         /// the watcher, so the watcher's deinit runs and ends the subscriber.
@@ -123,21 +137,31 @@ public final class MosquittoTestBroker: @unchecked Sendable {
             var data = Data()
         }
 
-        init(arguments: [String]) throws {
+        init(arguments: [String], probe: String) throws {
+            self.probe = probe
             child = try SpawnedChild(["/usr/bin/mosquitto_sub"] + arguments, stdout: .pipe)
             let (child, received) = (self.child, self.received)
             Thread {
                 guard let output = child.output else { return }
                 SpawnedChild.read(output) { chunk in received.lock.withLock { received.data.append(contentsOf: chunk) } }
             }.start()
-            usleep(200_000)  // subscribed before the test goes on
+        }
+
+        /// Whether the probe message arrived, waiting (blocking) up to `timeout`.
+        func sawProbe(within timeout: Duration) -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            repeat {
+                if MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) }).contains(where: { $0.topic == probe }) { return true }
+                usleep(10_000)
+            } while ContinuousClock.now < deadline
+            return false
         }
 
         deinit { child.terminate() }
 
-        /// Every complete message so far.
+        /// Every complete message so far (the subscription probe left out).
         public var messages: [Message] {
-            MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) })
+            MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) }).filter { $0.topic != probe }
         }
 
         public func messages(on topic: String) -> [Message] { messages.filter { $0.topic == topic } }
