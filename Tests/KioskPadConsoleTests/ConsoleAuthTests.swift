@@ -142,7 +142,9 @@ struct ConsoleAuthTests {
             #expect(response.headers[values: .setCookie].first { $0.hasPrefix("kp_session=") }?.contains("; Secure") == true)
         }
         var proxied = ConsoleOptions()
-        proxied.trustedProxy = "127.0.0.1"
+        // The live test server listens on, and its client comes from, the first address of
+        // "localhost": 127.0.0.1 here, ::1 in Debian trixie's default /etc/hosts.
+        proxied.trustedProxy = LoopbackSocket.firstAddressOfLocalhost()
         try await ConsoleHarness.withConsole(.sqlite, options: proxied) { _, client in
             let direct = Browser(client)
             #expect(try await direct.get("/console/login").status == .forbidden)

@@ -53,4 +53,23 @@ public enum LoopbackSocket {
         }
         return (received, false)
     }
+
+    /// The first address `getaddrinfo` gives for "localhost" (what a server bound to
+    /// "localhost" listens on): "127.0.0.1" or "::1", as /etc/hosts says.
+    public static func firstAddressOfLocalhost() -> String {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo("localhost", nil, &hints, &list) == 0, let first = list else { return "127.0.0.1" }
+        defer { freeaddrinfo(list) }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if first.pointee.ai_family == AF_INET6 {
+            var address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+        } else {
+            var address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+        }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
