@@ -1,4 +1,8 @@
 // swift-tools-version: 6.1
+// KioskPad: a door and kiosk PIN terminal (kioskpad) and its site server (kioskpad-verifier).
+// SPDX-License-Identifier: Apache-2.0 (LICENSE; SwiftPM's manifest has no licence field).
+// The packages below keep their own licences; deploy/debian/copyright lists what the
+// binaries include.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
