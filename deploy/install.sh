@@ -150,7 +150,10 @@ chown 0:0 "$destdir/etc/kioskpad/verifier.secret"; chmod 0600 "$destdir/etc/kios
 install -D -m 0644 deploy/99-kioskpad.rules "$destdir/etc/udev/rules.d/99-kioskpad.rules"
 install -D -m 0644 deploy/kioskpad.service "$destdir/etc/systemd/system/kioskpad.service"
 install -D -m 0644 README.md "$destdir/usr/local/share/doc/kioskpad/README.md"
-install -D -m 0644 docs/raspberry-pi.md "$destdir/usr/local/share/doc/kioskpad/raspberry-pi.md"
+# The door's guides (the site server's are in the kioskpad-verifier package's docs).
+for guide in docs/raspberry-pi.md docs/door-hardware.md docs/door-config.md docs/door-daemon.md docs/commands.md docs/home-assistant.md; do
+    install -D -m 0644 "$guide" "$destdir/usr/local/share/doc/kioskpad/$(basename "$guide")"
+done
 
 # ---- 5. Raspberry Pi: released GPIOs become inputs ----------------------------------------------
 for boot in "$destdir/boot/firmware/config.txt" "$destdir/boot/config.txt"; do

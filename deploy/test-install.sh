@@ -38,7 +38,9 @@ expect /etc/kioskpad/users 600 "$uid:$gid"
 expect /etc/kioskpad/verifier.secret 600 0:0
 expect /etc/systemd/system/kioskpad.service 644 0:0
 expect /etc/udev/rules.d/99-kioskpad.rules 644 0:0
-expect /usr/local/share/doc/kioskpad/raspberry-pi.md 644 0:0
+for guide in raspberry-pi door-hardware door-config door-daemon commands home-assistant; do
+    expect "/usr/local/share/doc/kioskpad/$guide.md" 644 0:0
+done
 expect /usr/local/share/doc/kioskpad/README.md 644 0:0
 if grep -q '^whsec_' "$root/etc/kioskpad/verifier.secret"; then pass "a fresh verifier secret"; else fail "verifier.secret is not a whsec_ secret"; fi
 if [ ! -s "$root/etc/kioskpad/users" ]; then pass "users file starts empty"; else fail "users file is not empty"; fi

@@ -4,7 +4,7 @@
 # reporting to Debian's mosquitto on loopback over MQTT), as valgrind's callgrind records them. Package.swift hands the file to lld
 # (--symbol-ordering-file) for release builds, which puts those functions next to each other
 # at the front of the program's code, so a start maps a few MB of it instead of pages
-# scattered over all 28 MB (README, "Footprint"). Functions that have a section of their own
+# scattered over all 28 MB (docs/development.md, "Footprint"). Functions that have a section of their own
 # come first, then those in larger sections (which move whole). Functions the file names but
 # the program no longer has are skipped; functions it lacks stay where the linker puts them,
 # so a stale file costs memory, never correctness. Run it again when start-up code changes:

@@ -179,11 +179,12 @@ for tree in "$door" "$site"; do
     chmod 0644 "$tree/usr/share/lintian/overrides/$name"
 done
 install -d "$door/usr/share/doc/kioskpad/examples"
-for file in README.md docs/raspberry-pi.md; do gzip -9n < "$file" > "$door/usr/share/doc/kioskpad/$(basename "$file").gz"; done
+for file in README.md docs/raspberry-pi.md docs/door-hardware.md docs/door-config.md docs/door-daemon.md docs/commands.md docs/home-assistant.md; do gzip -9n < "$file" > "$door/usr/share/doc/kioskpad/$(basename "$file").gz"; done
+for file in docs/site-server.md docs/protocol.md; do gzip -9n < "$file" > "$site/usr/share/doc/kioskpad-verifier/$(basename "$file").gz"; done
 install -m 0644 config/simulate.yaml config/users.example "$door/usr/share/doc/kioskpad/examples/"
 install -d "$site/usr/share/doc/kioskpad-verifier/examples"
 install -m 0644 config/verifier.yaml "$site/usr/share/doc/kioskpad-verifier/examples/"
-chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz
+chmod 0644 "$door"/usr/share/doc/kioskpad/*.gz "$site"/usr/share/doc/kioskpad-verifier/*.gz
 
 # One man page per command, from each binary's own help (swift-argument-parser's generate-manual).
 say "man pages (swift-argument-parser's generate-manual)"

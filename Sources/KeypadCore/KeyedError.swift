@@ -41,7 +41,7 @@ public struct KeyedError: Error, Equatable, Sendable, CustomStringConvertible, E
     }
 }
 
-/// An error that stands for a process exit code (CONTRACTS: 2 bad usage or config,
+/// An error that stands for a process exit code (docs/commands.md: 2 bad usage or config,
 /// 1 runtime failure). `kioskpad`'s `main` maps every error through this, in one place.
 public protocol ExitCodeProviding: Error, CustomStringConvertible {
     var exitCode: Int32 { get }

@@ -8,7 +8,7 @@ import NIOHTTP1
 import NIOSSL
 import VerifierEndpoint
 
-/// Posts each completed entry to a verifier endpoint (CONTRACTS section 2) and fails
+/// Posts each completed entry to a verifier endpoint (docs/protocol.md) and fails
 /// secure: anything but a 200 with a known decision, in time and within the size cap, is
 /// ``AttemptOutcome/unavailable``. One connection pool is reused; each attempt has one
 /// overall deadline; only failures before any response are retried (same `attempt_id`,

@@ -8,7 +8,7 @@ import KeypadCore
 /// 32-byte hash). The iteration count lives in the string, so it can be raised later
 /// without invalidating existing lines.
 public struct PINHash: Equatable, Sendable, CustomStringConvertible {
-    /// Default work factor: ~100 ms per check on a Raspberry Pi 4 (see README, "PIN hashes").
+    /// Default work factor: ~100 ms per check on a Raspberry Pi 4 (see docs/door-config.md, "PIN hashes and the users file").
     public static let defaultIterations = 75_000
     public static let iterationRange = 1_000...10_000_000
     static let prefix = "$pbkdf2-sha256$"

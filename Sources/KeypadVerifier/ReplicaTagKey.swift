@@ -8,7 +8,7 @@ import KeypadCore
 /// lookup key). A replica carries each tag cut to ``bits(forEntries:)`` bits, so a door's
 /// offline attempt costs one HMAC and, in 15 attempts of 16 or more, one PBKDF2 check at any
 /// number of users, while a thief holding the door's files tests about `PIN space / 2^bits`
-/// PINs per user at the full PBKDF2 cost (the README states the estimate).
+/// PINs per user at the full PBKDF2 cost (docs/site-server.md states the estimate).
 public struct ReplicaTagKey: Sendable {
     /// Stands where a lookup tag's key id does (``LookupKey/keyID(ofTag:)``), so a replica's
     /// cut tags are matched like lookup tags of one key.

@@ -2,7 +2,7 @@ import Foundation
 import KeypadCore
 
 
-/// One completed entry on its way to a verifier (CONTRACTS section 2).
+/// One completed entry on its way to a verifier (docs/protocol.md).
 public struct VerificationAttempt: Sendable {
     public let terminalID: String
     public let kind: AttemptKind

@@ -27,7 +27,7 @@ public enum CommandMain {
         }
         #endif
         // The standard executors: libdispatch's pool, whose idle threads wake about once a
-        // second (README, "Development" gives both figures). `runCommand` ends the process.
+        // second (docs/development.md gives both figures). `runCommand` ends the process.
         Task { await runCommand(root, arguments: arguments) }
         dispatchMain()
     }

@@ -196,7 +196,7 @@ public enum VerifierConfiguration: Equatable, Sendable {
     case demo
     /// A users file of salted slow hashes on this terminal.
     case local(usersFile: String)
-    /// An HTTP(S) endpoint (CONTRACTS section 2).
+    /// An HTTP(S) endpoint (docs/protocol.md).
     case http(HTTPVerifierConfiguration)
 }
 

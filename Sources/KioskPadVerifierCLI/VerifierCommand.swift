@@ -27,7 +27,7 @@ struct VerifierCommand: AsyncParsableCommand {
 struct VerifierServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the reference verifier: POST /verify (signed, CONTRACTS section 2), GET /healthz and GET /metrics.",
+        abstract: "Run the reference verifier: POST /verify (signed, docs/protocol.md), GET /healthz and GET /metrics.",
         discussion: """
             Opens its database (server.store: sqlite, the default, or postgres), brings the schema up to \
             date, then prints `verifier listening on http://HOST:PORT` (and, with server.console.enabled, \

@@ -87,7 +87,7 @@ struct VerifierBackupCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: to).standardizedFileURL.path
         try await target.withStore { opened in
             guard let backup = opened.backup else {
-                throw KeyedError(key: "server.store", message: "is postgres: back it up with pg_dump (see the README)")
+                throw KeyedError(key: "server.store", message: "is postgres: back it up with pg_dump (docs/site-server.md, \"Many doors: the verifier on PostgreSQL\")")
             }
             try await VerifierUserCommand.applying(opened) { try await backup(destination) }
         }

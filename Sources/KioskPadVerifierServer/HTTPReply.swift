@@ -2,7 +2,7 @@ import HTTPTypes
 import KeypadVerifier
 import ReferenceVerifierCore
 
-/// A ``VerifierDecision`` as the HTTP answer CONTRACTS section 3 gives it: 200 with the
+/// A ``VerifierDecision`` as the HTTP answer docs/openapi.yaml gives it: 200 with the
 /// response JSON for an answer; 400, 401 or 409 with `{"error": reason}` for a refused
 /// request; 429 when throttled; 503 when the verifier cannot decide.
 public struct HTTPReply: Sendable, Equatable {

@@ -5,8 +5,8 @@ import Logging
 import NIOCore
 import ReferenceVerifierCore
 
-/// The reference verifier over HTTP (Hummingbird): `POST /verify` per CONTRACTS sections
-/// 2-3, decided by a ``ReferenceVerifier``, `POST /v1/events` (the terminals' forwarded
+/// The reference verifier over HTTP (Hummingbird): `POST /verify` per docs/protocol.md and
+/// docs/openapi.yaml, decided by a ``ReferenceVerifier``, `POST /v1/events` (the terminals' forwarded
 /// journal records, a ``DoorEventIntake``), `POST /v1/credentials` (a door's signed
 /// credential replica, a ``CredentialService``), `GET /healthz` (200, with the store's
 /// reachability and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
@@ -68,7 +68,7 @@ public enum VerifierServer {
         }
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
-            // Always 200 (CONTRACTS section 3); the body says whether the store (the database)
+            // Always 200 (docs/openapi.yaml); the body says whether the store (the database)
             // can be used now, for a proxy's health check (HAProxy: expect string "store":"ok").
             let problem = await verifier.healthProblem()
             let store = problem.map { "\"store\":\"unavailable\",\"problem\":\(VerificationRequestBody.jsonString($0))" } ?? "\"store\":\"ok\""

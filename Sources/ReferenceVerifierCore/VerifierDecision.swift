@@ -1,6 +1,6 @@
 /// What the reference verifier decided about one request. The decision logic knows no
-/// HTTP: `KioskPadVerifierServer` maps each case to a status and a body (CONTRACTS
-/// section 3: 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
+/// HTTP: `KioskPadVerifierServer` maps each case to a status and a body (docs/openapi.yaml:
+/// 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
 public enum VerifierDecision: Sendable, Equatable {
     /// An answer for the terminal: granted (with the unlock time, if configured, and the
     /// user, and `duress` when the user typed their duress PIN) or denied (with a message

@@ -5,7 +5,7 @@ import KioskPadVerifierServer
 import ReferenceVerifierCore
 import Testing
 
-/// The HTTP layer alone decides statuses (CONTRACTS section 3); the decision logic returns
+/// The HTTP layer alone decides statuses (docs/openapi.yaml); the decision logic returns
 /// a ``VerifierDecision`` and knows no HTTP.
 @Suite("Verifier decisions as HTTP replies")
 struct HTTPReplyTests {

@@ -248,7 +248,7 @@ struct PostgresVerifierTests {
             ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
              "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
         #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
-        #expect(try await LoopbackHTTP.get(port: port, path: "/healthz").status == 200, "/healthz answers 200 (CONTRACTS section 3); its body tells")
+        #expect(try await LoopbackHTTP.get(port: port, path: "/healthz").status == 200, "/healthz answers 200 (docs/openapi.yaml); its body tells")
         let down = try await site.instances[0].health()
         #expect(down["store"] as? String == "unavailable" && (down["problem"] as? String)?.isEmpty == false, "\(down)")
 

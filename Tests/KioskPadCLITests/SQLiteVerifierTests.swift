@@ -190,7 +190,7 @@ struct SQLiteVerifierTests {
         #expect(try await integrity(backup) == "ok")
         let again = try await CLI.run(["verifier", "backup", "--to", backup, "--config", config])
         #expect(again.status == 1 && again.stderr.contains("exists; a backup is written to a new file"), "\(again.stderr)")
-        // Restore as the README says: stop, copy over the database, start.
+        // Restore as docs/site-server.md says: stop, copy over the database, start.
         let path = database(directory)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: backup, toPath: path)

@@ -4,7 +4,7 @@ import Testing
 import VerifierTestSupport
 
 /// `kioskpad verifier serve` and `kioskpad simulate --verifier` as separate processes,
-/// exactly as the README shows them, on loopback.
+/// exactly as docs/site-server.md shows them, on loopback.
 @Suite("verifier serve + simulate --verifier, end to end", .serialized, .heavy)
 struct VerifierEndToEndTests {
     @Test func aPINTypedInSimulateIsDecidedByTheReferenceServer() async throws {

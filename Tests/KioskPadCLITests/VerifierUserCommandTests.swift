@@ -4,7 +4,7 @@ import KeypadTestSupport
 import KeypadVerifier
 import Testing
 
-/// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as the README
+/// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as docs/site-server.md
 /// shows it: each change counts from the next attempt, without a restart.
 @Suite("verifier user commands, end to end", .serialized, .heavy)
 struct VerifierUserCommandTests {

@@ -2,7 +2,7 @@ import DurableStorage
 import Foundation
 import KeypadCore
 
-/// The JSON a terminal posts (CONTRACTS section 2). Built by hand into a byte buffer so the
+/// The JSON a terminal posts (docs/protocol.md). Built by hand into a byte buffer so the
 /// PIN is copied exactly once and the buffer can be zeroed after sending.
 public enum VerificationRequestBody {
     public static func encode(_ attempt: VerificationAttempt) -> [UInt8] {
