@@ -20,6 +20,10 @@ public enum VerifierServer {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
+        var methods: [String: HTTPRequest.Method] = ["/verify": .post, "/healthz": .get, "/metrics": .get]
+        if events != nil { methods["/v1/events"] = .post }
+        if credentials != nil { methods["/v1/credentials"] = .post }
+        router.add(middleware: MethodNotAllowed(methods: methods))
         let maxBody = verifier.settings.maxBodyBytes
         router.post("/verify") { request, context -> Response in
             let incoming: ReferenceVerifier.Incoming

@@ -25,4 +25,10 @@ public enum ClaimedTerminal: Equatable, Sendable {
         if let named, !Identifier.isValid(named) { return .invalid("terminal_id must be 1-64 of letters, digits, '.', '_' or '-'") }
         return .named(named)
     }
+
+    /// The 400 reason when the body names another door than the request claimed (in the
+    /// header, or for an older door in its first record): both names.
+    static func mismatch(body: String, claimed: String?) -> String {
+        "the body names terminal_id \(body), the request claimed \(claimed ?? "none")"
+    }
 }

@@ -98,7 +98,7 @@ public struct CredentialService: Sendable {
         guard let terminal = object?["terminal_id"] as? String, Identifier.isValid(terminal) else {
             return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
         }
-        guard claimed == terminal else { return Self.reply(400, "the body names terminal_id \(terminal), the request \(claimed ?? "none")") }
+        guard claimed == terminal else { return Self.reply(400, ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
         // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
         struct Have: Decodable { let have_version: Int64 }
         guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {

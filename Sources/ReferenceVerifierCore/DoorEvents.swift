@@ -73,13 +73,21 @@ public enum DoorEventBatch {
                     throw fail("data.time \(text) is older than server.events.keep_days (\(keepDays) days)")
                 }
             }
-            guard let sequence = data["seq"] as? Int else { throw fail("data.seq must be an integer") }
+            // JSONSerialization reads true and false as numbers too (NSNumber of type "c").
+            guard let number = data["seq"] as? NSNumber, String(cString: number.objCType) != "c", let sequence = data["seq"] as? Int else {
+                throw fail("data.seq must be an integer")
+            }
             for (key, value) in data.sorted(by: { $0.key < $1.key }) {
                 if let text = value as? String, text.utf8.count > maxFieldBytes { throw fail("data.\(key) is longer than \(maxFieldBytes) bytes") }
                 if value is [Any] || value is [String: Any] { throw fail("data.\(key) must be a string, number or boolean (records are flat)") }
             }
             guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]) else { throw fail("data cannot be stored") }
             guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
+            // The envelope as docs/openapi.yaml has it (the server keeps only `data`).
+            guard envelope["type"] is String else { throw fail("type must be a string such as kioskpad.\(type)") }
+            guard let stamp = envelope["timestamp"] as? String, formatter.date(from: stamp) ?? plain.date(from: stamp) != nil else {
+                throw fail("timestamp must be an RFC 3339 date-time")
+            }
             events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
         }
         guard Set(events.map(\.terminalID)).count == 1 else { throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids") }
@@ -150,7 +158,7 @@ public struct DoorEventIntake: Sendable {
             return Self.reply(400, "\(error)")
         }
         if let terminal, let named = events.first?.terminalID, named != terminal {
-            return Self.reply(400, "the records name terminal_id \(named), the request \(terminal)")
+            return Self.reply(400, ClaimedTerminal.mismatch(body: named, claimed: terminal))
         }
         let now = clock()
         if let door = events.first?.terminalID,

@@ -151,7 +151,7 @@ public actor ReferenceVerifier {
             return await refuse(.malformed, "\(error)", request, source: source, now: now)
         }
         guard decoded.terminalID == claimedTerminal else {
-            return await refuse(.malformed, "terminal_id is ambiguous", request, source: source, now: now)
+            return await refuse(.malformed, ClaimedTerminal.mismatch(body: decoded.terminalID, claimed: claimedTerminal), request, source: source, now: now)
         }
         // One attempt per terminal at a time in this instance; the store makes it exclusive
         // across instances, so the lockout count stays exact.

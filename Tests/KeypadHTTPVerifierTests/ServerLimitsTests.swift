@@ -22,18 +22,41 @@ struct ServerLimitsTests {
         return try await ReferenceVerifier.overNewStore(settings: .init(secret: secret), users: try UsersFile(parsing: "carol:\(hash)\n", source: "users"))
     }
 
+    /// Sends `request` on a new loopback connection and reads (on a thread of its own, up to
+    /// 6 s) until the server closes it: what came back, and whether it closed.
+    func exchange(_ request: String, port: Int) async throws -> (answer: String, closed: Bool) {
+        let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
+        defer { close(fd) }
+        #expect(LoopbackSocket.awaitWritable(fd, milliseconds: 6_000), "connected")
+        let bytes = Array(request.utf8)
+        #expect(bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count)
+        let (received, closed) = try await onOwnThread { LoopbackSocket.readUntilClosed(fd, milliseconds: 6_000) }
+        return (String(decoding: received, as: UTF8.self), closed)
+    }
+
     @Test func anHTTP10RequestGetsItsAnswerAndTheConnectionIsClosed() async throws {
         // The request timeout (10 s by default) would close the connection too; reading
         // stops at 6 s, so a close seen here is the HTTP/1.0 close after the answer.
         try await withReferenceServer(try await reference()) { port in
-            let fd = LoopbackSocket.connect(from: "127.0.0.1", to: port)
-            defer { close(fd) }
-            #expect(LoopbackSocket.awaitWritable(fd, milliseconds: 6_000), "connected")
-            let request = Array("GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-            #expect(request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
-            let (received, closed) = try await onOwnThread { LoopbackSocket.readUntilClosed(fd, milliseconds: 6_000) }
-            #expect(String(decoding: received, as: UTF8.self).contains("200"))
+            let (answer, closed) = try await exchange("GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", port: port)
+            #expect(answer.contains("200"))
             #expect(closed, "an HTTP/1.0 request without keep-alive closes the connection after the answer")
+        }
+    }
+
+    @Test(arguments: [("TRACE /verify", "POST"), ("GET /verify", "POST"), ("POST /healthz", "GET"), ("DELETE /metrics", "GET")])
+    func aMethodThePathDoesNotTakeIs405NamingTheOneItDoes(requestLine: String, allowed: String) async throws {
+        try await withReferenceServer(try await reference()) { port in
+            let answer = try await exchange("\(requestLine) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: port).answer.lowercased()
+            #expect(answer.hasPrefix("http/1.1 405"), "\(answer)")
+            #expect(answer.contains("allow: \(allowed.lowercased())\r\n"), "\(answer)")
+        }
+    }
+
+    @Test func aPathTheServerDoesNotHaveIsStill404() async throws {
+        try await withReferenceServer(try await reference()) { port in
+            let answer = try await exchange("TRACE /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: port).answer
+            #expect(answer.hasPrefix("HTTP/1.1 404"), "\(answer)")
         }
     }
 

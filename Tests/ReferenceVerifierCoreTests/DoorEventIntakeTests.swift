@@ -18,10 +18,15 @@ struct DoorEventIntakeTests {
         "{\"seq\":\(seq),\"id\":\"\(id)\",\"time\":\"\(time)\",\"type\":\"\(type)\",\"terminal_id\":\"\(terminal)\",\"decision\":\"granted\",\"user\":\"alice\"}"
     }
 
+    /// One record in its Standard Webhooks envelope, as a door sends it.
+    static func envelope(_ record: String) -> String {
+        "{\"type\":\"kioskpad.attempt\",\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\(record)}"
+    }
+
     /// Records in envelopes, signed with `secret` (default the site's), from a door naming
     /// itself `terminal` in the `kioskpad-terminal` header (nil: an older door, without it).
     func batch(_ records: [String], secret: WebhookSecret? = nil, sign: Bool = true, terminal: String? = nil) -> ReferenceVerifier.Incoming {
-        let body = Array(("[" + records.map { "{\"type\":\"kioskpad.attempt\",\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\($0)}" }.joined(separator: ",") + "]").utf8)
+        let body = Array(("[" + records.map(Self.envelope).joined(separator: ",") + "]").utf8)
         let id = "\(UUID().uuidString).\(records.count)"
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
@@ -61,7 +66,7 @@ struct DoorEventIntakeTests {
         #expect(await intake.handle(batch([Self.record()], terminal: "front-door")).status == 401)
         // Signed by a door for records naming another: refused, whoever signed.
         let other = await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret, terminal: "front-door"))
-        #expect(other == .init(status: 400, body: "{\"error\":\"the records name terminal_id back-door, the request front-door\"}"))
+        #expect(other == .init(status: 400, body: "{\"error\":\"the body names terminal_id back-door, the request claimed front-door\"}"))
         #expect(await intake.handle(batch([Self.record(terminal: "back-door")], terminal: "back-door")).status == 200, "the site secret's door")
         // A look-alike in the header is refused before any key is chosen.
         let lookAlike = await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door\u{200B}"))
@@ -86,8 +91,13 @@ struct DoorEventIntakeTests {
         ("{}", "the body must be a JSON array of event envelopes"),
         ("[]", "a batch holds 1 to 50 records, not 0"),
         ("[{\"data\":{\"seq\":1,\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]", "record 1: data.id must be"),
-        ("[{\"data\":\(DoorEventIntakeTests.record())},{\"data\":\(DoorEventIntakeTests.record(time: "yesterday"))}]", "record 2: data.time must be an RFC 3339 date-time"),
-        ("[{\"data\":\(DoorEventIntakeTests.record())},{\"data\":\(DoorEventIntakeTests.record(terminal: "other"))}]", "a batch comes from one terminal"),
+        ("[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),{\"data\":\(DoorEventIntakeTests.record(time: "yesterday"))}]",
+         "record 2: data.time must be an RFC 3339 date-time"),
+        ("[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record(terminal: "other")))]",
+         "a batch comes from one terminal"),
+        ("[{\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\(DoorEventIntakeTests.record())}]", "record 1: type must be a string such as kioskpad.attempt"),
+        ("[{\"type\":\"kioskpad.attempt\",\"timestamp\":\"soon\",\"data\":\(DoorEventIntakeTests.record())}]", "record 1: timestamp must be an RFC 3339 date-time"),
+        ("[{\"data\":{\"seq\":false,\"id\":\"r1\",\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]", "record 1: data.seq must be an integer"),
         ("[{\"data\":{\"id\":\"a\",\"id\":\"b\"}}]", "ambiguous or malformed JSON"),
     ])
     func aBadBatchIsRefusedForGoodNamingTheRecordAndField(body: String, message: String) {

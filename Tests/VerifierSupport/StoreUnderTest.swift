@@ -143,10 +143,11 @@ public final class StoreUnderTest: Sendable {
         await closing()
     }
 
-    /// Closes and removes everything, the PostgreSQL server included.
+    /// Closes and removes everything, the PostgreSQL server included (`pg_ctl stop` waits
+    /// for the server to end: on a thread of its own, not the concurrency pool's).
     public func destroy() async {
         await closing()
-        postgres?.destroy()
+        if let postgres { _ = try? await onOwnThread { postgres.destroy() } }
         try? FileManager.default.removeItem(at: directory)
     }
 }
