@@ -25,8 +25,19 @@ UNSHARE=$!
 SYS=''
 i=0; while [ -z "$SYS" ] && [ $i -lt 50 ]; do SYS=$(pgrep -P $UNSHARE); sleep 0.2; i=$((i + 1)); done
 inside() { nsenter -t $SYS -m -p -r -w "$@"; }
-keypad_ready() { # keypad_ready N: wait until the journal has N "keypad ready" lines
-    i=0; while [ "$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')" -lt $1 ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+# keypad_ready N: wait (up to 40 s) until the journal has N "keypad ready" lines and the one
+# from the service's current process is among them: a service started twice (a package
+# taking over, then starting its own unit) must not be taken as ready by its first start.
+keypad_ready() {
+    local i=0 pid
+    while [ $i -lt 200 ]; do
+        if [ "$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')" -ge $1 ]; then
+            pid=$(inside systemctl show -p MainPID --value kioskpad 2>/dev/null)
+            if [ -n "$pid" ] && [ "$pid" != 0 ] && inside journalctl _PID="$pid" --no-pager 2>/dev/null | grep -q 'keypad ready'; then return 0; fi
+        fi
+        sleep 0.2; i=$((i + 1))
+    done
+    echo "note: the service's keypad was not ready within 40 s (journal: $(inside journalctl -u kioskpad --no-pager 2>/dev/null | tail -2 | tr '\n' ' '))"
 }
 i=0; state=''
 while [ $i -lt 120 ]; do
