@@ -23,7 +23,7 @@ struct OfflineFallbackTests {
     }
 
     /// A fallback verifier posting to `port`, holding a fresh replica with bob 1470; what it reported.
-    func fallback(port: Int) throws -> (OfflineFallbackVerifier, Reports) {
+    func fallback(port: Int, deadline: Duration = .milliseconds(400)) throws -> (OfflineFallbackVerifier, Reports) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = Curve25519.Signing.PrivateKey()
         let keeper = ReplicaKeeper(settings: ReplicaKeeper.Settings(
@@ -34,7 +34,7 @@ struct OfflineFallbackTests {
             try SignedReplica(signing: .replica(CredentialReplica(
                 terminalID: "door-1", version: 7, issuedAt: Date(), timeZone: nil, schedules: [:], rules: [:], entries: [entry])), with: key),
             receivedAt: nil)
-        let online = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: .milliseconds(400)))
+        let online = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: deadline))
         let reports = Reports()
         let verifier = OfflineFallbackVerifier(online: online, keeper: keeper, logger: Logger(label: "test")) { note in reports.list.withLock { $0.append(note) } }
         return (verifier, reports)
@@ -66,7 +66,9 @@ struct OfflineFallbackTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try RecordingHTTPServer(behaviour)
         defer { server.stop() }
-        let (verifier, reports) = try fallback(port: server.port)
+        // Each of these servers answers at once; a deadline of 5 s (not 400 ms) keeps a loaded
+        // machine from turning the answer into "no answer", which the replica would decide.
+        let (verifier, reports) = try fallback(port: server.port, deadline: .seconds(5))
         defer { Task { await verifier.shutdown() } }
         #expect(await verifier.verify(attempt("1470")) == expected, "\(name)")
         #expect(reports.withLock { $0 }.isEmpty, "\(name)")
