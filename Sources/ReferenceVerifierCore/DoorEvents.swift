@@ -53,6 +53,8 @@ public enum DoorEventBatch {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let plain = ISO8601DateFormatter()
+        /// An RFC 3339 date-time, with or without fractional seconds.
+        let date = { (text: String) in formatter.date(from: text) ?? plain.date(from: text) }
         var events: [DoorEvent] = []
         for (index, item) in items.enumerated() {
             let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }
@@ -62,7 +64,7 @@ public enum DoorEventBatch {
             }
             guard let terminal = data["terminal_id"] as? String, Identifier.isValid(terminal) else { throw fail("data.terminal_id must be a terminal_id") }
             guard let type = data["type"] as? String, Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
-            guard let text = data["time"] as? String, let time = formatter.date(from: text) ?? plain.date(from: text) else {
+            guard let text = data["time"] as? String, let time = date(text) else {
                 throw fail("data.time must be an RFC 3339 date-time")
             }
             if let now {
@@ -85,7 +87,7 @@ public enum DoorEventBatch {
             guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
             // The envelope as docs/openapi.yaml has it (the server keeps only `data`).
             guard envelope["type"] is String else { throw fail("type must be a string such as kioskpad.\(type)") }
-            guard let stamp = envelope["timestamp"] as? String, formatter.date(from: stamp) ?? plain.date(from: stamp) != nil else {
+            guard let stamp = envelope["timestamp"] as? String, date(stamp) != nil else {
                 throw fail("timestamp must be an RFC 3339 date-time")
             }
             events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
