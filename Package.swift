@@ -22,11 +22,11 @@ let leanExecutable: [LinkerSetting] = [
 /// Release builds of `name` put the functions a start runs (scripts/link-order/NAME.order,
 /// written by scripts/link-order.sh) next to each other at the front of the code, so a door at
 /// ready maps a few MB of it instead of pages scattered over all of it (README, "Footprint").
-/// A function the file names that the program lacks is skipped, silently.
-/// `KIOSKPAD_LINK_ORDER=0` in the environment leaves it out, to measure what it saves
-/// (`scripts/cross-arm64.sh --no-link-order`).
+/// A function the file names that the program lacks is skipped, silently. To measure what it
+/// saves, `scripts/cross-arm64.sh --no-link-order` adds an empty ordering file after this one
+/// (lld takes the last). The manifest reads no environment: SwiftPM evaluates a manifest that
+/// does again whenever any variable differs, and then recompiles every module of the package.
 func startupCodeFirst(_ name: String) -> [LinkerSetting] {
-    if Context.environment["KIOSKPAD_LINK_ORDER"] == "0" { return [] }
     return [.unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release))]
 }
 
@@ -80,8 +80,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // The reference verifier server (`kioskpad verifier serve`).
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The reference verifier server (`kioskpad verifier serve`). Without its
+        // ConfigurationSupport trait (swift-configuration readers, unused here): a package with
+        // two traits on gets them as -D flags in a random order each time SwiftPM 6.3 plans a
+        // build, and every Hummingbird module then compiles again (scripts/setup.sh).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Metrics for the daemon: swift-metrics API, Prometheus text format.

@@ -57,12 +57,13 @@ case $mode in
 esac
 [ "$clean" = no ] || rm -rf "$scratch"
 mkdir -p "$scratch"
-# The link-order flag is a release linker setting in Package.swift; KIOSKPAD_LINK_ORDER=0 drops it.
+# The link-order file is a release linker setting in Package.swift; --no-link-order names an
+# empty one after it (lld takes the last --symbol-ordering-file), so only the link differs.
+[ "$link_order" = yes ] || build+=(-Xlinker --symbol-ordering-file=/dev/null)
 swift_build() {
     in_root "$arm64_toolchain_root" "$repo=>$arm64_source /opt/swift-packages $arm64_cache" env \
         PKG_CONFIG_PATH="$pkgconfig" PKG_CONFIG_SYSROOT_DIR="$arm64_target_root" \
-        KIOSKPAD_LINK_ORDER=$([ "$link_order" = yes ] && echo 1 || echo 0) \
-        /bin/sh -c 'cd "$1" && shift && exec swift build "$@"' swift_build "$arm64_source" \
+        SWIFT_DETERMINISTIC_HASHING=1 /bin/sh -c 'cd "$1" && shift && exec swift build "$@"' swift_build "$arm64_source" \
         --scratch-path "$scratch" "${sdk[@]}" "${build[@]}" "$@"
 }
 started=$SECONDS

@@ -28,3 +28,11 @@ command -v swift >/dev/null 2>&1 || {
     echo "setup: no Swift toolchain found; install Swift 6.3 or newer (https://www.swift.org/install/linux/) and put it on PATH" >&2
     exit 1
 }
+
+# SwiftPM 6.3 passes a package's traits to the compiler as -D flags in Set order, which a fresh
+# hash seed redraws whenever it plans a build again (any change to the environment does that):
+# KioskPad's three default traits then differ in order and every module of the project compiles
+# again (swift-package-manager issue 10525, fixed after 6.3). A fixed seed keeps the order, and
+# a build after an unchanged one does nothing. The tests themselves run with random seeds
+# (test.sh clears it for `swift test`).
+export SWIFT_DETERMINISTIC_HASHING=1

@@ -13,4 +13,5 @@ apt_install_missing mosquitto mosquitto-clients
 swift build --build-tests
 # One run of every test. Tests that start real servers or child processes, or hold a time
 # limit, are marked `.heavy` and run a few at a time (Tests/Support/HeavyTestLimit.swift).
-swift test --skip-build
+# Random hash seeds in the tests, as in production (setup.sh fixes it for the build only).
+env -u SWIFT_DETERMINISTIC_HASHING swift test --skip-build
