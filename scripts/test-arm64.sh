@@ -62,29 +62,40 @@ runtime=$arm64_swift_runtime/usr/libexec/swift/lib/swift/linux
 started=$SECONDS
 # The clone sits where the bundle was compiled from (/src/kioskpad, as in the build's root): the
 # tests find their files through #filePath and their programs beside the bundle.
+# The results also go to an xUnit file in $results (mounted at the same path in the root): it
+# names each test by suite and function, which the console does not for a test with a display
+# name, and --filter needs those.
+results=$(mktemp -d /tmp/kioskpad-test-arm64.XXXXXX)
 run_bundle() {
-    in_root "$arm64_target_root" "$repo=>$arm64_source $bin $arm64_swift_runtime tmpfs:/tmp tmpfs:/run" \
+    in_root "$arm64_target_root" "$repo=>$arm64_source $bin $arm64_swift_runtime tmpfs:/tmp $results tmpfs:/run" \
         env LD_LIBRARY_PATH="$runtime:$arm64_testing_stub" TMPDIR=/tmp \
-        "$bundle" --testing-library swift-testing --filter "$1" --skip "$skipped"
+        "$bundle" --testing-library swift-testing --filter "$1" --skip "$skipped" --xunit-output "$results/$2.xml"
 }
-output=$(mktemp /tmp/kioskpad-test-arm64.XXXXXX)
+output=$results/first.log
 set +e
-run_bundle "$filter" 2>&1 | tee "$output"
+run_bundle "$filter" first 2>&1 | tee "$output"
 status=${PIPESTATUS[0]}
 set -e
 # Emulation stretches every wait: a test that failed is run once more, alone, and both runs are
 # reported. One that fails again fails the run.
 if [ "$status" -ne 0 ]; then
-    failed=$(sed -n 's/^✘ Test \([A-Za-z0-9_]*\)(.*) failed after.*/\1/p' "$output" | sort -u | paste -sd'|')
+    # SUITE/function of each test case with a <failure> (a parameterised test once).
+    failed=$(python3 -c '
+import sys, xml.etree.ElementTree as tree
+names = set()
+for case in tree.parse(sys.argv[1]).iter("testcase"):
+    if case.find("failure") is not None:
+        names.add(case.get("classname").split(".")[-1] + "/" + case.get("name").split("(")[0])
+print("|".join(sorted(names)))' "$results/first.xml" 2>/dev/null || true)
     if [ -n "$failed" ]; then
         echo "test-arm64: failed in the first run, run again alone: ${failed//|/, }" >&2
         set +e
-        run_bundle "($failed)" 2>&1 | tee "$output.again"
+        run_bundle "($failed)" again 2>&1 | tee "$results/again.log"
         status=${PIPESTATUS[0]}
         set -e
-        echo "test-arm64: the second run of those: $(grep -a 'Test run with' "$output.again" | tail -1)" >&2
+        echo "test-arm64: the second run of those: $(grep -a 'Test run with' "$results/again.log" | tail -1)" >&2
     fi
 fi
-rm -f "$output" "$output.again"
+rm -rf "$results"
 echo "test-arm64: $(uname -m) host, arm64 bundle under qemu-user, $((SECONDS - started)) s, exit $status" >&2
 exit $status
