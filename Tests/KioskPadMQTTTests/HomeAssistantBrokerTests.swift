@@ -58,6 +58,10 @@ struct HomeAssistantBrokerTests {
         let watcher = try await broker.watch("kioskpad/door-1/#")
         await harness.start()
         #expect(await harness.connected())
+        // On connecting, the bridge announces itself: availability, discovery, then every known
+        // state, the keypad's last. Wait for that, or (seen under emulation) a door state it
+        // announces after the first event doubles one of the events' own.
+        #expect(await watcher.wait { $0.contains { $0.topic == harness.topics.keypadProblem } })
         for event: TerminalEvent in [
             .doorInput(.opened), .doorInput(.heldOpen(seconds: 30)), .doorInput(.closed), .doorInput(.forcedOpen),
             .doorInput(.tamper(active: true)), .keypadHealth(ok: false), .door(unlocked: true, seconds: 5),
