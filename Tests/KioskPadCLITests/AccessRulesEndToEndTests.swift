@@ -13,7 +13,7 @@ struct AccessRulesEndToEndTests {
     enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
 
     /// A verifier directory (dana 3691, bob 1470 at front-door only) on `store`.
-    final class Site {
+    final class Site: AsyncClosing {
         let directory: URL
         let postgres: PostgresVerifierTests.Site?
         var config: String { directory.appendingPathComponent("verifier.yaml").path }
@@ -55,7 +55,7 @@ struct AccessRulesEndToEndTests {
         /// The reasons of the audited denials, oldest first.
         func deniedReasons() async throws -> [String] {
             if let postgres {
-                return try postgres.database.sql("SELECT record->>'reason' FROM kioskpad_audit WHERE record->>'decision' = 'denied' ORDER BY id")
+                return try await postgres.database.query("SELECT record->>'reason' FROM kioskpad_audit WHERE record->>'decision' = 'denied' ORDER BY id")
                     .split(separator: "\n").map(String.init)
             }
             let records = try await SQLiteAuditReader.records(path: directory.appendingPathComponent("state/verifier.sqlite3").path)
@@ -65,8 +65,8 @@ struct AccessRulesEndToEndTests {
             }
         }
 
-        func close() {
-            if let postgres { postgres.close() } else { try? FileManager.default.removeItem(at: directory) }
+        func close() async {
+            if let postgres { await postgres.close() } else { try? FileManager.default.removeItem(at: directory) }
         }
     }
 
@@ -87,48 +87,49 @@ struct AccessRulesEndToEndTests {
     @Test(arguments: Store.allCases)
     func doorsSchedulesValidityAndDisableDecideThroughTheServer(_ store: Store) async throws {
         let site = try await Site(store)
-        defer { site.close() }
-        let badSpec = try await site.cli(["verifier", "schedule", "set", "evenings", "mon-fri 18:00-21:00; sat 8:00-12:00"])
-        #expect(badSpec.status == 2 && badSpec.stderr.contains("part 2 (\"sat 8:00-12:00\"): '8:00' is not a start time"), "\(badSpec.stderr)")
-        #expect(try await site.cli(["verifier", "schedule", "set", "away", Self.scheduleExcludingNow]).status == 0)
-        let log = site.directory.appendingPathComponent("serve.log")
-        let server = try await VerifierProcess(directory: site.directory, stderr: log)
-        defer { server.stop() }
-        let port = server.port
+        try await site.closing {
+            let badSpec = try await site.cli(["verifier", "schedule", "set", "evenings", "mon-fri 18:00-21:00; sat 8:00-12:00"])
+            #expect(badSpec.status == 2 && badSpec.stderr.contains("part 2 (\"sat 8:00-12:00\"): '8:00' is not a start time"), "\(badSpec.stderr)")
+            #expect(try await site.cli(["verifier", "schedule", "set", "away", Self.scheduleExcludingNow]).status == 0)
+            let log = site.directory.appendingPathComponent("serve.log")
+            let server = try await VerifierProcess(directory: site.directory, stderr: log)
+            defer { server.stop() }
+            let port = server.port
 
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
-        #expect(try await site.simulate("1470", at: "back-door", port: port).contains("Access denied"))
-        #expect(try await site.simulate("3691", at: "back-door", port: port).contains("Access granted"))  // dana: every door
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
+            #expect(try await site.simulate("1470", at: "back-door", port: port).contains("Access denied"))
+            #expect(try await site.simulate("3691", at: "back-door", port: port).contains("Access granted"))  // dana: every door
 
-        #expect(try await site.cli(["verifier", "user", "set", "bob", "--schedule", "away"]).status == 0)
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
-        let expire = try await site.cli(["verifier", "user", "set", "bob", "--schedule", "always", "--valid-until", Self.yesterday])
-        #expect(expire.status == 0 && expire.stdout.contains("valid=..\(Self.yesterday)"), "\(expire.stdout)\(expire.stderr)")
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
-        #expect(try await site.cli(["verifier", "user", "set", "bob", "--valid-until", "none"]).status == 0)
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
-        #expect(try await site.cli(["verifier", "user", "disable", "bob"]).status == 0)
-        let list = try await site.cli(["verifier", "user", "list"])
-        #expect(list.stdout.contains("bob pin doors=front-door schedule=always valid=always disabled"), "\(list.stdout)")
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
-        #expect(try await site.cli(["verifier", "user", "enable", "bob"]).status == 0)
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
-        #expect(try await site.deniedReasons() == ["not_permitted_here", "outside_schedule", "expired", "disabled"])
+            #expect(try await site.cli(["verifier", "user", "set", "bob", "--schedule", "away"]).status == 0)
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
+            let expire = try await site.cli(["verifier", "user", "set", "bob", "--schedule", "always", "--valid-until", Self.yesterday])
+            #expect(expire.status == 0 && expire.stdout.contains("valid=..\(Self.yesterday)"), "\(expire.stdout)\(expire.stderr)")
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
+            #expect(try await site.cli(["verifier", "user", "set", "bob", "--valid-until", "none"]).status == 0)
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
+            #expect(try await site.cli(["verifier", "user", "disable", "bob"]).status == 0)
+            let list = try await site.cli(["verifier", "user", "list"])
+            #expect(list.stdout.contains("bob pin doors=front-door schedule=always valid=always disabled"), "\(list.stdout)")
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access denied"))
+            #expect(try await site.cli(["verifier", "user", "enable", "bob"]).status == 0)
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
+            #expect(try await site.deniedReasons() == ["not_permitted_here", "outside_schedule", "expired", "disabled"])
 
-        // bob's rule names front-door, which signs with the site secret: serve said so at start.
-        #expect(try String(contentsOf: log, encoding: .utf8).contains("access rules name door front-door without a secret of its own"))
-        // front-door gets its own secret: the site secret no longer speaks for it.
-        let added = try await site.cli(["verifier", "terminal", "add", "front-door"])
-        #expect(added.status == 0 && added.stdout.hasPrefix("whsec_"))
-        try added.stdout.write(to: site.directory.appendingPathComponent("front-door.secret"), atomically: true, encoding: .utf8)
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Verifier"))
-        #expect(try await site.simulate("1470", at: "front-door", port: port, secretFile: "front-door.secret").contains("Access granted"))
-        #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.hasPrefix("front-door own secret since "))
-        let quiet = site.directory.appendingPathComponent("serve-again.log")
-        try await VerifierProcess(directory: site.directory, stderr: quiet).stopped()
-        #expect(try !String(contentsOf: quiet, encoding: .utf8).contains("without a secret of its own"))
-        #expect(try await site.cli(["verifier", "terminal", "remove", "front-door"]).status == 0)
-        #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
+            // bob's rule names front-door, which signs with the site secret: serve said so at start.
+            #expect(try String(contentsOf: log, encoding: .utf8).contains("access rules name door front-door without a secret of its own"))
+            // front-door gets its own secret: the site secret no longer speaks for it.
+            let added = try await site.cli(["verifier", "terminal", "add", "front-door"])
+            #expect(added.status == 0 && added.stdout.hasPrefix("whsec_"))
+            try added.stdout.write(to: site.directory.appendingPathComponent("front-door.secret"), atomically: true, encoding: .utf8)
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Verifier"))
+            #expect(try await site.simulate("1470", at: "front-door", port: port, secretFile: "front-door.secret").contains("Access granted"))
+            #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.hasPrefix("front-door own secret since "))
+            let quiet = site.directory.appendingPathComponent("serve-again.log")
+            try await VerifierProcess(directory: site.directory, stderr: quiet).stopped()
+            #expect(try !String(contentsOf: quiet, encoding: .utf8).contains("without a secret of its own"))
+            #expect(try await site.cli(["verifier", "terminal", "remove", "front-door"]).status == 0)
+            #expect(try await site.simulate("1470", at: "front-door", port: port).contains("Access granted"))
+        }
     }
 
     /// What adjtimex(2) reports, asked from another process: TIME_ERROR (5) while the clock is unsynchronised.
@@ -139,45 +140,46 @@ struct AccessRulesEndToEndTests {
 
     @Test func theSameRulesDecideOnATerminalWithALocalVerifierAndAClockItMayNotTrust() async throws {
         let site = try await Site(.sqlite)
-        defer { site.close() }
-        #expect(try await site.cli(["verifier", "schedule", "set", "open", "daily"]).status == 0)
-        #expect(try await site.cli(["verifier", "user", "set", "dana", "--schedule", "open"]).status == 0)
-        let users = site.directory.appendingPathComponent("terminal-users").path
-        #expect(try await site.cli(["verifier", "export", "--users-file", users]).status == 0)
-        let exported = try String(contentsOfFile: users, encoding: .utf8)
-        #expect(exported.contains("@time_zone UTC\n@schedule open daily\n@access bob doors=front-door\n@access dana schedule=open\n"), "\(exported)")
+        try await site.closing {
+            #expect(try await site.cli(["verifier", "schedule", "set", "open", "daily"]).status == 0)
+            #expect(try await site.cli(["verifier", "user", "set", "dana", "--schedule", "open"]).status == 0)
+            let users = site.directory.appendingPathComponent("terminal-users").path
+            #expect(try await site.cli(["verifier", "export", "--users-file", users]).status == 0)
+            let exported = try String(contentsOfFile: users, encoding: .utf8)
+            #expect(exported.contains("@time_zone UTC\n@schedule open daily\n@access bob doors=front-door\n@access dana schedule=open\n"), "\(exported)")
 
-        /// `simulate` as `door` with the exported users file; the last frame and the journal's attempt records.
-        func local(_ pin: String, at door: String, trust: String) async throws -> (frame: String, journal: String) {
-            let state = site.directory.appendingPathComponent("state-\(UUID())")
-            let terminal = site.directory.appendingPathComponent("local.yaml")
-            try """
-                terminal_id: \(door)
-                state_dir: \(state.path)
-                clock: {trust: \(trust)}
-                verifier: {kind: local, users_file: \(users)}
-                """.write(to: terminal, atomically: true, encoding: .utf8)
-            let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: pin)
-            let journal = (try? String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)) ?? result.stderr
-            return (CLI.frames(result.stdout).last ?? result.stderr, journal)
-        }
+            /// `simulate` as `door` with the exported users file; the last frame and the journal's attempt records.
+            func local(_ pin: String, at door: String, trust: String) async throws -> (frame: String, journal: String) {
+                let state = site.directory.appendingPathComponent("state-\(UUID())")
+                let terminal = site.directory.appendingPathComponent("local.yaml")
+                try """
+                    terminal_id: \(door)
+                    state_dir: \(state.path)
+                    clock: {trust: \(trust)}
+                    verifier: {kind: local, users_file: \(users)}
+                    """.write(to: terminal, atomically: true, encoding: .utf8)
+                let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: pin)
+                let journal = (try? String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)) ?? result.stderr
+                return (CLI.frames(result.stdout).last ?? result.stderr, journal)
+            }
 
-        #expect(try await local("1470", at: "front-door", trust: "synchronised").frame.contains("Access granted"))  // no clock needed
-        let elsewhere = try await local("1470", at: "back-door", trust: "synchronised")
-        #expect(elsewhere.frame.contains("Access denied") && elsewhere.journal.contains("\"reason\":\"not_permitted_here\""), "\(elsewhere.journal)")
-        // dana's schedule needs the clock: this kernel's clock decides whether it counts.
-        let untrusted = try await local("3691", at: "front-door", trust: "synchronised")
-        if try await Self.kernelClockSynchronised() {
-            #expect(untrusted.frame.contains("Access granted"))
-        } else {
-            #expect(untrusted.frame.contains("Access denied") && untrusted.journal.contains("\"reason\":\"clock_not_trusted\""), "\(untrusted.journal)")
+            #expect(try await local("1470", at: "front-door", trust: "synchronised").frame.contains("Access granted"))  // no clock needed
+            let elsewhere = try await local("1470", at: "back-door", trust: "synchronised")
+            #expect(elsewhere.frame.contains("Access denied") && elsewhere.journal.contains("\"reason\":\"not_permitted_here\""), "\(elsewhere.journal)")
+            // dana's schedule needs the clock: this kernel's clock decides whether it counts.
+            let untrusted = try await local("3691", at: "front-door", trust: "synchronised")
+            if try await Self.kernelClockSynchronised() {
+                #expect(untrusted.frame.contains("Access granted"))
+            } else {
+                #expect(untrusted.frame.contains("Access denied") && untrusted.journal.contains("\"reason\":\"clock_not_trusted\""), "\(untrusted.journal)")
+            }
+            #expect(try await local("3691", at: "front-door", trust: "rtc").frame.contains("Access granted"))
+            let badSpec = site.directory.appendingPathComponent("bad-users").path
+            try (exported.replacingOccurrences(of: "@schedule open daily", with: "@schedule open daily 9-17")).write(toFile: badSpec, atomically: true, encoding: .utf8)
+            let check = site.directory.appendingPathComponent("check.yaml")
+            try "verifier: {kind: local, users_file: \(badSpec)}\n".write(to: check, atomically: true, encoding: .utf8)
+            let checked = try await CLI.run(["config", "check", "--with-files", check.path])
+            #expect(checked.status != 0 && checked.stderr.contains("@schedule open: part 1 (\"daily 9-17\"): '9' is not a start time"), "\(checked.stderr)")
         }
-        #expect(try await local("3691", at: "front-door", trust: "rtc").frame.contains("Access granted"))
-        let badSpec = site.directory.appendingPathComponent("bad-users").path
-        try (exported.replacingOccurrences(of: "@schedule open daily", with: "@schedule open daily 9-17")).write(toFile: badSpec, atomically: true, encoding: .utf8)
-        let check = site.directory.appendingPathComponent("check.yaml")
-        try "verifier: {kind: local, users_file: \(badSpec)}\n".write(to: check, atomically: true, encoding: .utf8)
-        let checked = try await CLI.run(["config", "check", "--with-files", check.path])
-        #expect(checked.status != 0 && checked.stderr.contains("@schedule open: part 1 (\"daily 9-17\"): '9' is not a start time"), "\(checked.stderr)")
     }
 }

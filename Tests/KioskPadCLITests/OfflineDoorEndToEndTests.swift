@@ -60,78 +60,79 @@ struct OfflineDoorEndToEndTests {
     @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
     func aStoppedVerifierLeavesTheDoorDecidingFromItsReplica(_ store: AccessRulesEndToEndTests.Store) async throws {
         let site = try await AccessRulesEndToEndTests.Site(store)
-        defer { site.close() }
-        let door = try await Door(site)
-        var server = try await VerifierProcess(directory: site.directory)
-        try door.configure(port: server.port)
-        let synced = try await door.credentials("sync")
-        #expect(synced.status == 0 && synced.stdout.hasPrefix("replica v") && synced.stdout.contains(": 2 users"), "\(synced.stdout)\(synced.stderr)")
-        let mode = try FileManager.default.attributesOfItem(atPath: door.replica.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        let shown = try await door.credentials("show")
-        #expect(shown.stdout.contains("bob pin doors=front-door") && shown.stdout.contains("dana pin every door"), "\(shown.stdout)")
-        #expect(shown.stdout.contains("offline decisions: allowed") && !shown.stdout.contains("pbkdf2"), "\(shown.stdout)")
-        await server.stopped()
+        try await site.closing {
+            let door = try await Door(site)
+            var server = try await VerifierProcess(directory: site.directory)
+            try door.configure(port: server.port)
+            let synced = try await door.credentials("sync")
+            #expect(synced.status == 0 && synced.stdout.hasPrefix("replica v") && synced.stdout.contains(": 2 users"), "\(synced.stdout)\(synced.stderr)")
+            let mode = try FileManager.default.attributesOfItem(atPath: door.replica.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let shown = try await door.credentials("show")
+            #expect(shown.stdout.contains("bob pin doors=front-door") && shown.stdout.contains("dana pin every door"), "\(shown.stdout)")
+            #expect(shown.stdout.contains("offline decisions: allowed") && !shown.stdout.contains("pbkdf2"), "\(shown.stdout)")
+            await server.stopped()
 
-        // Verifier stopped: bob is granted from the replica, a wrong PIN twice locks the door.
-        let granted = try await door.simulate("1470")
-        #expect(granted.frames.last?.contains("Access granted") == true, "\(granted.frames.last ?? granted.stderr)")
-        let wrong = try await door.simulate("85208520")
-        #expect(wrong.frames.last?.contains("Locked") == true, "\(wrong.frames.last ?? wrong.stderr)")
-        let offline = try door.attempts()
-        #expect(offline.allSatisfy { $0["offline"] as? Bool == true && ($0["replica_version"] as? Int ?? 0) > 0 }, "\(offline)")
-        #expect(offline.map { $0["decision"] as? String ?? "" } == ["granted", "denied", "denied"])
-        #expect(offline.first?["user"] as? String == "bob")
-        for text in [granted.stderr, wrong.stderr] { #expect(!text.contains("1470") && !text.contains("8520")) }
+            // Verifier stopped: bob is granted from the replica, a wrong PIN twice locks the door.
+            let granted = try await door.simulate("1470")
+            #expect(granted.frames.last?.contains("Access granted") == true, "\(granted.frames.last ?? granted.stderr)")
+            let wrong = try await door.simulate("85208520")
+            #expect(wrong.frames.last?.contains("Locked") == true, "\(wrong.frames.last ?? wrong.stderr)")
+            let offline = try door.attempts()
+            #expect(offline.allSatisfy { $0["offline"] as? Bool == true && ($0["replica_version"] as? Int ?? 0) > 0 }, "\(offline)")
+            #expect(offline.map { $0["decision"] as? String ?? "" } == ["granted", "denied", "denied"])
+            #expect(offline.first?["user"] as? String == "bob")
+            for text in [granted.stderr, wrong.stderr] { #expect(!text.contains("1470") && !text.contains("8520")) }
 
-        // The verifier is back: the offline records reach it exactly once.
-        server = try await VerifierProcess(directory: site.directory)
-        defer { server.stop() }
-        try door.configure(port: server.port)
-        _ = try await door.simulate("")
-        let stored = try await offlineAttempts(site)
-        #expect(stored == ["granted bob", "denied", "denied"], "\(stored)")
+            // The verifier is back: the offline records reach it exactly once.
+            server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            try door.configure(port: server.port)
+            _ = try await door.simulate("")
+            let stored = try await offlineAttempts(site)
+            #expect(stored == ["granted bob", "denied", "denied"], "\(stored)")
 
-        // bob is removed: the next sync takes him off this door, even with the verifier gone.
-        #expect(try await site.cli(["verifier", "user", "remove", "bob"]).status == 0)
-        let resynced = try await door.credentials("sync")
-        #expect(resynced.status == 0 && resynced.stdout.contains(": 1 user "), "\(resynced.stdout)\(resynced.stderr)")
-        await server.stopped()
-        let removed = try await door.simulate("1470")
-        #expect(removed.frames.last?.contains("Access denied") == true, "\(removed.frames.last ?? removed.stderr)")
-        #expect(try await door.simulate("3691").frames.last?.contains("Access granted") == true)
+            // bob is removed: the next sync takes him off this door, even with the verifier gone.
+            #expect(try await site.cli(["verifier", "user", "remove", "bob"]).status == 0)
+            let resynced = try await door.credentials("sync")
+            #expect(resynced.status == 0 && resynced.stdout.contains(": 1 user "), "\(resynced.stdout)\(resynced.stderr)")
+            await server.stopped()
+            let removed = try await door.simulate("1470")
+            #expect(removed.frames.last?.contains("Access denied") == true, "\(removed.frames.last ?? removed.stderr)")
+            #expect(try await door.simulate("3691").frames.last?.contains("Access granted") == true)
 
-        // A replica older than max_age_h is refused: the boot clock says the last
-        // confirmation came 2 hours ago.
-        let confirmation = door.state.appendingPathComponent("replica-confirmation.json")
-        var file = try JSONSerialization.jsonObject(with: Data(contentsOf: confirmation)) as! [String: Any]
-        file["boottime_ns"] = (file["boottime_ns"] as! Int) - 2 * 3600 * 1_000_000_000
-        try JSONSerialization.data(withJSONObject: file).write(to: confirmation)
-        try door.configure(port: server.port, maxAgeHours: 1)
-        let stale = try await door.credentials("show")
-        #expect(stale.stdout.contains("refused now: replica v") && stale.stdout.contains("longer than max_age_h (1 h)"), "\(stale.stdout)")
-        let tooOld = try await door.simulate("3691")
-        #expect(tooOld.frames.last?.contains("Verifier unavailable") == true, "\(tooOld.frames.last ?? tooOld.stderr)")
-        #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("longer than max_age_h") == true)
+            // A replica older than max_age_h is refused: the boot clock says the last
+            // confirmation came 2 hours ago.
+            let confirmation = door.state.appendingPathComponent("replica-confirmation.json")
+            var file = try JSONSerialization.jsonObject(with: Data(contentsOf: confirmation)) as! [String: Any]
+            file["boottime_ns"] = (file["boottime_ns"] as! Int) - 2 * 3600 * 1_000_000_000
+            try JSONSerialization.data(withJSONObject: file).write(to: confirmation)
+            try door.configure(port: server.port, maxAgeHours: 1)
+            let stale = try await door.credentials("show")
+            #expect(stale.stdout.contains("refused now: replica v") && stale.stdout.contains("longer than max_age_h (1 h)"), "\(stale.stdout)")
+            let tooOld = try await door.simulate("3691")
+            #expect(tooOld.frames.last?.contains("Verifier unavailable") == true, "\(tooOld.frames.last ?? tooOld.stderr)")
+            #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("longer than max_age_h") == true)
 
-        // A tampered replica is refused, and `credentials show` says why.
-        try door.configure(port: server.port)
-        var text = try String(contentsOf: door.replica, encoding: .utf8)
-        let payload = try #require(text.range(of: "\"payload\":\""))
-        let at = text.index(payload.upperBound, offsetBy: 40)
-        text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
-        try text.write(to: door.replica, atomically: true, encoding: .utf8)
-        let tampered = try await door.credentials("show")
-        #expect(tampered.status != 0 && tampered.stdout.contains("refused") && tampered.stdout.contains("signature"), "\(tampered.stdout)\(tampered.stderr)")
-        let refused = try await door.simulate("3691")
-        #expect(refused.frames.last?.contains("Verifier unavailable") == true, "\(refused.frames.last ?? refused.stderr)")
-        #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("signature") == true)
+            // A tampered replica is refused, and `credentials show` says why.
+            try door.configure(port: server.port)
+            var text = try String(contentsOf: door.replica, encoding: .utf8)
+            let payload = try #require(text.range(of: "\"payload\":\""))
+            let at = text.index(payload.upperBound, offsetBy: 40)
+            text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
+            try text.write(to: door.replica, atomically: true, encoding: .utf8)
+            let tampered = try await door.credentials("show")
+            #expect(tampered.status != 0 && tampered.stdout.contains("refused") && tampered.stdout.contains("signature"), "\(tampered.stdout)\(tampered.stderr)")
+            let refused = try await door.simulate("3691")
+            #expect(refused.frames.last?.contains("Verifier unavailable") == true, "\(refused.frames.last ?? refused.stderr)")
+            #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("signature") == true)
+        }
     }
 
     /// `decision user` of the attempts the verifier stored with `offline: true`, oldest first.
     func offlineAttempts(_ site: AccessRulesEndToEndTests.Site) async throws -> [String] {
         if let postgres = site.postgres {
-            return try postgres.database.sql("""
+            return try await postgres.database.query("""
                 SELECT concat_ws(' ', record->>'decision', record->>'user') FROM kioskpad_events
                 WHERE type = 'attempt' AND record->>'offline' = 'true' ORDER BY at, seq
                 """).split(separator: "\n").map(String.init)

@@ -10,7 +10,7 @@ import Testing
 @Suite("Reference verifier on PostgreSQL", .serialized, .heavy)
 struct PostgresVerifierTests {
     /// A database, a secret and a verifier config for it; users added through the CLI.
-    final class Site {
+    final class Site: AsyncClosing {
         let database: PostgresTestServer
         let directory: URL
         var config: String { directory.appendingPathComponent("verifier.yaml").path }
@@ -51,10 +51,13 @@ struct PostgresVerifierTests {
 
         var secret: WebhookSecret { get throws { try WebhookSecret(parsing: String(contentsOfFile: directory.appendingPathComponent("secret").path, encoding: .utf8)) } }
 
-        func close() {
+        func close() async {
             for instance in instances { instance.stop() }
-            database.destroy()
-            try? FileManager.default.removeItem(at: directory)
+            let (database, directory) = (database, directory)
+            _ = try? await onOwnThread {
+                database.destroy()
+                try? FileManager.default.removeItem(at: directory)
+            }
         }
     }
 
@@ -78,187 +81,195 @@ struct PostgresVerifierTests {
 
     @Test func aServerWithoutTLSIsNamedAtOnceNotWaitedFor() async throws {
         let site = try await Site(timeoutMilliseconds: 30_000)
-        defer { site.close() }
-        let text = try String(contentsOfFile: site.config, encoding: .utf8).replacingOccurrences(of: "tls: disable", with: "tls: verify-full")
-        try text.write(toFile: site.config, atomically: true, encoding: .utf8)
-        // With a 30 s timeout, only an answer that does not wait for it says what is wrong.
-        let listed = try await site.cli(["verifier", "user", "list"])
-        #expect(listed.status == 2, "\(listed.stdout)\(listed.stderr)")  // a config that does not fit the server
-        #expect(listed.stderr.contains("server.postgres.tls: the server at 127.0.0.1:"), "\(listed.stderr)")
-        #expect(listed.stderr.contains("does not offer TLS") && !listed.stderr.contains("did not answer"), "\(listed.stderr)")
+        try await site.closing {
+            let text = try String(contentsOfFile: site.config, encoding: .utf8).replacingOccurrences(of: "tls: disable", with: "tls: verify-full")
+            try text.write(toFile: site.config, atomically: true, encoding: .utf8)
+            // With a 30 s timeout, only an answer that does not wait for it says what is wrong.
+            let listed = try await site.cli(["verifier", "user", "list"])
+            #expect(listed.status == 2, "\(listed.stdout)\(listed.stderr)")  // a config that does not fit the server
+            #expect(listed.stderr.contains("server.postgres.tls: the server at 127.0.0.1:"), "\(listed.stderr)")
+            #expect(listed.stderr.contains("does not offer TLS") && !listed.stderr.contains("did not answer"), "\(listed.stderr)")
+        }
     }
 
     @Test func userCommandsRoundTripAndMigrationsTwiceChangeNothing() async throws {
         let site = try await Site()
-        defer { site.close() }
-        let first = try await site.cli(["verifier", "migrate"])
-        #expect(first.status == 0 && first.stdout.contains("at version 6 (applied 1, 2, 3, 4, 5, 6)"), "\(first.stdout) \(first.stderr)")
-        let second = try await site.cli(["verifier", "migrate"])
-        #expect(second.status == 0 && second.stdout.contains("at version 6 (already)"), "\(second.stdout) \(second.stderr)")
-        #expect(try site.database.sql("SELECT count(*) FROM kioskpad_schema_migrations") == "6\n")
+        try await site.closing {
+            let first = try await site.cli(["verifier", "migrate"])
+            #expect(first.status == 0 && first.stdout.contains("at version 6 (applied 1, 2, 3, 4, 5, 6)"), "\(first.stdout) \(first.stderr)")
+            let second = try await site.cli(["verifier", "migrate"])
+            #expect(second.status == 0 && second.stdout.contains("at version 6 (already)"), "\(second.stdout) \(second.stderr)")
+            #expect(try await site.database.query("SELECT count(*) FROM kioskpad_schema_migrations") == "6\n")
 
-        try await site.addUser("dana", pin: "4711")
-        let twice = try await site.cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "1234\n")
-        #expect(twice.status != 0 && twice.stderr.contains("user 'dana' is already in postgres://kioskpad@127.0.0.1"))
-        #expect(try await site.cli(["verifier", "user", "set-pin", "dana", "--iterations", "1000"], stdin: "2468\n").status == 0)
-        #expect(try await site.cli(["verifier", "user", "set-duress", "dana", "--iterations", "1000"], stdin: "9999\n").status == 0)
-        #expect(try await site.cli(["verifier", "user", "add-card", "dana", "--iterations", "1000"], stdin: "789888\n").status == 0)
-        let uri = try await site.cli(["verifier", "user", "totp", "dana"])
-        #expect(uri.status == 0 && uri.stdout.hasPrefix("otpauth://totp/"))
-        try await site.addUser("eve", pin: "1357")
-        #expect(try await site.cli(["verifier", "user", "list"]).stdout == "dana pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\neve pin doors=all schedule=always valid=always enabled\n")
+            try await site.addUser("dana", pin: "4711")
+            let twice = try await site.cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "1234\n")
+            #expect(twice.status != 0 && twice.stderr.contains("user 'dana' is already in postgres://kioskpad@127.0.0.1"))
+            #expect(try await site.cli(["verifier", "user", "set-pin", "dana", "--iterations", "1000"], stdin: "2468\n").status == 0)
+            #expect(try await site.cli(["verifier", "user", "set-duress", "dana", "--iterations", "1000"], stdin: "9999\n").status == 0)
+            #expect(try await site.cli(["verifier", "user", "add-card", "dana", "--iterations", "1000"], stdin: "789888\n").status == 0)
+            let uri = try await site.cli(["verifier", "user", "totp", "dana"])
+            #expect(uri.status == 0 && uri.stdout.hasPrefix("otpauth://totp/"))
+            try await site.addUser("eve", pin: "1357")
+            #expect(try await site.cli(["verifier", "user", "list"]).stdout == "dana pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\neve pin doors=all schedule=always valid=always enabled\n")
 
-        let wrongCard = try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "111111\n")
-        #expect(wrongCard.status != 0 && wrongCard.stderr.contains("no card with that number"))
-        #expect(try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "789888\n").status == 0)
-        let removed = try await site.cli(["verifier", "user", "remove", "dana"])
-        #expect(removed.status == 0 && removed.stdout.contains("(2 entries)"), "\(removed.stdout)")
-        #expect(try await site.cli(["verifier", "user", "list"]).stdout == "eve pin doors=all schedule=always valid=always enabled\n")
-        let again = try await site.cli(["verifier", "user", "remove", "dana"])
-        #expect(again.status != 0 && again.stderr.contains("no user 'dana'"))
-        // Never a PIN or a TOTP secret in clear in the database.
-        let stored = try site.database.sql("SELECT name || ' ' || hash || ' ' || coalesce(totp_secret, '-') FROM kioskpad_users")
-        #expect(stored.hasPrefix("eve $pbkdf2-sha256$") && !stored.contains("1357"))
+            let wrongCard = try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "111111\n")
+            #expect(wrongCard.status != 0 && wrongCard.stderr.contains("no card with that number"))
+            #expect(try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "789888\n").status == 0)
+            let removed = try await site.cli(["verifier", "user", "remove", "dana"])
+            #expect(removed.status == 0 && removed.stdout.contains("(2 entries)"), "\(removed.stdout)")
+            #expect(try await site.cli(["verifier", "user", "list"]).stdout == "eve pin doors=all schedule=always valid=always enabled\n")
+            let again = try await site.cli(["verifier", "user", "remove", "dana"])
+            #expect(again.status != 0 && again.stderr.contains("no user 'dana'"))
+            // Never a PIN or a TOTP secret in clear in the database.
+            let stored = try await site.database.query("SELECT name || ' ' || hash || ' ' || coalesce(totp_secret, '-') FROM kioskpad_users")
+            #expect(stored.hasPrefix("eve $pbkdf2-sha256$") && !stored.contains("1357"))
+        }
     }
 
     @Test func aRequestReplayedToTheOtherInstanceIsRefused() async throws {
         let site = try await Site()
-        defer { site.close() }
-        try await site.addUser("dana", pin: "4711")
-        try await site.startInstances(2)
-        let (a, b) = (site.instances[0].port, site.instances[1].port)
-        let request = SignedRequest(terminal: "door-1", value: "4711", secret: try site.secret)
-        let first = try await request.send(to: a)
-        #expect(first.status == 200 && first.body.contains("\"decision\":\"granted\""), "\(first)")
-        let replayed = try await request.send(to: b)
-        #expect(replayed.status == 409, "\(replayed)")
-        #expect(try await request.send(to: a).status == 409)
-        // The refused replays were audited by the instance that refused them, without the PIN.
-        let audit = try site.database.sql("SELECT record::text FROM kioskpad_audit ORDER BY id")
-        #expect(audit.contains("\"decision\": \"granted\"") && audit.contains("\"refusal\": \"replayed\""), "\(audit)")
-        #expect(!audit.contains("4711"))
-        // /metrics on each instance counts its own decisions and shows its pool.
-        let textA = try await LoopbackHTTP.get(port: a, path: "/metrics").body
-        #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"granted\"} 1\n"), "\(textA)")
-        #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n"))
-        #expect(textA.contains("kioskpad_verifier_db_pool_size 10.0\n") && textA.contains("kioskpad_verifier_db_connections_in_use 0.0\n"))
-        #expect(textA.contains("kioskpad_verifier_request_duration_seconds_count 2\n"))
-        let textB = try await LoopbackHTTP.get(port: b, path: "/metrics").body
-        #expect(textB.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n") && !textB.contains("result=\"granted\""), "\(textB)")
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            try await site.startInstances(2)
+            let (a, b) = (site.instances[0].port, site.instances[1].port)
+            let request = SignedRequest(terminal: "door-1", value: "4711", secret: try site.secret)
+            let first = try await request.send(to: a)
+            #expect(first.status == 200 && first.body.contains("\"decision\":\"granted\""), "\(first)")
+            let replayed = try await request.send(to: b)
+            #expect(replayed.status == 409, "\(replayed)")
+            #expect(try await request.send(to: a).status == 409)
+            // The refused replays were audited by the instance that refused them, without the PIN.
+            let audit = try await site.database.query("SELECT record::text FROM kioskpad_audit ORDER BY id")
+            #expect(audit.contains("\"decision\": \"granted\"") && audit.contains("\"refusal\": \"replayed\""), "\(audit)")
+            #expect(!audit.contains("4711"))
+            // /metrics on each instance counts its own decisions and shows its pool.
+            let textA = try await LoopbackHTTP.get(port: a, path: "/metrics").body
+            #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"granted\"} 1\n"), "\(textA)")
+            #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n"))
+            #expect(textA.contains("kioskpad_verifier_db_pool_size 10.0\n") && textA.contains("kioskpad_verifier_db_connections_in_use 0.0\n"))
+            #expect(textA.contains("kioskpad_verifier_request_duration_seconds_count 2\n"))
+            let textB = try await LoopbackHTTP.get(port: b, path: "/metrics").body
+            #expect(textB.contains("kioskpad_verifier_decisions_total{result=\"replayed\"} 1\n") && !textB.contains("result=\"granted\""), "\(textB)")
+        }
     }
 
     @Test func aOneTimeCodeTriedFiftyTimesAtOnceOnTwoInstancesOpensOnce() async throws {
         let site = try await Site()
-        defer { site.close() }
-        try await site.addUser("dana", pin: "4711")
-        try await site.startInstances(2)
-        let issued = try await site.cli(["verifier", "code", "issue", "--user", "dana", "--ttl", "10m"])
-        let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(issued.status == 0 && code.count == 8, "\(issued.stderr)")
-        let secret = try site.secret
-        let ports = site.instances.map(\.port)
-        let statuses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for index in 0..<50 {
-                // One terminal per try: each waits only for its own lockout row.
-                let request = SignedRequest(terminal: "door-\(index)", kind: .code, value: code, secret: secret)
-                group.addTask { try await request.send(to: ports[index % 2]) }
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            try await site.startInstances(2)
+            let issued = try await site.cli(["verifier", "code", "issue", "--user", "dana", "--ttl", "10m"])
+            let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(issued.status == 0 && code.count == 8, "\(issued.stderr)")
+            let secret = try site.secret
+            let ports = site.instances.map(\.port)
+            let statuses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for index in 0..<50 {
+                    // One terminal per try: each waits only for its own lockout row.
+                    let request = SignedRequest(terminal: "door-\(index)", kind: .code, value: code, secret: secret)
+                    group.addTask { try await request.send(to: ports[index % 2]) }
+                }
+                var results: [(Int, String)] = []
+                for try await result in group { results.append(result) }
+                return results
             }
-            var results: [(Int, String)] = []
-            for try await result in group { results.append(result) }
-            return results
+            let granted = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"granted\"") }.count
+            let denied = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"denied\"") }.count
+            #expect(granted == 1 && denied == 49, "\(statuses.map(\.0))")
+            #expect(try await site.database.query("SELECT count(*) FROM kioskpad_codes WHERE used_at IS NOT NULL") == "1\n")
         }
-        let granted = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"granted\"") }.count
-        let denied = statuses.filter { $0.0 == 200 && $0.1.contains("\"decision\":\"denied\"") }.count
-        #expect(granted == 1 && denied == 49, "\(statuses.map(\.0))")
-        #expect(try site.database.sql("SELECT count(*) FROM kioskpad_codes WHERE used_at IS NOT NULL") == "1\n")
     }
 
     @Test func failuresSpreadOverTwoInstancesLockTheTerminalAfterMaxFailuresInTotal() async throws {
         let site = try await Site(extraSettings: "  lockout:\n    max_failures: 3\n    lockout_s: 60\n")
-        defer { site.close() }
-        try await site.addUser("dana", pin: "4711")
-        try await site.startInstances(2)
-        let secret = try site.secret
-        let (a, b) = (site.instances[0].port, site.instances[1].port)
-        for port in [a, b] {
-            let denied = try await SignedRequest(terminal: "door-7", value: "1111", secret: secret).send(to: port)
-            #expect(denied.status == 200 && denied.body.contains("\"decision\":\"denied\"") && !denied.body.contains("Locked out"), "\(denied)")
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            try await site.startInstances(2)
+            let secret = try site.secret
+            let (a, b) = (site.instances[0].port, site.instances[1].port)
+            for port in [a, b] {
+                let denied = try await SignedRequest(terminal: "door-7", value: "1111", secret: secret).send(to: port)
+                #expect(denied.status == 200 && denied.body.contains("\"decision\":\"denied\"") && !denied.body.contains("Locked out"), "\(denied)")
+            }
+            // Another terminal's failures do not count towards door-7's.
+            _ = try await SignedRequest(terminal: "door-8", value: "1111", secret: secret).send(to: b)
+            let third = try await SignedRequest(terminal: "door-7", value: "2222", secret: secret).send(to: a)
+            #expect(third.status == 200 && third.body.contains("\"decision\":\"denied\""))
+            for port in [b, a] {
+                let locked = try await SignedRequest(terminal: "door-7", value: "4711", secret: secret).send(to: port)
+                #expect(locked.status == 200 && locked.body.contains("Locked out"), "\(locked)")
+            }
+            let other = try await SignedRequest(terminal: "door-8", value: "4711", secret: secret).send(to: a)
+            #expect(other.body.contains("\"decision\":\"granted\""), "\(other)")
         }
-        // Another terminal's failures do not count towards door-7's.
-        _ = try await SignedRequest(terminal: "door-8", value: "1111", secret: secret).send(to: b)
-        let third = try await SignedRequest(terminal: "door-7", value: "2222", secret: secret).send(to: a)
-        #expect(third.status == 200 && third.body.contains("\"decision\":\"denied\""))
-        for port in [b, a] {
-            let locked = try await SignedRequest(terminal: "door-7", value: "4711", secret: secret).send(to: port)
-            #expect(locked.status == 200 && locked.body.contains("Locked out"), "\(locked)")
-        }
-        let other = try await SignedRequest(terminal: "door-8", value: "4711", secret: secret).send(to: a)
-        #expect(other.body.contains("\"decision\":\"granted\""), "\(other)")
     }
 
     @Test func aTOTPCodeIsAcceptedOnceAcrossBothInstances() async throws {
         let site = try await Site()
-        defer { site.close() }
-        try await site.addUser("dana", pin: "4711")
-        let uri = try await site.cli(["verifier", "user", "totp", "dana"]).stdout
-        let base32 = try #require(uri.split(separator: "secret=").last?.split(separator: "&").first)
-        let totp = TOTP(secret: try #require(TOTP.base32Decode(String(base32))))
-        try await site.startInstances(2)
-        let secret = try site.secret
-        let code = totp.code(step: Int(Date().timeIntervalSince1970) / 30)
-        let first = try await SignedRequest(terminal: "door-1", kind: .code, value: code, secret: secret).send(to: site.instances[1].port)
-        #expect(first.body.contains("\"decision\":\"granted\""), "\(first)")
-        let second = try await SignedRequest(terminal: "door-2", kind: .code, value: code, secret: secret).send(to: site.instances[0].port)
-        #expect(second.status == 200 && second.body.contains("\"decision\":\"denied\""), "\(second)")
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            let uri = try await site.cli(["verifier", "user", "totp", "dana"]).stdout
+            let base32 = try #require(uri.split(separator: "secret=").last?.split(separator: "&").first)
+            let totp = TOTP(secret: try #require(TOTP.base32Decode(String(base32))))
+            try await site.startInstances(2)
+            let secret = try site.secret
+            let code = totp.code(step: Int(Date().timeIntervalSince1970) / 30)
+            let first = try await SignedRequest(terminal: "door-1", kind: .code, value: code, secret: secret).send(to: site.instances[1].port)
+            #expect(first.body.contains("\"decision\":\"granted\""), "\(first)")
+            let second = try await SignedRequest(terminal: "door-2", kind: .code, value: code, secret: secret).send(to: site.instances[0].port)
+            #expect(second.status == 200 && second.body.contains("\"decision\":\"denied\""), "\(second)")
+        }
     }
 
     @Test func theDatabaseStoppedMidLoadAnswers503NeverAGrantAndServiceResumesWithoutARestart() async throws {
         let site = try await Site(timeoutMilliseconds: 1500)
-        defer { site.close() }
-        try await site.addUser("dana", pin: "4711")
-        try await site.startInstances(1)
-        let port = site.instances[0].port
-        let secret = try site.secret
-        let health = try await site.instances[0].health()
-        #expect(health["store"] as? String == "ok")
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            try await site.startInstances(1)
+            let port = site.instances[0].port
+            let secret = try site.secret
+            let health = try await site.instances[0].health()
+            #expect(health["store"] as? String == "ok")
 
-        // Load: a grant every request, one terminal per task, while the database goes away.
-        actor Tally {
-            var statuses: [Int] = []
-            func add(_ status: Int) { statuses.append(status) }
-        }
-        let duringOutage = Tally()
-        try site.database.stop()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<4 {
-                group.addTask {
-                    for round in 0..<5 {
-                        let answer = try await SignedRequest(terminal: "door-\(worker)-\(round)", value: "4711", secret: secret).send(to: port)
-                        await duringOutage.add(answer.status)
-                        #expect(!answer.body.contains("\"decision\":\"granted\""))
+            // Load: a grant every request, one terminal per task, while the database goes away.
+            actor Tally {
+                var statuses: [Int] = []
+                func add(_ status: Int) { statuses.append(status) }
+            }
+            let duringOutage = Tally()
+            let database = site.database
+            try await onOwnThread { try database.stop() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        for round in 0..<5 {
+                            let answer = try await SignedRequest(terminal: "door-\(worker)-\(round)", value: "4711", secret: secret).send(to: port)
+                            await duringOutage.add(answer.status)
+                            #expect(!answer.body.contains("\"decision\":\"granted\""))
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
-        }
-        let statuses = await duringOutage.statuses
-        #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 503 }, "\(statuses)")
-        // A terminal shows it.
-        let terminal = try await CLI.run(
-            ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
-             "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
-        #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
-        #expect(try await LoopbackHTTP.get(port: port, path: "/healthz").status == 200, "/healthz answers 200 (docs/openapi.yaml); its body tells")
-        let down = try await site.instances[0].health()
-        #expect(down["store"] as? String == "unavailable" && (down["problem"] as? String)?.isEmpty == false, "\(down)")
+            let statuses = await duringOutage.statuses
+            #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 503 }, "\(statuses)")
+            // A terminal shows it.
+            let terminal = try await CLI.run(
+                ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
+                 "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
+            #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
+            #expect(try await LoopbackHTTP.get(port: port, path: "/healthz").status == 200, "/healthz answers 200 (docs/openapi.yaml); its body tells")
+            let down = try await site.instances[0].health()
+            #expect(down["store"] as? String == "unavailable" && (down["problem"] as? String)?.isEmpty == false, "\(down)")
 
-        try site.database.start()
-        let metrics = try await LoopbackHTTP.get(port: port, path: "/metrics").body
-        #expect(metrics.contains("kioskpad_verifier_decisions_total{result=\"unavailable\"} 21\n"))
-        let resumed = await eventually {
-            (try? await SignedRequest(terminal: "door-back", value: "4711", secret: secret).send(to: port))?.body.contains("\"decision\":\"granted\"") == true
+            try await onOwnThread { try database.start() }
+            let metrics = try await LoopbackHTTP.get(port: port, path: "/metrics").body
+            #expect(metrics.contains("kioskpad_verifier_decisions_total{result=\"unavailable\"} 21\n"))
+            let resumed = await eventually {
+                (try? await SignedRequest(terminal: "door-back", value: "4711", secret: secret).send(to: port))?.body.contains("\"decision\":\"granted\"") == true
+            }
+            #expect(resumed, "the verifier serves again once the database is back, without a restart")
+            #expect(try await site.instances[0].health()["store"] as? String == "ok")
         }
-        #expect(resumed, "the verifier serves again once the database is back, without a restart")
-        #expect(try await site.instances[0].health()["store"] as? String == "ok")
     }
 }

@@ -251,7 +251,7 @@ struct ConsolePagesTests {
 @Suite("QR codes from libqrencode")
 
 struct QRCodeImageTests {
-    @Test func zbarReadsBackTheOtpauthURI() throws {
+    @Test func zbarReadsBackTheOtpauthURI() async throws {
         let uri = "otpauth://totp/KioskPad:dana?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=KioskPad&algorithm=SHA1&digits=6&period=30"
         let image = try QRCodeImage(encoding: uri)
         #expect(image.width >= 21 && (image.width - 17) % 4 == 0, "a QR symbol is 17 + 4 * version modules wide")
@@ -268,15 +268,19 @@ struct QRCodeImageTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-qr-\(UUID()).pbm").path
         try pbm.write(toFile: path, atomically: true, encoding: .ascii)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-        process.arguments = ["--raw", "-q", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let decoded = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // zbarimg is read and waited for on a thread of its own.
+        let decoded = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+            process.arguments = ["--raw", "-q", path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let decoded = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return decoded
+        }
         #expect(decoded.trimmingCharacters(in: .newlines) == uri)
     }
 }

@@ -86,7 +86,7 @@ struct HomeAssistantBrokerTests {
         await harness.start()
         #expect(await harness.connected())
         await harness.bridge.handle(.doorInput(.opened))
-        broker.stop()
+        await broker.stop()
         #expect(await harness.wait { if case .unavailable = harness.link.connection { return true } else { return false } })
         await harness.bridge.handle(.doorInput(.closed))
         await harness.bridge.handle(grant(user: "alice"))
@@ -188,7 +188,7 @@ struct HomeAssistantBrokerTests {
     @Test("10,000 events while the broker is away: the queue holds the newest 100, the rest are dropped and counted")
     func boundedQueue() async throws {
         let broker = try await MosquittoTestBroker.started()
-        broker.stop()
+        await broker.stop()
         let harness = BridgeHarness(broker: broker)
         await harness.start()
         for index in 0..<10_000 { await harness.bridge.handle(grant(user: "u\(index)")) }

@@ -53,7 +53,8 @@ public final class MosquittoTestBroker: @unchecked Sendable {
     }
 
     deinit {
-        stop()
+        // Ended and reaped on a thread of its own: a deinit may run on the concurrency pool.
+        if let broker { Thread { broker.terminate() }.start() }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -71,10 +72,12 @@ public final class MosquittoTestBroker: @unchecked Sendable {
         throw BrokerError(message: "mosquitto did not listen on \(port) and \(tlsPort): \(log)")
     }
 
-    /// Stops the broker (its clients see the connection drop).
-    public func stop() {
-        broker?.terminate()
-        broker = nil
+    /// Stops the broker (its clients see the connection drop), waiting for it on a thread
+    /// of its own.
+    public func stop() async {
+        let broker = self.broker
+        self.broker = nil
+        _ = try? await onOwnThread { broker?.terminate() }
     }
 
     /// What the broker logged.
@@ -157,7 +160,10 @@ public final class MosquittoTestBroker: @unchecked Sendable {
             return false
         }
 
-        deinit { child.terminate() }
+        deinit {
+            let child = child
+            Thread { child.terminate() }.start()
+        }
 
         /// Every complete message so far (the subscription probe left out).
         public var messages: [Message] {

@@ -83,6 +83,12 @@ public final class PostgresTestServer: @unchecked Sendable {
         try run(binDirectory + "/psql", ["-h", directory.path, "-p", String(port), "-U", user, "-d", database, "-At", "-c", statement])
     }
 
+    /// ``sql(_:)`` from async code: psql runs and is waited for on a thread of its own.
+    @discardableResult
+    public func query(_ statement: String) async throws -> String {
+        try await onOwnThread { try self.sql(statement) }
+    }
+
     /// Runs a file of SQL (too long for one argument) as the database's owner.
     public func sql(file: String) throws {
         try run(binDirectory + "/psql", ["-h", directory.path, "-p", String(port), "-U", user, "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-f", file])
