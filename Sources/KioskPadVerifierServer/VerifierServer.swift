@@ -46,12 +46,14 @@ public enum VerifierServer {
                 // A door naming itself in the header and over its quota: answered before its body is read.
                 if let early = events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)) {
                     metrics.recordEndpoint("events", result: "over_quota")
+                    try? await Task.sleep(for: DoorEventIntake.overQuotaPace)
                     var response = json(early.status, early.body)
                     if let seconds = early.retryAfter { response.headers[.retryAfter] = String(seconds) }
                     return response
                 }
                 return await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await events.handle(incoming)
+                    if reply.status == 429 { try? await Task.sleep(for: DoorEventIntake.overQuotaPace) }
                     var response = json(reply.status, reply.body)
                     if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
                     return (reply.status, reply.body, response)

@@ -116,6 +116,12 @@ public struct DoorEventIntake: Sendable {
         }
     }
 
+    /// How long an answer of 429 (over the quota) is held before it is sent. A door honours
+    /// `Retry-After` and is not slowed; one that ignores it is answered once a second per
+    /// connection (at most `max_connections_per_source` a second from one address), not as
+    /// fast as it can send: its flood then costs the server almost nothing but descriptors.
+    public static let overQuotaPace: Duration = .seconds(1)
+
     private let store: any VerifierStore
     private let siteSecret: WebhookSecret?
     private let clock: @Sendable () -> Date

@@ -101,7 +101,8 @@ struct VerifierServeLimitsTests {
 
     /// A door over its event quota that names itself in `kioskpad-terminal` is answered 429
     /// before its body is read: a body that is not even JSON gets the same 429, where without
-    /// the header it is parsed and refused.
+    /// the header it is parsed and refused. The answer is held for the pace of a door over
+    /// its quota.
     @Test func aDoorOverItsEventQuotaIsAnsweredBeforeItsBodyIsRead() async throws {
         // A day's quota (no minute ends between two requests), at its least: 100,000 bytes,
         // less than one batch of 50 records of about 2.9 kB.
@@ -123,8 +124,12 @@ struct VerifierServeLimitsTests {
         let first = try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: full, headers: signed(full, terminal: "door-1"))
         #expect(first.status == 429 && first.body.contains("door door-1 is over its event quota (bytes_per_day)"), "decoded, then over: \(first)")
         let garbage = Array("not a batch".utf8)
+        let asked = ContinuousClock.now
         let early = try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-1"))
+        let held = ContinuousClock.now - asked
         #expect(early.status == 429 && early.body.contains("door door-1 is over its event quota (bytes_per_day)"), "\(early)")
+        // Paced: a door ignoring Retry-After is answered once a second per connection.
+        #expect(held >= .milliseconds(950), "answered after \(held) (the pace is 1 s: DoorEventIntake.overQuotaPace)")
         #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: [(name: "kioskpad-terminal", value: "door-1")]).status == 429, "unsigned too: nothing read")
         #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: nil)).status == 400, "an older door's body is parsed")
         #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-2")).status == 400, "another door is not over")
