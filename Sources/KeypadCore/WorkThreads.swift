@@ -4,10 +4,12 @@ import Foundation
 /// so it never holds one of Swift's cooperative threads, which on a 2-core Pi are two.
 /// Work waits in lanes: a thread takes the first job of the first lane that has one, so
 /// lane 0 goes ahead of lane 1. Each lane's queue is bounded; over it, ``run(lane:_:)``
-/// throws ``Full`` at once. With one thread, jobs run in the order they were queued.
+/// throws ``Full`` at once. A lane may also be held to fewer running jobs than there are
+/// threads, so that the others stay free for the lanes before it. With one thread, jobs
+/// run in the order they were queued.
 /// Threads start at the first job; idle ones wait on a condition: no timer, no wake-up.
 public final class WorkThreads: @unchecked Sendable {
-    // @unchecked: `lanes` and `started` are guarded by `condition`; the rest is fixed.
+    // @unchecked: `lanes`, `running` and `started` are guarded by `condition`; the rest is fixed.
 
     /// `lane`'s queue was full: the work was not run.
     public struct Full: Error, CustomStringConvertible {
@@ -26,16 +28,23 @@ public final class WorkThreads: @unchecked Sendable {
     public let name: String
     public let threadCount: Int
     private let limits: [Int]
+    private let runningLimits: [Int]
     private let condition = NSCondition()
     private var lanes: [[@Sendable () -> Void]]
+    private var running: [Int]
     private var started = false
 
-    /// `threads` threads named `name-N`; one lane per entry of `queueLimits`, in priority order.
-    public init(name: String, threads: Int, queueLimits: [Int]) {
+    /// `threads` threads named `name-N`; one lane per entry of `queueLimits`, in priority
+    /// order. `runningLimits` (one per lane, default: every thread) caps the jobs of a lane
+    /// that run at once.
+    public init(name: String, threads: Int, queueLimits: [Int], runningLimits: [Int]? = nil) {
+        let count = max(1, threads)
         self.name = name
-        threadCount = max(1, threads)
+        threadCount = count
         limits = queueLimits.map { max(1, $0) }
+        self.runningLimits = (runningLimits ?? queueLimits.map { _ in count }).map { max(1, $0) }
         lanes = Array(repeating: [], count: queueLimits.count)
+        running = Array(repeating: 0, count: queueLimits.count)
     }
 
     /// Runs `work` on one of the threads and returns its result; the caller's task is
@@ -75,15 +84,27 @@ public final class WorkThreads: @unchecked Sendable {
         return true
     }
 
-    /// A thread: the first job of the first lane that has one; waits while all are empty.
+    /// A thread: the first job of the first lane that has one and is under its running
+    /// limit; waits while there is none.
     private func work() {
         while true {
             condition.lock()
-            while lanes.allSatisfy(\.isEmpty) { condition.wait() }
-            let lane = lanes.firstIndex { !$0.isEmpty } ?? 0
-            let job = lanes[lane].removeFirst()
+            var lane: Int? = nil
+            while true {
+                lane = lanes.indices.first { !lanes[$0].isEmpty && running[$0] < runningLimits[$0] }
+                if lane != nil { break }
+                condition.wait()
+            }
+            let taken = lane ?? 0
+            let job = lanes[taken].removeFirst()
+            running[taken] += 1
             condition.unlock()
             job()
+            condition.lock()
+            running[taken] -= 1
+            // A job of this lane may have waited for the limit, on another thread.
+            if !lanes[taken].isEmpty { condition.signal() }
+            condition.unlock()
         }
     }
 }

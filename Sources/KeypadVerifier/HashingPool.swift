@@ -3,8 +3,10 @@ import KeypadCore
 
 /// Threads of its own for the slow hashes (PBKDF2 of PINs, cards, codes and administrators'
 /// passwords), so a hash never holds one of Swift's cooperative threads. Door attempts go
-/// ahead of console work; each lane's queue is bounded, and work over the bound is refused
-/// at once (``Busy``) rather than queued without end.
+/// ahead of console work, and console work runs on one thread fewer than the pool has (with
+/// two or more), so a door's hash never waits for a console one to end; each lane's queue
+/// is bounded, and work over the bound is refused at once (``Busy``) rather than queued
+/// without end.
 public final class HashingPool: Sendable {
     /// Who is waiting: a door's attempt, or the console (logins, new hashes).
     public enum Lane: Int, Sendable {
@@ -19,13 +21,16 @@ public final class HashingPool: Sendable {
         public var description: String { "too many hashes waiting (\(lane) lane); try again shortly" }
     }
 
-    /// One thread per core (`kp-hash-N`); up to 1,024 door hashes and 16 console hashes waiting.
+    /// One thread per core (`kp-hash-N`); up to 1,024 door hashes and 16 console hashes
+    /// waiting.
     public static let shared = HashingPool(threads: ProcessInfo.processInfo.activeProcessorCount, doorQueue: 1_024, consoleQueue: 16)
 
     private let threads: WorkThreads
 
     public init(threads: Int, doorQueue: Int, consoleQueue: Int) {
-        self.threads = WorkThreads(name: "kp-hash", threads: threads, queueLimits: [doorQueue, consoleQueue])
+        let threads = max(1, threads)
+        self.threads = WorkThreads(
+            name: "kp-hash", threads: threads, queueLimits: [doorQueue, consoleQueue], runningLimits: [threads, max(1, threads - 1)])
     }
 
     /// Runs `work` on one of the pool's threads and returns its result; throws ``Busy`` when

@@ -72,6 +72,25 @@ struct HashingPoolTests {
         #expect(order.names == ["door", "console"])
     }
 
+    /// Two threads: a console hash takes one, a second console hash waits for it, and a
+    /// door's hash runs on the other at once.
+    @Test func consoleWorkLeavesAThreadForTheDoors() async throws {
+        let pool = HashingPool(threads: 2, doorQueue: 4, consoleQueue: 4)
+        let gate = Gate()
+        let order = Order()
+        let blocker = Task { try await pool.run(.console) { gate.wait() } }
+        try await Self.untilHeld(gate)
+        let second = Task { try await pool.run(.console) { order.append("console") } }
+        try await Self.untilQueued(pool, door: 0, console: 1)
+        try await pool.run(.door) { order.append("door") }
+        #expect(order.names == ["door"], "the door ran while one console hash held a thread and another waited")
+        #expect(pool.waiting == (0, 1))
+        gate.open()
+        try await blocker.value
+        try await second.value
+        #expect(order.names == ["door", "console"])
+    }
+
     @Test func aFullConsoleQueueRefusesAtOnceAndTheDoorLaneStillTakesWork() async throws {
         let pool = HashingPool(threads: 1, doorQueue: 2, consoleQueue: 1)
         let gate = Gate()
