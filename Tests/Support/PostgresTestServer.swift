@@ -122,7 +122,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = SpawnSignals.withDefaults { posix_spawn(&pid, argv[0], &actions, $0, cArguments, environ) }
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])

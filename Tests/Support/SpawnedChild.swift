@@ -52,7 +52,7 @@ public final class SpawnedChild: @unchecked Sendable {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = SpawnSignals.withDefaults { posix_spawn(&pid, argv[0], &actions, $0, cArguments, environ) }
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         childEnds.forEach { close($0) }
         guard spawned == 0 else {
             parentEnds.compactMap { $0 }.forEach { close($0) }
@@ -114,15 +114,6 @@ public final class SpawnedChild: @unchecked Sendable {
             status = SpawnedChild.decode(raw)
             return false
         }
-    }
-
-    /// For a `deinit` or `defer`, which cannot wait: `signal` now, so the child ends even if
-    /// this process exits first, then ``terminate(_:)`` on a thread of its own (SIGKILL
-    /// after 3 s, reaped).
-    public func terminateInBackground(_ signal: Int32 = SIGTERM) {
-        guard lock.withLock({ status }) == nil else { return }
-        kill(pid, signal)
-        Thread { self.terminate(signal) }.start()
     }
 
     /// `signal` now, SIGKILL after 3 s if it is still there; then reaped. Its status.
