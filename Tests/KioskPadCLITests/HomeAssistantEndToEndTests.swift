@@ -127,11 +127,8 @@ struct HomeAssistantEndToEndTests {
         var stdout: String { out.text }
         var stderr: String { err.text }
 
-        /// For `defer`: SIGKILL, reaped on a thread of its own; nobody waits.
-        func kill() {
-            let child = self.child
-            Thread { child.terminate(SIGKILL) }.start()
-        }
+        /// For `defer`: SIGKILL now, reaped on a thread of its own; nobody waits.
+        func kill() { child.terminateInBackground() }
 
         /// SIGKILL, and back once it is reaped (the wait on a thread of its own).
         func killed() async {

@@ -53,8 +53,9 @@ public final class MosquittoTestBroker: @unchecked Sendable {
     }
 
     deinit {
-        // Ended and reaped on a thread of its own: a deinit may run on the concurrency pool.
-        if let broker { Thread { broker.terminate() }.start() }
+        // Killed now, reaped on a thread of its own: a deinit may run on the concurrency pool,
+        // and a reaper thread alone does not outlive a test process that exits.
+        broker?.terminateInBackground()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -160,10 +161,7 @@ public final class MosquittoTestBroker: @unchecked Sendable {
             return false
         }
 
-        deinit {
-            let child = child
-            Thread { child.terminate() }.start()
-        }
+        deinit { child.terminateInBackground() }
 
         /// Every complete message so far (the subscription probe left out).
         public var messages: [Message] {

@@ -116,6 +116,15 @@ public final class SpawnedChild: @unchecked Sendable {
         }
     }
 
+    /// For a `deinit` or `defer`, which cannot wait: `signal` now (SIGKILL by default, which
+    /// no mask holds back), so the child ends even if this process exits first; reaped on a
+    /// thread of its own.
+    public func terminateInBackground(_ signal: Int32 = SIGKILL) {
+        guard lock.withLock({ status }) == nil else { return }
+        kill(pid, signal)
+        Thread { self.terminate(signal) }.start()
+    }
+
     /// `signal` now, SIGKILL after 3 s if it is still there; then reaped. Its status.
     @discardableResult
     public func terminate(_ signal: Int32 = SIGTERM) -> Int32 {
