@@ -89,13 +89,7 @@ public final class WorkThreads: @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            var lane: Int? = nil
-            while true {
-                lane = lanes.indices.first { !lanes[$0].isEmpty && running[$0] < runningLimits[$0] }
-                if lane != nil { break }
-                condition.wait()
-            }
-            let taken = lane ?? 0
+            let taken = readyLane()
             let job = lanes[taken].removeFirst()
             running[taken] += 1
             condition.unlock()
@@ -105,6 +99,15 @@ public final class WorkThreads: @unchecked Sendable {
             // A job of this lane may have waited for the limit, on another thread.
             if !lanes[taken].isEmpty { condition.signal() }
             condition.unlock()
+        }
+    }
+
+    /// With `condition` locked: the first lane that has a job and is under its running
+    /// limit, waiting on `condition` until there is one.
+    private func readyLane() -> Int {
+        while true {
+            if let lane = lanes.indices.first(where: { !lanes[$0].isEmpty && running[$0] < runningLimits[$0] }) { return lane }
+            condition.wait()
         }
     }
 }

@@ -46,17 +46,11 @@ public enum VerifierServer {
                 // A door naming itself in the header and over its quota: answered before its body is read.
                 if let early = events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)) {
                     metrics.recordEndpoint("events", result: "over_quota")
-                    try? await Task.sleep(for: DoorEventIntake.overQuotaPace)
-                    var response = json(early.status, early.body)
-                    if let seconds = early.retryAfter { response.headers[.retryAfter] = String(seconds) }
-                    return response
+                    return await eventsResponse(early)
                 }
                 return await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
                     let reply = await events.handle(incoming)
-                    if reply.status == 429 { try? await Task.sleep(for: DoorEventIntake.overQuotaPace) }
-                    var response = json(reply.status, reply.body)
-                    if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
-                    return (reply.status, reply.body, response)
+                    return (reply.status, reply.body, await eventsResponse(reply))
                 }
             }
         }
@@ -160,6 +154,15 @@ public enum VerifierServer {
             webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
             webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
             body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
+    }
+
+    /// A `/v1/events` reply as an answer, with its `Retry-After`; an answer of 429 (over the
+    /// door's quota) is sent after ``DoorEventIntake/overQuotaPace``.
+    static func eventsResponse(_ reply: DoorEventIntake.Reply) async -> Response {
+        if reply.status == 429 { try? await Task.sleep(for: DoorEventIntake.overQuotaPace) }
+        var response = json(reply.status, reply.body)
+        if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 
     static func json(_ status: Int, _ text: String) -> Response {

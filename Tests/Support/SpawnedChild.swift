@@ -116,13 +116,12 @@ public final class SpawnedChild: @unchecked Sendable {
         }
     }
 
-    /// For a `deinit` or `defer`, which cannot wait: `signal` now (SIGKILL by default, which
-    /// no mask holds back), so the child ends even if this process exits first; reaped on a
-    /// thread of its own.
-    public func terminateInBackground(_ signal: Int32 = SIGKILL) {
+    /// For a `deinit` or `defer`, which cannot wait: SIGKILL now (no signal mask holds it
+    /// back), so the child ends even if this process exits first; reaped on a thread of its own.
+    public func terminateInBackground() {
         guard lock.withLock({ status }) == nil else { return }
-        kill(pid, signal)
-        Thread { self.terminate(signal) }.start()
+        kill(pid, SIGKILL)
+        Thread { self.wait() }.start()
     }
 
     /// `signal` now, SIGKILL after 3 s if it is still there; then reaped. Its status.
