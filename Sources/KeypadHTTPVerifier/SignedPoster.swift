@@ -12,6 +12,8 @@ public enum PostOutcome: Sendable, Equatable {
     case delivered
     /// Another HTTP status.
     case answered(status: Int)
+    /// 429 or 503 with `Retry-After` in seconds: the server asks for this long first.
+    case busy(retryAfter: Duration)
     /// No answer (refused, reset, timed out).
     case failed
 }
@@ -46,11 +48,20 @@ public final class SignedPoster: Sendable {
             let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             _ = try? await response.body.collect(upTo: 16_384)
             let status = Int(response.status.code)
+            if status == 429 || status == 503, let wait = response.headers.first(name: "retry-after").flatMap(SignedPoster.retryAfter) {
+                return .busy(retryAfter: wait)
+            }
             return (200..<300).contains(status) ? .delivered : .answered(status: status)
         } catch {
             logger.debug("event post failed", metadata: ["error": "\(error)"])
             return .failed
         }
+    }
+
+    /// `Retry-After` as delta-seconds (0 to a day); nil for an HTTP-date or anything else.
+    static func retryAfter(_ value: String) -> Duration? {
+        guard let seconds = Int(value.trimmingCharacters(in: .whitespaces)), (0...86_400).contains(seconds) else { return nil }
+        return .seconds(seconds)
     }
 
     public func shutdown() async {

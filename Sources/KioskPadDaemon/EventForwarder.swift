@@ -22,9 +22,13 @@ extension SignedPoster: EventPosting {}
 /// records wait on disk while the endpoint is down, across restarts. A 2xx delivers the
 /// batch; any other 4xx (but 408 and 429) moves it to `journal.deadletter.jsonl` with the
 /// status, and the next is sent; a 5xx, 408, 429 or no answer is retried with back-off
-/// (0.5 s doubling to 30 s).
+/// (0.5 s doubling to 30 s), or after the answer's `Retry-After` when that is longer (a site
+/// server's event quota), at most ``longestServerWait``.
 public actor EventForwarder {
     public static let defaultBatchSize = 50
+    /// The longest a `Retry-After` holds the next try back: a quota raised at the site is
+    /// used within this, even when the door was told to wait until midnight.
+    public static let longestServerWait: Duration = .seconds(900)
 
     private let journal: TerminalJournal
     private let poster: any EventPosting
@@ -39,6 +43,8 @@ public actor EventForwarder {
     private var position: JournalPosition?
     /// Records moved to the dead-letter file so far (this run).
     public private(set) var deadLettered = 0
+    /// What the last answer's `Retry-After` asked for, if it asked.
+    private var serverWait: Duration?
 
     public init(
         journal: TerminalJournal, poster: any EventPosting, logger: Logger, clock: TerminalClock = .continuous,
@@ -93,7 +99,7 @@ public actor EventForwarder {
                     logger.warning("events endpoint unavailable; records stay queued on disk and are retried")
                     failing = true
                 }
-                try? await clock.sleep(for: backoff)
+                try? await clock.sleep(for: max(backoff, min(serverWait ?? .zero, Self.longestServerWait)))
                 backoff = min(backoff * 2, .seconds(30))
                 continue
             }
@@ -137,6 +143,7 @@ public actor EventForwarder {
     /// dead-lettered), false when it must be sent again.
     private func deliver(_ batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async -> Bool {
         let (body, id) = EventForwarder.envelope(batch.records)
+        serverWait = nil
         switch await poster.post(body: body, id: id) {
         case .delivered:
             await advance(to: batch)
@@ -145,6 +152,9 @@ public actor EventForwarder {
             await deadLetter(batch.records, status: status)
             await advance(to: batch)
             return true
+        case .busy(let wait):
+            serverWait = wait
+            return false
         case .answered, .failed:
             return false
         }

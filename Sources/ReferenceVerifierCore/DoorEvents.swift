@@ -155,7 +155,7 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return Self.reply(503, "the database cannot be used now")
         }
-        // A door already over its quota in this window is answered before its batch is decoded.
+        // A door refused and still within its Retry-After is answered before its batch is decoded.
         if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
             return Self.overQuota(terminal, over)
         }

@@ -90,6 +90,22 @@ struct EventForwarderTests {
         #expect(server.requests[0].headers["webhook-id"] == server.requests[1].headers["webhook-id"])
     }
 
+    /// A site server's event quota answers 429 with `Retry-After`: the batch is sent again
+    /// after that, not after the first back-off of 0.5 s.
+    @Test func aBatchOverTheSitesQuotaIsSentAgainAfterItsRetryAfter() async throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let journal = try TerminalJournal(directory: path, forwarding: true)
+        for n in 0..<3 { try journal.append(type: "attempt", fields: [("n", .number(n))]) }
+        let server = try RecordingHTTPServer(.overQuotaOnce(retryAfter: 2))
+        defer { server.stop() }
+        let forwarder = try await forward(journal, to: server) { await $0.delivered >= 3 }
+        #expect(await forwarder.delivered == 3 && server.requests.count == 2)
+        let waited = server.requests[1].at - server.requests[0].at
+        #expect(waited >= .milliseconds(1_900), "sent again after \(waited)")
+        #expect(server.requests[0].body == server.requests[1].body)
+    }
+
     @Test func afterAPowerCutMidRecordEveryCompleteRecordIsDeliveredOnce() async throws {
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -79,7 +79,8 @@ struct DoorEventIntakeTests {
         let intake = DoorEventIntake(
             store: store.store, siteSecret: siteSecret, quota: EventQuota(limits: .init(recordsPerMinute: 10)), clock: clock.read)
         #expect(intake.overQuotaBeforeBody(terminal: "front-door") == nil, "not over yet")
-        _ = intake.quota.admit(door: "front-door", records: 11, bytes: 100, now: clock.now)
+        #expect(intake.quota.admit(door: "front-door", records: 50, bytes: 100, now: clock.now) == nil, "a full batch: the burst")
+        #expect(intake.quota.admit(door: "front-door", records: 10, bytes: 100, now: clock.now)?.retryAfter == 60, "10 records a minute")
         let early = try #require(intake.overQuotaBeforeBody(terminal: "front-door"))
         #expect(early.status == 429 && early.retryAfter == 60)
         #expect(intake.overQuotaBeforeBody(terminal: "back-door") == nil, "each door its own")
@@ -140,18 +141,30 @@ struct DoorEventIntakeTests {
         #expect(try await store.store.recentEvents(perTerminal: 1).first?.newestFirst.first?.type == "tamper")
     }
 
-    @Test func aDoorsQuotaCountsRecordsPerMinuteAndBytesPerDay() {
-        let quota = EventQuota(limits: .init(recordsPerMinute: 100, bytesPerDay: 10_000))
+    @Test func aDoorsRecordsAreARateWithASmallBurstAndItsBytesADailyLimit() {
+        let quota = EventQuota(limits: .init(recordsPerMinute: 600, bytesPerDay: 200_000))
+        #expect(quota.limits.burst == 60, "six seconds' worth")
         let start = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
-        #expect(quota.admit(door: "a", records: 60, bytes: 1_000, now: start) == nil)
-        let over = quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(15))
-        #expect(over?.limit == "records_per_minute" && over?.retryAfter == 45 && over?.first == true)
-        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(16))?.first == false)
-        #expect(quota.admit(door: "b", records: 50, bytes: 1_000, now: start.addingTimeInterval(16)) == nil, "each door its own")
-        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(60)) == nil, "a new minute")
-        let day = quota.admit(door: "a", records: 1, bytes: 8_001, now: start.addingTimeInterval(120))
+        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start) == nil)
+        let over = quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(1))
+        #expect(over?.limit == "records_per_minute" && over?.retryAfter == 3 && over?.first == true, "20 of 50 after a second: 3 s more")
+        #expect(quota.isOver(door: "a", now: start.addingTimeInterval(2.5))?.retryAfter == 2, "answered before its body until then")
+        #expect(quota.isOver(door: "a", now: start.addingTimeInterval(4)) == nil)
+        #expect(quota.admit(door: "b", records: 50, bytes: 1_000, now: start.addingTimeInterval(1)) == nil, "each door its own")
+        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(4)) == nil, "filled again")
+        #expect(quota.admit(door: "a", records: 50, bytes: 1_000, now: start.addingTimeInterval(5))?.first == false, "once per minute")
+        // A door sending a batch every 100 ms for two minutes: the rate, not the minute's 600 at once.
+        let flood = EventQuota(limits: .init(recordsPerMinute: 600, bytesPerDay: 100_000_000))
+        var stored = [Int](repeating: 0, count: 120)
+        for tenth in 0..<1_200 where flood.admit(door: "f", records: 50, bytes: 1_000, now: start.addingTimeInterval(Double(tenth) / 10)) == nil {
+            stored[tenth / 10] += 50
+        }
+        #expect(stored.max() == 50, "one batch in any second, never a minute's 600 at once: \(stored)")
+        #expect((1_200...1_260).contains(stored.reduce(0, +)), "600 a minute and the burst: \(stored.reduce(0, +))")
+        let day = quota.admit(door: "c", records: 1, bytes: 200_001, now: start.addingTimeInterval(120))
         #expect(day?.limit == "bytes_per_day" && day?.retryAfter == 16 * 3_600 - 120, "until midnight UTC")
-        #expect(quota.admit(door: "a", records: 1, bytes: 8_000, now: start.addingTimeInterval(86_400)) == nil, "a new day")
+        #expect(quota.isOver(door: "c", now: start.addingTimeInterval(3_600))?.limit == "bytes_per_day")
+        #expect(quota.admit(door: "c", records: 1, bytes: 8_000, now: start.addingTimeInterval(86_400)) == nil, "a new day")
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
@@ -162,7 +175,8 @@ struct DoorEventIntakeTests {
         let full = (1...50).map { Self.record(seq: $0) }
         #expect(await intake.handle(batch(full)).status == 200)
         let over = await intake.handle(batch([Self.record(seq: 51)]))
-        #expect(over.status == 429 && over.retryAfter == 60 && over.body.contains("door front-door is over its event quota (records_per_minute)"), "\(over)")
+        // 50 a minute: a record every 1.2 s.
+        #expect(over.status == 429 && over.retryAfter == 2 && over.body.contains("door front-door is over its event quota (records_per_minute)"), "\(over)")
         #expect(await intake.handle(batch([Self.record(seq: 52)])).status == 429)
         let newest = try #require(try await store.store.recentEvents(perTerminal: 100).first?.newestFirst)
         #expect(newest.count == 51 && newest.filter { $0.type == "event_quota_exceeded" }.count == 1, "50 records and one quota record")

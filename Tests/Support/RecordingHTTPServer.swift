@@ -13,6 +13,8 @@ public final class RecordingHTTPServer: Sendable {
         case respond(status: Int, body: String)
         /// The n-th request gets `statuses[n]`, every later one the last status.
         case statusesInTurn([Int])
+        /// The first request gets 429 with `Retry-After: seconds`, every later one 200.
+        case overQuotaOnce(retryAfter: Int)
         case hugeBody(bytes: Int)
         case slow(seconds: Double, body: String)
         case resetMidResponse
@@ -27,6 +29,8 @@ public final class RecordingHTTPServer: Sendable {
     public struct Recorded: Sendable {
         public let headers: [String: String]
         public let body: [UInt8]
+        /// When its whole request had arrived.
+        public let at: ContinuousClock.Instant
     }
 
     public let port: Int
@@ -101,7 +105,7 @@ public final class RecordingHTTPServer: Sendable {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
-            recorded.withLock { $0.append(Recorded(headers: headers, body: Array(data[end...]))) }
+            recorded.withLock { $0.append(Recorded(headers: headers, body: Array(data[end...]), at: .now)) }
         }
         switch behaviour {
         case .respond(let status, let body):
@@ -110,6 +114,12 @@ public final class RecordingHTTPServer: Sendable {
         case .statusesInTurn(let statuses):
             let turn = recorded.withLock { $0.count } - 1
             send(connection, response(status: statuses[max(0, min(turn, statuses.count - 1))], body: "{}"))
+            close(connection)
+        case .overQuotaOnce(let seconds):
+            let first = recorded.withLock { $0.count } == 1
+            send(connection, first
+                ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                : response(status: 200, body: "{}"))
             close(connection)
         case .hugeBody(let bytes):
             send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes)\r\n\r\n{\"decision\":\"granted\",\"message\":\"" + String(repeating: "x", count: bytes - 40) + "\"}    ")
