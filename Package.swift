@@ -34,26 +34,26 @@ let package = Package(
     name: "KioskPad",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "kioskpad", targets: ["KioskPadCLI"]),
-        .executable(name: "kioskpad-verifier", targets: ["KioskPadVerifierCLI"]),
-        .library(name: "KeypadCore", targets: ["KeypadCore"]),
-        .library(name: "KeypadVerifier", targets: ["KeypadVerifier"]),
-        .library(name: "KeypadHTTPVerifier", targets: ["KeypadHTTPVerifier"]),
+        .executable(name: "kioskpad", targets: ["DoorCLI"]),
+        .executable(name: "kioskpad-verifier", targets: ["SiteCLI"]),
+        .library(name: "KioskPadCore", targets: ["KioskPadCore"]),
+        .library(name: "KioskPadAccess", targets: ["KioskPadAccess"]),
+        .library(name: "DoorVerifierClient", targets: ["DoorVerifierClient"]),
         // For Benchmarks/: a door's replica sync and offline decision.
-        .library(name: "KeypadOfflineReplica", targets: ["KeypadOfflineReplica"]),
-        .library(name: "ReferenceVerifierCore", targets: ["ReferenceVerifierCore"]),
-        .library(name: "KioskPadVerifierServer", targets: ["KioskPadVerifierServer"]),
+        .library(name: "DoorOfflineReplica", targets: ["DoorOfflineReplica"]),
+        .library(name: "SiteCore", targets: ["SiteCore"]),
+        .library(name: "SiteHTTP", targets: ["SiteHTTP"]),
         // For Benchmarks/: the console's page loads over a large site.
-        .library(name: "KioskPadConsole", targets: ["KioskPadConsole"]),
+        .library(name: "SiteConsole", targets: ["SiteConsole"]),
         // For Benchmarks/: the store's share of `verifier user add`.
-        .library(name: "ReferenceVerifierSQLite", targets: ["ReferenceVerifierSQLite"]),
+        .library(name: "SiteSQLite", targets: ["SiteSQLite"]),
         // For Benchmarks/: the scanner, the LCD driver, and the mock key matrix they run on.
         .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
         .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
-        .library(name: "KioskPadDaemon", targets: ["KioskPadDaemon"]),
+        .library(name: "DoorServices", targets: ["DoorServices"]),
         // For Benchmarks/: a grant's way to Home Assistant (bridge, link, broker, subscriber).
-        .library(name: "KioskPadMQTT", targets: ["KioskPadMQTT", "KioskPadController"]),
+        .library(name: "DoorHomeAssistant", targets: ["DoorHomeAssistant", "DoorController"]),
     ],
     // GPIO: the libgpiod keypad backend (needs libgpiod-dev). `swift build --disable-default-traits`
     // builds simulated mode without it.
@@ -99,108 +99,114 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        .target(name: "KeypadCore", swiftSettings: strict),
+        .target(name: "KioskPadCore", path: "Sources/Shared/KioskPadCore", swiftSettings: strict),
         // Terminal raw mode and restore-on-every-exit, shared by the keyboard source and ANSI display.
-        .target(name: "TerminalIO", swiftSettings: strict),
+        .target(name: "TerminalIO", path: "Sources/Shared/TerminalIO", swiftSettings: strict),
         // libgpiod from the system (v1.6 API on Debian 12 / Raspberry Pi OS bookworm).
         .systemLibrary(
-            name: "CGPIOD", pkgConfig: "libgpiod",
+            name: "CGPIOD", path: "Sources/C/CGPIOD", pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
         // A thin C shim: arrays of offsets in, bulk set/get, edge waits, precise errors.
         .target(
             name: "CKeypadGPIO",
-            dependencies: [.target(name: "CGPIOD", condition: .when(platforms: [.linux], traits: ["GPIO"]))]
+            dependencies: [.target(name: "CGPIOD", condition: .when(platforms: [.linux], traits: ["GPIO"]))], path: "Sources/C/CKeypadGPIO"
         ),
         .target(
             name: "KeypadHAL",
             dependencies: [
-                "KeypadCore", "TerminalIO", "CKeypadInput",
+                "KioskPadCore", "TerminalIO", "CKeypadInput",
                 .target(name: "CKeypadGPIO", condition: .when(platforms: [.linux], traits: ["GPIO"])),
             ],
+            path: "Sources/Door/KeypadHAL",
             swiftSettings: strict
         ),
         // Eclipse Mosquitto's MQTT client library (Debian 12: 2.0.11), loaded at run time only
         // when `mqtt:` is configured; its header (libmosquitto-dev) is needed to build.
-        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CMosquitto", path: "Sources/C/CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // A terminal in Home Assistant: the broker link (libmosquitto's loop on a thread of
         // ours, rebuilt when it ends), discovery, states, events and remote unlock.
         .target(
-            name: "KioskPadMQTT",
+            name: "DoorHomeAssistant",
             dependencies: [
-                "KeypadCore", "KioskPadController", "DurableStorage",
+                "KioskPadCore", "DoorController", "KioskPadStorage",
                 .target(name: "CMosquitto", condition: .when(platforms: [.linux], traits: ["MQTT"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Door/DoorHomeAssistant",
             swiftSettings: strict
         ),
         // Whether the kernel reports the wall clock synchronised (adjtimex), for clock.trust.
-        .target(name: "CKernelClock"),
+        .target(name: "CKernelClock", path: "Sources/C/CKernelClock"),
         // Kernel input devices (evdev ioctls) for USB numeric keypads and gpio-matrix-keypad.
-        .target(name: "CKeypadInput"),
+        .target(name: "CKeypadInput", path: "Sources/C/CKeypadInput"),
         // Linux i2c-dev (open + I2C_SLAVE ioctl) for the HD44780 LCD's PCF8574 backpack.
-        .target(name: "CKeypadI2C"),
-        .target(name: "KeypadDisplay", dependencies: ["KeypadCore", "TerminalIO", "CKeypadI2C"], swiftSettings: strict),
+        .target(name: "CKeypadI2C", path: "Sources/C/CKeypadI2C"),
+        .target(name: "KeypadDisplay", dependencies: ["KioskPadCore", "TerminalIO", "CKeypadI2C"], path: "Sources/Door/KeypadDisplay", swiftSettings: strict),
         // Where a verifier is (URL rules: plain http only to loopback) and where secrets come
         // from (file, environment, systemd credential). No crypto: the config reads these.
-        .target(name: "VerifierEndpoint", swiftSettings: strict),
+        .target(name: "KioskPadEndpoints", path: "Sources/Shared/KioskPadEndpoints", swiftSettings: strict),
         // Files that survive a crash or power cut: atomic replace with fsync, and append-only
         // JSON lines fsynced per line (the terminal's journal, the verifier's audit log).
-        .target(name: "DurableStorage", swiftSettings: strict),
+        .target(name: "KioskPadStorage", path: "Sources/Shared/KioskPadStorage", swiftSettings: strict),
         // The verifier seam and its wire format: request and response bodies, Standard
         // Webhooks signatures and secrets, PIN hashes, the users file, the local verifier.
         .target(
-            name: "KeypadVerifier",
+            name: "KioskPadAccess",
             dependencies: [
-                "KeypadCore", "VerifierEndpoint", "DurableStorage",
+                "KioskPadCore", "KioskPadEndpoints", "KioskPadStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
+            path: "Sources/Shared/KioskPadAccess",
             swiftSettings: strict
         ),
         // The reference verifier's decisions without HTTP: signature, replay log, limits,
         // lockout, PINs, TOTP, one-time codes, audit. Returns a typed decision.
         .target(
-            name: "ReferenceVerifierCore",
+            name: "SiteCore",
             dependencies: [
-                "KeypadCore", "KeypadVerifier", "DurableStorage",
+                "KioskPadCore", "KioskPadAccess", "KioskPadStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            path: "Sources/Site/SiteCore",
             swiftSettings: strict
         ),
         // The reference verifier's state in PostgreSQL, shared by several instances: users,
         // one-time codes, replay cache, lockout counters, TOTP steps, audit; migrations.
         .target(
-            name: "ReferenceVerifierPostgres",
+            name: "SitePostgres",
             dependencies: [
-                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                "SiteCore", "KioskPadAccess", "KioskPadCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Site/SitePostgres",
             swiftSettings: strict
         ),
         // The reference verifier's state in one SQLite file (the default store, one instance):
         // the same tables and migration numbers as PostgreSQL, WAL with synchronous=FULL.
         .target(
-            name: "ReferenceVerifierSQLite",
+            name: "SiteSQLite",
             dependencies: [
-                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                "SiteCore", "KioskPadAccess", "KioskPadCore",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Site/SiteSQLite",
             swiftSettings: strict
         ),
         // QR codes for TOTP enrolment: libqrencode (Debian libqrencode4) loaded at run time,
         // so the door terminal, which never draws one, does not link it.
-        .target(name: "CQRCode", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CQRCode", path: "Sources/C/CQRCode", linkerSettings: [.linkedLibrary("dl")]),
         // The site console in the browser (`/console/` of `verifier serve`): administrators'
         // logins and sessions, CSRF, the Doors, Users, Codes and Who entered pages.
         .target(
-            name: "KioskPadConsole",
+            name: "SiteConsole",
             dependencies: [
-                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "CQRCode",
+                "SiteCore", "KioskPadAccess", "KioskPadCore", "CQRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -209,15 +215,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Sources/Site/SiteConsole",
             swiftSettings: strict
         ),
         // The server side's composition root: turns a verifier config into its store (SQLite
         // or PostgreSQL) and the running application, for `verifier serve` and its tools.
         .target(
-            name: "KioskPadVerifierAssembly",
+            name: "SiteAssembly",
             dependencies: [
-                "KioskPadVerifierServer", "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres",
-                "KioskPadConfig", "KeypadVerifier", "KeypadCore", "VerifierEndpoint", "KioskPadConsole",
+                "SiteHTTP", "SiteCore", "SiteSQLite", "SitePostgres",
+                "KioskPadConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -226,34 +233,37 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Site/SiteAssembly",
             swiftSettings: strict
         ),
         .target(
-            name: "KeypadHTTPVerifier",
+            name: "DoorVerifierClient",
             dependencies: [
-                "KeypadCore", "KeypadVerifier", "VerifierEndpoint",
+                "KioskPadCore", "KioskPadAccess", "KioskPadEndpoints",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Door/DoorVerifierClient",
             swiftSettings: strict
         ),
         // A door's signed credential replica: kept in state_dir, synced from the verifier,
         // and decided from when the verifier cannot answer (`verifier.offline`).
         .target(
-            name: "KeypadOfflineReplica",
+            name: "DoorOfflineReplica",
             dependencies: [
-                "KeypadCore", "KeypadVerifier", "KeypadHTTPVerifier", "DurableStorage", "CKernelClock",
+                "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Door/DoorOfflineReplica",
             swiftSettings: strict
         ),
         .target(
-            name: "KioskPadVerifierServer",
+            name: "SiteHTTP",
             dependencies: [
-                "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore",
+                "SiteCore", "KioskPadAccess", "KioskPadCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -263,29 +273,31 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            path: "Sources/Site/SiteHTTP",
             swiftSettings: strict
         ),
         .target(
             name: "KioskPadConfig",
-            dependencies: ["KeypadCore", "VerifierEndpoint", .product(name: "Yams", package: "Yams")],
+            dependencies: ["KioskPadCore", "KioskPadEndpoints", .product(name: "Yams", package: "Yams")], path: "Sources/Shared/KioskPadConfig",
             swiftSettings: strict
         ),
         // The terminal at run time: entry model, display, verifier and key source driven
         // by one controller. It builds nothing from config.
         .target(
-            name: "KioskPadController",
+            name: "DoorController",
             dependencies: [
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier",
+                "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Door/DoorController",
             swiftSettings: strict
         ),
         // What a door terminal runs around entry: door relay, feedback, journal, event
         // forwarding, metrics, health, systemd notification.
         .target(
-            name: "KioskPadDaemon",
+            name: "DoorServices",
             dependencies: [
-                "KioskPadController", "KeypadCore", "KeypadHAL", "KeypadVerifier", "KeypadHTTPVerifier", "DurableStorage",
+                "DoorController", "KioskPadCore", "KeypadHAL", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -295,56 +307,61 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Door/DoorServices",
             swiftSettings: strict
         ),
         // The composition root: turns a configuration into running parts for every command.
         .target(
-            name: "KioskPadAssembly",
+            name: "DoorAssembly",
             dependencies: [
-                "KioskPadController", "KioskPadDaemon", "KioskPadConfig", "KioskPadMQTT",
-                "KeypadCore", "KeypadHAL", "KeypadDisplay", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadOfflineReplica", "VerifierEndpoint", "CKernelClock",
+                "DoorController", "DoorServices", "KioskPadConfig", "DoorHomeAssistant",
+                "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Door/DoorAssembly",
             swiftSettings: strict
         ),
         // The process's task and main-actor executors: a fixed thread pool whose idle threads
         // wake for nothing (libdispatch's pool, the runtime's default on Linux, wakes every second).
-        .target(name: "KioskPadExecutors", dependencies: ["KeypadCore"], swiftSettings: strict),
+        .target(name: "KioskPadExecutors", dependencies: ["KioskPadCore"], path: "Sources/Shared/KioskPadExecutors", swiftSettings: strict),
         // What both executables' commands share: the entry point and its exit codes, log lines
         // for journald, reading a PIN or password from stdin, waiting for a signal.
         .target(
             name: "KioskPadCommandLine",
             dependencies: [
-                "KeypadCore", "KioskPadConfig", "KioskPadExecutors", "KeypadDisplay", "TerminalIO",
+                "KioskPadCore", "KioskPadConfig", "KioskPadExecutors", "KeypadDisplay", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Shared/KioskPadCommandLine",
             swiftSettings: strict
         ),
         // `kioskpad`, the door terminal: parses arguments, asks the assembly for parts, runs
         // them. No server, SQL or console code: `kioskpad verifier ...` runs `kioskpad-verifier`.
         .executableTarget(
-            name: "KioskPadCLI",
+            name: "DoorCLI",
             dependencies: [
-                "KioskPadCommandLine", "KioskPadAssembly", "KioskPadController", "KioskPadConfig", "KeypadVerifier", "KeypadCore",
-                "KeypadOfflineReplica", "VerifierEndpoint", "KioskPadDaemon", "DurableStorage", "KeypadHAL", "KeypadDisplay", "TerminalIO",
+                "KioskPadCommandLine", "DoorAssembly", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
+                "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "KeypadHAL", "KeypadDisplay", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Door/DoorCLI",
             swiftSettings: strict,
             linkerSettings: leanExecutable + startupCodeFirst("kioskpad")
         ),
         // `kioskpad-verifier`, the site server and its tools (`kioskpad verifier ...`).
         .executableTarget(
-            name: "KioskPadVerifierCLI",
+            name: "SiteCLI",
             dependencies: [
-                "KioskPadCommandLine", "KioskPadConfig", "KeypadVerifier", "KeypadCore", "DurableStorage",
-                "KioskPadVerifierAssembly", "KioskPadConsole", "ReferenceVerifierCore",
+                "KioskPadCommandLine", "KioskPadConfig", "KioskPadAccess", "KioskPadCore", "KioskPadStorage",
+                "SiteAssembly", "SiteConsole", "SiteCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Site/SiteCLI",
             swiftSettings: strict,
             linkerSettings: leanExecutable
         ),
@@ -353,46 +370,46 @@ let package = Package(
         // Test doubles shared by test targets (none live in production modules): manual
         // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
         // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.
-        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KeypadCore"], path: "Tests/Support", swiftSettings: strict),
+        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KioskPadCore"], path: "Tests/Support", swiftSettings: strict),
         // A verifier store per test, SQLite or a real PostgreSQL, for suites that run against both.
         .target(
             name: "VerifierTestSupport",
             dependencies: [
-                "ReferenceVerifierCore", "ReferenceVerifierSQLite", "ReferenceVerifierPostgres", "KeypadVerifier", "KeypadCore", "KeypadTestSupport",
+                "SiteCore", "SiteSQLite", "SitePostgres", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/VerifierSupport", swiftSettings: strict),
-        .testTarget(name: "KeypadCoreTests", dependencies: ["KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KeypadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KeypadVerifierTests", dependencies: ["KeypadVerifier", "VerifierEndpoint", "KeypadCore", "DurableStorage", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KioskPadCoreTests", dependencies: ["KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ReferenceVerifierCoreTests",
+            name: "SiteCoreTests",
             dependencies: [
-                "ReferenceVerifierCore", "ReferenceVerifierSQLite", "KeypadVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "SiteCore", "SiteSQLite", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "KeypadHTTPVerifierTests",
+            name: "DoorVerifierClientTests",
             dependencies: [
-                "KeypadHTTPVerifier", "KeypadVerifier", "KeypadCore", "KioskPadVerifierServer", "ReferenceVerifierCore",
-                "VerifierEndpoint", "KeypadTestSupport", "VerifierTestSupport", "KeypadOfflineReplica",
+                "DoorVerifierClient", "KioskPadAccess", "KioskPadCore", "SiteHTTP", "SiteCore",
+                "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport", "DoorOfflineReplica",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "KioskPadDaemonTests",
-            dependencies: ["KioskPadDaemon", "KioskPadController", "KeypadHAL", "KeypadCore", "KeypadVerifier", "KeypadHTTPVerifier", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            name: "DoorServicesTests",
+            dependencies: ["DoorServices", "DoorController", "KeypadHAL", "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The site console over real loopback HTTP (Hummingbird's live test client), on both stores.
         .testTarget(
-            name: "KioskPadConsoleTests",
+            name: "SiteConsoleTests",
             dependencies: [
-                "KioskPadConsole", "ReferenceVerifierCore", "KeypadVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "SiteConsole", "SiteCore", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -403,26 +420,26 @@ let package = Package(
         .testTarget(name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
         .testTarget(
-            name: "KioskPadMQTTTests",
-            dependencies: ["KioskPadMQTT", "KioskPadController", "KeypadCore", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            name: "DoorHomeAssistantTests",
+            dependencies: ["DoorHomeAssistant", "DoorController", "KioskPadCore", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
         .testTarget(
-            name: "KioskPadControllerTests",
-            dependencies: ["KioskPadController", "KeypadDisplay", "KeypadHAL", "KeypadVerifier", "KeypadCore", "KeypadTestSupport"],
+            name: "DoorControllerTests",
+            dependencies: ["DoorController", "KeypadDisplay", "KeypadHAL", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "KioskPadAssemblyTests",
-            dependencies: ["KioskPadAssembly", "KioskPadConfig", "KioskPadDaemon", "KeypadDisplay", "KeypadCore", "KeypadVerifier", "KeypadTestSupport"],
+            name: "DoorAssemblyTests",
+            dependencies: ["DoorAssembly", "KioskPadConfig", "DoorServices", "KeypadDisplay", "KioskPadCore", "KioskPadAccess", "KeypadTestSupport"],
             swiftSettings: strict
         ),
         // The built `kioskpad` binary run as a user would, against real loopback servers.
         .testTarget(
             name: "KioskPadCLITests",
             dependencies: [
-                "KeypadVerifier", "KeypadHTTPVerifier", "KeypadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,11 +5,11 @@ import PackageDescription
 
 let benchmarkDependencies: [Target.Dependency] = [
     .product(name: "Benchmark", package: "benchmark"),
-    .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
-    .product(name: "KeypadVerifier", package: "KioskPad"),
-    .product(name: "KeypadCore", package: "KioskPad"),
-    .product(name: "ReferenceVerifierCore", package: "KioskPad"),
-    .product(name: "KioskPadVerifierServer", package: "KioskPad"),
+    .product(name: "DoorVerifierClient", package: "KioskPad"),
+    .product(name: "KioskPadAccess", package: "KioskPad"),
+    .product(name: "KioskPadCore", package: "KioskPad"),
+    .product(name: "SiteCore", package: "KioskPad"),
+    .product(name: "SiteHTTP", package: "KioskPad"),
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Logging", package: "swift-log"),
 ]
@@ -30,7 +30,7 @@ let package = Package(
             name: "KeypadPipeline",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "KioskPadCore", package: "KioskPad"),
                 .product(name: "KeypadHAL", package: "KioskPad"),
                 .product(name: "KeypadDisplay", package: "KioskPad"),
                 .product(name: "KeypadTestSupport", package: "KioskPad"),
@@ -40,7 +40,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "VerifierClient",
-            dependencies: benchmarkDependencies + [.product(name: "ReferenceVerifierSQLite", package: "KioskPad")],
+            dependencies: benchmarkDependencies + [.product(name: "SiteSQLite", package: "KioskPad")],
             path: "Benchmarks/VerifierClient",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
@@ -48,8 +48,8 @@ let package = Package(
             name: "JournalForwarding",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KioskPadDaemon", package: "KioskPad"),
-                .product(name: "KeypadHTTPVerifier", package: "KioskPad"),
+                .product(name: "DoorServices", package: "KioskPad"),
+                .product(name: "DoorVerifierClient", package: "KioskPad"),
                 .product(name: "KeypadTestSupport", package: "KioskPad"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -60,8 +60,8 @@ let package = Package(
             name: "AccessRules",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KeypadVerifier", package: "KioskPad"),
-                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
+                .product(name: "KioskPadAccess", package: "KioskPad"),
+                .product(name: "SiteCore", package: "KioskPad"),
             ],
             path: "Benchmarks/AccessRules",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -71,11 +71,11 @@ let package = Package(
             name: "ConsolePages",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KioskPadConsole", package: "KioskPad"),
-                .product(name: "KeypadCore", package: "KioskPad"),
-                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
-                .product(name: "ReferenceVerifierSQLite", package: "KioskPad"),
-                .product(name: "KeypadVerifier", package: "KioskPad"),
+                .product(name: "SiteConsole", package: "KioskPad"),
+                .product(name: "KioskPadCore", package: "KioskPad"),
+                .product(name: "SiteCore", package: "KioskPad"),
+                .product(name: "SiteSQLite", package: "KioskPad"),
+                .product(name: "KioskPadAccess", package: "KioskPad"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,10 +88,10 @@ let package = Package(
             name: "CredentialReplicas",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "ReferenceVerifierCore", package: "KioskPad"),
-                .product(name: "KeypadVerifier", package: "KioskPad"),
-                .product(name: "KeypadOfflineReplica", package: "KioskPad"),
-                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "SiteCore", package: "KioskPad"),
+                .product(name: "KioskPadAccess", package: "KioskPad"),
+                .product(name: "DoorOfflineReplica", package: "KioskPad"),
+                .product(name: "KioskPadCore", package: "KioskPad"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/CredentialReplicas",
@@ -103,8 +103,8 @@ let package = Package(
             name: "HomeAssistantEvents",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KioskPadMQTT", package: "KioskPad"),
-                .product(name: "KeypadCore", package: "KioskPad"),
+                .product(name: "DoorHomeAssistant", package: "KioskPad"),
+                .product(name: "KioskPadCore", package: "KioskPad"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HomeAssistantEvents",
@@ -115,7 +115,7 @@ let package = Package(
             name: "VerifierThroughput",
             dependencies: benchmarkDependencies + [
                 .product(name: "KeypadTestSupport", package: "KioskPad"),
-                .product(name: "ReferenceVerifierSQLite", package: "KioskPad"),
+                .product(name: "SiteSQLite", package: "KioskPad"),
             ],
             path: "Benchmarks/VerifierThroughput",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

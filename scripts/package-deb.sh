@@ -84,8 +84,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-upstream=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/KeypadCore/KioskPadVersion.swift)
-[ -n "$upstream" ] || die "no version in Sources/KeypadCore/KioskPadVersion.swift"
+upstream=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Shared/KioskPadCore/KioskPadVersion.swift)
+[ -n "$upstream" ] || die "no version in Sources/Shared/KioskPadCore/KioskPadVersion.swift"
 if [ -n "${DEBFULLNAME:-}" ] && [ -n "${DEBEMAIL:-}" ]; then
     maintainer="$DEBFULLNAME <$DEBEMAIL>"
 else

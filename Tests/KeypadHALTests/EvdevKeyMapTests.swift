@@ -1,4 +1,4 @@
-import KeypadCore
+import KioskPadCore
 import KeypadHAL
 import Testing
 

@@ -1,7 +1,7 @@
 #if canImport(CKeypadGPIO)
 import CKeypadGPIO
 #endif
-import KeypadCore
+import KioskPadCore
 import KeypadHAL
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Testing
 import VerifierTestSupport
 

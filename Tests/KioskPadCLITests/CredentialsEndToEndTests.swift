@@ -1,6 +1,6 @@
 import Foundation
-import KeypadCore
-import KeypadVerifier
+import KioskPadCore
+import KioskPadAccess
 import KeypadTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeypadCore
+import KioskPadCore
 import KeypadTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import KeypadCore
+import KioskPadCore
 import NIOCore
 import NIOHTTP1
 

@@ -1,7 +1,7 @@
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
-import KeypadVerifier
+import KioskPadCore
+import DoorVerifierClient
+import KioskPadAccess
 import KeypadTestSupport
 import Testing
 

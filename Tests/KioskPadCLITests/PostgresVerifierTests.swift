@@ -1,7 +1,7 @@
 import Foundation
-import KeypadCore
+import KioskPadCore
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Testing
 
 /// `kioskpad verifier` with `server.store: postgres`, against a real PostgreSQL started for

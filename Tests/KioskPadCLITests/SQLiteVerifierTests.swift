@@ -1,9 +1,9 @@
 import Glibc
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
+import KioskPadCore
+import DoorVerifierClient
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Synchronization
 import Testing
 import VerifierTestSupport

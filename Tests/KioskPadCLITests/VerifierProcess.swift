@@ -1,6 +1,6 @@
 import Foundation
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Testing
 
 /// `kioskpad verifier serve` as its own process on a free loopback port, for tests of what

@@ -2,10 +2,10 @@
 import Glibc
 #endif
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
+import KioskPadCore
+import DoorVerifierClient
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Testing
 import VerifierTestSupport
 

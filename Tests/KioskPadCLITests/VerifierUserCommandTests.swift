@@ -1,7 +1,7 @@
 import Foundation
-import KeypadCore
+import KioskPadCore
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Testing
 
 /// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as docs/site-server.md

@@ -1,5 +1,5 @@
 import Foundation
-import KeypadCore
+import KioskPadCore
 import KioskPadConfig
 import Testing
 

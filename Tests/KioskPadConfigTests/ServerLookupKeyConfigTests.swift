@@ -1,6 +1,6 @@
 import KioskPadConfig
 import Testing
-import VerifierEndpoint
+import KioskPadEndpoints
 
 @Suite("Verifier server config: lookup key")
 struct ServerLookupKeyConfigTests {

@@ -1,6 +1,6 @@
 import KioskPadConfig
 import Testing
-import VerifierEndpoint
+import KioskPadEndpoints
 
 /// `server.store`, `server.sqlite` and `server.postgres`: what a site writes, and the
 /// mistakes it gets a clear error for.

@@ -1,4 +1,4 @@
-import KeypadCore
+import KioskPadCore
 import KeypadDisplay
 
 /// Decodes the exact byte stream a PCF8574 backpack receives into what an HD44780

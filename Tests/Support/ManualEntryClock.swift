@@ -1,4 +1,4 @@
-import KeypadCore
+import KioskPadCore
 import Synchronization
 
 /// A clock that moves only when told to (tests and simulations).

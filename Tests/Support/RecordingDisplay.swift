@@ -1,4 +1,4 @@
-import KeypadCore
+import KioskPadCore
 import KeypadDisplay
 import Synchronization
 

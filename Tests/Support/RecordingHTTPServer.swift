@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import KeypadCore
+import KioskPadCore
 import Synchronization
 
 /// A tiny HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is exactly what the

@@ -1,4 +1,4 @@
-import KeypadCore
+import KioskPadCore
 import KeypadHAL
 
 /// A key source that replays a fixed list of events (tests and demos); always scripted.

@@ -1,11 +1,11 @@
 import Foundation
-import KeypadCore
+import KioskPadCore
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Logging
-import ReferenceVerifierCore
-import ReferenceVerifierPostgres
-import ReferenceVerifierSQLite
+import SiteCore
+import SitePostgres
+import SiteSQLite
 import Synchronization
 
 /// A verifier store made for one test, with its schema: a new SQLite file in a temporary

@@ -2,8 +2,8 @@
 // 10,000 users with rules over 100 schedules. Run: cd Benchmarks && swift package benchmark --target AccessRules
 import Benchmark
 import Foundation
-import KeypadVerifier
-import ReferenceVerifierCore
+import KioskPadAccess
+import SiteCore
 
 /// A site of `users` users, each with doors, one of `schedules` schedules and a validity
 /// window; and the instants the attempts are made at (one per minute over two weeks).

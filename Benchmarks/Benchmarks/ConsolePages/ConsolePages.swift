@@ -7,13 +7,13 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import KeypadCore
-import KeypadVerifier
-import KioskPadConsole
+import KioskPadCore
+import KioskPadAccess
+import SiteConsole
 import Logging
 import NIOCore
-import ReferenceVerifierCore
-import ReferenceVerifierSQLite
+import SiteCore
+import SiteSQLite
 
 /// The site, made once per process in a temporary SQLite file.
 enum ConsoleFixture {

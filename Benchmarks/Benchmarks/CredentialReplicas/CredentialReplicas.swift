@@ -5,9 +5,9 @@
 import Benchmark
 import Crypto
 import Foundation
-import KeypadCore
-import KeypadVerifier
-import ReferenceVerifierCore
+import KioskPadCore
+import KioskPadAccess
+import SiteCore
 
 enum ReplicaFixture {
     static let users = 10_000

@@ -4,10 +4,10 @@
 import Benchmark
 import Crypto
 import Foundation
-import KeypadCore
-import KeypadOfflineReplica
-import KeypadVerifier
-import ReferenceVerifierCore
+import KioskPadCore
+import DoorOfflineReplica
+import KioskPadAccess
+import SiteCore
 import Synchronization
 
 enum DoorReplicaFixture {

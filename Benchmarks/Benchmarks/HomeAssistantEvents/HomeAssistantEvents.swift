@@ -7,9 +7,9 @@
 // Run: cd Benchmarks && swift package --disable-sandbox benchmark --target HomeAssistantEvents
 import Benchmark
 import Foundation
-import KeypadCore
-import KioskPadController
-import KioskPadMQTT
+import KioskPadCore
+import DoorController
+import DoorHomeAssistant
 import Logging
 import Synchronization
 

@@ -7,9 +7,9 @@
 // Run: cd Benchmarks && swift package --disable-sandbox benchmark --target JournalForwarding
 import Benchmark
 import Foundation
-import KeypadHTTPVerifier
+import DoorVerifierClient
 import KeypadTestSupport
-import KioskPadDaemon
+import DoorServices
 import Logging
 import Synchronization
 

@@ -1,7 +1,7 @@
 // The keypad pipeline's cost: scanner core plus entry model per key, the frame composer per
 // frame, and the LCD driver's frame diff per key. Run: cd Benchmarks && swift package benchmark --target KeypadPipeline
 import Benchmark
-import KeypadCore
+import KioskPadCore
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport

@@ -1,12 +1,12 @@
 import Benchmark
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
-import KeypadVerifier
-import KioskPadVerifierServer
+import KioskPadCore
+import DoorVerifierClient
+import KioskPadAccess
+import SiteHTTP
 import Logging
-import ReferenceVerifierCore
-import ReferenceVerifierSQLite
+import SiteCore
+import SiteSQLite
 import ServiceLifecycle
 
 /// A new SQLite store holding `users`, in the temporary directory, open for the rest of the

@@ -1,9 +1,9 @@
 import Benchmark
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
+import KioskPadCore
+import DoorVerifierClient
 import KeypadTestSupport
-import KeypadVerifier
+import KioskPadAccess
 import Logging
 
 /// How many verifications per second one or two `kioskpad verifier serve` processes decide

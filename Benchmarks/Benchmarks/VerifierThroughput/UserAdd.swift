@@ -1,10 +1,10 @@
 import Benchmark
 import Foundation
-import KeypadCore
-import KeypadVerifier
+import KioskPadCore
+import KioskPadAccess
 import Logging
-import ReferenceVerifierCore
-import ReferenceVerifierSQLite
+import SiteCore
+import SiteSQLite
 
 /// The store's share of `kioskpad verifier user add` with 10,000 users already in the
 /// SQLite file: the insert of one user's row, its transaction and its commit (WAL fsync,

@@ -1,8 +1,8 @@
 import Benchmark
 import Foundation
-import KeypadCore
-import KeypadHTTPVerifier
-import KeypadVerifier
+import KioskPadCore
+import DoorVerifierClient
+import KioskPadAccess
 import Logging
 
 /// How many verifications per second the reference verifier decides, and how long each

@@ -1,0 +1,60 @@
+import Foundation
+import KioskPadCore
+import DoorVerifierClient
+import DoorOfflineReplica
+import KioskPadAccess
+import KioskPadConfig
+import Logging
+import ServiceLifecycle
+
+/// The parts of `verifier.offline.mode: fallback`: the keeper of the replica file and the
+/// loop that keeps it fresh.
+public struct ReplicaParts: Sendable {
+    public let keeper: ReplicaKeeper
+    public let sync: ReplicaSyncLoop
+}
+
+extension TerminalAssembly {
+    /// The replica's keeper and sync loop when `verifier.offline.mode` is `fallback` (nil
+    /// otherwise); the replica lives in `stateDirectory`, which fallback needs.
+    public static func replicaParts(_ configuration: KioskPadConfiguration, stateDirectory: String?, logger: Logger) throws -> ReplicaParts? {
+        guard case .http(let http) = configuration.verifier, let offline = http.offline else { return nil }
+        guard let stateDirectory else {
+            throw KeyedError(
+                key: "state_dir", message: "verifier.offline.mode: fallback keeps the replica in state_dir, which this config does not set",
+                fix: "add state_dir: DIR (kioskpad run uses \(DaemonConfiguration.defaultStateDirectory))")
+        }
+        let key: ReplicaPublicKey
+        do {
+            key = try ReplicaPublicKey(parsing: offline.publicKey)
+        } catch {
+            throw KeyedError(key: "verifier.offline.public_key", message: "\(error)")
+        }
+        let settings = try httpSettings(http)
+        guard let secret = settings.secret else {
+            throw KeyedError(key: "verifier.secret_file", message: "verifier.offline.mode: fallback needs the door's secret: the verifier gives a replica only to a signed request")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw KeyedError(key: "state_dir", message: "cannot create \(stateDirectory) for the replica: \(error)", kind: .unavailable(retryable: true))
+        }
+        let trust = configuration.daemon.clockTrust
+        let keeper = ReplicaKeeper(settings: ReplicaKeeper.Settings(
+            terminalID: configuration.terminalID, publicKey: key, path: stateDirectory + "/" + OfflineConfiguration.fileName,
+            maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(trust) }))
+        let client = try ReplicaSyncClient(url: offline.url, terminalID: configuration.terminalID, secret: secret, settings: settings)
+        return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
+    }
+}
+
+/// Runs the replica's sync loop until the service group shuts down.
+struct ReplicaSyncService: Service {
+    let loop: ReplicaSyncLoop
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await loop.run()
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import KioskPadCore
+import KeypadDisplay
+import KeypadHAL
+import DoorVerifierClient
+import KioskPadAccess
+import KioskPadConfig
+import Logging
+import KioskPadEndpoints
+
+/// Builds the pipeline's parts from a validated configuration.
+public enum TerminalAssembly {
+    /// The PIN the built-in demo verifier accepts.
+    public static let demoPIN = "1234"
+
+    public static func verifier(
+        for configuration: VerifierConfiguration, clockTrust: ClockTrust = .synchronised, logger: Logger = Logger(label: "kioskpad.verifier")
+    ) throws -> any Verifier {
+        switch configuration {
+        case .http(let http):
+            return try HTTPVerifier(settings: try httpSettings(http), logger: logger)
+        case .demo:
+            guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }
+            let hash = try PINHash.make(pin: pin)
+            return LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)]))
+        case .local(let path):
+            // The users file's rules decide with the wall clock only while it counts.
+            return LocalVerifier(users: try users(path: path), clockTrusted: { KernelClock.trusted(clockTrust) })
+        }
+    }
+
+    /// The `/verify` client's settings from `verifier:` (its secret and token read now).
+    public static func httpSettings(_ http: HTTPVerifierConfiguration) throws -> HTTPVerifier.Settings {
+        let secret = try http.secret.map { source in
+            do {
+                return try WebhookSecret(reading: source)
+            } catch {
+                throw KeyedError(key: key("verifier.secret", source), message: "\(error)")
+            }
+        }
+        let token = try http.token.map { source in
+            let text: String
+            do {
+                text = try source.read()
+            } catch {
+                throw KeyedError(key: key("verifier.token", source), message: "\(error)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
+                throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
+            }
+            return token
+        }
+        return HTTPVerifier.Settings(
+            url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
+            clientCertificate: http.clientCertificate, clientKey: http.clientKey,
+            allowInsecureHTTP: http.allowInsecureHTTP)
+    }
+
+    /// The users file at `path`, refused (naming `verifier.users_file`) when it cannot be
+    /// read, has a bad line, or lists nobody.
+    public static func users(path: String) throws -> UsersFile {
+        do {
+            let users = try UsersFile.load(path: path)
+            if users.users.isEmpty {
+                throw KeyedError(key: "verifier.users_file", message: "\(path) lists no users", fix: "add lines made by `kioskpad pin hash --user NAME`")
+            }
+            return users
+        } catch let error as UsersFile.ParseError {
+            throw KeyedError(key: "verifier.users_file", message: error.description)
+        }
+    }
+
+    /// `verifier.secret_file`, `..._env` or `..._credential`, by where it came from.
+    public static func key(_ prefix: String, _ source: SecretSource) -> String {
+        source.configKey(prefix)
+    }
+
+    /// The configured display: an ANSI panel, plain text, or an HD44780 LCD on I2C (opened
+    /// and probed now, so a missing device stops start-up with an error naming the key).
+    public static func display(
+        for configuration: DisplayConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws -> any DisplayDriver {
+        switch configuration.driver {
+        case .ansi: return ANSITerminalDisplay(geometry: configuration.geometry)
+        case .plain: return PlainTextDisplay(geometry: configuration.geometry)
+        case .hd44780:
+            let i2c = configuration.i2c ?? I2CDisplayConfiguration(bus: 1, address: 0x27, backlight: true)
+            let bus = try LinuxI2CBus(bus: i2c.bus, address: i2c.address)
+            return HD44780Display(geometry: configuration.geometry, bus: bus, encoder: encoder(for: i2c), log: log)
+        }
+    }
+
+    public static func encoder(for i2c: I2CDisplayConfiguration) -> HD44780Encoder {
+        let p = i2c.pins
+        return HD44780Encoder(
+            pins: HD44780PinMap(rs: p[0], rw: p[1], enable: p[2], backlight: p[3], d4: p[4], d5: p[5], d6: p[6], d7: p[7]),
+            backlight: i2c.backlight)
+    }
+
+    public static func composer(for configuration: DisplayConfiguration) -> FrameComposer {
+        FrameComposer(
+            geometry: configuration.geometry, texts: configuration.texts,
+            maskCharacter: configuration.maskGlyph == .dot ? HD44780Encoder.maskDot : configuration.maskCharacter)
+    }
+}

@@ -1,0 +1,47 @@
+import KioskPadCore
+import KioskPadAccess
+import KioskPadConfig
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+extension AssembledTerminal {
+    /// Re-reads the config file at `path` and applies its users file (local verifier) and
+    /// display texts, without touching the keypad, the door or the journal. Anything wrong
+    /// (the config, the users file) refuses the whole reload: the error is logged and the
+    /// running users and texts stay. Other settings take effect at the next start.
+    @discardableResult
+    public func reload(from path: String, logger: Logger) async -> Bool {
+        let users: UsersFile?
+        let configuration: KioskPadConfiguration
+        do {
+            configuration = try ConfigLoader.load(path: path)
+            if case .local(let usersPath) = configuration.verifier, verifier is LocalVerifier {
+                users = try TerminalAssembly.users(path: usersPath)
+            } else {
+                users = nil
+            }
+        } catch {
+            logger.error("reload refused; the running users and texts stay", metadata: ["error": "\(error)"])
+            return false
+        }
+        if let users, let local = verifier as? LocalVerifier { local.replaceUsers(users) }
+        await controller.replaceTexts(configuration.display.texts)
+        var metadata: Logger.Metadata = ["config": "\(path)"]
+        if let users { metadata["users"] = "\(users.users.count)" }
+        logger.notice("reloaded the users file and texts; other settings apply at the next start", metadata: metadata)
+        return true
+    }
+}
+
+/// Reloads on every SIGHUP (`systemctl reload kioskpad`) until the group shuts down.
+struct ReloadService: Service {
+    let reload: @Sendable () async -> Void
+
+    func run() async throws {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            for await _ in hangups { await reload() }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import DoorController
+import DoorServices
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs a terminal under swift-service-lifecycle: the controller, the daemon's background
+/// services and the systemd watchdog in one service group that stops cleanly on `signals`
+/// (the only signal handling in the process). The door relay is switched off the moment a
+/// shutdown begins, before anything else stops. Tells systemd READY=1 once running and
+/// STOPPING=1 on the way out.
+public enum TerminalRunner {
+    public static func run(
+        controller: KioskController, daemon: DaemonServices, notifier: SystemdNotifier = SystemdNotifier(),
+        signals: [UnixSignal], reload: (@Sendable () async -> Void)? = nil, logger: Logger
+    ) async throws {
+        let controllerService = ControllerService(controller: controller, daemon: daemon, notifier: notifier)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: controllerService, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        services += daemon.services.map { .init(service: $0) }
+        if let reload { services.append(.init(service: ReloadService(reload: reload))) }
+        if let interval = notifier.watchdogInterval {
+            services.append(.init(service: WatchdogService(notifier: notifier, interval: interval, health: daemon.health, controller: controller, logger: logger)))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        configuration.gracefulShutdownSignals = signals
+        configuration.logger = logger
+        let group = ServiceGroup(configuration: configuration)
+        daemon.bus.publish(.started)
+        do {
+            try await group.run()
+        } catch {
+            daemon.door?.shutdown()
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+}
+
+/// The entry loop as a service: READY=1 when it starts; on graceful shutdown the door goes
+/// off at once, then the loop is cancelled.
+struct ControllerService: Service {
+    let controller: KioskController
+    let daemon: DaemonServices
+    let notifier: SystemdNotifier
+
+    func run() async throws {
+        notifier.ready(status: "terminal ready; \(daemon.health.summary)")
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown {
+                _ = await controller.run()
+            }
+        } onGracefulShutdown: {
+            daemon.door?.shutdown()
+            notifier.stopping()
+        }
+    }
+}
+
+/// Pings the systemd watchdog at half its interval while the entry loop answers, so a hung
+/// loop gets the unit restarted. A keypad that is down is not a reason to restart: it is
+/// reopened in-process with back-off (``RetryingKeySource``) while the relay, journal and
+/// metrics keep working; it shows in the status line and `/healthz`.
+struct WatchdogService: Service {
+    let notifier: SystemdNotifier
+    let interval: Duration
+    let health: HealthState
+    let controller: KioskController
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if await controller.heartbeat() {
+                    notifier.watchdog()
+                } else {
+                    logger.warning("watchdog not fed: the entry loop does not answer")
+                }
+                notifier.status(health.summary)
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import DoorAssembly
+import KioskPadCommandLine
+import KioskPadConfig
+import DoorController
+import KioskPadEndpoints
+
+/// `kioskpad config`: config file tools.
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Config file tools.", subcommands: [ConfigCheckCommand.self])
+}
+
+/// `kioskpad config check FILE`: prints `ok` (exit 0) or one line per problem (exit 2).
+struct ConfigCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a config file: prints ok, or one line per problem naming the key path (exit 2).",
+        discussion: """
+            Environment overrides (KIOSKPAD__SECTION__KEY=value) are applied and checked too. \
+            With --with-files it also reads what `run` reads at start: the users file (it must \
+            list at least one user), secret and token files, and TLS files, so it fails exactly \
+            where the first start would. Systemd credentials (*_credential) are read only when \
+            $CREDENTIALS_DIRECTORY is set, as it is under systemd.
+            """
+    )
+
+    @Argument(help: "The YAML config file to check.")
+    var file: String
+
+    @Flag(help: "Also read the files the config names (users file, secrets, certificates), as `run` does at start.")
+    var withFiles = false
+
+    func run() async throws {
+        let configuration = try ConfigLoader.load(path: file)
+        if withFiles {
+            try await checkFiles(configuration)
+        }
+        print("ok")
+    }
+
+    private func checkFiles(_ configuration: KioskPadConfiguration) async throws {
+        var verifierConfiguration = configuration.verifier
+        let credentials = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] != nil
+        if case .http(var http) = verifierConfiguration, !credentials {
+            if case .credential(let name) = http.secret {
+                writeLine("note: verifier.secret_credential '\(name)' is read at start from $CREDENTIALS_DIRECTORY (systemd LoadCredential=); not checked here")
+                http.secret = nil
+            }
+            if case .credential(let name) = http.token {
+                writeLine("note: verifier.token_credential '\(name)' is read at start from $CREDENTIALS_DIRECTORY; not checked here")
+                http.token = nil
+            }
+            verifierConfiguration = .http(http)
+        }
+        let verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
+        await verifier.shutdown()
+        if let source = configuration.daemon.events?.secret, credentials || !isCredential(source) {
+            do {
+                _ = try WebhookSecret(reading: source)
+            } catch {
+                throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
+            }
+        }
+    }
+
+    private func isCredential(_ source: SecretSource) -> Bool {
+        if case .credential = source { return true }
+        return false
+    }
+}

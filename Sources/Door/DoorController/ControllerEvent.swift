@@ -1,0 +1,18 @@
+import KioskPadCore
+import KeypadHAL
+
+/// Everything the controller's single loop reacts to, in arrival order.
+enum ControllerEvent: Sendable {
+    case input(KeySourceEvent)
+    case inputEnded
+    case tick
+    /// `attempt` is the model's number for the entry, `id` the request's attempt_id, `kind`
+    /// what was submitted (pin, code or card).
+    case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration)
+    /// The case tamper switch tripped or was restored.
+    case tamper(Bool)
+    /// A PIN from a remote unlock command, checked as if typed here.
+    case remote(SecretDigits)
+    /// New display texts (a reload).
+    case texts(DisplayTexts)
+}

@@ -1,0 +1,250 @@
+import Foundation
+import KioskPadCore
+import KeypadDisplay
+import KeypadHAL
+import KioskPadAccess
+import Logging
+
+/// Wires one terminal: keys from a ``KeySource`` drive the ``EntryModel``; each change is
+/// composed into a frame for the ``DisplayDriver``; each completed entry goes to the
+/// ``Verifier`` and its answer back to the model. One loop handles every event in order,
+/// so the model has a single owner. A display error is logged and never stops the door.
+/// What happens is published on the ``TerminalEventBus`` after the model has it (a key
+/// reaches the model before any sink) and without waiting for any sink.
+public actor KioskController {
+    /// Why ``run()`` returned.
+    public enum Ending: Equatable, Sendable {
+        /// The user quit (Ctrl-C on the keyboard).
+        case quit
+        /// A scripted input ended and its last attempt's result was shown.
+        case inputEnded
+    }
+
+    private let model: EntryModel
+    private var composer: FrameComposer
+    private let display: any DisplayDriver
+    private let verifier: any Verifier
+    private let source: any KeySource
+    private let terminalID: String
+    private let clock: TerminalClock
+    private let logger: Logger
+    private let bus: TerminalEventBus
+
+    private var continuation: AsyncStream<ControllerEvent>.Continuation?
+    private var timer: Task<Void, Never>?
+    private var lastFrame: Frame?
+    private var deferredKeys = KeyQueue()
+    private var inputEnded = false
+    private var displayFailing = false
+    private var tampered = false
+    private let tamperStopsEntry: Bool
+    /// `display.backlight_timeout_s`; nil keeps the backlight on.
+    private var backlight: BacklightTimer?
+
+    public init(
+        entry: EntryOptions, composer: FrameComposer, display: any DisplayDriver,
+        verifier: any Verifier, source: any KeySource, terminalID: String,
+        clock: TerminalClock = .continuous, logger: Logger = Logger(label: "kioskpad"),
+        bus: TerminalEventBus = TerminalEventBus(), tamperStopsEntry: Bool = false,
+        backlightTimeout: Duration? = nil
+    ) {
+        self.tamperStopsEntry = tamperStopsEntry
+        backlight = backlightTimeout.map { BacklightTimer(timeout: $0, at: clock.now) }
+        model = EntryModel(options: entry, clock: clock)
+        self.composer = composer
+        self.display = display
+        self.verifier = verifier
+        self.source = source
+        self.terminalID = terminalID
+        self.clock = clock
+        self.logger = logger
+        self.bus = bus
+    }
+
+    /// The case tamper switch changed: the display shows `texts.tamper` instead of the
+    /// prompt while it is tripped, and with `tamper.stop_entry` keys are ignored.
+    public func tamperChanged(_ active: Bool) {
+        continuation?.yield(.tamper(active))
+    }
+
+    /// Shows `texts` from the next frame on (SIGHUP reload); entry goes on undisturbed.
+    public func replaceTexts(_ texts: DisplayTexts) {
+        continuation?.yield(.texts(texts))
+    }
+
+    /// A remote unlock command's code (`mqtt.remote_unlock`): submitted exactly as a PIN
+    /// typed at this door (same verifier, lockout and duress), or refused when the terminal
+    /// is not ready for it; either way a ``TerminalEvent/remoteUnlock(attemptID:refusal:)``
+    /// goes out on the bus.
+    public func remoteCode(_ value: SecretDigits) {
+        guard let continuation else {
+            bus.publish(.remoteUnlock(attemptID: nil, refusal: "busy"))
+            return
+        }
+        continuation.yield(.remote(value))
+    }
+
+    /// Answers at once unless the entry loop is stuck (for the watchdog).
+    public func heartbeat() -> Bool { true }
+
+    /// Runs until the user quits or a scripted input has been played out.
+    public func run() async -> Ending {
+        let (events, continuation) = AsyncStream.makeStream(of: ControllerEvent.self)
+        self.continuation = continuation
+        // The source calls straight into this loop's queue from its reading thread or task.
+        let reader = source.start(
+            deliver: { continuation.yield(.input($0)) },
+            finished: { _ in continuation.yield(.inputEnded) })
+        defer {
+            reader.stop()
+            timer?.cancel()
+            continuation.finish()
+        }
+        await render()
+        scheduleTick()
+        for await event in events {
+            switch event {
+            case .input(.quit):
+                return .quit
+            case .input(.card(let value)):
+                if tampered && tamperStopsEntry { break }
+                backlight?.wake(at: clock.now)
+                if let submission = model.present(card: value) { verify(submission) }
+            case .input(.key(let key)):
+                if tampered && tamperStopsEntry { break }
+                if backlight?.key(at: clock.now) == false { break }  // it only woke the backlight
+                handle(key)
+                bus.publish(.keyPressed)
+            case .remote(let value):
+                if tampered && tamperStopsEntry {
+                    bus.publish(.remoteUnlock(attemptID: nil, refusal: "tampered"))
+                } else if let submission = model.present(remote: value) {
+                    backlight?.wake(at: clock.now)
+                    verify(submission, remote: true)
+                } else {
+                    bus.publish(.remoteUnlock(attemptID: nil, refusal: model.phase == .lockedOut ? "locked_out" : "busy"))
+                }
+            case .texts(let texts):
+                composer = FrameComposer(
+                    geometry: composer.geometry, texts: texts, maskCharacter: composer.maskCharacter,
+                    emptyCharacter: composer.emptyCharacter)
+            case .tamper(let active):
+                tampered = active
+                if active { backlight?.wake(at: clock.now) }
+                if active && tamperStopsEntry { _ = model.handle(.action(.clear)) }
+            case .inputEnded:
+                inputEnded = true
+            case .tick:
+                model.tick()
+                _ = backlight?.expire(at: clock.now, idle: isIdle)
+            case .verdict(let attempt, let id, let kind, let outcome, let latency):
+                backlight?.wake(at: clock.now)
+                if conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
+                    bus.publish(.attemptDecided(attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
+                }
+                await render()
+                replayDeferredKeys()
+            }
+            await render()
+            if inputEnded && model.phase != .verifying && deferredKeys.isEmpty {
+                return .inputEnded
+            }
+            scheduleTick()
+        }
+        return .inputEnded
+    }
+
+    private func handle(_ key: KeyInput) {
+        if model.phase == .verifying && source.isScripted {
+            // A script's keys are typed "after" the answer; live keys while verifying are dropped.
+            deferredKeys.push(key)
+            return
+        }
+        if let submission = model.handle(key) { verify(submission) }
+    }
+
+    private func replayDeferredKeys() {
+        while model.phase != .verifying, let key = deferredKeys.pop() {
+            if let submission = model.handle(key) { verify(submission) }
+        }
+    }
+
+    private func verify(_ submission: Submission, remote: Bool = false) {
+        let attempt = VerificationAttempt(
+            terminalID: terminalID, kind: submission.kind, value: submission.value)
+        let id = attempt.attemptID.uuidString.lowercased()
+        logger.info(remote ? "remote unlock attempt submitted" : "attempt submitted", metadata: [
+            "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
+        ])
+        if remote { bus.publish(.remoteUnlock(attemptID: id, refusal: nil)) }
+        let verifier = self.verifier
+        let continuation = self.continuation
+        let clock = self.clock
+        Task {
+            let started = clock.now
+            let outcome = await verifier.verify(attempt)
+            continuation?.yield(.verdict(attempt: submission.attempt, id: id, kind: submission.kind, outcome: outcome, latency: clock.now - started))
+        }
+    }
+
+    /// Applies a verdict; true when it was for the pending attempt.
+    private func conclude(attempt: UInt64, id: String, outcome: AttemptOutcome, latency: Duration) -> Bool {
+        guard model.complete(attempt: attempt, outcome: outcome) else { return false }
+        let decision: String
+        switch outcome {
+        case .granted: decision = "granted"
+        case .denied: decision = model.phase == .lockedOut ? "denied, locked out" : "denied"
+        case .unavailable: decision = "verifier unavailable"
+        }
+        var metadata: Logger.Metadata = [
+            "attempt_id": "\(id)", "decision": "\(decision)", "latency_ms": "\(latency.wholeMilliseconds)",
+        ]
+        if let user = outcome.user { metadata["user"] = "\(user)" }
+        logger.notice("attempt decided", metadata: metadata)
+        if outcome.isDuress {
+            // For the operator only: the display and the door treat it as any grant.
+            logger.critical("duress PIN used; silent alarm raised", metadata: metadata)
+        }
+        return true
+    }
+
+    private func render() async {
+        var frame = composer.compose(model.snapshot(), alert: tampered ? composer.texts.tamper : nil)
+        frame.backlight = backlight?.isLit ?? true
+        guard frame != lastFrame else { return }
+        do {
+            try await display.show(frame)
+            lastFrame = frame
+            if displayFailing {
+                displayFailing = false
+                logger.notice("display recovered")
+            }
+        } catch {
+            if !displayFailing { logger.error("display failed; entry goes on without it", metadata: ["error": "\(error)"]) }
+            displayFailing = true
+            bus.publish(.displayError)
+        }
+    }
+
+    /// Nothing typed, nothing shown but the prompt: the backlight may time out.
+    private var isIdle: Bool {
+        model.phase == .ready && !tampered
+    }
+
+    /// Wakes the loop at the model's next deadline (timeouts, countdown, spinner), and only then.
+    private func scheduleTick() {
+        timer?.cancel()
+        timer = nil
+        let deadlines = [model.nextDeadline, backlight?.deadline(idle: isIdle)].compactMap { $0 }
+        guard let deadline = deadlines.min(), let continuation else { return }
+        let clock = self.clock
+        timer = Task {
+            // By deadline, not by duration: a task that starts late still wakes on time.
+            if deadline > clock.now {
+                try? await clock.sleep(until: deadline)
+            }
+            guard !Task.isCancelled else { return }
+            continuation.yield(.tick)
+        }
+    }
+}

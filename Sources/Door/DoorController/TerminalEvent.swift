@@ -1,0 +1,72 @@
+import KioskPadCore
+import KioskPadAccess
+
+/// What happened at the terminal, for everything that reacts to it without being part of
+/// entry: the door relay, feedback outputs, the audit journal, metrics. Never carries the
+/// digits typed.
+public enum TerminalEvent: Sendable, Equatable {
+    case keyPressed
+    /// A verifier answered (or failed) for one attempt; `attemptID` is the request's
+    /// `attempt_id` (the same id in logs, journal and on the wire); `lockedOut` when this
+    /// denial started a lockout.
+    case attemptDecided(attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
+    /// The verifier could not answer this attempt and the door decided from its credential
+    /// replica, or refused to; published just before the attempt's ``attemptDecided``.
+    case decidedOffline(OfflineDecision)
+    /// A remote unlock command with a code (Home Assistant's `lock` entity, `mqtt.remote_unlock`):
+    /// submitted as the attempt `attemptID` (its ``attemptDecided`` follows), or refused
+    /// with `refusal` (`off`, `no_code`, `retained`, `busy`, `locked_out`, `tampered`).
+    case remoteUnlock(attemptID: String?, refusal: String?)
+    /// A stuck key or a ghosting scan (tamper-like faults).
+    case keypadFault(kind: String, detail: String)
+    /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,
+    /// `check_nibble`, `pin_length`); one event per frame.
+    case wiegandFrameDropped(reason: String)
+    /// The keypad stopped or came back.
+    case keypadHealth(ok: Bool)
+    case displayError
+    /// The door relay was energised for `seconds`, or released (`unlocked` false).
+    case door(unlocked: Bool, seconds: Int)
+    /// What the door's own inputs said: contact, exit button, tamper.
+    case doorInput(DoorInputEvent)
+    /// The terminal started, or began to stop (the last event a sink gets).
+    case started
+    case stopping
+    /// `count` events did not fit in `sink`'s queue and were dropped for it.
+    case eventsDropped(sink: String, count: Int)
+    /// Every `events.heartbeat_s`: the terminal says it is there and how it is (a `status`
+    /// journal record), so a door where nothing happens is still seen.
+    case heartbeat
+}
+
+/// Receives ``TerminalEvent``s in order, from its own queue of a ``TerminalEventBus``.
+public protocol TerminalEventSink: Sendable {
+    func handle(_ event: TerminalEvent) async
+}
+
+/// An event from the door's inputs (`door.contact`, `door.exit_button`, `tamper`), as the
+/// journal, events, metrics and feedback see it.
+public enum DoorInputEvent: Sendable, Equatable {
+    case opened
+    case closed
+    /// Still open `seconds` after it opened (`door.held_open_s`); once per opening.
+    case heldOpen(seconds: Int)
+    /// Opened with the relay off and no unlock within `door.open_grace_s`.
+    case forcedOpen
+    /// The exit button was pressed: the door unlocks; never an attempt.
+    case exitRequest
+    /// The case tamper switch tripped (`active`) or was restored.
+    case tamper(active: Bool)
+
+    /// The journal's and the events' `type`.
+    public var recordType: String {
+        switch self {
+        case .opened: return "door_opened"
+        case .closed: return "door_closed"
+        case .heldOpen: return "held_open"
+        case .forcedOpen: return "forced_open"
+        case .exitRequest: return "exit_request"
+        case .tamper(let active): return active ? "tamper" : "tamper_cleared"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import KioskPadStorage
+import Foundation
+import KioskPadAccess
+
+/// The replica a door holds, as kept in `state_dir` (mode 0600): the signed replica in
+/// `replica.json`; the newest signed confirmation of its version, and the boot clock when
+/// it arrived, in `replica-confirmation.json`. Both signatures are checked every time the
+/// files are read.
+public struct HeldReplica: Sendable {
+    public let signed: SignedReplica
+    public let replica: CredentialReplica
+    public let confirmation: SignedReplica?
+    /// The newest `issued_at` the verifier signed for this version (the replica's own, or
+    /// a later confirmation's): the replica's age counts from here.
+    public let confirmedAt: Date
+    /// This boot's clock when ``confirmedAt`` arrived (nil when the kernel gave none).
+    public let anchor: BootInstant?
+
+    public init(signed: SignedReplica, replica: CredentialReplica, confirmation: SignedReplica?, confirmedAt: Date, anchor: BootInstant?) {
+        self.signed = signed
+        self.replica = replica
+        self.confirmation = confirmation
+        self.confirmedAt = confirmedAt
+        self.anchor = anchor
+    }
+
+    public var version: Int64 { replica.version }
+
+    /// Distinct users in the replica.
+    public var userCount: Int { Set(replica.entries.map(\.user)).count }
+
+    /// `replica.json`: the signed replica, rewritten only when a new version comes.
+    public func replicaFileContents() throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: ["format": 1, "replica": signed.jsonObject], options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    /// `replica-confirmation.json`: the newest confirmation and the boot clock when it came,
+    /// rewritten by every sync (a few hundred bytes, so an unchanged sync writes little).
+    public func confirmationFileContents() throws -> [UInt8] {
+        var object: [String: Any] = ["format": 1, "version": version]
+        object["confirmation"] = confirmation?.jsonObject ?? NSNull()
+        if let anchor {
+            object["boot_id"] = anchor.bootID
+            object["boottime_ns"] = anchor.nanoseconds
+        }
+        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    /// The replica in `bytes` (`replica.json`), if `key` signed it for `terminalID`, with
+    /// the confirmation file's `confirmationBytes` when they confirm the same version (a
+    /// confirmation of another version, left by a power cut between the two writes, is
+    /// ignored, and with it the boot clock reading: the door then waits for its next sync
+    /// to trust the time). A replica that fails its checks throws, saying what is wrong.
+    public init(fileContents bytes: [UInt8], confirmationBytes: [UInt8]?, key: ReplicaPublicKey, terminalID: String) throws {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any], object["format"] as? Int == 1,
+            let replicaObject = object["replica"] as? [String: Any]
+        else { throw ReplicaError("the replica file is not a replica this version of kioskpad wrote") }
+        let signedReplica = try SignedReplica(jsonObject: replicaObject)
+        guard case .replica(let replica) = try signedReplica.open(with: key) else { throw ReplicaError("the replica file holds a confirmation where the replica belongs") }
+        guard replica.terminalID == terminalID else { throw ReplicaError("the replica file is for terminal '\(replica.terminalID)', not '\(terminalID)'") }
+        var confirmedAt = replica.issuedAt
+        var confirmation: SignedReplica?
+        var anchor: BootInstant?
+        if let confirmationBytes, let file = (try? JSONSerialization.jsonObject(with: Data(confirmationBytes))) as? [String: Any],
+            (file["version"] as? NSNumber)?.int64Value == replica.version
+        {
+            if let confirmationObject = file["confirmation"] as? [String: Any] {
+                let signedConfirmation = try SignedReplica(jsonObject: confirmationObject)
+                guard case .confirmation(let terminal, let version, let issuedAt) = try signedConfirmation.open(with: key), terminal == terminalID,
+                    version == replica.version
+                else { throw ReplicaError("the confirmation file does not confirm the replica it stands beside") }
+                confirmation = signedConfirmation
+                confirmedAt = max(confirmedAt, issuedAt)
+            }
+            if let boot = file["boot_id"] as? String, let nanoseconds = (file["boottime_ns"] as? NSNumber)?.int64Value {
+                anchor = BootInstant(bootID: boot, nanoseconds: nanoseconds)
+            }
+        }
+        self.init(signed: signedReplica, replica: replica, confirmation: confirmation, confirmedAt: confirmedAt, anchor: anchor)
+    }
+}

@@ -1,0 +1,61 @@
+import KioskPadCore
+import DoorVerifierClient
+import KioskPadAccess
+import Logging
+
+/// `verifier.offline.mode: fallback`: asks the HTTP verifier first, always; only when it
+/// cannot answer (refused, reset, deadline, 5xx; never after a decision, a 4xx or a bad
+/// body) does the door decide from its replica, with the same hashes, rules and duress as
+/// the verifier. One-time and TOTP codes are never decided offline (their single use needs
+/// the server), nor is anything without a usable replica. `report` hears of every attempt
+/// the verifier could not answer, decided or not.
+public final class OfflineFallbackVerifier: Verifier {
+    private let online: HTTPVerifier
+    private let keeper: ReplicaKeeper
+    private let report: @Sendable (OfflineDecision) -> Void
+    private let logger: Logger
+
+    public init(online: HTTPVerifier, keeper: ReplicaKeeper, logger: Logger, report: @escaping @Sendable (OfflineDecision) -> Void) {
+        self.online = online
+        self.keeper = keeper
+        self.logger = logger
+        self.report = report
+    }
+
+    public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        let id = attempt.attemptID.uuidString.lowercased()
+        switch await online.answer(attempt) {
+        case .decided(let outcome):
+            keeper.noteDecidedOffline(false)
+            return outcome
+        case .broken:
+            keeper.noteDecidedOffline(false)
+            return .unavailable
+        case .unreachable:
+            guard attempt.kind != .code else {
+                return refuse(id, "one-time and TOTP codes are never decided offline: their single use needs the verifier")
+            }
+            switch keeper.offlineVerifier() {
+            case .failure(let why):
+                return refuse(id, why.description)
+            case .success(let (verifier, version)):
+                let outcome = await verifier.verify(attempt)
+                keeper.noteDecidedOffline(true)
+                let decision = outcome.decision
+                logger.notice("decided offline from the credential replica", metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
+                report(OfflineDecision(attemptID: id, decision: decision, replicaVersion: version, refusal: nil))
+                return outcome
+            }
+        }
+    }
+
+    private func refuse(_ id: String, _ why: String) -> AttemptOutcome {
+        logger.warning("not decided offline; door stays shut", metadata: ["attempt_id": "\(id)", "why": "\(why)"])
+        report(OfflineDecision(attemptID: id, decision: "refused", replicaVersion: keeper.held?.version, refusal: why))
+        return .unavailable
+    }
+
+    public func shutdown() async {
+        await online.shutdown()
+    }
+}

@@ -1,0 +1,130 @@
+import KioskPadCore
+import KeypadHAL
+import DoorController
+import Logging
+import Synchronization
+
+/// The door relay: energised for the unlock time on a grant, and only then. Off at start,
+/// off when the time is up, off on shutdown, off on any error. A grant's `unlock_seconds`
+/// overrides the default and is clamped to the maximum. Every write to the relay happens
+/// under one lock, so after ``shutdown()`` (callable from a signal handler) it can never
+/// be energised again, not even by an answer that was already on its way.
+public final class DoorRelay: TerminalEventSink {
+    private struct State {
+        var generation = 0
+        var stopped = false
+        var energised = false
+        /// When the relay last went off (a ``TerminalClock`` reading), for forced-open checks.
+        var releasedAt: Duration?
+    }
+
+    private let output: any DigitalOutput
+    public let defaultUnlock: Duration
+    public let maxUnlock: Duration
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// Told (on, seconds) whenever the relay changes, for the journal and metrics.
+    private let observer: @Sendable (Bool, Int) async -> Void
+    /// How the unlock time passes (a manual clock in tests).
+    private let clock: TerminalClock
+
+    public init(
+        output: any DigitalOutput, defaultUnlock: Duration, maxUnlock: Duration, logger: Logger,
+        clock: TerminalClock = .continuous,
+        observer: @escaping @Sendable (Bool, Int) async -> Void = { _, _ in }
+    ) throws {
+        self.output = output
+        self.clock = clock
+        self.defaultUnlock = defaultUnlock
+        self.maxUnlock = maxUnlock
+        self.logger = logger
+        self.observer = observer
+        try output.set(false)
+    }
+
+    public var isEnergised: Bool { state.withLock { $0.energised } }
+
+    /// True while the relay is on, or when it went off less than `grace` ago: a door that
+    /// opens now was let open.
+    public func unlockedRecently(within grace: Duration) -> Bool {
+        let now = clock.now
+        return state.withLock { state in
+            state.energised || state.releasedAt.map { now - $0 < grace } == true
+        }
+    }
+
+    /// Drops the relay now (re-lock on open), ending the current unlock early.
+    public func lock() async {
+        await release(ifGeneration: nil)
+    }
+
+    public func handle(_ event: TerminalEvent) async {
+        guard case .attemptDecided(_, _, let outcome, _, _) = event else { return }
+        if case .granted(_, let seconds, _, _) = outcome {
+            let requested = seconds.map { Duration.seconds($0) } ?? defaultUnlock
+            await unlock(for: min(max(requested, .seconds(1)), maxUnlock))
+        }
+    }
+
+    /// Energises the relay for `duration` (restarting the timer if already open).
+    public func unlock(for duration: Duration) async {
+        let result: Result<Int, any Error>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            do {
+                try output.set(true)
+                state.generation += 1
+                state.energised = true
+                return .success(state.generation)
+            } catch {
+                try? output.set(false)
+                state.energised = false
+                return .failure(error)
+            }
+        }
+        switch result {
+        case nil:
+            return
+        case .failure(let error):
+            logger.error("door relay failed; forced off", metadata: ["error": "\(error)"])
+        case .success(let generation):
+            logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
+            await observer(true, duration.wholeSeconds)
+            Task {
+                try? await clock.sleep(for: duration)
+                await self.release(ifGeneration: generation)
+            }
+        }
+    }
+
+    private func release(ifGeneration generation: Int?) async {
+        let now = clock.now
+        let changed = state.withLock { state -> Bool in
+            guard generation == nil || generation == state.generation else { return false }
+            let was = state.energised
+            DoorRelay.forceOff(output, logger)
+            state.energised = false
+            if was { state.releasedAt = now }
+            return was
+        }
+        if changed { await observer(false, 0) }
+    }
+
+    /// Off, and off for good. Safe from any thread, including a signal handler's queue.
+    public func shutdown() {
+        state.withLock { state in
+            state.stopped = true
+            state.generation += 1
+            DoorRelay.forceOff(output, logger)
+            state.energised = false
+        }
+    }
+
+    private static func forceOff(_ output: any DigitalOutput, _ logger: Logger) {
+        do {
+            try output.set(false)
+        } catch {
+            logger.critical("door relay did not switch off; retrying", metadata: ["error": "\(error)"])
+            try? output.set(false)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import DoorController
+import Logging
+
+/// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,
+/// latency), lockouts, keypad faults, dropped Wiegand frames (rate-limited), door unlocks and locks, start and stop, events the
+/// bus dropped. Then wakes the forwarder, if any.
+public actor JournalSink: TerminalEventSink {
+    public let journal: TerminalJournal
+    private let terminalID: String
+    private let logger: Logger
+    private let appended: @Sendable () -> Void
+    private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
+    /// What the next `status` record says, kept from the events as they pass.
+    private var status = TerminalStatus()
+    /// Offline notes waiting for their attempt's record (it follows at once on the bus).
+    private var offline: [String: OfflineDecision] = [:]
+    /// Remote unlock attempts waiting for their attempt's record.
+    private var remote: Set<String> = []
+    private let origin = ContinuousClock.now
+    /// At most one `wiegand_dropped` record per this interval; each says how many frames
+    /// were dropped since the previous one.
+    public static let wiegandDropInterval: Duration = .seconds(10)
+
+    public init(journal: TerminalJournal, terminalID: String, logger: Logger, appended: @escaping @Sendable () -> Void = {}) {
+        self.journal = journal
+        self.terminalID = terminalID
+        self.logger = logger
+        self.appended = appended
+    }
+
+    public func handle(_ event: TerminalEvent) async {
+        status.note(event)
+        switch event {
+        case .keyPressed, .displayError:
+            return
+        case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut):
+            var fields: [(String, JournalValue)] = [
+                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(outcome.decision)),
+                ("latency_ms", .number(latency.wholeMilliseconds)),
+            ]
+            if let user = outcome.user { fields.append(("user", .text(user))) }
+            if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason))) }
+            if let note = offline.removeValue(forKey: id) {
+                if let refusal = note.refusal {
+                    fields.append(("offline_refused", .text(refusal)))
+                } else {
+                    fields.append(("offline", .json("true")))
+                    if let version = note.replicaVersion { fields.append(("replica_version", .number(Int(version)))) }
+                }
+            }
+            if remote.remove(id) != nil { fields.append(("remote", .json("true"))) }
+            if outcome.isDuress {
+                // The silent alarm goes first: written, and so forwarded, before the grant.
+                await record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
+            }
+            await record("attempt", fields)
+            if lockedOut { await record("lockout", []) }
+        case .remoteUnlock(let id, let refusal):
+            if let id { remote.insert(id) }
+            if let refusal { await record("remote_unlock_refused", [("reason", .text(refusal))]) }
+        case .decidedOffline(let note):
+            offline[note.attemptID] = note
+        case .keypadFault(let kind, let detail):
+            await record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
+        case .wiegandFrameDropped(let reason):
+            if let count = wiegandDrops.note(at: origin.duration(to: .now)) {
+                await record("wiegand_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+            }
+        case .keypadHealth(let ok):
+            await record(ok ? "keypad_recovered" : "keypad_failed", [])
+        case .door(let unlocked, let seconds):
+            await record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
+        case .doorInput(let input):
+            if case .heldOpen(let seconds) = input {
+                await record(input.recordType, [("seconds", .number(seconds))])
+            } else {
+                await record(input.recordType, [])
+            }
+        case .started:
+            await record("start", [("version", .text(KioskPadVersion.version))])
+        case .stopping:
+            await record("stop", [])
+        case .eventsDropped(let sink, let count):
+            await record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
+        case .heartbeat:
+            await record("status", status.fields)
+        }
+    }
+
+    /// Appends one record: the write and its fsync on the file thread (``WorkThreads/files``),
+    /// never on a cooperative thread; records stay in the order they were handed over.
+    func record(_ type: String, _ fields: [(String, JournalValue)]) async {
+        let journal = self.journal
+        let fields: [(String, JournalValue)] = [("terminal_id", .text(terminalID))] + fields
+        do {
+            _ = try await WorkThreads.files.run { try journal.append(type: type, fields: fields) }
+            appended()
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)", "path": "\(journal.path)"])
+        }
+    }
+}

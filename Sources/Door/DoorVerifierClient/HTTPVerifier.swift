@@ -1,0 +1,180 @@
+import AsyncHTTPClient
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import KioskPadEndpoints
+
+/// Posts each completed entry to a verifier endpoint (docs/protocol.md) and fails
+/// secure: anything but a 200 with a known decision, in time and within the size cap, is
+/// ``AttemptOutcome/unavailable``. One connection pool is reused; each attempt has one
+/// overall deadline; only failures before any response are retried (same `attempt_id`,
+/// inside the deadline); requests are signed per Standard Webhooks when a secret is set.
+public final class HTTPVerifier: Verifier {
+    public struct Settings: Sendable {
+        public var url: String
+        public var deadline: Duration
+        public var secret: WebhookSecret?
+        public var bearerToken: String?
+        public var caFile: String?
+        public var clientCertificate: String?
+        public var clientKey: String?
+        public var allowInsecureHTTP: Bool
+        public var maxResponseBytes: Int
+        public var retryDelay: Duration
+
+        public init(
+            url: String, deadline: Duration = .seconds(3), secret: WebhookSecret? = nil, bearerToken: String? = nil,
+            caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
+            allowInsecureHTTP: Bool = false, maxResponseBytes: Int = 16_384,
+            retryDelay: Duration = .milliseconds(100)
+        ) {
+            self.url = url
+            self.deadline = deadline
+            self.secret = secret
+            self.bearerToken = bearerToken
+            self.caFile = caFile
+            self.clientCertificate = clientCertificate
+            self.clientKey = clientKey
+            self.allowInsecureHTTP = allowInsecureHTTP
+            self.maxResponseBytes = maxResponseBytes
+            self.retryDelay = retryDelay
+        }
+    }
+
+    public let settings: Settings
+    private let client: HTTPClient
+    private let logger: Logger
+
+    public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
+        try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)
+        client = try HTTPVerifier.makeClient(settings)
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// A client with the settings' TLS trust and client certificate, no redirects and no
+    /// decompression (the replica client uses the same).
+    static func makeClient(_ settings: Settings) throws -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        do {
+            if let caFile = settings.caFile {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+            }
+            if let certificate = settings.clientCertificate, let key = settings.clientKey {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            }
+        } catch {
+            throw KeyedError(key: "verifier.ca_file", message: "cannot load TLS files: \(error)")
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// `http://` only to loopback unless explicitly allowed; only http and https.
+    public static func checkURL(_ text: String, allowInsecureHTTP: Bool) throws {
+        if let problem = VerifierURL.problem(text, allowInsecureHTTP: allowInsecureHTTP) {
+            throw KeyedError(key: "verifier.url", message: problem)
+        }
+    }
+
+    public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        switch await answer(attempt) {
+        case .decided(let outcome): return outcome
+        case .unreachable, .broken: return .unavailable
+        }
+    }
+
+    /// The verifier's decision, or why there is none: ``VerifierAnswer/unreachable(_:)``
+    /// when it could not answer (no connection, reset, deadline passed, 5xx), which a door
+    /// with a credential replica may decide itself; ``VerifierAnswer/broken(_:)`` when it
+    /// answered something else (4xx, a bad body), which nothing decides.
+    public func answer(_ attempt: VerificationAttempt) async -> VerifierAnswer {
+        var body = VerificationRequestBody.encode(attempt)
+        defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        let id = attempt.attemptID.uuidString.lowercased()
+        let request = SignedJSONRequest.make(url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
+        // One deadline for the whole attempt: connect, request, headers and body, retries
+        // included. The race returns at the deadline whatever the server does; the exchange
+        // is cancelled then, and its own NIO deadline stops it at the same time.
+        let deadline = settings.deadline
+        let nioDeadline = NIODeadline.now() + .nanoseconds(deadline.wholeNanoseconds)
+        let result = await DeadlineRace.run(
+            until: .now + deadline,
+            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)", reachable: false) }
+        ) { [self, request] in
+            await exchange(request, id: id, deadline: nioDeadline)
+        }
+        switch result {
+        case .answer(let outcome): return .decided(outcome)
+        case .failed(let reason, let reachable):
+            unavailable(id, reason)
+            return reachable ? .broken(reason) : .unreachable(reason)
+        }
+    }
+
+    /// What one exchange ended with. Only the winner of the deadline race is logged, so an
+    /// exchange abandoned at the deadline does not log a second time.
+    private enum Exchange: Sendable {
+        case answer(AttemptOutcome)
+        /// `reachable`: the verifier answered, but not with a decision (4xx, a bad body).
+        case failed(String, reachable: Bool)
+    }
+
+    /// Sends `request`, retrying only failures before any response, and reads the answer.
+    private func exchange(_ request: HTTPClientRequest, id: String, deadline: NIODeadline) async -> Exchange {
+        var tries = 0
+        while true {
+            tries += 1
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: deadline, logger: logger)
+            } catch {
+                // No response yet: a retry with the same attempt_id is allowed inside the deadline.
+                let retryAt = NIODeadline.now() + .nanoseconds(settings.retryDelay.wholeNanoseconds)
+                if !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
+                    logger.info("verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
+                    try? await Task.sleep(for: settings.retryDelay)
+                    continue
+                }
+                return .failed("no response: \(error)", reachable: false)
+            }
+            // A response arrived: never retried, whatever it is.
+            guard response.status == .ok else {
+                return .failed("status \(response.status.code)", reachable: response.status.code < 500)
+            }
+            do {
+                let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
+                return .answer(try VerificationResponseBody.decode(Array(buffer: buffer)))
+            } catch let error as VerificationResponseBody.Invalid {
+                return .failed(error.description, reachable: true)
+            } catch {
+                return .failed("bad response body: \(error)", reachable: true)
+            }
+        }
+    }
+
+    private func unavailable(_ id: String, _ reason: String) {
+        logger.warning("verifier unavailable", metadata: ["attempt_id": "\(id)", "reason": "\(reason)"])
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+}
+
+/// What one `/verify` exchange gave: a decision, or why there is none.
+public enum VerifierAnswer: Sendable, Equatable {
+    case decided(AttemptOutcome)
+    /// No answer at all: refused, reset, the deadline passed, or a 5xx.
+    case unreachable(String)
+    /// An answer that is not a decision (4xx, a bad or oversized body).
+    case broken(String)
+}

@@ -1,0 +1,34 @@
+import Foundation
+import KioskPadCore
+
+
+/// One completed entry on its way to a verifier (docs/protocol.md).
+public struct VerificationAttempt: Sendable {
+    public let terminalID: String
+    public let kind: AttemptKind
+    public let value: SecretDigits
+    /// Random UUID v4; the same on every retry of this attempt.
+    public let attemptID: UUID
+    public let enteredAt: Date
+
+    public init(terminalID: String, kind: AttemptKind, value: SecretDigits, attemptID: UUID = UUID(), enteredAt: Date = Date()) {
+        self.terminalID = terminalID
+        self.kind = kind
+        self.value = value
+        self.attemptID = attemptID
+        self.enteredAt = enteredAt
+    }
+}
+
+/// The seam between the terminal and whoever decides: the local users file now, an HTTP
+/// endpoint later. A verifier never throws: anything that is not a clear decision is
+/// ``AttemptOutcome/unavailable`` (fail secure).
+public protocol Verifier: Sendable {
+    func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome
+    /// Releases connections and threads; called once when the terminal stops.
+    func shutdown() async
+}
+
+extension Verifier {
+    public func shutdown() async {}
+}

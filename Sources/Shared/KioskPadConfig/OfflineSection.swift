@@ -1,0 +1,72 @@
+import Foundation
+import KioskPadEndpoints
+
+/// `verifier.offline`: whether a door keeps a signed credential replica and decides from it
+/// when its HTTP verifier cannot answer.
+public struct OfflineConfiguration: Equatable, Sendable {
+    /// `off` (every verifier failure is `Verifier unavailable`) or `fallback`.
+    public enum Mode: String, CaseIterable, Sendable {
+        case off
+        case fallback
+    }
+
+    public var mode: Mode
+    /// The verifier's replica-signing key, `ed25519:BASE64` (`kioskpad verifier public-key`).
+    public var publicKey: String
+    /// Where replicas come from (default: `verifier.url`'s origin and `/v1/credentials`).
+    public var url: String
+    /// How often the replica is refreshed.
+    public var syncInterval: Duration
+    /// The oldest confirmation a door still decides from.
+    public var maxAge: Duration
+
+    public init(mode: Mode, publicKey: String, url: String, syncInterval: Duration = .seconds(60), maxAge: Duration = .seconds(24 * 3600)) {
+        self.mode = mode
+        self.publicKey = publicKey
+        self.url = url
+        self.syncInterval = syncInterval
+        self.maxAge = maxAge
+    }
+
+    /// The file in `state_dir` that holds the replica.
+    public static let fileName = "replica.json"
+}
+
+/// Reads `verifier.offline` (only with `kind: http`).
+enum OfflineSection {
+    static func read(_ verifier: MappingReader, verifierURL: String, allowInsecureHTTP: Bool) -> OfflineConfiguration? {
+        guard verifier.has("offline") else { return nil }
+        let reader = verifier.child("offline")
+        defer { reader.finish() }
+        let mode: OfflineConfiguration.Mode = reader.choice("mode", default: .off)
+        reader.declare("public_key", "url", "sync_s", "max_age_h")
+        guard mode == .fallback else { return nil }
+        let key = reader.string("public_key", default: "")
+        if !reader.has("public_key") {
+            reader.log.report(reader.keyPath("public_key"), "is required with mode: fallback; `kioskpad verifier public-key --config FILE` on the verifier prints it (ed25519:...)", at: reader.node)
+        } else if !isPublicKey(key) {
+            reader.log.report(reader.keyPath("public_key"), "must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it", at: reader.value("public_key"))
+        }
+        let url = reader.has("url") ? reader.string("url", default: "") : defaultURL(verifierURL)
+        if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
+            reader.log.report(reader.keyPath("url"), problem, at: reader.value("url"))
+        }
+        let sync = reader.seconds("sync_s", default: 60, range: 5...86_400)
+        let hours = reader.int("max_age_h", default: 24, range: 1...720)
+        return OfflineConfiguration(mode: mode, publicKey: key, url: url, syncInterval: sync, maxAge: .seconds(hours * 3600))
+    }
+
+    /// `verifier.url`'s scheme, host and port with the path `/v1/credentials`.
+    static func defaultURL(_ verifierURL: String) -> String {
+        guard var parts = URLComponents(string: verifierURL) else { return verifierURL }
+        parts.path = "/v1/credentials"
+        parts.query = nil
+        parts.fragment = nil
+        return parts.string ?? verifierURL
+    }
+
+    static func isPublicKey(_ text: String) -> Bool {
+        guard text.hasPrefix("ed25519:"), let raw = Data(base64Encoded: String(text.dropFirst(8))) else { return false }
+        return raw.count == 32
+    }
+}

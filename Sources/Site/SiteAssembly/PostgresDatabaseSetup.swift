@@ -1,0 +1,66 @@
+import Foundation
+import KioskPadCore
+import KioskPadConfig
+import Logging
+import NIOSSL
+import SitePostgres
+
+/// Opens the verifier's database from `server.postgres`, runs its connection pool while
+/// `body` runs, and first (unless `migrate` is false) brings the schema up to date
+/// (migrations are a no-op when it is).
+/// Errors name `server.postgres`; a database that cannot be reached is retryable (systemd
+/// starts the verifier again).
+func withPostgresDatabase<R>(
+    _ settings: PostgresSettings, logger: Logger, migrate: Bool = true, _ body: (PostgresVerifierDatabase) async throws -> R
+) async throws -> R {
+    let (password, tls) = try credentials(settings)
+    if let tls {
+        do {
+            try await PostgresVerifierDatabase.checkTLSOffered(
+                host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password, tls: tls,
+                timeout: settings.timeout, logger: logger)
+        } catch let failure as PostgresVerifierDatabase.Failure {
+            throw KeyedError(
+                key: "server.postgres.tls", message: "\(failure.description); kioskpad requires it (tls: verify-full)",
+                fix: "turn ssl on in that server's postgresql.conf, or, for a server on loopback, set server.postgres.tls: disable")
+        }
+    }
+    let database = PostgresVerifierDatabase(
+        host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password,
+        tls: tls, poolSize: settings.poolSize, timeout: settings.timeout, logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await database.run() }
+        defer { group.cancelAll() }
+        do {
+            if migrate { try await PostgresMigrations.apply(on: database) }
+        } catch {
+            throw KeyedError(
+                key: "server.postgres.url", message: "cannot prepare the database \(settings.displayURL): \(PostgresVerifierDatabase.describe(error))",
+                fix: "check that PostgreSQL runs there, the user and password, and tls", kind: .unavailable(retryable: true))
+        }
+        return try await body(database)
+    }
+}
+
+/// The password, read now, and TLS with the certificate checked (nil: tls: disable).
+private func credentials(_ settings: PostgresSettings) throws -> (password: String?, tls: TLSConfiguration?) {
+    let password = try settings.password.map { source in
+        do {
+            return try source.read().trimmingCharacters(in: .newlines)
+        } catch {
+            throw KeyedError(key: source.configKey("server.postgres.password"), message: "\(error)")
+        }
+    }
+    var tls: TLSConfiguration?
+    if settings.tls == .verifyFull {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let caFile = settings.caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw KeyedError(key: "server.postgres.ca_file", message: "cannot read \(caFile)")
+            }
+            configuration.trustRoots = .file(caFile)
+        }
+        tls = configuration
+    }
+    return (password, tls)
+}

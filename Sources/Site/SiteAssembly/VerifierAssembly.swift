@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Hummingbird
+import KioskPadCore
+import KioskPadAccess
+import KioskPadConfig
+import SiteHTTP
+import Logging
+import NIOCore
+import SiteCore
+import ServiceLifecycle
+
+/// The composition root of the server side, as ``DoorAssembly`` is of the terminal's:
+/// turns a verifier config into its store, the decisions over it and the running HTTP
+/// application. A new store, API or console page is added here, in one place.
+public enum VerifierAssembly {
+    /// Runs `kioskpad verifier serve` for `settings` until SIGTERM or SIGINT: opens and
+    /// migrates the store, then serves (and the site console, when enabled, on its own
+    /// listener). `onListening` is told each address once it listens: the doors' URL, and
+    /// the console's as `console URL`.
+    public static func serve(_ settings: VerifierServerConfiguration, logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
+        let verifierSettings = try decisionSettings(settings)
+        try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
+            if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
+            let replicaKey = try await opened.replica.signingKey()
+            let app = buildApplication(
+                settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, replicaKey: replicaKey, logger: logger
+            ) { port in
+                let host = settings.host
+                onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            }
+            let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
+            var services: [any Service] = [app, pruning]
+            if settings.console.enabled {
+                services.append(try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening))
+            }
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            do {
+                try await group.run()
+            } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
+                throw KeyedError(
+                    key: settings.console.enabled ? "server.listen or server.console.listen" : "server.listen",
+                    message: "cannot listen on \(settings.host):\(settings.port)\(settings.console.enabled ? " or \(settings.console.host):\(settings.console.port)" : ""): \(error.description)",
+                    fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
+            }
+        }
+    }
+
+    /// Door rules are only as strong as the door's identity: the doors that rules name but
+    /// that sign with the site secret, which any terminal holding it could claim.
+    public static func doorIdentityWarning(_ administration: any VerifierAdministration) async throws -> String? {
+        let named = try await administration.siteRules().doorsNamed
+        let own = Set(try await administration.doors().map(\.terminalID))
+        let shared = named.filter { !own.contains($0) }
+        guard !shared.isEmpty else { return nil }
+        return "access rules name door\(shared.count == 1 ? "" : "s") \(shared.joined(separator: ", ")) without a secret of \(shared.count == 1 ? "its" : "their") own: "
+            + "any terminal with the site secret can claim to be \(shared.count == 1 ? "it" : "them"); give each one with `kioskpad verifier terminal add ID`"
+    }
+
+    /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.
+    public static func buildApplication(
+        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, replicaKey: Curve25519.Signing.PrivateKey,
+        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let limits = ConnectionLimits(
+            maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
+        let events = DoorEventIntake(
+            store: opened.store, siteSecret: verifier.settings.secret, keepDays: settings.eventsKeepDays,
+            quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)))
+        let credentials = CredentialService(
+            keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
+        return VerifierServer.application(
+            verifier: verifier, events: events, credentials: credentials, host: settings.host, port: settings.port, limits: limits,
+            metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)
+    }
+
+    /// What the decisions need from the config: the signing secret and lookup key (read
+    /// now), unlock time, lockout and limits. Errors name the key.
+    public static func decisionSettings(_ settings: VerifierServerConfiguration) throws -> ReferenceVerifier.Settings {
+        let secret = try settings.secret.map { source in
+            do {
+                return try WebhookSecret(reading: source)
+            } catch {
+                throw KeyedError(key: source.configKey("server.secret"), message: "\(error)")
+            }
+        }
+        return ReferenceVerifier.Settings(
+            secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
+            maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: try lookupKey(settings))
+    }
+
+    /// The key of the users' lookup tags, if configured, or an error naming its key.
+    public static func lookupKey(_ settings: VerifierServerConfiguration) throws -> LookupKey? {
+        try settings.lookupKey.map { source in
+            do {
+                return try LookupKey(text: try source.read())
+            } catch {
+                throw KeyedError(key: source.configKey("server.lookup_key"), message: "\(error)")
+            }
+        }
+    }
+}

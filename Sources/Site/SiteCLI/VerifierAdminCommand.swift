@@ -1,0 +1,134 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KioskPadCore
+import KioskPadAccess
+import KioskPadCommandLine
+import SiteConsole
+import SiteAssembly
+import SiteCore
+
+/// `kioskpad verifier admin`: the site console's administrators.
+struct VerifierAdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin", abstract: "Add, list and remove the site console's administrators.",
+        subcommands: [Add.self, List.self, Remove.self, TOTPSecret.self])
+
+    /// `admin add NAME`: a password read from stdin (asked twice on a terminal).
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a console administrator; the password (12-256 bytes) is read from stdin, twice on a terminal.",
+            discussion: "It is stored as a PBKDF2-SHA256 hash with \(PINHash.passwordIterations) iterations, never in clear.")
+        @Argument(help: "Administrator name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func validate() throws {
+            guard Identifier.isValid(name) else { throw ValidationError("administrator name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'") }
+        }
+
+        func run() async throws {
+            var password = try SecretReader.readPassword(prompt: "Password: ")
+            defer { for index in password.indices { password[index] = 0 } }
+            if isatty(STDIN_FILENO) == 1 {
+                var again = try SecretReader.readPassword(prompt: "Password again: ")
+                defer { for index in again.indices { again[index] = 0 } }
+                guard ConstantTime.equal(password, again) else { throw UsageError(description: "the two passwords differ; nothing was changed") }
+            }
+            let hash = try PINHash.make(password: password)
+            try await target.withStore { opened in
+                let added = try await VerifierUserCommand.applying(opened) { try await opened.console.addAdmin(name: name, hash: hash) }
+                guard added else {
+                    throw UsageError(description: "administrator '\(name)' is already in \(opened.location); `kioskpad verifier admin remove \(name)` first to replace them")
+                }
+                try await opened.store.audit([("action", "admin_add"), ("admin", name), ("source", "cli")])
+                writeLine("administrator '\(name)' added to \(opened.location)")
+            }
+        }
+    }
+
+    /// `admin list`: names only.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the console's administrators (names only).")
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let names = try await target.withStore { opened in try await VerifierUserCommand.applying(opened) { try await opened.console.adminNames() } }
+            for name in names { writeLine(name) }
+        }
+    }
+
+    /// `admin remove NAME`: the administrator and their sessions.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a console administrator; their sessions end at once.")
+        @Argument(help: "Administrator name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            try await target.withStore { opened in
+                guard try await VerifierUserCommand.applying(opened, { try await opened.console.removeAdmin(name: name) }) else {
+                    throw UsageError(description: "no administrator '\(name)' in \(opened.location)")
+                }
+                try await opened.store.audit([("action", "admin_remove"), ("admin", name), ("source", "cli")])
+                writeLine("administrator '\(name)' removed from \(opened.location)")
+            }
+        }
+    }
+
+    /// `admin totp NAME`: a TOTP secret, so the administrator's logins need the app's code too.
+    struct TOTPSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totp",
+            abstract: "Give a console administrator a new TOTP secret (printed once, with a QR code on a terminal); --remove takes it away.")
+        @Argument(help: "Administrator name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+        @Flag(help: "Remove the administrator's TOTP secret: logins need the password only.") var remove = false
+
+        func run() async throws {
+            let secret = remove ? nil : TOTP.newSecret()
+            try await target.withStore { opened in
+                guard try await VerifierUserCommand.applying(opened, { try await opened.console.setAdminTOTP(name: name, secret: secret) }) else {
+                    throw UsageError(description: "no administrator '\(name)' in \(opened.location)")
+                }
+                try await opened.store.audit([("action", remove ? "admin_totp_remove" : "admin_totp"), ("admin", name), ("source", "cli")])
+            }
+            guard let secret else {
+                writeLine("administrator '\(name)': TOTP removed; logins need the password only")
+                return
+            }
+            let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad console")
+            if isatty(STDOUT_FILENO) == 1, let image = try? QRCodeImage(encoding: uri) {
+                writeLine(TerminalQR.render(image))
+            }
+            writeLine(uri)
+        }
+    }
+}
+
+/// A QR code for a terminal: two module rows per line in half blocks, black on white
+/// whatever the terminal's colours, with a two-module quiet zone.
+enum TerminalQR {
+    static func render(_ image: QRCodeImage) -> String {
+        let margin = 2, size = image.width + 2 * margin
+        func dark(_ x: Int, _ y: Int) -> Bool {
+            let (mx, my) = (x - margin, y - margin)
+            return mx >= 0 && my >= 0 && mx < image.width && my < image.width && image.isDark(x: mx, y: my)
+        }
+        var lines: [String] = []
+        for y in stride(from: 0, to: size, by: 2) {
+            var line = "\u{1B}[30;47m"
+            for x in 0..<size {
+                switch (dark(x, y), dark(x, y + 1)) {
+                case (true, true): line += "\u{2588}"
+                case (true, false): line += "\u{2580}"
+                case (false, true): line += "\u{2584}"
+                case (false, false): line += " "
+                }
+            }
+            lines.append(line + "\u{1B}[0m")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

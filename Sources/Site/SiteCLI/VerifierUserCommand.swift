@@ -1,0 +1,285 @@
+import ArgumentParser
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import KioskPadCommandLine
+import KioskPadConfig
+import Logging
+import SiteAssembly
+import SiteCore
+
+/// `kioskpad verifier user`: manage the reference verifier's users without editing its file.
+struct VerifierUserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "Add, remove and list users, and set their PIN, duress PIN, TOTP secret and cards, in the verifier's database.",
+        discussion: """
+            Each change is one transaction in the verifier's database (SQLite or PostgreSQL); a running \
+            `kioskpad verifier serve` uses it from its next attempt, no restart. PINs are read from stdin, \
+            not echoed on a terminal (asked twice there).
+            """,
+        subcommands: [
+            Add.self, Remove.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
+            RemoveCard.self,
+        ])
+
+    /// What the commands that set a PIN take: the user, the config, the hash's work factor.
+    struct NewPIN: ParsableArguments {
+        @Argument(help: "User name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+        @Option(help: "PBKDF2-SHA256 iterations (\(PINHash.iterationRange)).") var iterations = PINHash.defaultIterations
+
+        func validate() throws {
+            guard UsersFile.isValidName(name) else {
+                throw ValidationError("user name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'")
+            }
+            guard PINHash.iterationRange.contains(iterations) else {
+                throw ValidationError("--iterations \(iterations) is out of range \(PINHash.iterationRange)")
+            }
+        }
+
+        /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
+        /// tags) it, makes the change `change` describes, gives it its replica tag and
+        /// prints its line.
+        func apply(kind: AttemptKind = .pin, _ change: (any VerifierAdministration, PINHash, String?) async throws -> String) async throws {
+            let settings = try target.settings()
+            // Only commands that write a hash need the server's lookup key.
+            let lookup = try VerifierAssembly.lookupKey(settings)
+            let pin = try VerifierUserCommand.readPIN(card: kind == .card)
+            let hash = try PINHash.make(pin: pin, iterations: iterations)
+            let tag = lookup?.tag(pin, kind: kind)
+            try await target.withStore(settings) { opened in
+                let line = try await VerifierUserCommand.applying(opened) { try await change(opened.administration, hash, tag) }
+                // The replica tag lets doors find this credential offline with one HMAC.
+                try await opened.replica.tagForReplica(name: name, hash: hash, value: pin, kind: kind)
+                writeLine(line)
+            }
+        }
+    }
+
+    /// `user add NAME`: a new user with a PIN, and the doors, schedule and validity given.
+    struct Add: NewPINCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user with a PIN read from stdin; by default they may open every door, always.")
+        @OptionGroup var pin: NewPIN
+        @OptionGroup var rule: AccessRuleOptions
+
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
+            var access = AccessRule()
+            try rule.change()(&access)
+            try await editor.addUser(name: pin.name, hash: hash, tag: tag, rule: access)
+            return "user '\(pin.name)' added to \(editor.location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))")
+        }
+    }
+
+    /// `user set NAME --doors ... --schedule ... --valid-from ... --valid-until ...`.
+    struct SetRules: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change which doors a user may open, their schedule and their validity.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var rule: AccessRuleOptions
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func validate() throws {
+            if rule.isEmpty { throw ValidationError("give at least one of --doors, --all-doors, --schedule, --valid-from, --valid-until") }
+        }
+
+        func run() async throws {
+            let change = try rule.change()
+            try await VerifierUserCommand.changeRule(name, target: target, change)
+        }
+    }
+
+    /// `user disable NAME`: refused at every door, kept with their history.
+    struct Disable: UserStateCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a user off without deleting them: every attempt of theirs is denied (audited as disabled).")
+        static let disabled = true
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+    }
+
+    /// `user enable NAME`: undoes `disable`.
+    struct Enable: UserStateCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a disabled user on again.")
+        static let disabled = false
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+    }
+
+    /// Changes `name`'s rule in one transaction and prints what it is now.
+    static func changeRule(_ name: String, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws {
+        let rule = try await target.administer { try await $0.setAccess(user: name, change) }
+        writeLine("user '\(name)': \(describe(rule))")
+    }
+
+    /// A rule as `user list` shows it: doors, schedule, validity, state.
+    static func describe(_ rule: AccessRule) -> String {
+        let doors: String = rule.doors?.joined(separator: ",") ?? "all"
+        let from: String = rule.validFrom?.description ?? ""
+        let until: String = rule.validUntil?.description ?? ""
+        let valid: String = from.isEmpty && until.isEmpty ? "always" : "\(from)..\(until)"
+        let state: String = rule.disabled ? "disabled" : "enabled"
+        return "doors=\(doors) schedule=\(rule.schedule ?? "always") valid=\(valid) \(state)"
+    }
+
+    /// `user remove NAME`: every line of the user (PIN, duress PIN, cards).
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user: their PIN, duress PIN, TOTP secret and cards.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            try await target.withStore { opened in
+                let lines = try await VerifierUserCommand.applying(opened) { try await opened.administration.remove(name: name) }
+                writeLine("user '\(name)' removed from \(opened.location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
+            }
+        }
+    }
+
+    /// `user list`: names and what each has, never a hash or secret.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List users: what each has (PIN, TOTP, duress PIN, cards; no hashes), their doors, schedule, validity and state.")
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let (users, site) = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { (try await opened.administration.list(), try await opened.administration.siteRules()) }
+            }
+            for user in users {
+                var has: [String] = []
+                if user.hasPIN { has.append("pin") }
+                if user.hasTOTP { has.append("totp") }
+                if user.hasDuressPIN { has.append("duress") }
+                if user.cards > 0 { has.append("cards=\(user.cards)") }
+                writeLine("\(user.name) \(has.joined(separator: ",")) \(VerifierUserCommand.describe(site.rules[user.name] ?? AccessRule()))")
+            }
+        }
+    }
+
+    /// `user set-pin NAME`: a new PIN for an existing user.
+    struct SetPIN: NewPINCommand {
+        static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
+        @OptionGroup var pin: NewPIN
+
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.setPIN(name: pin.name, hash: hash, tag: tag)
+            return "PIN of '\(pin.name)' changed in \(editor.location)"
+        }
+    }
+
+    /// `user set-duress NAME`: the user's duress PIN (opens and raises a silent alarm).
+    struct SetDuress: NewPINCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
+        @OptionGroup var pin: NewPIN
+
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.setDuress(name: pin.name, hash: hash, tag: tag)
+            return "duress PIN of '\(pin.name)' set in \(editor.location)"
+        }
+    }
+
+    /// `user add-card NAME`: a Wiegand card's number, hashed, on a `:card` line.
+    struct AddCard: NewPINCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-card",
+            abstract: "Add a card for a user: its number (the value `kioskpad keytest` shows) read from stdin.")
+        static let kind = AttemptKind.card
+        @OptionGroup var pin: NewPIN
+
+        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
+            try await editor.addCard(name: pin.name, hash: hash, tag: tag)
+            return "card added for '\(pin.name)' in \(editor.location)"
+        }
+    }
+
+    /// `user remove-card NAME`: the card whose number is read from stdin.
+    struct RemoveCard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-card", abstract: "Remove one of a user's cards: its number read from stdin.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let value = try VerifierUserCommand.readPIN(card: true)
+            try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.administration.removeCard(name: name, value: value) }
+                writeLine("card removed for '\(name)' in \(opened.location)")
+            }
+        }
+    }
+
+    /// `user totp NAME`: a new TOTP secret, printed once as an otpauth:// URI.
+    struct TOTPSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totp",
+            abstract: "Give a user a new TOTP secret (authenticator app) and print its otpauth:// URI once.",
+            discussion: "Turn the URI into a QR code for the user's app (e.g. qrencode -t ansiutf8). A second run replaces the secret.")
+        @Argument(help: "User name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+        @Option(help: "Issuer shown in the authenticator app.") var issuer = "KioskPad"
+
+        func run() async throws {
+            let secret = TOTP.newSecret()
+            try await target.administer { try await $0.setTOTP(name: name, secret: secret) }
+            writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
+        }
+    }
+
+    /// Reads a PIN or card number (twice on a terminal); its buffer is wiped when the last copy goes.
+    static func readPIN(card: Bool = false) throws -> SecretDigits {
+        let what = card ? "card number" : "PIN"
+        let pin = try SecretReader.readPIN(prompt: card ? "Card number: " : "PIN: ")
+        if isatty(STDIN_FILENO) == 1 {
+            let again = try SecretReader.readPIN(prompt: card ? "Card number again: " : "PIN again: ")
+            let same = pin.hasSameDigits(as: again)
+            guard same else { throw UsageError(description: "the two \(what)s differ; nothing was changed") }
+        }
+        return pin
+    }
+
+    /// Runs a change or a read; a refused change becomes a usage error, any other error
+    /// names the key that says where the database is (exit 1).
+    static func applying<T>(_ opened: OpenedVerifierStore, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as UserEditError {
+            throw UsageError(description: error.description)
+        } catch let error as KeyedError {
+            throw error
+        } catch {
+            throw KeyedError(key: opened.configKey, message: "\(error)", kind: .unavailable(retryable: true))
+        }
+    }
+}
+
+/// A `verifier user` command that reads a new PIN (or card number), hashes and tags it,
+/// and makes one change with it (`change` says what it did).
+protocol NewPINCommand: AsyncParsableCommand {
+    static var kind: AttemptKind { get }
+    var pin: VerifierUserCommand.NewPIN { get }
+    func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String
+}
+
+extension NewPINCommand {
+    static var kind: AttemptKind { .pin }
+
+    func run() async throws {
+        try await pin.apply(kind: Self.kind) { try await change($0, $1, $2) }
+    }
+}
+
+/// `user disable` or `user enable`: sets the user's state and prints their rule.
+protocol UserStateCommand: AsyncParsableCommand {
+    static var disabled: Bool { get }
+    var name: String { get }
+    var target: VerifierDatabaseTarget { get }
+}
+
+extension UserStateCommand {
+    func run() async throws {
+        let disabled = Self.disabled
+        try await VerifierUserCommand.changeRule(name, target: target) { $0.disabled = disabled }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Hummingbird
+import KioskPadCore
+import KioskPadAccess
+import SiteCore
+
+/// The Users page: search, page through, add (PIN typed twice), disable or enable, remove.
+/// The PIN goes straight into a wiped-after-use buffer and a hash; it is never shown,
+/// logged or audited.
+extension ConsoleHandler {
+    static let usersPerPage = 100
+
+    func usersPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context) { visit, form in
+            let notices = [
+                "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
+                "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule and validity saved.",
+            ]
+            return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
+        }
+    }
+
+    func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let site = try await services.administration.siteRules()
+        var users = try await services.administration.list()
+        if let query { users = users.filter { $0.name.localizedCaseInsensitiveContains(query) } }
+        let pages = max(1, (users.count + ConsoleHandler.usersPerPage - 1) / ConsoleHandler.usersPerPage)
+        let page = min(max(page, 1), pages)
+        let shown = users.dropFirst((page - 1) * ConsoleHandler.usersPerPage).prefix(ConsoleHandler.usersPerPage)
+        let rows: [[String: Any]] = shown.map { user in
+            let rule = site.rules[user.name] ?? AccessRule()
+            var has: [String] = []
+            if user.hasPIN { has.append("PIN") }
+            if user.hasTOTP { has.append("TOTP") }
+            if user.hasDuressPIN { has.append("duress PIN") }
+            if user.cards > 0 { has.append("\(user.cards) card\(user.cards == 1 ? "" : "s")") }
+            let from = rule.validFrom?.description ?? "", until = rule.validUntil?.description ?? ""
+            return [
+                "name": user.name, "has": has.joined(separator: ", "), "doors": rule.doors?.joined(separator: ", ") ?? "all",
+                "schedule": rule.schedule ?? "always", "valid": from.isEmpty && until.isEmpty ? "always" : "\(from) to \(until)",
+                "state": rule.disabled ? "disabled" : "enabled", "disabled": rule.disabled,
+            ]
+        }
+        let link = { (page: Int) in "/console/users?page=\(page)" + (query.map { "&q=" + FormBody.encode($0) } ?? "") }
+        var data: [String: Any] = [
+            "users": rows, "query": query ?? "", "schedules": site.schedules.keys.sorted(),
+            "shown": users.isEmpty ? "" : "Page \(page) of \(pages) (\(users.count) user\(users.count == 1 ? "" : "s"))",
+        ]
+        if page > 1 { data["previous"] = link(page - 1) }
+        if page < pages { data["next"] = link(page + 1) }
+        return ConsoleResponse.page("users", title: "Users", page: "users", visit: visit, data: data, notice: notice, error: error, status: status)
+    }
+
+    func addUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            let name = form.text("name") ?? ""
+            guard UsersFile.isValidName(name) else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1, error: "Name “\(name)” is not valid: use 1-64 of letters, digits, '.', '_' or '-'. Nothing was added.",
+                    status: .badRequest)
+            }
+            let range = EntryOptions.lengthRange
+            guard let pin = SecretDigits(ascii: form["pin"] ?? ""), range.contains(pin.count) else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.", status: .badRequest)
+            }
+            guard let again = SecretDigits(ascii: form["pin_again"] ?? ""), pin.hasSameDigits(as: again) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
+            }
+            let rule: AccessRule
+            do {
+                rule = try ConsoleHandler.rule(from: form)
+            } catch let error as AccessRule.RuleError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
+            }
+            let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
+            let tag = services.lookupKey?.tag(pin, kind: .pin)
+            do {
+                try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+                try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
+            }
+            try await audit(visit, "user_add", [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))]))
+            return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
+        }
+    }
+
+    /// A rule from the add form's doors, schedule and validity (empty: all doors, always).
+    static func rule(from form: FormBody) throws -> AccessRule {
+        var fields: [Substring] = []
+        if let doors = form.text("doors") { fields.append(Substring("doors=" + doors.replacingOccurrences(of: " ", with: ""))) }
+        if let schedule = form.text("schedule"), schedule != "always" { fields.append(Substring("schedule=" + schedule)) }
+        if let from = form.text("valid_from") { fields.append(Substring("valid_from=" + from)) }
+        if let until = form.text("valid_until") { fields.append(Substring("valid_until=" + until)) }
+        let rule = try AccessRule(fields: fields)
+        if let from = rule.validFrom, let until = rule.validUntil, from.start >= until.end {
+            throw AccessRule.RuleError(description: "valid from \(from) is not before valid until \(until)")
+        }
+        return rule
+    }
+
+    func setUserState(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), let state = form.text("state"), state == "disabled" || state == "enabled" else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
+            }
+            let disabled = state == "disabled"
+            do {
+                _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
+            }
+            try await audit(visit, disabled ? "user_disable" : "user_enable", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=\(state)&q=" + FormBody.encode(name))
+        }
+    }
+
+    func removeUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name") else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
+            }
+            do {
+                _ = try await services.administration.remove(name: name)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
+            }
+            try await audit(visit, "user_remove", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=removed")
+        }
+    }
+
+    /// A new TOTP secret for a user, shown once as a QR code (libqrencode) and as its key.
+    func enrolTOTP(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), UsersFile.isValidName(name) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "TOTP needs the name of an existing user.", status: .badRequest)
+            }
+            let secret = TOTP.newSecret()
+            do {
+                try await services.administration.setTOTP(name: name, secret: secret)
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
+            }
+            try await audit(visit, "user_totp", [("user", name)])
+            let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad")
+            var data: [String: Any] = ["user": name, "key": TOTP.base32Encode(secret)]
+            do {
+                data["qr"] = try QRCodeImage(encoding: uri).svg
+            } catch let error as QRCodeImage.Unavailable {
+                data["qrError"] = error.description
+            }
+            return ConsoleResponse.page("totp-issued", title: "TOTP for \(name)", page: "users", visit: visit, data: data)
+        }
+    }
+
+    /// Adds or removes a card: its number typed twice, kept only as a hash (and lookup tag).
+    func changeCard(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            let name = form.text("name") ?? ""
+            let range = EntryOptions.lengthRange
+            guard UsersFile.isValidName(name), let action = form.text("action"), action == "add" || action == "remove" else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "A card change needs a user name and add or remove.", status: .badRequest)
+            }
+            guard let card = SecretDigits(ascii: form["card"] ?? ""), range.contains(card.count),
+                let again = SecretDigits(ascii: form["card_again"] ?? ""),
+                card.hasSameDigits(as: again)
+            else {
+                return try await renderUsers(
+                    visit, query: nil, page: 1,
+                    error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.", status: .badRequest)
+            }
+            do {
+                if action == "add" {
+                    let hash = try await HashingPool.shared.makeHash(card, lane: .console)
+                    try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
+                    try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
+                } else {
+                    try await services.administration.removeCard(name: name, value: card)
+                }
+            } catch let error as UserEditError {
+                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
+            }
+            try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
+            return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
+        }
+    }
+
+    /// The form for a user's doors, schedule and validity, filled with what they have now.
+    func editUserPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context) { visit, form in
+            guard let name = form.text("name"), try await services.administration.list().contains(where: { $0.name == name }) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "No such user.", status: .notFound)
+            }
+            return try await renderEdit(visit, name: name)
+        }
+    }
+
+    func renderEdit(_ visit: Visit, name: String, shown: AccessRule? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let site = try await services.administration.siteRules()
+        let rule = shown ?? site.rules[name] ?? AccessRule()
+        let data: [String: Any] = [
+            "name": name, "doors": rule.doors?.joined(separator: ",") ?? "",
+            "schedules": site.schedules.keys.sorted().map { ["name": $0, "selected": $0 == rule.schedule] },
+            "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "",
+        ]
+        return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, error: error, status: status)
+    }
+
+    /// Saves a user's doors, schedule and validity (their enabled state is kept).
+    func saveUserRule(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
+        await withVisit(request, context, post: true) { visit, form in
+            guard let name = form.text("name"), UsersFile.isValidName(name) else {
+                return try await renderUsers(visit, query: nil, page: 1, error: "Saving needs a user name.", status: .badRequest)
+            }
+            let wanted: AccessRule
+            do {
+                wanted = try ConsoleHandler.rule(from: form)
+            } catch let error as AccessRule.RuleError {
+                return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
+            }
+            let saved: AccessRule
+            do {
+                saved = try await services.administration.setAccess(user: name) { rule in
+                    rule.doors = wanted.doors
+                    rule.schedule = wanted.schedule
+                    rule.validFrom = wanted.validFrom
+                    rule.validUntil = wanted.validUntil
+                }
+            } catch let error as UserEditError {
+                return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
+            }
+            try await audit(visit, "user_rule", [("user", name), ("rule", saved.fields.joined(separator: " "))])
+            return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
+        }
+    }
+}

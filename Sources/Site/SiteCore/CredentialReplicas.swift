@@ -1,0 +1,180 @@
+import Crypto
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+
+/// The replica's state in the verifier's database (schema version 5): a version that every
+/// change of a user, rule, schedule, the site's zone or a door's secret raises (triggers, so
+/// no writer can forget it), and the Ed25519 key replicas are signed with.
+public protocol ReplicaKeeping: Sendable {
+    /// The replica version now.
+    func replicaVersion() async throws -> Int64
+    /// The signing key (raw 32 bytes). The first call on a database stores `make()`'s key;
+    /// every later call, on any instance, returns that one.
+    func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// The replica tag key (raw 32 bytes), made on first use as the signing key is.
+    func replicaTagKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// Gives the credential of `name` whose hash is `hash` its replica tag (a full
+    /// ``ReplicaTagKey/tag(_:kind:)``); a change, so the version moves.
+    func setReplicaTag(name: String, hash: PINHash, tag: String) async throws
+    /// Every replica tag: the credential's hash (PHC string) to its tag.
+    func replicaTags() async throws -> [String: String]
+}
+
+extension ReplicaKeeping {
+    /// The signing key, made on first use.
+    public func signingKey() async throws -> Curve25519.Signing.PrivateKey {
+        let raw = try await replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) }
+        return try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+    }
+
+    /// The replica tag key, made on first use.
+    public func tagKey() async throws -> ReplicaTagKey {
+        ReplicaTagKey(raw: try await replicaTagKey { Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }) })
+    }
+
+    /// Tags the credential just set for `name` (its `hash`, of `value` typed as `kind`), so
+    /// doors can look it up offline with one HMAC.
+    public func tagForReplica(name: String, hash: PINHash, value: SecretDigits, kind: AttemptKind) async throws {
+        try await setReplicaTag(name: name, hash: hash, tag: try await tagKey().tag(value, kind: kind))
+    }
+
+    /// The public key terminals pin (`verifier.offline.public_key`).
+    public func publicKey() async throws -> ReplicaPublicKey {
+        ReplicaPublicKey(try await signingKey().publicKey)
+    }
+}
+
+/// `POST /v1/credentials`: a door asks, signed with its secret (as for `/verify`), for its
+/// replica; it gets the whole replica, or a confirmation when it holds the current version,
+/// both signed with the verifier's key. An unsigned request gets nothing: a replica holds
+/// hashes.
+public struct CredentialService: Sendable {
+    public struct Reply: Sendable, Equatable {
+        public let status: Int
+        public let body: [UInt8]
+    }
+
+    private let keeping: any ReplicaKeeping
+    private let administration: any VerifierAdministration
+    private let store: any VerifierStore
+    private let siteSecret: WebhookSecret?
+    private let key: Curve25519.Signing.PrivateKey
+    private let clock: @Sendable () -> Date
+
+    public init(
+        keeping: any ReplicaKeeping, administration: any VerifierAdministration, store: any VerifierStore, siteSecret: WebhookSecret?,
+        key: Curve25519.Signing.PrivateKey, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.keeping = keeping
+        self.administration = administration
+        self.store = store
+        self.siteSecret = siteSecret
+        self.key = key
+        self.clock = clock
+    }
+
+    public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
+        let claimed: String?
+        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
+        case .named(let named): claimed = named
+        case .invalid(let why): return Self.reply(400, why)
+        }
+        do {
+            switch try await DoorSignature.check(request, terminal: claimed, store: store, siteSecret: siteSecret, now: clock()) {
+            case .noKey: return Self.reply(401, "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
+            case .refused(let why): return Self.reply(401, why)
+            case .signed: break
+            }
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+        // Parsed only now, signed.
+        let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+        if let unknown = object.map({ Set($0.keys).subtracting(["terminal_id", "have_version"]) })?.sorted().first {
+            return Self.reply(400, "unknown property \(unknown) (the body has terminal_id and have_version)")
+        }
+        guard let terminal = object?["terminal_id"] as? String, Identifier.isValid(terminal) else {
+            return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        guard claimed == terminal else { return Self.reply(400, ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
+        // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
+        struct Have: Decodable { let have_version: Int64 }
+        guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {
+            return Self.reply(400, "have_version must be the version the terminal holds, 0 for none")
+        }
+        do {
+            let now = clock()
+            // A captured request is answered once: its webhook-id is claimed like /verify's.
+            let id = request.webhookID ?? ""
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return Self.reply(400, "webhook-id longer than 128 characters") }
+            guard try await store.claimRequestID(id, now: now) else { return Self.reply(409, "webhook-id was already used (replay)") }
+            let message: ReplicaMessage
+            let current = try await keeping.replicaVersion()
+            if have == current {
+                message = .confirmation(terminalID: terminal, version: current, issuedAt: now)
+            } else {
+                message = .replica(try await replica(for: terminal, now: now))
+            }
+            return Reply(status: 200, body: try SignedReplica(signing: message, with: key).json)
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+    }
+
+    /// `terminal`'s replica now: read between two reads of the version, again until they agree.
+    public func replica(for terminal: String, now: Date) async throws -> CredentialReplica {
+        while true {
+            let before = try await keeping.replicaVersion()
+            let site = try await administration.siteRules()
+            let records = try await administration.records()
+            let tags = try await keeping.replicaTags()
+            let tagKey = try await keeping.tagKey()
+            guard try await keeping.replicaVersion() == before else { continue }
+            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now, tags: tags, tagKey: tagKey)
+        }
+    }
+
+    /// Who may open `terminal` (their rule names it or no door; not disabled; not expired at
+    /// `now`), their hashes, rules, and the schedules those rules name.
+    /// Entries whose hash has a tag in `tags` carry it cut to the bits the door's count of
+    /// tagged entries needs.
+    public static func replica(
+        for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date, tags: [String: String] = [:], tagKey: ReplicaTagKey? = nil
+    ) throws -> CredentialReplica {
+        let zone = try site.timeZone.map(SiteRules.zone) ?? TimeZone.current
+        let today = SiteTime(now, in: zone)
+        var rules: [String: String] = [:]
+        var schedules: [String: String] = [:]
+        var admitted: [String: Bool] = [:]
+        var entries: [CredentialReplica.Entry] = []
+        for record in records {
+            let allowed = admitted[record.name] ?? {
+                let rule = site.rules[record.name] ?? AccessRule()
+                let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
+                if open && !rule.isDefault {
+                    rules[record.name] = rule.fields.joined(separator: " ")
+                    if let schedule = rule.schedule { schedules[schedule] = site.schedules[schedule] }
+                }
+                admitted[record.name] = open
+                return open
+            }()
+            if allowed { entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description])) }
+        }
+        guard let tagKey else {
+            return CredentialReplica(
+                terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
+                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) })
+        }
+        let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
+        return CredentialReplica(
+            terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
+            entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) }) },
+            tagKey: tagKey.raw, tagBits: bits)
+    }
+
+    private static func reply(_ status: Int, _ error: String) -> Reply {
+        Reply(status: status, body: Array("{\"error\":\(VerificationRequestBody.jsonString(error))}".utf8))
+    }
+}

@@ -1,0 +1,216 @@
+import KioskPadStorage
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+
+/// One journal record a terminal forwarded (`POST /v1/events`), as the store keeps it: its
+/// id (the deduplication key), door, type, time, sequence number and the record's JSON as
+/// sent (never a PIN or code: the terminal's journal has none).
+public struct DoorEvent: Sendable, Equatable {
+    public let id: String
+    public let terminalID: String
+    public let type: String
+    public let time: Date
+    public let sequence: Int
+    public let json: String
+
+    public init(id: String, terminalID: String, type: String, time: Date, sequence: Int, json: String) {
+        self.id = id
+        self.terminalID = terminalID
+        self.type = type
+        self.time = time
+        self.sequence = sequence
+        self.json = json
+    }
+}
+
+/// A batch of forwarded journal records (the terminals' events format, `docs/openapi.yaml`):
+/// a JSON array of 1 to 50 Standard Webhooks envelopes `{type, timestamp, data}`, all from
+/// one terminal. An error names the record and the field.
+public enum DoorEventBatch {
+    public static let maxRecords = 50
+
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// How far ahead of the site server's clock a record's time may be: the skew a
+    /// signature's timestamp may have.
+    public static let allowedSkew: TimeInterval = 300
+    /// The most bytes one string field of a record may hold, and one record in all.
+    public static let maxFieldBytes = 1_024
+    public static let maxRecordBytes = 4_096
+
+    /// The records of `body`. With `now`, a record dated more than ``allowedSkew`` after it,
+    /// or older than `keepDays` before it (retention would delete it at once), is refused:
+    /// one record dated 2099 would otherwise pin the door's view.
+    public static func decode(_ body: [UInt8], now: Date? = nil, keepDays: Int = 365) throws -> [DoorEvent] {
+        if let problem = DuplicateKeyCheck.firstProblem(in: body) { throw Invalid(description: "ambiguous or malformed JSON: \(problem)") }
+        guard let items = try? JSONSerialization.jsonObject(with: Data(body)) as? [Any] else {
+            throw Invalid(description: "the body must be a JSON array of event envelopes")
+        }
+        guard (1...maxRecords).contains(items.count) else { throw Invalid(description: "a batch holds 1 to \(maxRecords) records, not \(items.count)") }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        /// An RFC 3339 date-time, with or without fractional seconds.
+        let date = { (text: String) in formatter.date(from: text) ?? plain.date(from: text) }
+        var events: [DoorEvent] = []
+        for (index, item) in items.enumerated() {
+            let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }
+            guard let envelope = item as? [String: Any], let data = envelope["data"] as? [String: Any] else { throw fail("must be an object with a data object") }
+            guard let id = data["id"] as? String, (1...64).contains(id.utf8.count), Identifier.isValid(id) else {
+                throw fail("data.id must be 1-64 of letters, digits, '.', '_' or '-' (the journal's UUID)")
+            }
+            guard let terminal = data["terminal_id"] as? String, Identifier.isValid(terminal) else { throw fail("data.terminal_id must be a terminal_id") }
+            guard let type = data["type"] as? String, Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
+            guard let text = data["time"] as? String, let time = date(text) else {
+                throw fail("data.time must be an RFC 3339 date-time")
+            }
+            if let now {
+                guard time <= now.addingTimeInterval(allowedSkew) else {
+                    throw fail("data.time \(text) is more than \(Int(allowedSkew / 60)) minutes ahead of the site server's clock (\(UTCTimestamp.rfc3339(now))); check the door's clock (NTP)")
+                }
+                guard time >= now.addingTimeInterval(-Double(keepDays) * 86_400) else {
+                    throw fail("data.time \(text) is older than server.events.keep_days (\(keepDays) days)")
+                }
+            }
+            // JSONSerialization reads true and false as numbers too (NSNumber of type "c").
+            guard let number = data["seq"] as? NSNumber, String(cString: number.objCType) != "c", let sequence = data["seq"] as? Int else {
+                throw fail("data.seq must be an integer")
+            }
+            for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+                if let text = value as? String, text.utf8.count > maxFieldBytes { throw fail("data.\(key) is longer than \(maxFieldBytes) bytes") }
+                if value is [Any] || value is [String: Any] { throw fail("data.\(key) must be a string, number or boolean (records are flat)") }
+            }
+            guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]) else { throw fail("data cannot be stored") }
+            guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
+            // The envelope as docs/openapi.yaml has it (the server keeps only `data`).
+            guard envelope["type"] is String else { throw fail("type must be a string such as kioskpad.\(type)") }
+            guard let stamp = envelope["timestamp"] as? String, date(stamp) != nil else {
+                throw fail("timestamp must be an RFC 3339 date-time")
+            }
+            events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
+        }
+        guard Set(events.map(\.terminalID)).count == 1 else { throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids") }
+        return events
+    }
+}
+
+/// `POST /v1/events`: checks a batch's signature (the door's own secret, else the site
+/// secret, as for `/verify`), decodes it and stores its records once each (a record id seen
+/// before is skipped, so a retried batch is confirmed again and stored once). The batch's
+/// `webhook-id` is not put in the replay cache: a retry keeps its id by design.
+public struct DoorEventIntake: Sendable {
+    /// What the terminal is answered: 200 delivered, 400 never again, 401 unsigned, 429 over
+    /// the door's quota (after `retryAfter` seconds), 503 later.
+    public struct Reply: Sendable, Equatable {
+        public let status: Int
+        public let body: String
+        public let retryAfter: Int?
+
+        public init(status: Int, body: String, retryAfter: Int? = nil) {
+            self.status = status
+            self.body = body
+            self.retryAfter = retryAfter
+        }
+    }
+
+    /// How long an answer of 429 (over the quota) is held before it is sent. A door honours
+    /// `Retry-After` and is not slowed; one that ignores it is answered once a second per
+    /// connection (at most `max_connections_per_source` a second from one address), not as
+    /// fast as it can send: its flood then costs the server almost nothing but descriptors.
+    public static let overQuotaPace: Duration = .seconds(1)
+
+    private let store: any VerifierStore
+    private let siteSecret: WebhookSecret?
+    private let clock: @Sendable () -> Date
+    private let keepDays: Int
+    public let quota: EventQuota
+
+    /// `keepDays`: `server.events.keep_days`; an older record is refused. `quota`: each
+    /// door's records per minute and bytes per day.
+    public init(
+        store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, quota: EventQuota = EventQuota(),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.siteSecret = siteSecret
+        self.keepDays = keepDays
+        self.quota = quota
+        self.clock = clock
+    }
+
+    public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
+        let terminal: String?
+        switch ClaimedTerminal.of(request, inBody: Self.claimedTerminal) {
+        case .named(let named): terminal = named
+        case .invalid(let why): return Self.reply(400, why)
+        }
+        do {
+            if case .refused(let why) = try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
+                return Self.reply(401, why)
+            }
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+        // A door refused and still within its Retry-After is answered before its batch is decoded.
+        if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
+            return Self.overQuota(terminal, over)
+        }
+        let events: [DoorEvent]
+        do {
+            events = try DoorEventBatch.decode(request.body, now: clock(), keepDays: keepDays)
+        } catch {
+            return Self.reply(400, "\(error)")
+        }
+        if let terminal, let named = events.first?.terminalID, named != terminal {
+            return Self.reply(400, ClaimedTerminal.mismatch(body: named, claimed: terminal))
+        }
+        let now = clock()
+        if let door = events.first?.terminalID,
+            let over = quota.admit(door: door, records: events.count, bytes: events.reduce(0) { $0 + $1.json.utf8.count }, now: now)
+        {
+            // One record per door and window, so the Doors page shows it ("event_quota").
+            if over.first { _ = try? await store.storeEvents([Self.quotaRecord(door: door, over: over, now: now)]) }
+            return Self.overQuota(door, over)
+        }
+        do {
+            let stored = try await store.storeEvents(events)
+            return Reply(status: 200, body: "{\"received\":\(events.count),\"stored\":\(stored)}")
+        } catch {
+            return Self.reply(503, "the database cannot be used now")
+        }
+    }
+
+    /// The first record's `data.terminal_id`: the door of a batch from an older door
+    /// (no `kioskpad-terminal` header).
+    static func claimedTerminal(_ body: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(body)) as? [Any])?
+            .compactMap { (($0 as? [String: Any])?["data"] as? [String: Any])?["terminal_id"] as? String }.first
+    }
+
+    /// Answered before the body is read: a door that names itself in the `kioskpad-terminal`
+    /// header and is over its quota in this window (nil: read the body and decide).
+    public func overQuotaBeforeBody(terminal: String?) -> Reply? {
+        guard let terminal, Identifier.isValid(terminal), let over = quota.isOver(door: terminal, now: clock()) else { return nil }
+        return Self.overQuota(terminal, over)
+    }
+
+    private static func overQuota(_ door: String, _ over: EventQuota.Over) -> Reply {
+        Reply(status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}", retryAfter: over.retryAfter)
+    }
+
+    /// The server's own record that `door` went over a quota in a window.
+    static func quotaRecord(door: String, over: EventQuota.Over, now: Date) -> DoorEvent {
+        let id = "quota-\(over.limit)-\(Int(over.window.timeIntervalSince1970))-\(door)".prefix(64)
+        let time = UTCTimestamp.rfc3339(now)
+        let json = "{\"id\":\"\(id)\",\"limit\":\"\(over.limit)\",\"seq\":0,\"terminal_id\":\"\(door)\",\"time\":\"\(time)\",\"type\":\"event_quota_exceeded\"}"
+        return DoorEvent(id: String(id), terminalID: door, type: "event_quota_exceeded", time: now, sequence: 0, json: json)
+    }
+
+    private static func reply(_ status: Int, _ error: String) -> Reply {
+        Reply(status: status, body: "{\"error\":\(VerificationRequestBody.jsonString(error))}")
+    }
+}

@@ -1,0 +1,31 @@
+import KioskPadCore
+import KioskPadAccess
+
+/// Single-use codes: `length` random digits, printed once when issued and kept only as a
+/// salted hash with an expiry (in the verifier's database).
+public enum OneTimeCode {
+    /// PBKDF2 work factor of a code's hash: a code lives minutes, and every live code is
+    /// checked against each code attempt.
+    public static let hashIterations = 10_000
+
+    /// `length` random digits from the system's generator.
+    public static func make(length: Int) -> SecretDigits {
+        let digits = DigitBuffer(capacity: length)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<length { digits.append(UInt8.random(in: 0...9, using: &generator)) }
+        return digits.take()
+    }
+
+    /// The first of `codes` whose hash `value` matches; every hash is checked (no early exit).
+    public static func match(_ value: SecretDigits, among codes: [IssuedCode]) -> IssuedCode? {
+        var matched: IssuedCode?
+        for code in codes where code.hash.matches(value) { matched = matched ?? code }
+        return matched
+    }
+}
+
+/// How long a signed request's `webhook-id` is remembered: a signature's timestamp may be up
+/// to 5 minutes behind or ahead of the verifier's clock, so 10 minutes after it was seen.
+public enum ReplayWindow {
+    public static let seconds: Double = 600
+}

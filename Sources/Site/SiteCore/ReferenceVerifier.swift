@@ -1,0 +1,382 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+
+/// The reference verifier's decisions, independent of the HTTP server that carries them
+/// (a ``VerifierDecision``): signature, replay, body, per-source limits on refused
+/// requests, per-terminal lockout, then PIN hashes, TOTP codes (RFC 6238, +-1 step, each
+/// code once) and single-use codes. The state these read and change is in a
+/// ``VerifierStore``: SQLite (one instance) or PostgreSQL (several instances). A decision's
+/// audit record commits with the state it changes, before the answer is sent; a store
+/// error, the audit's included, answers `unavailable`, never a grant.
+///
+/// The checks are cheap and run on the actor; the slow part, the PIN hashes, runs off it
+/// and holds no lock, so attempts from different terminals are hashed on all cores at once.
+/// Attempts from one terminal are decided one at a time (across instances, by the store),
+/// so its lockout count is exact.
+public actor ReferenceVerifier {
+    public struct Settings: Sendable {
+        public var secret: WebhookSecret?
+        public var unlockSeconds: Int?
+        public var lockout: LockoutPolicy
+        public var maxBodyBytes: Int
+        /// Refused requests a source may make per ``rejectionInterval`` before it is throttled.
+        public var rejectionLimit: Int
+        public var rejectionInterval: TimeInterval
+        /// With a key, only the users-file lines tagged for the value are hashed (O(1) per attempt).
+        public var lookupKey: LookupKey?
+
+        public init(
+            secret: WebhookSecret?, unlockSeconds: Int? = nil, lockout: LockoutPolicy = LockoutPolicy(),
+            maxBodyBytes: Int = 16_384, rejectionLimit: Int = 20, rejectionInterval: TimeInterval = 10,
+            lookupKey: LookupKey? = nil
+        ) {
+            self.lookupKey = lookupKey
+            self.secret = secret
+            self.unlockSeconds = unlockSeconds
+            self.lockout = lockout
+            self.maxBodyBytes = maxBodyBytes
+            self.rejectionLimit = rejectionLimit
+            self.rejectionInterval = rejectionInterval
+        }
+    }
+
+    /// The request parts the decision needs.
+    public struct Incoming: Sendable {
+        public var contentType: String?
+        public var webhookID: String?
+        public var webhookTimestamp: String?
+        public var webhookSignature: String?
+        public var body: [UInt8]
+        /// The peer's address, for per-source limits (nil: counted as "unknown").
+        public var source: String?
+        /// The `kioskpad-terminal` header: the door the request says it comes from, so the key
+        /// is chosen and the signature checked before the body is parsed (nil: an older
+        /// door, whose body is parsed for its `terminal_id` instead).
+        public var terminal: String?
+
+        public init(
+            contentType: String?, webhookID: String?, webhookTimestamp: String?, webhookSignature: String?,
+            body: [UInt8], source: String? = nil, terminal: String? = nil
+        ) {
+            self.contentType = contentType
+            self.webhookID = webhookID
+            self.webhookTimestamp = webhookTimestamp
+            self.webhookSignature = webhookSignature
+            self.body = body
+            self.source = source
+            self.terminal = terminal
+        }
+    }
+
+    public nonisolated let settings: Settings
+    /// Users, replay cache, lockout counters, TOTP steps, one-time codes and audit.
+    private let store: any VerifierStore
+    private let clock: @Sendable () -> Date
+    private var rejections: RejectionTally
+    /// Schedules and zones compiled once per spec.
+    private let rules = AccessCompilationCache()
+    /// Attempts waiting for their terminal's previous one to be decided.
+    private var waitingByTerminal: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    public init(settings: Settings, store: any VerifierStore, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        rejections = RejectionTally(interval: settings.rejectionInterval, limit: settings.rejectionLimit)
+    }
+
+    /// Whether `source` may be served by a door endpoint now; false while it is over its
+    /// rejection limit (answer 429). `/v1/events` and `/v1/credentials` share `/verify`'s
+    /// per-address tally: a source refused on one is throttled on all.
+    public func admits(_ source: String) async -> Bool {
+        let now = clock()
+        await flushRejections(now: now)
+        return !rejections.isLimited(source, now: now)
+    }
+
+    /// A request to another door endpoint refused (unsigned, badly signed, malformed):
+    /// counted with `/verify`'s, the first from its address in an interval audited on its
+    /// own, the rest in one aggregated record.
+    public func noteRefused(_ refusal: VerifierDecision.Refusal, _ reason: String, endpoint: String, _ request: Incoming) async {
+        _ = await refuse(refusal, "\(endpoint): \(reason)", request, source: request.source ?? "unknown", now: clock())
+    }
+
+    /// How long a throttled address waits: the rest of its rejection interval at most.
+    public nonisolated var retryAfterSeconds: Int { Int(settings.rejectionInterval.rounded(.up)) }
+
+    /// Nil when the store can be used now, else why not (for `/healthz`).
+    public nonisolated func healthProblem() async -> String? {
+        await store.healthProblem()
+    }
+
+    public func handle(_ request: Incoming) async -> VerifierDecision {
+        let now = clock()
+        let source = request.source ?? "unknown"
+        await flushRejections(now: now)
+        if rejections.isLimited(source, now: now) {
+            return .throttled
+        }
+        guard ReferenceVerifier.isJSON(request.contentType) else {
+            return await refuse(.malformed, "content-type must be application/json", request, source: source, now: now)
+        }
+        guard request.body.count <= settings.maxBodyBytes else {
+            return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
+        }
+        let claimedTerminal: String?
+        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
+        case .named(let terminal): claimedTerminal = terminal
+        case .invalid(let why): return await refuse(.malformed, why, request, source: source, now: now)
+        }
+        let signature: DoorSignature.Check
+        do {
+            signature = try await DoorSignature.check(request, terminal: claimedTerminal, store: store, siteSecret: settings.secret, now: now)
+        } catch {
+            return .unavailable
+        }
+        if case .refused(let why) = signature { return await refuse(.unauthenticated, why, request, source: source, now: now) }
+        // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
+        var requestID: String?
+        if signature == .signed {
+            let id = request.webhookID ?? ""
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
+                return await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
+            }
+            requestID = id
+        }
+        let decoded: VerificationRequestBody.Decoded
+        do {
+            decoded = try VerificationRequestBody.decode(request.body)
+        } catch {
+            return await refuse(.malformed, "\(error)", request, source: source, now: now)
+        }
+        guard decoded.terminalID == claimedTerminal else {
+            return await refuse(.malformed, ClaimedTerminal.mismatch(body: decoded.terminalID, claimed: claimedTerminal), request, source: source, now: now)
+        }
+        // One attempt per terminal at a time in this instance; the store makes it exclusive
+        // across instances, so the lockout count stays exact.
+        await acquire(terminal: decoded.terminalID)
+        defer { release(terminal: decoded.terminalID) }
+        let moment = Duration.seconds(now.timeIntervalSince1970)
+        let outcome: Outcome
+        do {
+            let policy = settings.lockout
+            // A locked terminal's attempt is not hashed; the slow part runs before the
+            // transaction, which then only makes the claims the hashes chose.
+            let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
+            let candidate = lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey)
+            let time = timestamp(clock())
+            let rules = self.rules
+            outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
+                // One commit per attempt: the replay cache's row is written with the rest.
+                if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
+                let outcome: Outcome
+                if lockedOnArrival || tracker.isLocked(at: moment) {
+                    outcome = .locked
+                } else {
+                    outcome = try await candidate.claim(in: transaction, door: decoded.terminalID, now: now, rules: rules)
+                    switch outcome {
+                    case .decided(user: _?, _): tracker.recordGrant()
+                    case .decided(user: nil, _): _ = tracker.recordDenial(at: moment)
+                    // The PIN was right: the rules' refusal does not count toward the lockout.
+                    case .refused, .locked: break
+                    }
+                }
+                try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
+                if case .refused(let user, true, _) = outcome {
+                    // The silent alarm is raised even though the rules kept the door shut.
+                    try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
+                }
+                return outcome
+            }
+        } catch is Replayed {
+            return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+        } catch {
+            try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
+            return .unavailable
+        }
+        switch outcome {
+        case .locked:
+            return .denied("Locked out")
+        case .decided(let user?, let duress):
+            // A name that is not a valid identifier (an old codes file) is not sent.
+            return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
+        case .decided(nil, _), .refused:
+            // A refusal by the rules is a plain denial on the wire: the keypad never says why.
+            return .denied()
+        }
+    }
+
+    /// A request whose webhook-id was seen within the replay window: nothing it did is kept.
+    private struct Replayed: Error {}
+
+    /// What one attempt came to, inside its terminal's lockout.
+    private enum Outcome: Sendable {
+        case locked
+        case decided(user: String?, duress: Bool)
+        /// The credential matched `user`, whose access rules refused it.
+        case refused(user: String, duress: Bool, AccessRefusal)
+    }
+
+    /// Waits until no other attempt of `terminal` is being decided (arrival order).
+    private func acquire(terminal: String) async {
+        guard waitingByTerminal[terminal] != nil else {
+            waitingByTerminal[terminal] = []
+            return
+        }
+        await withCheckedContinuation { continuation in
+            waitingByTerminal[terminal, default: []].append(continuation)
+        }
+    }
+
+    /// Lets the next attempt of `terminal` in, or marks the terminal idle.
+    private func release(terminal: String) {
+        guard var queue = waitingByTerminal[terminal], !queue.isEmpty else {
+            waitingByTerminal[terminal] = nil
+            return
+        }
+        let next = queue.removeFirst()
+        waitingByTerminal[terminal] = queue
+        next.resume()
+    }
+
+    /// The `terminal_id` a body claims, to pick the key its signature is checked with (nil:
+    /// not a JSON object with a string `terminal_id`; the site secret applies).
+    nonisolated static func claimedTerminal(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return object["terminal_id"] as? String
+    }
+
+    /// `application/json`, with optional parameters (`; charset=utf-8`), and nothing else.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// What the hashes say an attempt may claim. The store is read here; the hashes run on
+    /// ``HashingPool``'s door lane (threads of its own, ahead of console logins), so the slow
+    /// part never holds a cooperative thread and different terminals' attempts use every
+    /// core. Every candidate line's hash is checked (no early exit): each user's, or with a
+    /// lookup key the lines tagged for the value and the untagged ones; every live code's.
+    private nonisolated static func candidate(
+        _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
+    ) async throws -> Candidate {
+        let value = request.value
+        switch request.kind {
+        case .pin, .card:
+            let kind = request.kind
+            let tagged = lookup.map { (tag: $0.tag(value, kind: kind), keyID: $0.id) }
+            let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
+            return .credential(try await HashingPool.shared.run(.door) { users.match(value, kind: kind, tagged: tagged) })
+        case .code:
+            let seconds = Int(now.timeIntervalSince1970)
+            let totpUsers = try await store.totpUsers()
+            let codes = try await store.liveCodes(now: now)
+            return try await HashingPool.shared.run(.door) {
+                let steps: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
+                    totpUsers.compactMap { user in
+                        guard let secret = user.totpSecret, let step = TOTP(secret: secret).matchingStep(Array(candidate), at: seconds) else { return nil }
+                        return (user.name, step)
+                    }
+                }
+                return .code(totpSteps: steps, issued: OneTimeCode.match(value, among: codes))
+            }
+        }
+    }
+
+    /// What the hashes matched, to be claimed in the attempt's transaction.
+    private enum Candidate: Sendable {
+        case none
+        case credential((name: String, duress: Bool)?)
+        case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?)
+
+        /// What it comes to at `door`, after claiming what a grant uses: a TOTP step (each
+        /// code once) or a one-time code. A match that the user's rules refuse claims
+        /// nothing (a code for another door is not used up). A one-time code whose user was
+        /// removed since is used up and opens nothing.
+        func claim(in transaction: any AttemptTransaction, door: String, now: Date, rules: AccessCompilationCache) async throws -> Outcome {
+            let noMatch = Outcome.decided(user: nil, duress: false)
+            switch self {
+            case .none, .credential(nil):
+                return noMatch
+            case .credential(let matched?):
+                guard let access = try await transaction.access(user: matched.name) else { return noMatch }
+                if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
+                return .decided(user: matched.name, duress: matched.duress)
+            case .code(let steps, let issued):
+                var refused: Outcome?
+                for match in steps {
+                    guard let access = try await transaction.access(user: match.name) else { continue }
+                    if let refusal = rules.refusal(access, door: door, at: now) {
+                        refused = refused ?? .refused(user: match.name, duress: false, refusal)
+                    } else if try await transaction.claimTOTPStep(user: match.name, step: match.step) {
+                        return .decided(user: match.name, duress: false)
+                    }
+                }
+                guard let issued else { return refused ?? noMatch }
+                if let only = issued.door, only != door { return .refused(user: issued.user, duress: false, .notPermittedHere) }
+                guard let access = try await transaction.access(user: issued.user) else {
+                    _ = try await transaction.useCode(id: issued.id, now: now)
+                    return noMatch
+                }
+                if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: issued.user, duress: false, refusal) }
+                guard try await transaction.useCode(id: issued.id, now: now) else { return refused ?? noMatch }
+                return .decided(user: issued.user, duress: false)
+            }
+        }
+    }
+
+    /// The audit record of a decided attempt: who, when, what kind, how many digits, what
+    /// was decided and why; never the value.
+    private nonisolated static func auditRecord(_ request: VerificationRequestBody.Decoded, _ outcome: Outcome, time: String) -> [(String, String)] {
+        var fields = attemptFields(request, time: time)
+        switch outcome {
+        case .locked:
+            fields += [("decision", "denied"), ("reason", "terminal locked out")]
+        case .decided(let user?, let duress):
+            fields += [("decision", "granted"), ("reason", duress ? "duress match" : "match"), ("user", user)]
+        case .decided(nil, _):
+            fields += [("decision", "denied"), ("reason", "no match")]
+        case .refused(let user, let duress, let refusal):
+            // A duress PIN outside its rules is denied, and still audited as duress.
+            fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
+        }
+        return fields
+    }
+
+    private nonisolated static func attemptFields(_ request: VerificationRequestBody.Decoded, time: String) -> [(String, String)] {
+        [
+            ("time", time), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
+            ("kind", request.kind.rawValue), ("digits", String(request.value.count)),
+        ]
+    }
+
+    private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) async -> VerifierDecision {
+        if rejections.note(source, refusal: refusal, now: now) {
+            try? await store.audit([
+                ("time", timestamp(now)), ("decision", "rejected"), ("refusal", refusal.rawValue), ("reason", reason),
+                ("source", source), ("webhook_id", String((request.webhookID ?? "").prefix(64))),
+            ])
+        }
+        return .refused(refusal, reason: reason)
+    }
+
+    /// One audit record per source whose rejection interval ended with more than one.
+    private func flushRejections(now: Date) async {
+        for summary in rejections.closeEnded(now: now) {
+            let refusals = summary.refusals.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ",")
+            try? await store.audit([
+                ("time", timestamp(now)), ("decision", "rejected"), ("source", summary.source),
+                ("since", timestamp(summary.start)), ("count", String(summary.count)),
+                ("throttled", String(summary.limited)), ("refusals", refusals),
+            ])
+        }
+    }
+
+    private func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import Synchronization
+
+/// The primitive reads and writes of a site's access rules inside one transaction; each
+/// store implements them, and ``SiteRulesEditing`` builds every command on them once.
+public protocol SiteRulesTransaction: Sendable {
+    /// The site's zone, every schedule and every user's rule.
+    func readSite() async throws -> SiteRules
+    /// Whether `name` has any line (PIN, duress PIN, card).
+    func userExists(_ name: String) async throws -> Bool
+    func writeTimeZone(_ id: String) async throws
+    /// Stores `spec` under `name`, or deletes the schedule for nil.
+    func writeSchedule(name: String, spec: String?) async throws
+    /// Stores `user`'s rule; a default rule deletes it.
+    func writeRule(user: String, rule: AccessRule) async throws
+    /// Every user line, in the order they were added.
+    func records() async throws -> [UserRecord]
+    /// Adds one user line.
+    func insert(_ record: UserRecord) async throws
+    /// Adds `name`'s PIN line; false when the user has a PIN already.
+    func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool
+}
+
+/// Where the rules are changed: a store that runs a body as one write transaction.
+public protocol SiteRulesEditing: Sendable {
+    /// Where the rules are, for messages.
+    var location: String { get }
+    func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R
+}
+
+/// A door's own signing secret as `verifier terminal list` shows it (never the secret).
+public struct DoorIdentity: Sendable, Equatable {
+    public let terminalID: String
+    public let createdAt: String
+
+    public init(terminalID: String, createdAt: String) {
+        self.terminalID = terminalID
+        self.createdAt = createdAt
+    }
+}
+
+extension SiteRulesEditing {
+    public func siteRules() async throws -> SiteRules {
+        try await editSite { try await $0.readSite() }
+    }
+
+    /// Sets the site's zone (checked as an IANA id).
+    public func setTimeZone(_ id: String) async throws {
+        do {
+            _ = try SiteRules.zone(id)
+        } catch let error as AccessRule.RuleError {
+            throw UserEditError(description: "--time-zone: \(error.description)")
+        }
+        try await editSite { try await $0.writeTimeZone(id) }
+    }
+
+    /// Adds or replaces a schedule; a bad spec is refused naming its part.
+    public func setSchedule(name: String, spec: String) async throws {
+        guard Identifier.isValid(name), name != "always" else {
+            throw UserEditError(description: "schedule name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-' (and not always)")
+        }
+        do {
+            _ = try WeeklySchedule(parsing: spec)
+        } catch let error as WeeklySchedule.SpecError {
+            throw UserEditError(description: "schedule '\(name)': \(error.description)")
+        }
+        let trimmed = spec.trimmingCharacters(in: .whitespaces)
+        try await editSite { try await $0.writeSchedule(name: name, spec: trimmed) }
+    }
+
+    /// Removes a schedule no user has; one in use is refused, naming its users.
+    public func removeSchedule(name: String) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            let site = try await transaction.readSite()
+            guard site.schedules[name] != nil else { throw UserEditError(description: "no schedule '\(name)' in \(location)") }
+            let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
+            guard users.isEmpty else {
+                throw UserEditError(description: "schedule '\(name)' is used by \(users.joined(separator: ", ")); give them another first (`kioskpad verifier user set NAME --schedule always`)")
+            }
+            try await transaction.writeSchedule(name: name, spec: nil)
+        }
+    }
+
+    /// Changes `user`'s rule with `change`, in one transaction, and returns the rule now;
+    /// refused for an unknown user or a schedule that does not exist.
+    @discardableResult
+    public func setAccess(user: String, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws -> AccessRule {
+        let location = self.location
+        return try await editSite { transaction in
+            guard try await transaction.userExists(user) else { throw UserEditError(description: "no user '\(user)' in \(location)") }
+            let site = try await transaction.readSite()
+            var rule = site.rules[user] ?? AccessRule()
+            change(&rule)
+            if let schedule = rule.schedule, site.schedules[schedule] == nil {
+                throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
+            }
+            try await transaction.writeRule(user: user, rule: rule)
+            return rule
+        }
+    }
+}
+
+/// A user's rule as a store keeps it (the text the users file writes after `@access NAME`),
+/// with the schedule's spec and the site's zone: what one decision reads.
+public struct UserAccess: Sendable, Equatable {
+    /// Nil: the default rule (every door, always).
+    public let ruleText: String?
+    public let scheduleSpec: String?
+    public let timeZone: String
+
+    public init(ruleText: String?, scheduleSpec: String?, timeZone: String) {
+        self.ruleText = ruleText
+        self.scheduleSpec = scheduleSpec
+        self.timeZone = timeZone
+    }
+}
+
+/// Rules, schedules and zones as the server decides with them: each text parsed or
+/// compiled once and kept (a text is its own identity, so every instance reads the same,
+/// and a changed rule is a new text). Bounded; past the bound a text is parsed each time.
+public final class AccessCompilationCache: Sendable {
+    private struct Compiled {
+        var rules: [String: AccessRule?] = [:]
+        var schedules: [String: WeeklySchedule?] = [:]
+        var zones: [String: TimeZone?] = [:]
+    }
+
+    private let state = Mutex(Compiled())
+
+    public init() {}
+
+    /// Why the user may not open `door` at `instant`. A stored rule that cannot be read
+    /// refuses (`disabled`: fail secure); while the host does not know the site's zone, a
+    /// rule that needs the clock refuses (`clock_not_trusted`).
+    public func refusal(_ access: UserAccess, door: String, at instant: Date) -> AccessRefusal? {
+        guard let text = access.ruleText else { return nil }
+        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
+        let schedule = access.scheduleSpec.flatMap { cached(\.schedules, $0, limit: 4096) { try? WeeklySchedule(parsing: $0) } }
+        let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
+        return AccessEvaluator.refusal(rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) })
+    }
+
+    private func cached<Value: Sendable>(
+        _ table: WritableKeyPath<Compiled, [String: Value?]>, _ text: String, limit: Int, _ make: (String) -> Value?
+    ) -> Value? {
+        if let known = state.withLock({ $0[keyPath: table][text] }) { return known }
+        let value = make(text)
+        state.withLock { if $0[keyPath: table].count < limit { $0[keyPath: table][text] = value } }
+        return value
+    }
+}

@@ -1,0 +1,95 @@
+import KioskPadAccess
+
+/// `kioskpad verifier import`: which lines of a users file to add to the database. A user
+/// the database does not have is added whole; one it has with the same lines (hashes, tags,
+/// TOTP secret) is left alone, so a second run adds nothing; one it has with other lines is
+/// a clash, and one clash adds nothing at all.
+public enum UsersImport {
+    /// The users whose lines differ between the file and the database, each named, and
+    /// the rules (zone, schedules, a user's access) that differ.
+    public struct Clash: Error, Equatable, CustomStringConvertible {
+        public let users: [String]
+        public var rules: [String] = []
+        public var description: String {
+            (users.map { "user '\($0)' is in the database with other lines (PIN, duress PIN, cards or TOTP secret)" } + rules)
+                .joined(separator: "\n")
+        }
+    }
+
+    /// What an import writes: new lines, the zone (nil: unchanged), schedules and rules.
+    public struct Plan: Sendable {
+        public var records: [UserRecord]
+        public var timeZone: String?
+        public var schedules: [(String, String)]
+        public var rules: [(String, AccessRule)]
+    }
+
+    /// The lines and rules of `file` to write to a database that holds `existing` and
+    /// `site`. An import adds; it never changes what is there (`verifier user set`,
+    /// `schedule set` and `site set` do): a schedule the database has with another spec, an
+    /// `@access` line that differs from the rule of a user already there, or another
+    /// `@time_zone` once the database has schedules or rules, is a clash. A user already
+    /// there without an `@access` line in the file keeps their rule.
+    public static func plan(_ file: UsersFile, existing: [UserRecord], site: SiteRules) throws -> Plan {
+        var clash = Clash(users: [])
+        var records: [UserRecord] = []
+        do {
+            records = try plan(file, existing: existing)
+        } catch let found as Clash {
+            clash = found
+        }
+        var timeZone: String?
+        if let zone = file.site.timeZone, zone != site.timeZone {
+            // A new database has the host's zone; nothing depends on it before rules exist.
+            if site.timeZone == nil || (site.schedules.isEmpty && site.rules.isEmpty) { timeZone = zone } else {
+                clash.rules.append("@time_zone \(zone): the database's site zone is \(site.timeZone ?? "") and its rules use it (change it with `kioskpad verifier site set --time-zone`)")
+            }
+        }
+        var schedules: [(String, String)] = []
+        for (name, spec) in file.site.schedules.sorted(by: { $0.key < $1.key }) {
+            switch site.schedules[name] {
+            case nil: schedules.append((name, spec))
+            case spec: break
+            case let stored?: clash.rules.append("@schedule \(name): the database has it as \"\(stored)\"")
+            }
+        }
+        let existingNames = Set(existing.map(\.name))
+        var rules: [(String, AccessRule)] = []
+        for name in Set(file.users.map(\.name)).sorted() {
+            let stored = site.rules[name] ?? AccessRule()
+            if !existingNames.contains(name) {
+                if let wanted = file.site.rules[name], !wanted.isDefault { rules.append((name, wanted)) }
+            } else if let wanted = file.site.rules[name], wanted != stored {
+                clash.rules.append("user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
+            }
+        }
+        guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }
+        return Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules)
+    }
+
+    /// The lines of `file` to add to a database that holds `existing`; throws ``Clash``.
+    public static func plan(_ file: UsersFile, existing: [UserRecord]) throws -> [UserRecord] {
+        let have = Dictionary(grouping: existing, by: \.name)
+        var adding: [UserRecord] = []
+        var clashes: [String] = []
+        var seen: Set<String> = []
+        for user in file.users where seen.insert(user.name).inserted {
+            let lines = file.users.filter { $0.name == user.name }
+            guard let stored = have[user.name] else {
+                adding += lines
+                continue
+            }
+            if !sameLines(lines, stored) { clashes.append(user.name) }
+        }
+        guard clashes.isEmpty else { throw Clash(users: clashes) }
+        return adding
+    }
+
+    /// The same lines in any order (each line's kind, hash, tag and TOTP secret).
+    private static func sameLines(_ a: [UserRecord], _ b: [UserRecord]) -> Bool {
+        let key = { (user: UserRecord) in
+            "\(user.duress) \(user.card) \(user.pinHash) \(user.lookupTag ?? "-") \(user.totpSecret.map { TOTP.base32Encode($0) } ?? "-")"
+        }
+        return a.map(key).sorted() == b.map(key).sorted()
+    }
+}

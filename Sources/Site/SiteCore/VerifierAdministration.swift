@@ -1,0 +1,75 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+
+/// What the `kioskpad verifier` commands change and read in the verifier's database beside
+/// users: one-time codes, lockouts, and users brought in from (or written out to) a users
+/// file. Each change is one transaction, so a running server sees it at its next attempt.
+public protocol VerifierAdministration: UserDirectory, SiteRulesEditing {
+    /// Stores a new one-time code's hash for `user` (an existing user), valid until
+    /// `expires`, at `door` only (nil: any door the user may open).
+    func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws
+    /// Every terminal with lockout state, sorted by terminal.
+    func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout]
+    /// Forgets `terminal`'s lockout and denials; false when it had none.
+    func clearLockout(terminal: String) async throws -> Bool
+    /// Every user line (PIN, duress PIN, card), in the order they were added.
+    func records() async throws -> [UserRecord]
+    /// The newest `count` audit records (JSON objects of strings), oldest first.
+    func auditRecords(last count: Int) async throws -> [String]
+    /// Gives door `terminalID` its own signing secret; refused when it has one.
+    func addDoor(terminalID: String, secret: WebhookSecret) async throws
+    /// The doors with their own secret, sorted.
+    func doors() async throws -> [DoorIdentity]
+    /// Revokes door `terminalID`'s own secret; false when it had none.
+    func removeDoor(terminalID: String) async throws -> Bool
+}
+
+extension VerifierAdministration {
+    /// In one transaction: reads every user line, asks `plan` which lines to add (it throws
+    /// to add nothing), adds them; returns how many.
+    public func importRecords(_ plan: @escaping @Sendable ([UserRecord]) throws -> [UserRecord]) async throws -> Int {
+        try await editSite { transaction in
+            let adding = try plan(try await transaction.records())
+            for record in adding { try await transaction.insert(record) }
+            return adding.count
+        }
+    }
+
+    /// `verifier import`: a users file's lines and rules, in one transaction (see
+    /// ``UsersImport``); returns how many lines were added.
+    public func importUsers(_ file: UsersFile) async throws -> Int {
+        try await editSite { transaction in
+            let plan = try UsersImport.plan(file, existing: try await transaction.records(), site: try await transaction.readSite())
+            for record in plan.records { try await transaction.insert(record) }
+            if let zone = plan.timeZone { try await transaction.writeTimeZone(zone) }
+            for (name, spec) in plan.schedules { try await transaction.writeSchedule(name: name, spec: spec) }
+            for (user, rule) in plan.rules { try await transaction.writeRule(user: user, rule: rule) }
+            return plan.records.count
+        }
+    }
+
+    /// `user add NAME` with its rule, in one transaction: refused when the user has a PIN
+    /// already or the rule names a schedule that does not exist.
+    public func addUser(name: String, hash: PINHash, tag: String?, rule: AccessRule) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            if let schedule = rule.schedule, try await transaction.readSite().schedules[schedule] == nil {
+                throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
+            }
+            guard try await transaction.addPIN(name: name, hash: hash, tag: tag) else { throw UserEditError.alreadyThere(name, in: location) }
+            try await transaction.writeRule(user: name, rule: rule)
+        }
+    }
+}
+
+/// One terminal's lockout state, for `kioskpad verifier lockout list`.
+public struct TerminalLockout: Sendable, Equatable {
+    public let terminal: String
+    public let tracker: LockoutTracker
+
+    public init(terminal: String, tracker: LockoutTracker) {
+        self.terminal = terminal
+        self.tracker = tracker
+    }
+}

@@ -1,0 +1,35 @@
+/// What the reference verifier decided about one request. The decision logic knows no
+/// HTTP: `SiteHTTP` maps each case to a status and a body (docs/openapi.yaml:
+/// 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
+public enum VerifierDecision: Sendable, Equatable {
+    /// An answer for the terminal: granted (with the unlock time, if configured, and the
+    /// user, and `duress` when the user typed their duress PIN) or denied (with a message
+    /// such as "Locked out").
+    case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?, duress: Bool)
+    /// The request was refused before any attempt was decided; `reason` says why.
+    case refused(Refusal, reason: String)
+    /// This source sent too many refused requests in the current interval.
+    case throttled
+    /// The verifier could not decide (a state file failed): never a grant.
+    case unavailable
+
+    /// Why a request was refused.
+    public enum Refusal: String, Sendable, CaseIterable, Comparable {
+        /// Not JSON, too large, not the verification body, or a bad webhook-id.
+        case malformed
+        /// Signature missing, wrong, or its timestamp too far off.
+        case unauthenticated
+        /// A webhook-id that was already used.
+        case replayed
+
+        public static func < (lhs: Refusal, rhs: Refusal) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public static func granted(unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false) -> VerifierDecision {
+        .answer(granted: true, message: nil, unlockSeconds: unlockSeconds, user: user, duress: duress)
+    }
+
+    public static func denied(_ message: String? = nil) -> VerifierDecision {
+        .answer(granted: false, message: message, unlockSeconds: nil, user: nil, duress: false)
+    }
+}

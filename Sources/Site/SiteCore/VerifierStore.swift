@@ -1,0 +1,92 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+
+/// Where the reference verifier keeps the state its decisions read and change: users, the
+/// replay cache, per-terminal lockout, TOTP steps used, one-time codes and the audit trail.
+/// One SQLite file (one instance) or one PostgreSQL database (several instances) hold it.
+///
+/// An attempt is decided in two parts. The slow part, the PIN hashes, reads only
+/// (``users(lookupTag:keyID:)``, ``totpUsers()``, ``liveCodes(now:)``) and holds no lock.
+/// Then ``commitAttempt(terminal:policy:_:)`` makes what the attempt changes (its request's
+/// id in the replay cache, lockout, code use, TOTP step) and its audit record one
+/// transaction, committed before the answer is sent. Any error a store throws makes the attempt `unavailable` (503), never a grant.
+public protocol VerifierStore: Sendable {
+    /// The enabled user lines an attempt is checked against. With `lookupTag` (a lookup key
+    /// is in use) a store may leave out lines tagged with another tag of the same key; nil:
+    /// every line.
+    func users(lookupTag: String?, keyID: String?) async throws -> UsersFile
+    /// The enabled users that have a TOTP secret.
+    func totpUsers() async throws -> [UserRecord]
+    /// The one-time codes not used and not expired at `now`.
+    func liveCodes(now: Date) async throws -> [IssuedCode]
+    /// The signing secret of door `terminal` (`verifier terminal add`), nil when it has none
+    /// (it signs with the site secret then).
+    func doorSecret(terminal: String) async throws -> WebhookSecret?
+    /// `terminal`'s lockout state as it is now (read without holding it).
+    func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker
+    /// Runs `body` with `terminal`'s lockout state in one write transaction, exclusive for
+    /// that terminal across every instance that shares the store, and keeps the state it
+    /// leaves together with everything `body` did through the ``AttemptTransaction``. If
+    /// `body` throws, nothing it did is kept.
+    func commitAttempt<R: Sendable>(
+        terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any AttemptTransaction) async throws -> R
+    ) async throws -> R
+    /// Stores forwarded journal records in one transaction, each once (an id seen before is
+    /// skipped); returns how many were new.
+    func storeEvents(_ events: [DoorEvent]) async throws -> Int
+    /// Every terminal that forwarded records, with its newest records (up to `limit`,
+    /// newest first), sorted by terminal.
+    func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])]
+    /// Deletes the forwarded records older than `cutoff`, and those dated after `future`
+    /// (stored before the server refused such times); returns how many.
+    func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int
+    /// Records a signed request's `webhook-id` outside an attempt (a `/v1/credentials`
+    /// request); false when it was already seen within the replay window.
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool
+    /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
+    func audit(_ fields: [(String, String)]) async throws
+    /// Nil when the store can be used now, else why not (for `/healthz`).
+    func healthProblem() async -> String?
+}
+
+/// What one attempt changes, inside its ``VerifierStore/commitAttempt(terminal:policy:_:)``
+/// transaction.
+public protocol AttemptTransaction: Sendable {
+    /// Records a signed request's `webhook-id` seen at `now`; false when it was already seen
+    /// within the replay window (a replay).
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool
+    /// Records that `user` used TOTP step `step`; false when that step or a later one was used.
+    func claimTOTPStep(user: String, step: Int) async throws -> Bool
+    /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.
+    func useCode(id: Int64, now: Date) async throws -> Bool
+    /// `name`'s access rule with its schedule and the site's zone; nil when there is no such user.
+    func access(user name: String) async throws -> UserAccess?
+    /// Appends the attempt's audit record (never a PIN or code).
+    func audit(_ fields: [(String, String)]) async throws
+}
+
+/// A one-time code as the store keeps it: its hash, never the code.
+public struct IssuedCode: Sendable, Equatable {
+    public let id: Int64
+    public let user: String
+    public let hash: PINHash
+    /// The only door it opens (`code issue --door`); nil: any door its user may open.
+    public let door: String?
+
+    public init(id: Int64, user: String, hash: PINHash, door: String? = nil) {
+        self.id = id
+        self.user = user
+        self.hash = hash
+        self.door = door
+    }
+}
+
+/// An audit record as every store keeps it: one JSON object of string fields, keys sorted.
+public enum AuditRecordJSON {
+    public static func encode(_ fields: [(String, String)]) throws -> String {
+        var object: [String: String] = [:]
+        for (key, value) in fields { object[key] = value }
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,47 @@
+import HTTPTypes
+import KioskPadAccess
+import SiteCore
+
+/// A ``VerifierDecision`` as the HTTP answer docs/openapi.yaml gives it: 200 with the
+/// response JSON for an answer; 400, 401 or 409 with `{"error": reason}` for a refused
+/// request; 429 when throttled; 503 when the verifier cannot decide.
+public struct HTTPReply: Sendable, Equatable {
+    public let status: Int
+    public let body: [UInt8]
+
+    public init(_ decision: VerifierDecision) {
+        switch decision {
+        case .answer(let granted, let message, let unlockSeconds, let user, let duress):
+            status = 200
+            body = VerificationResponseBody.encode(
+                granted: granted, message: message, unlockSeconds: unlockSeconds, user: user, duress: duress)
+        case .refused(let refusal, let reason):
+            switch refusal {
+            case .malformed: status = 400
+            case .unauthenticated: status = 401
+            case .replayed: status = 409
+            }
+            body = Array("{\"error\":\(VerificationRequestBody.jsonString(reason))}".utf8)
+        case .throttled:
+            status = 429
+            body = Array("{\"error\":\"too many rejected requests; try again later\"}".utf8)
+        case .unavailable:
+            status = 503
+            body = Array("{\"error\":\"verifier unavailable\"}".utf8)
+        }
+    }
+}
+
+/// The Standard Webhooks headers, parsed once. The names are valid tokens, so these are
+/// never nil; a request's header is read with ``value(_:in:)``, without a force unwrap.
+enum WebhookHeader {
+    static let id = HTTPField.Name("webhook-id")
+    static let timestamp = HTTPField.Name("webhook-timestamp")
+    static let signature = HTTPField.Name("webhook-signature")
+    /// The door a request comes from (``ClaimedTerminal``).
+    static let terminal = HTTPField.Name(ClaimedTerminal.header)
+
+    static func value(_ name: HTTPField.Name?, in fields: HTTPFields) -> String? {
+        name.flatMap { fields[$0] }
+    }
+}

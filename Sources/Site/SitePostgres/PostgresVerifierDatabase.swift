@@ -1,0 +1,154 @@
+import Foundation
+import KioskPadCore
+import Logging
+import NIOSSL
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The reference verifier's PostgreSQL database: a connection pool (run it as a service),
+/// a time limit on every use, and errors described without anything secret. Every
+/// connection starts with `statement_timeout` and `idle_in_transaction_session_timeout`
+/// at the time limit, so a statement or an abandoned transaction cannot hold a terminal's
+/// lockout row longer than that; the pool reconnects by itself when the database returns.
+public final class PostgresVerifierDatabase: Service, Sendable {
+    /// A use of the database that did not finish in time, or failed; the text names no secret.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let client: PostgresClient
+    public let timeout: Duration
+    public let logger: Logger
+    public let poolSize: Int
+    /// Uses under way (waiting for a connection or holding one), and connections held (for
+    /// `/metrics`).
+    private let usage = Mutex<(active: Int, inUse: Int)>((0, 0))
+
+    /// Connections in use, uses waiting for one, and the pool's size, now.
+    public var poolUsage: (inUse: Int, waiting: Int, size: Int) {
+        let (active, inUse) = usage.withLock { $0 }
+        return (inUse, active - inUse, poolSize)
+    }
+
+    /// A pool for `user`@`host`:`port`/`database`. `tls` nil: no TLS (loopback); else TLS
+    /// with this configuration (the certificate checked). `timeout`: the most one use of the
+    /// database may take, waiting for a connection included.
+    public init(
+        host: String, port: Int, user: String, database: String, password: String?, tls: TLSConfiguration?,
+        poolSize: Int, timeout: Duration, logger: Logger
+    ) {
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable)
+        configuration.options.maximumConnections = poolSize
+        configuration.options.connectTimeout = timeout
+        let milliseconds = String(timeout.wholeMilliseconds)
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds),
+            ("application_name", "kioskpad-verifier"),
+        ]
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.timeout = timeout
+        self.poolSize = poolSize
+        self.logger = logger
+    }
+
+    /// Whether the server at `host`:`port` takes TLS, asked with one connection before the
+    /// pool starts: a server with `ssl = off` answers the TLS request with a plain "no" at
+    /// once, which the pool would only retry until its timeout. Throws a ``Failure`` saying
+    /// so; any other outcome (a connection, or another error, which the pool reports) passes.
+    public static func checkTLSOffered(
+        host: String, port: Int, user: String, database: String, password: String?, tls: TLSConfiguration, timeout: Duration, logger: Logger
+    ) async throws {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: .require(try NIOSSLContext(configuration: tls)))
+        configuration.options.connectTimeout = .nanoseconds(timeout.wholeNanoseconds)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try? await connection.close()
+        } catch let error as PSQLError where error.code == .sslUnsupported {
+            throw Failure(description: "the server at \(host):\(port) does not offer TLS (its ssl setting is off)")
+        } catch {
+            return
+        }
+    }
+
+    /// Runs the pool until cancelled (a ServiceGroup, or a task of the caller's).
+    public func run() async {
+        await client.run()
+    }
+
+    /// Runs `body` on a pooled connection; throws a ``Failure`` when the database fails or
+    /// `body` takes longer than ``timeout``, waiting for a connection included (the task is
+    /// cancelled). Errors `body` throws itself pass through.
+    public func use<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        try await withDeadline { [self] in try await leased(body) }
+    }
+
+    /// Leases a connection for `body`, counted in ``poolUsage``.
+    private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        usage.withLock { $0.active += 1 }
+        defer { usage.withLock { $0.active -= 1 } }
+        return try await client.withConnection { [self] connection in
+            usage.withLock { $0.inUse += 1 }
+            defer { usage.withLock { $0.inUse -= 1 } }
+            return try await body(connection)
+        }
+    }
+
+    /// As ``use(_:)``, inside a transaction (committed when `body` returns, rolled back when it throws).
+    /// Runs one statement ending in `RETURNING 1` on its own; returns how many rows it changed.
+    func rowsChanged(_ query: PostgresQuery) async throws -> Int {
+        try await use { [logger] connection in try await connection.query(query, logger: logger).count() }
+    }
+
+    public func transaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        try await withDeadline { [self, logger] in
+            try await leased { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func withDeadline<R: Sendable>(_ operation: @escaping @Sendable () async throws -> R) async throws -> R {
+        let timeout = self.timeout
+        do {
+            return try await withThrowingTaskGroup(of: R?.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw Failure(description: "the database did not answer within \(timeout)")
+                }
+                return result
+            }
+        } catch let error as PSQLError {
+            throw Failure(description: PostgresVerifierDatabase.describe(error))
+        } catch let error as PostgresDecodingError {
+            throw Failure(description: "database: a column did not decode (\(error.columnName))")
+        }
+    }
+
+    /// What went wrong, without the query's bound values: the server's SQLSTATE and message,
+    /// or the client's error code and its cause.
+    public static func describe(_ error: any Error) -> String {
+        if let failure = error as? Failure { return failure.description }
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let info = error.serverInfo {
+            return "database: \(info[.message] ?? "error") (SQLSTATE \(info[.sqlState] ?? "?"))"
+        }
+        if let underlying = error.underlying { return "database \(error.code): \(underlying)" }
+        return "database: \(error.code)"
+    }
+}

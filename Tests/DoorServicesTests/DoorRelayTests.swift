@@ -1,0 +1,109 @@
+import Foundation
+import KioskPadCore
+import KeypadHAL
+import KeypadTestSupport
+import DoorController
+import DoorServices
+import Logging
+import Testing
+
+func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEvent {
+    .attemptDecided(attemptID: "a1", kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
+}
+
+
+@Suite("Door relay")
+struct DoorRelayTests {
+    let logger = Logger(label: "test")
+
+    func relay(_ output: RecordingOutput, _ time: ManualClock, unlock: Duration = .seconds(5), max: Duration = .seconds(30)) throws -> DoorRelay {
+        try DoorRelay(output: output, defaultUnlock: unlock, maxUnlock: max, logger: logger, clock: TerminalClock(time))
+    }
+
+    @Test func isOffAtStartAndOnOnlyForTheUnlockTimeAfterAGrant() async throws {
+        let output = RecordingOutput(), time = ManualClock()
+        let relay = try relay(output, time)
+        #expect(output.changes.map(\.on) == [false])
+        await relay.handle(decided(.granted()))
+        #expect(output.isOn)
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .milliseconds(4_999))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(output.isOn)
+        time.advance(by: .milliseconds(1))
+        #expect(await eventually { !output.isOn })
+        #expect(output.changes.map(\.on) == [false, true, false])
+    }
+
+    @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualClock())
+        await relay.handle(decided(.denied()))
+        await relay.handle(decided(.unavailable))
+        await relay.handle(decided(.denied(), lockedOut: true))
+        await relay.handle(.keyPressed)
+        #expect(!output.everOn)
+    }
+
+    @Test func theVerifiersUnlockTimeIsClampedToTheMaximum() async throws {
+        let output = RecordingOutput(), time = ManualClock()
+        let relay = try relay(output, time, max: .seconds(8))
+        await relay.handle(decided(.granted(unlockSeconds: 600)))
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .seconds(8))
+        #expect(await eventually { !output.isOn })
+    }
+
+    @Test func afterShutdownItIsOffAndStaysOff() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualClock())
+        await relay.handle(decided(.granted()))
+        #expect(output.isOn)
+        relay.shutdown()
+        #expect(!output.isOn)
+        await relay.handle(decided(.granted()))
+        #expect(!output.isOn)
+        #expect(output.changes.filter(\.on).count == 1)
+    }
+
+    @Test func aFailingRelayIsForcedOffAndDoesNotCrash() async throws {
+        let output = RecordingOutput()
+        let relay = try relay(output, ManualClock())
+        output.setFailing(true)
+        await relay.handle(decided(.granted()))
+        output.setFailing(false)
+        #expect(!relay.isEnergised)
+        #expect(!output.everOn)
+    }
+
+    @Test func aSecondGrantRestartsTheTimer() async throws {
+        let output = RecordingOutput(), time = ManualClock()
+        let relay = try relay(output, time)
+        await relay.handle(decided(.granted()))
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .seconds(3))
+        await relay.handle(decided(.granted()))
+        #expect(await eventually { time.sleepers == 2 })
+        time.advance(by: .seconds(3)) // the first grant's 5 s are over
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(output.isOn)
+        time.advance(by: .seconds(2)) // the second grant's 5 s are over
+        #expect(await eventually { !output.isOn })
+    }
+}
+
+@Suite("Feedback outputs")
+struct FeedbackTests {
+    @Test func keysClickGrantsLightGreenDenialsLightRed() async throws {
+        let buzzer = RecordingOutput(), green = RecordingOutput(), red = RecordingOutput()
+        let player = FeedbackPlayer(buzzer: buzzer, grantedLED: green, deniedLED: red)
+        await player.handle(.keyPressed)
+        // off at start, the click, off again
+        #expect(await eventually { buzzer.changes.map(\.on) == [false, true, false] })
+        await player.handle(decided(.granted()))
+        #expect(await eventually { green.isOn })
+        #expect(!red.everOn)
+        await player.handle(decided(.denied(), lockedOut: true))
+        #expect(await eventually { red.everOn })
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import DoorController
+import DoorServices
+import Logging
+import Testing
+
+/// How a door that decided offline says so: the attempt's journal record, the metrics, and
+/// `/healthz`'s body (whose status stays 200).
+@Suite("Offline decisions in the journal, metrics and health")
+struct OfflineReportingTests {
+    @Test func theAttemptRecordSaysOfflineWithTheReplicaVersionOrWhyNot() async throws {
+        let written = try await DoorJournalTests().records([
+            .decidedOffline(OfflineDecision(attemptID: "a1", decision: "granted", replicaVersion: 12, refusal: nil)),
+            .attemptDecided(attemptID: "a1", kind: .pin, outcome: .granted(user: "bob"), latency: .milliseconds(510), lockedOut: false),
+            .decidedOffline(OfflineDecision(attemptID: "a2", decision: "refused", replicaVersion: 12, refusal: "replica v12 was confirmed 25.0 h ago")),
+            .attemptDecided(attemptID: "a2", kind: .pin, outcome: .unavailable, latency: .milliseconds(510), lockedOut: false),
+            .attemptDecided(attemptID: "a3", kind: .pin, outcome: .denied(), latency: .milliseconds(20), lockedOut: false),
+        ])
+        #expect(written.count == 3)
+        #expect(written[0]["offline"] as? Bool == true && written[0]["replica_version"] as? Int == 12 && written[0]["user"] as? String == "bob")
+        #expect(written[1]["offline"] == nil && written[1]["offline_refused"] as? String == "replica v12 was confirmed 25.0 h ago")
+        #expect(written[1]["decision"] as? String == "error")
+        #expect(written[2]["offline"] == nil && written[2]["offline_refused"] == nil)
+    }
+
+    @Test func metricsCountOfflineDecisionsAndShowTheReplicasAge() async {
+        let metrics = TerminalMetrics(replica: { (age: 125, version: 12) })
+        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a1", decision: "granted", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a2", decision: "denied", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a3", decision: "denied", replicaVersion: 12, refusal: nil)))
+        let text = metrics.exposition()
+        #expect(text.contains("kioskpad_offline_decisions_total{decision=\"granted\"} 1"), "\(text)")
+        #expect(text.contains("kioskpad_offline_decisions_total{decision=\"denied\"} 2"))
+        #expect(text.contains("kioskpad_replica_age_seconds 125"))
+        #expect(text.contains("kioskpad_replica_version 12"))
+    }
+
+    @Test func healthStaysHealthyAndSaysTheDoorDecidesFromItsReplica() async {
+        let health = HealthState(offlineLine: { "verifier offline: deciding from replica v12, confirmed 3 min ago" })
+        await health.handle(.attemptDecided(attemptID: "a1", kind: .pin, outcome: .granted(user: "bob"), latency: .zero, lockedOut: false))
+        #expect(health.healthy)
+        #expect(health.summary == "keypad ok, verifier offline: deciding from replica v12, confirmed 3 min ago")
+        let online = HealthState()
+        #expect(online.summary == "keypad ok, verifier ok")
+    }
+
+    @Test func theStartRecordAndHealthzCarryTheVersion() async throws {
+        let written = try await DoorJournalTests().records([.started])
+        #expect(written.first?["type"] as? String == "start" && written.first?["version"] as? String == KioskPadVersion.version)
+        #expect(HealthState().body == "keypad ok, verifier ok\nkioskpad \(KioskPadVersion.version)\n")
+    }
+}

@@ -1,0 +1,30 @@
+import KioskPadAccess
+import Testing
+
+@Suite("RFC 6238 TOTP")
+struct TOTPTests {
+    // RFC 6238 Appendix B, SHA-1, secret "12345678901234567890", 8 digits.
+    @Test(arguments: [
+        (59, "94287082"), (1111111109, "07081804"), (1111111111, "14050471"),
+        (1234567890, "89005924"), (2000000000, "69279037"), (20000000000, "65353130"),
+    ])
+    func appendixBVectors(time: Int, code: String) {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
+        #expect(totp.code(step: totp.step(at: time)) == code)
+    }
+
+    @Test func acceptsOneStepEitherSideAndNoMore() {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8))
+        let now = 1_700_000_000
+        let current = Array(totp.code(step: totp.step(at: now)).utf8)
+        #expect(totp.matchingStep(current, at: now) == totp.step(at: now))
+        #expect(totp.matchingStep(current, at: now + 30) != nil)
+        #expect(totp.matchingStep(current, at: now - 30) != nil)
+        #expect(totp.matchingStep(current, at: now + 61) == nil)
+    }
+
+    @Test func base32DecodesAuthenticatorSecrets() {
+        #expect(TOTP.base32Decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == Array("12345678901234567890".utf8))
+        #expect(TOTP.base32Decode("not base32!") == nil)
+    }
+}

@@ -1,0 +1,183 @@
+import Crypto
+import Foundation
+import KioskPadCore
+import KioskPadAccess
+import SiteCore
+import KeypadTestSupport
+import Testing
+import VerifierTestSupport
+
+/// `POST /v1/credentials` over each real store: a door's replica holds exactly who may open
+/// it (hashes, rules, schedules), signed with the verifier's key; the version moves with
+/// every change of who may enter and with nothing else; only a door's own signature gets it.
+@Suite("Credential replicas, on SQLite and PostgreSQL", .heavy)
+struct CredentialReplicaTests {
+    let siteSecret = WebhookSecret.generate()
+    let clock = TestWallClock()
+
+    func hash(_ pin: String) throws -> PINHash { try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1_000) }
+
+    func request(terminal: String, have: Int64, secret: WebhookSecret?) -> ReferenceVerifier.Incoming {
+        request(terminal: terminal, haveText: String(have), secret: secret)
+    }
+
+    /// With `have_version` written as `haveText` (a JSON value).
+    func request(terminal: String, haveText: String, secret: WebhookSecret?) -> ReferenceVerifier.Incoming {
+        let body = Array("{\"terminal_id\":\"\(terminal)\",\"have_version\":\(haveText)}".utf8)
+        let id = "msg_\(UUID().uuidString)"
+        let seconds = Int(clock.now.timeIntervalSince1970)
+        return ReferenceVerifier.Incoming(
+            contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
+            webhookSignature: secret.map { WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: $0) }, body: body)
+    }
+
+    func keeping(_ store: StoreUnderTest) throws -> any ReplicaKeeping { try #require(store.administration as? any ReplicaKeeping) }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func theVersionMovesWithWhoMayEnterAndWithNothingElse(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let keeping = try keeping(store)
+        var version = try await keeping.replicaVersion()
+        func moved(_ change: () async throws -> Void) async throws -> Bool {
+            try await change()
+            let now = try await keeping.replicaVersion()
+            defer { version = now }
+            return now > version
+        }
+        #expect(try await moved { try await store.administration.add(name: "ann", hash: try hash("4821"), tag: nil) })
+        #expect(try await moved { try await store.administration.setSchedule(name: "office", spec: "mon-fri 08:00-18:00") })
+        #expect(try await moved { _ = try await store.administration.setAccess(user: "ann") { $0.schedule = "office" } })
+        #expect(try await moved { _ = try await store.administration.setAccess(user: "ann") { $0.disabled = true } })
+        #expect(try await moved { try await store.administration.setTimeZone("Europe/Berlin") })
+        #expect(try await moved { try await store.administration.addDoor(terminalID: "front", secret: .generate()) })
+        #expect(try await moved { _ = try await store.administration.remove(name: "ann") })
+        // What happens at the doors does not change the replica.
+        try await store.administration.add(name: "bo", hash: try hash("4822"), tag: nil)
+        try await store.administration.setTOTP(name: "bo", secret: TOTP.newSecret())
+        version = try await keeping.replicaVersion()
+        #expect(try await !moved {
+            _ = try await store.store.commitAttempt(terminal: "front", policy: LockoutPolicy()) { _, transaction in
+                _ = try await transaction.claimTOTPStep(user: "bo", step: 100)
+                try await transaction.audit([("decision", "granted")])
+            }
+            try await store.store.audit([("decision", "rejected")])
+        })
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDoorsReplicaHoldsWhoMayOpenItSignedWithTheOneKey(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        try await admin.setTimeZone("UTC")
+        try await admin.setSchedule(name: "office", spec: "mon-fri 08:00-18:00")
+        try await admin.setSchedule(name: "night", spec: "daily 22:00-06:00")
+        for name in ["ann", "ben", "cat", "dan", "eve"] { try await admin.add(name: name, hash: try hash("4821"), tag: nil) }
+        try await admin.setTOTP(name: "ann", secret: TOTP.newSecret())
+        _ = try await admin.setAccess(user: "ben") { $0.doors = ["back"]; $0.schedule = "night" }
+        _ = try await admin.setAccess(user: "cat") { $0.disabled = true }
+        _ = try await admin.setAccess(user: "dan") { $0.validUntil = SiteDate(parsing: "2020-01-01") }
+        _ = try await admin.setAccess(user: "eve") { $0.doors = ["front", "back"]; $0.schedule = "office" }
+        try await admin.setDuress(name: "eve", hash: try hash("9999"), tag: nil)
+        try await admin.addCard(name: "eve", hash: try hash("12345678"), tag: nil)
+        let keeping = try keeping(store)
+        let key = try await keeping.signingKey()
+        // One key per database: a second call, with another key on offer, keeps the first.
+        #expect(try await keeping.replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) } == Array(key.rawRepresentation))
+        let service = CredentialService(
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: key, clock: clock.read)
+        let reply = await service.handle(request(terminal: "front", have: 0, secret: siteSecret))
+        #expect(reply.status == 200)
+        let signed = try SignedReplica(json: reply.body)
+        guard case .replica(let replica) = try signed.open(with: try await keeping.publicKey()) else {
+            Issue.record("a door with no replica gets the whole replica")
+            return
+        }
+        let current = try await keeping.replicaVersion()
+        #expect(replica.terminalID == "front" && replica.version == current && replica.timeZone == "UTC")
+        #expect(replica.entries.map { "\($0.user):\($0.kind)" } == ["ann:pin", "eve:pin", "eve:duress", "eve:card"])
+        #expect(replica.entries[0].hash.matches(SecretDigits(ascii: "4821")!) && replica.entries[2].hash.matches(SecretDigits(ascii: "9999")!))
+        #expect(replica.rules == ["eve": "doors=back,front schedule=office"] && replica.schedules == ["office": "mon-fri 08:00-18:00"])
+        let text = String(decoding: signed.payload, as: UTF8.self)
+        #expect(!text.contains("totp") && !text.contains("ben") && !text.contains("cat") && !text.contains("dan"))
+        // The door already holds it: a signed confirmation renews its age.
+        let publicKey = try await keeping.publicKey()
+        let same = try SignedReplica(json: await service.handle(request(terminal: "front", have: replica.version, secret: siteSecret)).body)
+        #expect(try same.open(with: publicKey) == .confirmation(terminalID: "front", version: replica.version, issuedAt: clock.now))
+        // Tampered or signed by another key: refused.
+        var payload = signed.payload
+        payload[payload.count / 2] ^= 0x01
+        #expect(throws: ReplicaError.self) { try SignedReplica(payload: payload, signature: signed.signature).open(with: publicKey) }
+        #expect(throws: ReplicaError.self) { try signed.open(with: ReplicaPublicKey(Curve25519.Signing.PrivateKey().publicKey)) }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func taggedCredentialsTravelWithTheTagKeyAndTagsCutToTheDoorsSize(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        let keeping = try keeping(store)
+        let pins = ["ann": "4821", "ben": "5932", "cat": "6043", "dan": "7154", "eve": "8265"]
+        for (name, pin) in pins.sorted(by: { $0.key < $1.key }) {
+            let made = try hash(pin)
+            try await admin.add(name: name, hash: made, tag: nil)
+            if name != "eve" {
+                let version = try await keeping.replicaVersion()
+                try await keeping.tagForReplica(name: name, hash: made, value: SecretDigits(ascii: pin)!, kind: .pin)
+                #expect(try await keeping.replicaVersion() > version, "a new tag is a change doors must get")
+            }
+        }
+        let tagKey = try await keeping.tagKey()
+        #expect(try await keeping.tagKey().raw == tagKey.raw, "made once, kept")
+        let service = CredentialService(
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(), clock: clock.read)
+        let signed = try SignedReplica(json: await service.handle(request(terminal: "front", have: 0, secret: siteSecret)).body)
+        guard case .replica(let replica) = try signed.open(with: try await keeping.publicKey()) else {
+            Issue.record("expected a whole replica")
+            return
+        }
+        // Four tagged entries: 2 + 4 bits each; eve, added without a tag, is checked in full.
+        #expect(replica.tagKey == tagKey.raw && replica.tagBits == 6)
+        for entry in replica.entries {
+            if entry.user == "eve" {
+                #expect(entry.tag == nil)
+            } else {
+                let full = tagKey.tag(SecretDigits(ascii: pins[entry.user]!)!, kind: .pin)
+                #expect(entry.tag == ReplicaTagKey.cut(full, bits: 6) && entry.tag?.count == 2, "\(entry.user)")
+            }
+        }
+        #expect(!String(decoding: signed.payload, as: UTF8.self).contains(tagKey.tag(SecretDigits(ascii: "4821")!, kind: .pin)), "never the full tag")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func onlyTheDoorsOwnSignatureGetsItsReplica(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let keeping = try keeping(store)
+        let frontSecret = WebhookSecret.generate()
+        try await store.administration.addDoor(terminalID: "front", secret: frontSecret)
+        let service = CredentialService(
+            keeping: keeping, administration: store.administration, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(),
+            clock: clock.read)
+        #expect(await service.handle(request(terminal: "front", have: 0, secret: frontSecret)).status == 200)
+        #expect(await service.handle(request(terminal: "front", have: 0, secret: siteSecret)).status == 401)
+        #expect(await service.handle(request(terminal: "back", have: 0, secret: frontSecret)).status == 401)
+        #expect(await service.handle(request(terminal: "back", have: 0, secret: nil)).status == 401)
+        let unsignedSite = CredentialService(
+            keeping: keeping, administration: store.administration, store: store.store, siteSecret: nil, key: try await keeping.signingKey(), clock: clock.read)
+        let refused = await unsignedSite.handle(request(terminal: "back", have: 0, secret: nil))
+        #expect(refused.status == 401 && String(decoding: refused.body, as: UTF8.self).contains("a replica is given only to a signed request"))
+        let bad = await service.handle(request(terminal: "front", have: -1, secret: frontSecret))
+        #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("have_version"))
+        #expect(await service.handle(request(terminal: "front", haveText: "0,\"extra\":1", secret: frontSecret)).status == 400, "another property")
+        // A captured request answered once: the same webhook-id again is a replay.
+        let captured = request(terminal: "front", have: 0, secret: frontSecret)
+        #expect(await service.handle(captured).status == 200)
+        let replayed = await service.handle(captured)
+        #expect(replayed.status == 409 && String(decoding: replayed.body, as: UTF8.self).contains("replay"))
+        for notAVersion in ["true", "false", "1.5", "\"1\"", "null"] {
+            #expect(await service.handle(request(terminal: "front", haveText: notAVersion, secret: frontSecret)).status == 400, "\(notAVersion)")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import SiteCore
+
+extension VerifierDecision {
+    /// "granted" or "denied" for an answer; nil for anything else.
+    var answerText: String? {
+        if case .answer(let granted, _, _, _, _) = self { return granted ? "granted" : "denied" }
+        return nil
+    }
+
+    /// Why the request was refused, or nil.
+    var refusal: Refusal? {
+        if case .refused(let refusal, _) = self { return refusal }
+        return nil
+    }
+
+    /// A short name for counting outcomes: the refusal, "throttled", "answer" or "unavailable".
+    var outcomeName: String {
+        switch self {
+        case .answer: return "answer"
+        case .refused(let refusal, _): return refusal.rawValue
+        case .throttled: return "throttled"
+        case .unavailable: return "unavailable"
+        }
+    }
+}

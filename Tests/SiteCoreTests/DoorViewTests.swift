@@ -1,0 +1,47 @@
+import Foundation
+import SiteCore
+import Testing
+
+/// A door's state folded from its forwarded records: the contact, keypad, tamper, lockout,
+/// last decision, and the alerts still standing.
+@Suite("Door view from forwarded records")
+struct DoorViewTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Records in time order, one second apart; `fields` as JSON members after the type.
+    func records(_ items: [(type: String, fields: String)]) -> [DoorEvent] {
+        items.enumerated().map { index, item in
+            let json = "{\"type\":\"\(item.type)\",\"terminal_id\":\"back-door\"\(item.fields.isEmpty ? "" : "," + item.fields)}"
+            return DoorEvent(id: "r\(index)", terminalID: "back-door", type: item.type, time: start.addingTimeInterval(Double(index)), sequence: index, json: json)
+        }
+    }
+
+    func view(_ items: [(type: String, fields: String)], at seconds: Double = 60, silentAfter: TimeInterval = 900) -> DoorView? {
+        DoorView.fold(terminal: "back-door", newestFirst: records(items).reversed(), now: start.addingTimeInterval(seconds), silentAfter: silentAfter)
+    }
+
+    @Test func aDoorHeldOpenRaisesAnAlertThatClosingClears() throws {
+        let held = try #require(view([("door_opened", ""), ("held_open", "\"seconds\":30")]))
+        #expect(held.door == "held_open" && held.alerts == ["held_open"])
+        let closed = try #require(view([("door_opened", ""), ("held_open", "\"seconds\":30"), ("door_closed", "")]))
+        #expect(closed.door == "closed" && closed.alerts.isEmpty)
+        #expect(closed.lastSeen == start.addingTimeInterval(2))
+    }
+
+    @Test func tamperKeypadDuressAndSilenceStandUntilCleared() throws {
+        let bad = try #require(view([
+            ("attempt", "\"decision\":\"granted\",\"user\":\"dana\""), ("duress", "\"user\":\"dana\""), ("tamper", ""), ("keypad_failed", ""),
+            ("forced_open", ""), ("lockout", ""),
+        ]))
+        #expect(bad.alerts == ["duress", "tamper", "keypad_failed", "forced_open"])
+        #expect(bad.lastDecision == "granted" && bad.lastUser == "dana" && bad.lockedOut == "yes" && bad.keypad == "failed")
+        let better = try #require(view([("tamper", ""), ("keypad_failed", ""), ("tamper_cleared", ""), ("keypad_recovered", "")]))
+        #expect(better.alerts.isEmpty && better.tamper == "clear" && better.keypad == "ok")
+        // A status record says how the terminal is now; a duress a day old no longer stands.
+        let status = try #require(view([("duress", ""), ("status", "\"door\":\"closed\",\"keypad\":\"ok\",\"tamper\":\"active\",\"locked_out\":\"no\"")], at: 90_000, silentAfter: 100_000))
+        #expect(status.alerts == ["tamper"] && status.door == "closed")
+        let silent = try #require(view([("status", "\"door\":\"closed\"")], at: 1_000))
+        #expect(silent.alerts == ["silent"])
+        #expect(view([]) == nil)
+    }
+}
