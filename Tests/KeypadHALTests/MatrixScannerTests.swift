@@ -56,7 +56,7 @@ struct MatrixHarness {
             settle: settle, interval: interval, timing: timing)
         let end = (matrix.changes.last?.time ?? .zero) + extra
         var events: [(event: ScanEvent, at: Duration)] = []
-        try loop.run(shouldStop: { backend.exhausted || timing.now > end }) { events.append(($0, timing.now)) }
+        try loop.run(shouldStop: { backend.exhausted || timing.now > end }, deliver: { events.append(($0, timing.now)) })
         return (events, loop, backend)
     }
 }
@@ -214,7 +214,7 @@ struct MatrixScannerTests {
         _ = try loop.scan()
         #expect(backend.valueCalls - before == 2 * 4)
         var events: [ScanEvent] = []
-        try loop.run(shouldStop: { backend.exhausted }) { events.append($0) }
+        try loop.run(shouldStop: { backend.exhausted }, deliver: { events.append($0) })
         #expect(labels(events) == "+1 -1")
         // Ten idle seconds cost one wait, not thousands of scans.
         #expect(loop.scans < 100)

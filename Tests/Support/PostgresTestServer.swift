@@ -120,7 +120,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         close(pipeEnds[1])

@@ -41,7 +41,7 @@ public final class SpawnedChild: @unchecked Sendable {
             case .pipe:
                 var ends: [Int32] = [0, 0]
                 guard pipe(&ends) == 0 else { throw SpawnError(message: "pipe: errno \(errno)") }
-                ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+                for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
                 let (childEnd, parentEnd) = fd == 0 ? (ends[0], ends[1]) : (ends[1], ends[0])
                 posix_spawn_file_actions_adddup2(&actions, childEnd, fd)
                 childEnds.append(childEnd)
@@ -50,12 +50,12 @@ public final class SpawnedChild: @unchecked Sendable {
         }
         let argv = ClosingDescriptors.argv(command)
         let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        childEnds.forEach { close($0) }
+        for end in childEnds { close(end) }
         guard spawned == 0 else {
-            parentEnds.compactMap { $0 }.forEach { close($0) }
+            for end in parentEnds.compactMap({ $0 }) { close(end) }
             throw SpawnError(message: "cannot start \(command.first ?? ""): errno \(spawned)")
         }
         self.pid = pid
@@ -64,7 +64,7 @@ public final class SpawnedChild: @unchecked Sendable {
 
     deinit {
         _ = terminate()
-        [input, output, errors].compactMap { $0 }.forEach { close($0) }
+        for end in [input, output, errors].compactMap({ $0 }) { close(end) }
     }
 
     /// Runs `command` to its end: its exit status and what it wrote to stdout.

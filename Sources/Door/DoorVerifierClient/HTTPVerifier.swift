@@ -108,10 +108,9 @@ public final class HTTPVerifier: Verifier {
         let nioDeadline = NIODeadline.now() + .nanoseconds(deadline.wholeNanoseconds)
         let result = await DeadlineRace.run(
             until: .now + deadline,
-            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)", reachable: false) }
-        ) { [self, request] in
-            await exchange(request, id: id, deadline: nioDeadline)
-        }
+            timedOut: { Exchange.failed("no complete answer within the deadline (\(deadline.wholeMilliseconds) ms)", reachable: false) },
+            { [self, request] in await exchange(request, id: id, deadline: nioDeadline) }
+        )
         switch result {
         case .answer(let outcome): return .decided(outcome)
         case .failed(let reason, let reachable):

@@ -13,4 +13,6 @@ public enum LoggingSetup {
     }
 }
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// `--log-level` takes swift-log's levels by name; neither package will declare this.
 extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -17,7 +17,7 @@ public enum SignalWaiter {
             sources.append(source)
         }
         for await number in stream {
-            sources.forEach { $0.cancel() }
+            for source in sources { source.cancel() }
             return number
         }
         return 0

@@ -100,6 +100,7 @@ public struct CredentialService: Sendable {
         }
         guard claimed == terminal else { return Self.reply(400, ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
         // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Have: Decodable { let have_version: Int64 }
         guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {
             return Self.reply(400, "have_version must be the version the terminal holds, 0 for none")

@@ -135,7 +135,7 @@ public final class GPIOMatrixBackend: MatrixBackend {
 /// Calls `body` with a C array of C strings that live for the duration of the call.
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let duplicates = strings.map { strdup($0) }
-    defer { duplicates.forEach { free($0) } }
+    defer { for duplicate in duplicates { free(duplicate) } }
     return body(duplicates.map { UnsafePointer($0) })
 }
 #endif

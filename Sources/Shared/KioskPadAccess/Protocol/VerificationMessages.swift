@@ -32,6 +32,8 @@ public enum VerificationRequestBody {
     }
 
     public static func decode(_ body: [UInt8]) throws -> Decoded {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The wire's own names, decoded as they are.
         struct Wire: Decodable {
             let terminal_id: String
             let kind: String
@@ -78,6 +80,8 @@ public enum VerificationResponseBody {
     }
 
     public static func decode(_ body: [UInt8]) throws -> AttemptOutcome {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The wire's own names, decoded as they are.
         struct Wire: Decodable {
             let decision: String
             let message: String?
