@@ -6,7 +6,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 /// Linux link flags for `kioskpad` that keep its resident memory down (issue 10): lld packs
@@ -16,7 +16,7 @@ let strict: [SwiftSetting] = [
 /// (the static stdlib asks for `-export-dynamic`), whose hash tables the loader walks.
 /// lld ships with the Swift toolchain.
 let leanExecutable: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux])),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))
 ]
 
 /// Release builds of `name` put the functions a start runs (scripts/link-order/NAME.order,
@@ -27,7 +27,11 @@ let leanExecutable: [LinkerSetting] = [
 /// (lld takes the last). The manifest reads no environment: SwiftPM evaluates a manifest that
 /// does again whenever any variable differs, and then recompiles every module of the package.
 func startupCodeFirst(_ name: String) -> [LinkerSetting] {
-    return [.unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release))]
+    return [
+        .unsafeFlags(
+            ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order/\(name).order", "-Xlinker", "--no-warn-symbol-ordering"],
+            .when(platforms: [.linux], configuration: .release))
+    ]
 }
 
 let package = Package(
@@ -382,7 +386,9 @@ let package = Package(
         .testTarget(name: "KioskPadCoreTests", dependencies: ["KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "SiteCoreTests",
             dependencies: [
@@ -402,7 +408,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DoorServicesTests",
-            dependencies: ["DoorServices", "DoorController", "KeypadHAL", "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "DoorServices", "DoorController", "KeypadHAL", "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KeypadTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The site console over real loopback HTTP (Hummingbird's live test client), on both stores.
@@ -417,7 +426,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),
-        .testTarget(name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(
+            name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
         .testTarget(
             name: "DoorHomeAssistantTests",

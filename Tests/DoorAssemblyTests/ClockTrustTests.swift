@@ -1,7 +1,7 @@
-import Foundation
 import DoorAssembly
-import KioskPadConfig
 import DoorServices
+import Foundation
+import KioskPadConfig
 import Testing
 
 /// `clock.trust`: when the terminal's wall clock counts for a local verifier's rules, the
@@ -19,7 +19,10 @@ struct ClockTrustTests {
     @Test func healthzSaysWhyTheClockDoesNotCountWithoutFailingTheTerminal() {
         let untrusted = HealthState(clockProblem: { KernelClock.problem(.synchronised, synchronised: { false }) })
         #expect(untrusted.healthy)
-        #expect(untrusted.summary == "keypad ok, verifier ok; clock not trusted (the kernel reports it unsynchronised; clock.trust: synchronised): users with a schedule or validity are denied")
+        #expect(
+            untrusted.summary
+                == "keypad ok, verifier ok; clock not trusted (the kernel reports it unsynchronised; clock.trust: synchronised): users with a schedule or validity are denied"
+        )
         #expect(HealthState().summary == "keypad ok, verifier ok")
     }
 

@@ -1,8 +1,8 @@
-import KioskPadCore
+import DoorAssembly
 import KeypadDisplay
 import KeypadTestSupport
-import DoorAssembly
 import KioskPadConfig
+import KioskPadCore
 import Testing
 
 @Suite("kioskpad display test on the recorder bus")
@@ -23,7 +23,7 @@ struct DisplayTestSequenceTests {
             fed = writes.count
             #expect(emulator.screen(geometry) == frame.rows, "\(name)")
         }
-        #expect(emulator.screen(geometry).joined().contains("Access") == false) // last is help
+        #expect(emulator.screen(geometry).joined().contains("Access") == false)  // last is help
         #expect(frames[3].frame.text.contains("\u{2022} \u{2022} _ _"))
     }
 

@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
-import KioskPadAccess
 import DoorAssembly
+import Foundation
+import KioskPadAccess
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import Testing
 

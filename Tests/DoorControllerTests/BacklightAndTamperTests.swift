@@ -1,9 +1,9 @@
-import KioskPadCore
+import DoorController
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadAccess
-import DoorController
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -29,7 +29,9 @@ struct BacklightAndTamperTests {
     func terminal(backlight: Duration?, tamperStopsEntry: Bool = false)
         -> (KioskController, HandKeySource, RecordingDisplay, ManualClock)
     {
-        let display = RecordingDisplay(geometry: .lcd1602), keys = HandKeySource(), time = ManualClock()
+        let display = RecordingDisplay(geometry: .lcd1602)
+        let keys = HandKeySource()
+        let time = ManualClock()
         let controller = KioskController(
             entry: EntryOptions(), composer: FrameComposer(geometry: .lcd1602), display: display,
             verifier: LocalVerifier(users: KioskControllerTests.users), source: keys, terminalID: "t",

@@ -1,6 +1,7 @@
 import KioskPadCore
-@testable import DoorController
 import Testing
+
+@testable import DoorController
 
 @Suite("Deferred-key queue")
 struct KeyQueueTests {

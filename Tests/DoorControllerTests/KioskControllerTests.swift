@@ -1,9 +1,10 @@
-import KioskPadCore
+import DoorController
+import Foundation
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadAccess
-import DoorController
+import KioskPadCore
 import Testing
 
 /// A verifier that answers from a script and counts calls (for controller wiring tests).
@@ -29,7 +30,10 @@ struct KioskControllerTests {
         return UsersFile(users: [UserRecord(name: "demo", pinHash: hash)])
     }()
 
-    func run(_ script: String, verifier: any Verifier = LocalVerifier(users: users), display: RecordingDisplay = RecordingDisplay(geometry: .lcd1602), entry: EntryOptions = EntryOptions()) async -> (KioskController.Ending, [Frame]) {
+    func run(
+        _ script: String, verifier: any Verifier = LocalVerifier(users: users), display: RecordingDisplay = RecordingDisplay(geometry: .lcd1602),
+        entry: EntryOptions = EntryOptions()
+    ) async -> (KioskController.Ending, [Frame]) {
         let controller = KioskController(
             entry: entry, composer: FrameComposer(geometry: display.geometry), display: display,
             verifier: verifier, source: ScriptedKeySource(text: script), terminalID: "test")
@@ -100,5 +104,3 @@ struct KioskControllerTests {
         #expect(frames.last?.rows[1].filter { $0 != " " } == "**__")
     }
 }
-
-import Foundation

@@ -1,9 +1,9 @@
-import KioskPadCore
+import DoorController
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadAccess
-import DoorController
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -63,7 +63,7 @@ struct TerminalEventBusTests {
         let fast = OtherSink()
         let bus = TerminalEventBus()
         bus.start(sinks: [slow, fast])
-        for _ in 0..<5 { bus.publish(.keyPressed) } // returns although `slow` handles nothing
+        for _ in 0..<5 { bus.publish(.keyPressed) }  // returns although `slow` handles nothing
         bus.publish(.displayError)
         #expect(await eventually { fast.inner.events.count == 6 })
         #expect(fast.inner.events == Array(repeating: .keyPressed, count: 5) + [.displayError])
@@ -79,8 +79,8 @@ struct TerminalEventBusTests {
         let bus = TerminalEventBus(capacity: 4)
         bus.start(sinks: [slow, fast])
         bus.publish(.keyPressed)
-        #expect(await eventually { slow.held == 1 }) // the first event is in its handler
-        for sent in 2...10 { // one at a time, so only the held sink falls behind
+        #expect(await eventually { slow.held == 1 })  // the first event is in its handler
+        for sent in 2...10 {  // one at a time, so only the held sink falls behind
             bus.publish(.keyPressed)
             #expect(await eventually { fast.inner.events.count == sent })
         }

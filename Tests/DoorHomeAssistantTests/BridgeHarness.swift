@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
-import KeypadTestSupport
 import DoorController
 import DoorHomeAssistant
+import Foundation
+import KeypadTestSupport
+import KioskPadCore
 import Logging
 import Synchronization
 
@@ -41,7 +41,8 @@ final class BridgeHarness: Sendable {
 
     func start() async {
         await bridge.onRemoteCode { [recorded] code in recorded.state.withLock { $0.codes.append(code.count) } }
-        let link = self.link, bridge = self.bridge
+        let link = self.link
+        let bridge = self.bridge
         task.withLock {
             $0 = Task {
                 await withDiscardingTaskGroup { group in

@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
-import KeypadTestSupport
 import DoorController
 import DoorHomeAssistant
+import Foundation
+import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 /// The Home Assistant bridge and its libmosquitto link against a real `mosquitto` on

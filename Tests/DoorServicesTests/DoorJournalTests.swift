@@ -1,7 +1,7 @@
-import Foundation
-import KioskPadCore
 import DoorController
 import DoorServices
+import Foundation
+import KioskPadCore
 import Logging
 import Testing
 
@@ -35,9 +35,10 @@ struct DoorJournalTests {
             .doorInput(.opened), .doorInput(.forcedOpen), .doorInput(.heldOpen(seconds: 30)), .doorInput(.closed),
             .doorInput(.exitRequest), .doorInput(.tamper(active: true)), .doorInput(.tamper(active: false)),
         ])
-        #expect(written.map { $0["type"] as? String } == [
-            "door_opened", "forced_open", "held_open", "door_closed", "exit_request", "tamper", "tamper_cleared",
-        ])
+        #expect(
+            written.map { $0["type"] as? String } == [
+                "door_opened", "forced_open", "held_open", "door_closed", "exit_request", "tamper", "tamper_cleared",
+            ])
         #expect(written[2]["seconds"] as? Int == 30)
         #expect(written.allSatisfy { $0["terminal_id"] as? String == "door-1" })
     }
@@ -53,11 +54,12 @@ struct DoorJournalTests {
             .heartbeat,
         ]).filter { $0["type"] as? String == "status" }
         let fields = written.map { record in ["keypad", "door", "tamper", "locked_out", "last_decision"].map { record[$0] as? String ?? "-" } }
-        #expect(fields == [
-            ["ok", "unknown", "clear", "no", "-"],
-            ["failed", "held_open", "active", "yes", "denied"],
-            ["ok", "closed", "clear", "no", "granted"],
-        ])
+        #expect(
+            fields == [
+                ["ok", "unknown", "clear", "no", "-"],
+                ["failed", "held_open", "active", "yes", "denied"],
+                ["ok", "closed", "clear", "no", "granted"],
+            ])
     }
 
     @Test func aFloodOfDroppedWiegandFramesIsJournaledOncePerIntervalAndCountedInFull() async throws {

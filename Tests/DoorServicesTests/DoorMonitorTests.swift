@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
-import KeypadTestSupport
 import DoorController
 import DoorServices
+import Foundation
+import KeypadTestSupport
+import KioskPadCore
 import Logging
 import Synchronization
 import Testing
@@ -21,7 +21,9 @@ struct DoorMonitorTests {
     let logger = Logger(label: "test")
 
     func make(relock: Bool = true) throws -> (DoorMonitor, DoorRelay, RecordingOutput, ManualClock, PublishedEvents) {
-        let output = RecordingOutput(), time = ManualClock(), published = PublishedEvents()
+        let output = RecordingOutput()
+        let time = ManualClock()
+        let published = PublishedEvents()
         let clock = TerminalClock(time)
         let relay = try DoorRelay(output: output, defaultUnlock: .seconds(5), maxUnlock: .seconds(30), logger: logger, clock: clock)
         let monitor = DoorMonitor(

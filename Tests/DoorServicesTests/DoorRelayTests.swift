@@ -1,16 +1,15 @@
-import Foundation
-import KioskPadCore
-import KeypadHAL
-import KeypadTestSupport
 import DoorController
 import DoorServices
+import Foundation
+import KeypadHAL
+import KeypadTestSupport
+import KioskPadCore
 import Logging
 import Testing
 
 func decided(_ outcome: AttemptOutcome, lockedOut: Bool = false) -> TerminalEvent {
     .attemptDecided(attemptID: "a1", kind: .pin, outcome: outcome, latency: .milliseconds(20), lockedOut: lockedOut)
 }
-
 
 @Suite("Door relay")
 struct DoorRelayTests {
@@ -21,7 +20,8 @@ struct DoorRelayTests {
     }
 
     @Test func isOffAtStartAndOnOnlyForTheUnlockTimeAfterAGrant() async throws {
-        let output = RecordingOutput(), time = ManualClock()
+        let output = RecordingOutput()
+        let time = ManualClock()
         let relay = try relay(output, time)
         #expect(output.changes.map(\.on) == [false])
         await relay.handle(decided(.granted()))
@@ -46,7 +46,8 @@ struct DoorRelayTests {
     }
 
     @Test func theVerifiersUnlockTimeIsClampedToTheMaximum() async throws {
-        let output = RecordingOutput(), time = ManualClock()
+        let output = RecordingOutput()
+        let time = ManualClock()
         let relay = try relay(output, time, max: .seconds(8))
         await relay.handle(decided(.granted(unlockSeconds: 600)))
         #expect(await eventually { time.sleepers == 1 })
@@ -77,17 +78,18 @@ struct DoorRelayTests {
     }
 
     @Test func aSecondGrantRestartsTheTimer() async throws {
-        let output = RecordingOutput(), time = ManualClock()
+        let output = RecordingOutput()
+        let time = ManualClock()
         let relay = try relay(output, time)
         await relay.handle(decided(.granted()))
         #expect(await eventually { time.sleepers == 1 })
         time.advance(by: .seconds(3))
         await relay.handle(decided(.granted()))
         #expect(await eventually { time.sleepers == 2 })
-        time.advance(by: .seconds(3)) // the first grant's 5 s are over
+        time.advance(by: .seconds(3))  // the first grant's 5 s are over
         try await Task.sleep(for: .milliseconds(50))
         #expect(output.isOn)
-        time.advance(by: .seconds(2)) // the second grant's 5 s are over
+        time.advance(by: .seconds(2))  // the second grant's 5 s are over
         #expect(await eventually { !output.isOn })
     }
 }
@@ -95,7 +97,9 @@ struct DoorRelayTests {
 @Suite("Feedback outputs")
 struct FeedbackTests {
     @Test func keysClickGrantsLightGreenDenialsLightRed() async throws {
-        let buzzer = RecordingOutput(), green = RecordingOutput(), red = RecordingOutput()
+        let buzzer = RecordingOutput()
+        let green = RecordingOutput()
+        let red = RecordingOutput()
         let player = FeedbackPlayer(buzzer: buzzer, grantedLED: green, deniedLED: red)
         await player.handle(.keyPressed)
         // off at start, the click, off again

@@ -1,9 +1,9 @@
-import Foundation
-import KioskPadCore
+import DoorServices
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
-import DoorServices
+import KioskPadCore
 import Logging
 import Testing
 

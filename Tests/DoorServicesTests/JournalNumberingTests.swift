@@ -1,5 +1,5 @@
-import Foundation
 import DoorServices
+import Foundation
 import Testing
 
 /// The journal and the audit log share one fsynced JSON-lines writer; the journal numbers
@@ -13,7 +13,9 @@ struct JournalNumberingTests {
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<8 {
                 group.addTask {
-                    for n in 0..<50 { _ = try? journal.append(type: "test", fields: [("writer", .number(writer)), ("n", .number(n)), ("note", .text("a \"quoted\"\nline"))]) }
+                    for n in 0..<50 {
+                        _ = try? journal.append(type: "test", fields: [("writer", .number(writer)), ("n", .number(n)), ("note", .text("a \"quoted\"\nline"))])
+                    }
                 }
             }
         }

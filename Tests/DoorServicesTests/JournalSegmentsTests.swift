@@ -1,5 +1,5 @@
-import Foundation
 import DoorServices
+import Foundation
 import Synchronization
 import Testing
 

@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
-import KioskPadAccess
 import DoorController
 import DoorServices
+import Foundation
+import KioskPadAccess
+import KioskPadCore
 import Logging
 import Testing
 

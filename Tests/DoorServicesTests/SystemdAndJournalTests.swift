@@ -1,11 +1,11 @@
-import Foundation
-import KioskPadCore
 import DoorController
 import DoorServices
+import Foundation
+import KioskPadCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("sd_notify, journal, health")
@@ -13,7 +13,10 @@ struct SystemdAndJournalTests {
     @Test func notifiesReadinessAndWatchdogOverTheNotifySocket() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-notify-\(UUID().uuidString.prefix(8))").path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd); unlink(path) }
+        defer {
+            close(fd)
+            unlink(path)
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in

@@ -1,10 +1,10 @@
-import KioskPadCore
+import DoorController
+import DoorServices
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadAccess
-import DoorController
-import DoorServices
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -73,7 +73,8 @@ struct VirtualTimeTests {
                     count += 1
                     return count == 1
                 }
-                return first ? FailingKeys(error: KeyedError(key: "keypad", message: "GPIO error while reading", kind: .unavailable(retryable: true)))
+                return first
+                    ? FailingKeys(error: KeyedError(key: "keypad", message: "GPIO error while reading", kind: .unavailable(retryable: true)))
                     : HeldKeys(stopped: { stops.withLock { $0 += 1 } })
             },
             report: { ok, problem in reports.withLock { $0.append(ok ? "up" : "down: \(problem ?? "")") } },
@@ -105,7 +106,7 @@ struct VirtualTimeTests {
         typing.yield(.key(.label("2")))
         let twoFilled: @Sendable () -> Bool = { display.frames.last.map { $0.rows[1].filter { $0 != " " } } == "**__" }
         #expect(await eventually { twoFilled() })
-        #expect(await eventually { time.sleepers == 1 }) // the controller's tick waits for the timeout
+        #expect(await eventually { time.sleepers == 1 })  // the controller's tick waits for the timeout
         time.advance(by: .milliseconds(9_999))
         try await Task.sleep(for: .milliseconds(20))
         #expect(twoFilled(), "not cleared before the timeout")

@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import SiteHTTP
+import KioskPadCore
 import SiteCore
+import SiteHTTP
 import Testing
 
 /// The HTTP layer alone decides statuses (docs/openapi.yaml); the decision logic returns

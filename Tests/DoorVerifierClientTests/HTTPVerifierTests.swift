@@ -1,12 +1,12 @@
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
-import SiteHTTP
+import KioskPadCore
 import Logging
-import SiteCore
 import ServiceLifecycle
+import SiteCore
+import SiteHTTP
 import Synchronization
 import Testing
 import VerifierTestSupport
@@ -252,5 +252,5 @@ enum RawHTTP {
 }
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif

@@ -1,10 +1,10 @@
 import Crypto
-import Foundation
-import KioskPadCore
-import DoorVerifierClient
 import DoorOfflineReplica
+import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import Synchronization
 import Testing
@@ -26,21 +26,28 @@ struct OfflineFallbackTests {
     func fallback(port: Int, deadline: Duration = .milliseconds(400)) throws -> (OfflineFallbackVerifier, Reports) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = Curve25519.Signing.PrivateKey()
-        let keeper = ReplicaKeeper(settings: ReplicaKeeper.Settings(
-            terminalID: "door-1", publicKey: ReplicaPublicKey(key.publicKey), path: directory.appendingPathComponent("replica.json").path,
-            maxAge: .seconds(3600), wallClockTrusted: { true }))
+        let keeper = ReplicaKeeper(
+            settings: ReplicaKeeper.Settings(
+                terminalID: "door-1", publicKey: ReplicaPublicKey(key.publicKey), path: directory.appendingPathComponent("replica.json").path,
+                maxAge: .seconds(3600), wallClockTrusted: { true }))
         let entry = CredentialReplica.Entry(user: "bob", kind: "pin", hash: try PINHash.make(pin: SecretDigits(ascii: "1470")!, iterations: 1000))
         try keeper.accept(
-            try SignedReplica(signing: .replica(CredentialReplica(
-                terminalID: "door-1", version: 7, issuedAt: Date(), timeZone: nil, schedules: [:], rules: [:], entries: [entry])), with: key),
+            try SignedReplica(
+                signing: .replica(
+                    CredentialReplica(
+                        terminalID: "door-1", version: 7, issuedAt: Date(), timeZone: nil, schedules: [:], rules: [:], entries: [entry])), with: key),
             receivedAt: nil)
         let online = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: deadline))
         let reports = Reports()
-        let verifier = OfflineFallbackVerifier(online: online, keeper: keeper, logger: Logger(label: "test")) { note in reports.list.withLock { $0.append(note) } }
+        let verifier = OfflineFallbackVerifier(online: online, keeper: keeper, logger: Logger(label: "test")) { note in
+            reports.list.withLock { $0.append(note) }
+        }
         return (verifier, reports)
     }
 
-    @Test(arguments: [("refused", nil as RecordingHTTPServer.Behaviour?), ("503", .respond(status: 503, body: "down")), ("slow", .slow(seconds: 2, body: "{}"))])
+    @Test(arguments: [
+        ("refused", nil as RecordingHTTPServer.Behaviour?), ("503", .respond(status: 503, body: "down")), ("slow", .slow(seconds: 2, body: "{}")),
+    ])
     func noAnswerFallsBackToTheReplica(_ name: String, _ behaviour: RecordingHTTPServer.Behaviour?) async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try behaviour.map { try RecordingHTTPServer($0) }

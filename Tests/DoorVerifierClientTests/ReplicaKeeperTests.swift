@@ -1,8 +1,8 @@
 import Crypto
-import Foundation
-import KioskPadCore
 import DoorOfflineReplica
+import Foundation
 import KioskPadAccess
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -27,18 +27,24 @@ struct ReplicaKeeperTests {
     func keeper(maxAgeHours: Int = 24, wallTrusted: Bool = false, signer: Curve25519.Signing.PrivateKey? = nil) -> ReplicaKeeper {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let boot = self.boot
-        return ReplicaKeeper(settings: ReplicaKeeper.Settings(
-            terminalID: "front-door", publicKey: ReplicaPublicKey((signer ?? key).publicKey), path: directory.appendingPathComponent("replica.json").path,
-            maxAge: .seconds(maxAgeHours * 3600), wallClockTrusted: { wallTrusted }, wallClock: { Date(timeIntervalSince1970: 1_790_000_000 + 600) },
-            bootClock: { boot.instant }))
+        return ReplicaKeeper(
+            settings: ReplicaKeeper.Settings(
+                terminalID: "front-door", publicKey: ReplicaPublicKey((signer ?? key).publicKey), path: directory.appendingPathComponent("replica.json").path,
+                maxAge: .seconds(maxAgeHours * 3600), wallClockTrusted: { wallTrusted }, wallClock: { Date(timeIntervalSince1970: 1_790_000_000 + 600) },
+                bootClock: { boot.instant }))
     }
 
-    func replica(version: Int64, terminal: String = "front-door", users: [String: String] = ["bob": "1470"], rules: [String: String] = [:]) throws -> SignedReplica {
+    func replica(version: Int64, terminal: String = "front-door", users: [String: String] = ["bob": "1470"], rules: [String: String] = [:]) throws
+        -> SignedReplica
+    {
         let entries = try users.sorted(by: { $0.key < $1.key }).map { user, pin in
             CredentialReplica.Entry(user: user, kind: "pin", hash: try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1000))
         }
-        return try SignedReplica(signing: .replica(CredentialReplica(
-            terminalID: terminal, version: version, issuedAt: issued, timeZone: "UTC", schedules: ["night": "daily 01:00-02:00"], rules: rules, entries: entries)), with: key)
+        return try SignedReplica(
+            signing: .replica(
+                CredentialReplica(
+                    terminalID: terminal, version: version, issuedAt: issued, timeZone: "UTC", schedules: ["night": "daily 01:00-02:00"], rules: rules,
+                    entries: entries)), with: key)
     }
 
     func confirmation(version: Int64, after seconds: Double) throws -> SignedReplica {
@@ -71,7 +77,8 @@ struct ReplicaKeeperTests {
         try keeper.accept(try replica(version: 5), receivedAt: boot.instant)
         #expect(throws: ReplicaError.self) { try keeper.accept(try replica(version: 4), receivedAt: boot.instant) }
         #expect(throws: ReplicaError.self) { try keeper.accept(try replica(version: 6, terminal: "back-door"), receivedAt: boot.instant) }
-        let foreign = try SignedReplica(signing: .confirmation(terminalID: "front-door", version: 5, issuedAt: issued.addingTimeInterval(60)), with: Curve25519.Signing.PrivateKey())
+        let foreign = try SignedReplica(
+            signing: .confirmation(terminalID: "front-door", version: 5, issuedAt: issued.addingTimeInterval(60)), with: Curve25519.Signing.PrivateKey())
         #expect(throws: ReplicaError.self) { try keeper.accept(foreign, receivedAt: boot.instant) }
         #expect(throws: ReplicaError.self) { try keeper.accept(try confirmation(version: 4, after: 60), receivedAt: boot.instant) }
         #expect(try keeper.accept(try confirmation(version: 5, after: 60), receivedAt: boot.instant).changed == false)
@@ -178,9 +185,11 @@ struct ReplicaKeeperTests {
         let cut = entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: 16) }) }
         let keeper = keeper()
         try keeper.accept(
-            try SignedReplica(signing: .replica(CredentialReplica(
-                terminalID: "front-door", version: 2, issuedAt: issued, timeZone: "UTC", schedules: [:], rules: [:], entries: cut,
-                tagKey: tags.raw, tagBits: 16)), with: key),
+            try SignedReplica(
+                signing: .replica(
+                    CredentialReplica(
+                        terminalID: "front-door", version: 2, issuedAt: issued, timeZone: "UTC", schedules: [:], rules: [:], entries: cut,
+                        tagKey: tags.raw, tagBits: 16)), with: key),
             receivedAt: boot.instant)
         #expect(try await decide(keeper, "1470") == .granted(user: "bob"))
         #expect(try await decide(keeper, "9999") == .denied())

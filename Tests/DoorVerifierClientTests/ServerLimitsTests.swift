@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-import SiteCore
-#endif
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import SiteHTTP
 import Testing
 import VerifierTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+    import SiteCore
+#endif
 
 /// The reference server's connection limits, against real sockets on loopback (the flood
 /// test runs against the `kioskpad verifier serve` process: KioskPadCLITests).
@@ -67,14 +68,17 @@ struct ServerLimitsTests {
             defer { close(fd) }
             try await Task.sleep(for: .milliseconds(100))
             var closedAfter: Int?
-            for second in 1...4 { // one header byte every 500 ms never completes a request
+            for second in 1...4 {  // one header byte every 500 ms never completes a request
                 _ = Array("P".utf8).withUnsafeBytes { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
                 try await Task.sleep(for: .milliseconds(500))
                 var probe = [UInt8](repeating: 0, count: 512)
                 var got = 0
-                repeat { got = recv(fd, &probe, probe.count, Int32(MSG_DONTWAIT)) } while got > 0 // an error answer may come first
+                repeat { got = recv(fd, &probe, probe.count, Int32(MSG_DONTWAIT)) } while got > 0  // an error answer may come first
                 // Closed: end of file, or a reset (the server had unread bytes of ours).
-                if got == 0 || (got < 0 && errno == ECONNRESET) { closedAfter = second; break }
+                if got == 0 || (got < 0 && errno == ECONNRESET) {
+                    closedAfter = second
+                    break
+                }
             }
             #expect(closedAfter != nil && closedAfter! <= 3, "closed after \(closedAfter.map { "\($0 * 500) ms" } ?? "never")")
         }

@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 import Testing
 import VerifierTestSupport
@@ -43,17 +43,20 @@ struct SignatureInteropTests {
             Webhook(secret).verify(body.encode(), {"webhook-id": msg_id, "webhook-timestamp": ts, "webhook-signature": sig})
             print("verified")
             """
-        let (status, output) = try await SignatureInteropTests.python(script, [
-            secret.text, request.headers["webhook-id"] ?? "", request.headers["webhook-timestamp"] ?? "",
-            request.headers["webhook-signature"] ?? "", String(decoding: request.body, as: UTF8.self),
-        ])
+        let (status, output) = try await SignatureInteropTests.python(
+            script,
+            [
+                secret.text, request.headers["webhook-id"] ?? "", request.headers["webhook-timestamp"] ?? "",
+                request.headers["webhook-signature"] ?? "", String(decoding: request.body, as: UTF8.self),
+            ])
         #expect(status == 0, "\(output)")
         #expect(output.contains("verified"))
     }
 
     @Test func theReferenceServerAcceptsASignatureMadeInPython() async throws {
         let secret = WebhookSecret.generate()
-        let body = "{\"terminal_id\":\"door-9\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"5f0e2c1a-7b3d-4e9f-8a6c-1d2e3f4a5b6c\",\"entered_at\":\"2026-11-20T10:00:00Z\"}"
+        let body =
+            "{\"terminal_id\":\"door-9\",\"kind\":\"pin\",\"value\":\"4826\",\"attempt_id\":\"5f0e2c1a-7b3d-4e9f-8a6c-1d2e3f4a5b6c\",\"entered_at\":\"2026-11-20T10:00:00Z\"}"
         let now = Int(Date().timeIntervalSince1970)
         let script = """
             import sys, datetime
@@ -65,10 +68,12 @@ struct SignatureInteropTests {
         #expect(status == 0, "\(output)")
         let signature = output.trimmingCharacters(in: .whitespacesAndNewlines)
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        let reference = try await ReferenceVerifier.overNewStore(settings: .init(secret: secret), users: UsersFile(users: [UserRecord(name: "py", pinHash: hash)]))
-        let reply = await reference.handle(.init(
-            contentType: "application/json", webhookID: "py-1", webhookTimestamp: String(now),
-            webhookSignature: signature, body: Array(body.utf8)))
+        let reference = try await ReferenceVerifier.overNewStore(
+            settings: .init(secret: secret), users: UsersFile(users: [UserRecord(name: "py", pinHash: hash)]))
+        let reply = await reference.handle(
+            .init(
+                contentType: "application/json", webhookID: "py-1", webhookTimestamp: String(now),
+                webhookSignature: signature, body: Array(body.utf8)))
         #expect(reply == .granted(user: "py"))
     }
 }

@@ -1,6 +1,6 @@
-import KioskPadCore
 import KeypadDisplay
 import KeypadTestSupport
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -55,26 +55,26 @@ struct DisplayDriverTests {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 
-/// Under `kioskpad run` the service lifecycle owns SIGTERM: it switches the door relay off
-/// before anything exits. A display that installed its own handler (which used to restore
-/// the terminal and call exit) would race that shutdown.
-@Suite("Display drivers and signals")
-struct DisplaySignalTests {
-    private func disposition(_ signalNumber: Int32) -> Int {
-        var action = sigaction()
-        sigaction(signalNumber, nil, &action)
-        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
-    }
+    /// Under `kioskpad run` the service lifecycle owns SIGTERM: it switches the door relay off
+    /// before anything exits. A display that installed its own handler (which used to restore
+    /// the terminal and call exit) would race that shutdown.
+    @Suite("Display drivers and signals")
+    struct DisplaySignalTests {
+        private func disposition(_ signalNumber: Int32) -> Int {
+            var action = sigaction()
+            sigaction(signalNumber, nil, &action)
+            return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        }
 
-    @Test func theANSIDisplayLeavesSignalsToTheLifecycle() async throws {
-        let before = [SIGTERM, SIGINT, SIGHUP].map(disposition)
-        let display = ANSITerminalDisplay(geometry: .lcd1602, output: OutputCapture().write)
-        try await display.show(Frame(rows: ["Enter PIN", ""], style: .normal))
-        await display.close()
-        #expect([SIGTERM, SIGINT, SIGHUP].map(disposition) == before)
-        #expect(disposition(SIGTERM) == 0) // SIG_DFL: nobody in this process took it
+        @Test func theANSIDisplayLeavesSignalsToTheLifecycle() async throws {
+            let before = [SIGTERM, SIGINT, SIGHUP].map(disposition)
+            let display = ANSITerminalDisplay(geometry: .lcd1602, output: OutputCapture().write)
+            try await display.show(Frame(rows: ["Enter PIN", ""], style: .normal))
+            await display.close()
+            #expect([SIGTERM, SIGINT, SIGHUP].map(disposition) == before)
+            #expect(disposition(SIGTERM) == 0)  // SIG_DFL: nobody in this process took it
+        }
     }
-}
 #endif

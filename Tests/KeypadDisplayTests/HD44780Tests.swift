@@ -1,6 +1,7 @@
-import KioskPadCore
 import KeypadDisplay
 import KeypadTestSupport
+import KioskPadCore
+import Synchronization
 import Testing
 
 @Suite("HD44780 over PCF8574, against the emulator")
@@ -65,9 +66,9 @@ struct HD44780Tests {
         emulator.feed(bus.writes)
         let nibbles = emulator.eightBitNibbles
         #expect(nibbles.map(\.nibble) == [0x3, 0x3, 0x3, 0x2])
-        #expect(nibbles[0].at >= .milliseconds(40))                         // > 40 ms after power-up
-        #expect(nibbles[1].at - nibbles[0].at >= .microseconds(4_100))      // > 4.1 ms
-        #expect(nibbles[2].at - nibbles[1].at >= .microseconds(100))        // > 100 us
+        #expect(nibbles[0].at >= .milliseconds(40))  // > 40 ms after power-up
+        #expect(nibbles[1].at - nibbles[0].at >= .microseconds(4_100))  // > 4.1 ms
+        #expect(nibbles[2].at - nibbles[1].at >= .microseconds(100))  // > 100 us
         let instructions = emulator.transfers.filter { !$0.isData }.map(\.value)
         // After the 8-bit phase: function set (4-bit, 2 lines), display off, clear, entry mode.
         #expect(Array(instructions.dropFirst(4).prefix(4)) == [0x28, 0x08, 0x01, 0x06])
@@ -175,8 +176,6 @@ struct HD44780FaultTests {
         await display.close()
     }
 }
-
-import Synchronization
 
 final class MessageLog: Sendable {
     private let messages = Mutex<[String]>([])

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 import Testing
 
 /// The evdev decoder on recorded event sequences: what a USB numeric keypad sends for
@@ -19,13 +19,13 @@ struct EvdevKeyMapTests {
     @Test func aRecordedKeypadSequenceGivesEachPressOnceAndIgnoresRepeatsAndReleases() {
         let (msc, key, syn): (UInt16, UInt16, UInt16) = (4, 1, 0)
         var recorded: [UInt8] = []
-        recorded += event(msc, 4, 0x70059) + event(key, 80, 1) + event(syn, 0, 0)   // KP2 down
-        recorded += event(key, 80, 2) + event(syn, 0, 0)                            // auto-repeat
-        recorded += event(msc, 4, 0x70059) + event(key, 80, 0) + event(syn, 0, 0)   // KP2 up
-        recorded += event(key, 5, 1) + event(key, 5, 0)                             // main-row 4
-        recorded += event(key, 96, 1) + event(key, 96, 0)                           // KPENTER
-        recorded += event(key, 14, 1) + event(key, 1, 1) + event(key, 55, 1)       // Backspace, Esc, KP*
-        recorded += event(key, 30, 1)                                               // KEY_A: not mapped
+        recorded += event(msc, 4, 0x70059) + event(key, 80, 1) + event(syn, 0, 0)  // KP2 down
+        recorded += event(key, 80, 2) + event(syn, 0, 0)  // auto-repeat
+        recorded += event(msc, 4, 0x70059) + event(key, 80, 0) + event(syn, 0, 0)  // KP2 up
+        recorded += event(key, 5, 1) + event(key, 5, 0)  // main-row 4
+        recorded += event(key, 96, 1) + event(key, 96, 0)  // KPENTER
+        recorded += event(key, 14, 1) + event(key, 1, 1) + event(key, 55, 1)  // Backspace, Esc, KP*
+        recorded += event(key, 30, 1)  // KEY_A: not mapped
         let map = EvdevKeyMap()
         let keys = EvdevKeySource.events(in: recorded[...]).compactMap { map.key(type: $0.type, code: $0.code, value: $0.value) }
         #expect(keys == [.label("2"), .label("4"), .action(.submit), .action(.back), .action(.cancel), .label("*")])

@@ -1,6 +1,6 @@
-import KioskPadCore
 import KeypadHAL
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 @Suite("Simulated-mode key map")
@@ -15,9 +15,10 @@ struct KeyByteDecoderTests {
     }
 
     @Test func backspaceAndDeleteEraseEnterSubmitsEscCancels() {
-        #expect(decode("\u{7F}\u{08}\r\u{1B}") == [
-            .key(.action(.back)), .key(.action(.back)), .key(.action(.submit)), .key(.action(.cancel)),
-        ])
+        #expect(
+            decode("\u{7F}\u{08}\r\u{1B}") == [
+                .key(.action(.back)), .key(.action(.back)), .key(.action(.submit)), .key(.action(.cancel)),
+            ])
     }
 
     @Test func ctrlCQuits() {

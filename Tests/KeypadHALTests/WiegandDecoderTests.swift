@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 import Testing
 
 /// The Wiegand decoder on recorded pulse sequences: which wire pulsed, and when (as the

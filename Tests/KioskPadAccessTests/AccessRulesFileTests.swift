@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Synchronization
 import Testing
 
@@ -77,13 +77,14 @@ struct AccessRulesFileTests {
     }
 
     @Test func anUntrustedClockRefusesOnlyUsersWhoseRulesNeedIt() async throws {
-        let file = try UsersFile(parsing: """
-            ana:\(Self.hash)
-            cleaner:\(Self.other)
-            @schedule always-open daily
-            @access ana doors=front-door
-            @access cleaner schedule=always-open
-            """, source: "users")
+        let file = try UsersFile(
+            parsing: """
+                ana:\(Self.hash)
+                cleaner:\(Self.other)
+                @schedule always-open daily
+                @access ana doors=front-door
+                @access cleaner schedule=always-open
+                """, source: "users")
         let verifier = LocalVerifier(users: file, clockTrusted: { false })
         #expect(await verifier.verify(attempt("2468", at: "front-door")) == .granted(user: "ana"))
         #expect(await verifier.verify(attempt("1357", at: "front-door")) == .denied(reason: "clock_not_trusted"))

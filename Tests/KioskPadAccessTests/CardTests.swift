@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// Cards from a Wiegand reader: `:card` lines in the users file, matched only by attempts of

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// Parsers disagree on which copy of a repeated key wins; both sides refuse such JSON.
@@ -43,9 +43,11 @@ struct DuplicateKeyTests {
     }
 
     @Test func theServerRefusesAnAmbiguousRequest() {
-        let body = #"{"terminal_id":"door-1","kind":"pin","value":"1111","value":"2468","attempt_id":"0b7c8f5e-2a41-4d8e-9f3b-6c2d1e0a9b87","entered_at":"2026-11-20T10:00:00Z"}"#
+        let body =
+            #"{"terminal_id":"door-1","kind":"pin","value":"1111","value":"2468","attempt_id":"0b7c8f5e-2a41-4d8e-9f3b-6c2d1e0a9b87","entered_at":"2026-11-20T10:00:00Z"}"#
         #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(body.utf8)) }
-        let fine = #"{"terminal_id":"door-1","kind":"pin","value":"2468","attempt_id":"0b7c8f5e-2a41-4d8e-9f3b-6c2d1e0a9b87","entered_at":"2026-11-20T10:00:00Z"}"#
+        let fine =
+            #"{"terminal_id":"door-1","kind":"pin","value":"2468","attempt_id":"0b7c8f5e-2a41-4d8e-9f3b-6c2d1e0a9b87","entered_at":"2026-11-20T10:00:00Z"}"#
         #expect((try? VerificationRequestBody.decode(Array(fine.utf8)))?.terminalID == "door-1")
     }
 }

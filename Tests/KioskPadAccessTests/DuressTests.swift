@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// A duress PIN: a second users-file line for the same user ending in `:duress`, or a

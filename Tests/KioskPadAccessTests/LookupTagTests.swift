@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// Lookup tags (`server.lookup_key_*`): an attempt hashes only the lines tagged for its
@@ -30,7 +30,8 @@ struct LookupTagTests {
     @Test func untaggedLinesAndLinesOfAnotherKeyAreStillChecked() throws {
         let old = try LookupKey(text: String(repeating: "k", count: 40))
         #expect(old.id != LookupTagTests.key.id)
-        let users = try UsersFile(parsing: line("ana", pin: "2580") + line("bob", pin: "1397", tagOf: "1397", key: old) + line("cai", pin: "4826", tagOf: "4826"), source: "users")
+        let users = try UsersFile(
+            parsing: line("ana", pin: "2580") + line("bob", pin: "1397", tagOf: "1397", key: old) + line("cai", pin: "4826", tagOf: "4826"), source: "users")
         #expect(users.match(digits("2580"), kind: .pin, lookup: LookupTagTests.key)?.name == "ana")
         #expect(users.match(digits("1397"), kind: .pin, lookup: LookupTagTests.key)?.name == "bob")
         #expect(users.match(digits("4826"), kind: .pin, lookup: LookupTagTests.key)?.name == "cai")

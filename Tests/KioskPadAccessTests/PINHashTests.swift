@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 @Suite("PIN hashes and the users file")

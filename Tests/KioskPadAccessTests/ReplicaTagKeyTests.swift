@@ -1,12 +1,13 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// Replica tags: keyed, apart for PINs and cards, and cut to the bits a door's size needs.
 @Suite("Replica tag key")
 struct ReplicaTagKeyTests {
     @Test func tagsDependOnTheKeyAndTheKind() {
-        let one = ReplicaTagKey(raw: Array(repeating: 1, count: 32)), two = ReplicaTagKey(raw: Array(repeating: 2, count: 32))
+        let one = ReplicaTagKey(raw: Array(repeating: 1, count: 32))
+        let two = ReplicaTagKey(raw: Array(repeating: 2, count: 32))
         let pin = SecretDigits(ascii: "4821")!
         #expect(one.tag(pin, kind: .pin).count == 32 && one.tag(pin, kind: .pin) == one.tag(SecretDigits(ascii: "4821")!, kind: .pin))
         #expect(one.tag(pin, kind: .pin) != two.tag(pin, kind: .pin))

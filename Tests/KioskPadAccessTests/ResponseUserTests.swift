@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// The verifier's answer may name who was granted entry (`"user"`, optional, additive).

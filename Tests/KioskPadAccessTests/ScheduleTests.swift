@@ -88,7 +88,8 @@ struct ScheduleTests {
 
     @Test func americaNewYorkDecidesInWallClockTimeOnBothChanges() throws {
         // 2026-03-08: 02:00 EST becomes 03:00 EDT; 2026-11-01: 02:00 EDT becomes 01:00 EST.
-        let rules = try CompiledSiteRules(SiteRules(timeZone: "America/New_York", schedules: ["open": "daily 08:00-09:00"], rules: ["u": AccessRule(schedule: "open")]))
+        let rules = try CompiledSiteRules(
+            SiteRules(timeZone: "America/New_York", schedules: ["open": "daily 08:00-09:00"], rules: ["u": AccessRule(schedule: "open")]))
         #expect(rules.refusal(user: "u", door: "d", at: utc("2026-03-07T13:00:00Z")) == nil)  // 08:00 EST
         #expect(rules.refusal(user: "u", door: "d", at: utc("2026-03-07T12:00:00Z")) == .outsideSchedule)
         #expect(rules.refusal(user: "u", door: "d", at: utc("2026-03-08T12:00:00Z")) == nil)  // 08:00 EDT
@@ -100,10 +101,13 @@ struct ScheduleTests {
     }
 
     @Test func validityDatesCoverWholeDaysInTheSiteZoneAndALeapDayIsADay() throws {
-        let berlin = try CompiledSiteRules(SiteRules(timeZone: "Europe/Berlin", rules: [
-            "u": AccessRule(validFrom: SiteDate(parsing: "2026-12-01"), validUntil: SiteDate(parsing: "2026-12-31")),
-            "t": AccessRule(validUntil: SiteDate(parsing: "2026-12-31T18:00")),
-        ]))
+        let berlin = try CompiledSiteRules(
+            SiteRules(
+                timeZone: "Europe/Berlin",
+                rules: [
+                    "u": AccessRule(validFrom: SiteDate(parsing: "2026-12-01"), validUntil: SiteDate(parsing: "2026-12-31")),
+                    "t": AccessRule(validUntil: SiteDate(parsing: "2026-12-31T18:00")),
+                ]))
         #expect(berlin.refusal(user: "u", door: "d", at: utc("2026-11-30T22:59:59Z")) == .notYetValid)
         #expect(berlin.refusal(user: "u", door: "d", at: utc("2026-11-30T23:00:00Z")) == nil)  // 00:00 CET
         #expect(berlin.refusal(user: "u", door: "d", at: utc("2026-12-31T22:59:59Z")) == nil)  // 23:59:59 CET
@@ -111,9 +115,12 @@ struct ScheduleTests {
         #expect(berlin.refusal(user: "t", door: "d", at: utc("2026-12-31T16:59:00Z")) == nil)
         #expect(berlin.refusal(user: "t", door: "d", at: utc("2026-12-31T17:00:00Z")) == .expired)
         #expect(SiteDate(parsing: "2027-02-29") == nil && SiteDate(parsing: "2028-02-29") != nil && SiteDate(parsing: "2100-02-29") == nil)
-        let leap = try CompiledSiteRules(SiteRules(timeZone: "UTC", schedules: ["tue": "tue"], rules: [
-            "u": AccessRule(schedule: "tue", validFrom: SiteDate(parsing: "2028-02-29"), validUntil: SiteDate(parsing: "2028-02-29")),
-        ]))
+        let leap = try CompiledSiteRules(
+            SiteRules(
+                timeZone: "UTC", schedules: ["tue": "tue"],
+                rules: [
+                    "u": AccessRule(schedule: "tue", validFrom: SiteDate(parsing: "2028-02-29"), validUntil: SiteDate(parsing: "2028-02-29"))
+                ]))
         #expect(leap.refusal(user: "u", door: "d", at: utc("2028-02-28T23:59:00Z")) == .notYetValid)
         #expect(leap.refusal(user: "u", door: "d", at: utc("2028-02-29T00:00:00Z")) == nil)  // a Tuesday
         #expect(leap.refusal(user: "u", door: "d", at: utc("2028-02-29T23:59:59Z")) == nil)

@@ -1,5 +1,5 @@
-import KioskPadStorage
 import Foundation
+import KioskPadStorage
 import Testing
 
 /// The ICU-free RFC 3339 formatter against fixed instants and against Foundation's

@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import Testing
+import KioskPadCore
 import KioskPadEndpoints
+import Testing
 
 @Suite("Standard Webhooks signatures")
 struct WebhookSignatureTests {
@@ -11,14 +11,17 @@ struct WebhookSignatureTests {
     let body = Array("{\"test\": 2432232314}".utf8)
 
     @Test func signsTheReferenceVector() {
-        #expect(WebhookSignature.sign(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1614265330, body: body, secret: secret)
-            == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(
+            WebhookSignature.sign(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body, secret: secret)
+                == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
     }
 
     @Test func verifiesAndRefuses() {
-        let now = Date(timeIntervalSince1970: 1614265330)
-        let signature = WebhookSignature.sign(id: "m1", timestamp: 1614265330, body: body, secret: secret)
-        func check(id: String? = "m1", timestamp: String? = "1614265330", signature sig: String? = nil, body b: [UInt8]? = nil, at: Date? = nil) -> WebhookSignature.Failure? {
+        let now = Date(timeIntervalSince1970: 1_614_265_330)
+        let signature = WebhookSignature.sign(id: "m1", timestamp: 1_614_265_330, body: body, secret: secret)
+        func check(id: String? = "m1", timestamp: String? = "1614265330", signature sig: String? = nil, body b: [UInt8]? = nil, at: Date? = nil)
+            -> WebhookSignature.Failure?
+        {
             WebhookSignature.verify(id: id, timestamp: timestamp, signature: sig ?? signature, body: b ?? body, secret: secret, now: at ?? now)
         }
         #expect(check() == nil)
@@ -51,7 +54,9 @@ struct WebhookSignatureTests {
         #expect(unset?.description == "environment variable S: not set")
         let noDirectory = #expect(throws: SecretSource.ReadError.self) { try SecretSource.credential("v").read(environment: [:]) }
         #expect(noDirectory?.description.hasPrefix("systemd credential v: CREDENTIALS_DIRECTORY is not set") == true)
-        let missing = #expect(throws: SecretSource.ReadError.self) { try SecretSource.credential("nope").read(environment: ["CREDENTIALS_DIRECTORY": directory.path]) }
+        let missing = #expect(throws: SecretSource.ReadError.self) {
+            try SecretSource.credential("nope").read(environment: ["CREDENTIALS_DIRECTORY": directory.path])
+        }
         #expect(missing?.description.hasPrefix("systemd credential nope: cannot read \(directory.path)/nope") == true)
         // A secret that reads but is not one is a format error that names its source.
         let format = #expect(throws: WebhookSecret.FormatError.self) { try WebhookSecret(reading: .environment("S"), environment: ["S": "abc"]) }
@@ -93,7 +98,8 @@ struct VerificationMessageTests {
         (#""door-7""#, #""2026-11-20T10:00:00Z""#, #","extra":1"#, "unknown property extra"),
     ])
     func aBodyIsHeldToItsSchema(terminal: String, enteredAt: String, extra: String, message: String) {
-        let body = #"{"terminal_id":\#(terminal),"kind":"pin","value":"1234","attempt_id":"9a1f0f0e-3c51-4c2b-9d7e-2d1c7e2b8a11","entered_at":\#(enteredAt)\#(extra)}"#
+        let body =
+            #"{"terminal_id":\#(terminal),"kind":"pin","value":"1234","attempt_id":"9a1f0f0e-3c51-4c2b-9d7e-2d1c7e2b8a11","entered_at":\#(enteredAt)\#(extra)}"#
         #expect {
             _ = try VerificationRequestBody.decode(Array(body.utf8))
         } throws: { error in

@@ -42,12 +42,12 @@ struct AccessRulesEndToEndTests {
             let terminal = directory.appendingPathComponent("terminal-\(UUID()).yaml")
             defer { try? FileManager.default.removeItem(at: terminal) }
             try """
-                terminal_id: \(door)
-                verifier:
-                  kind: http
-                  url: http://127.0.0.1:\(port)/verify
-                  secret_file: \(secretFile)
-                """.write(to: terminal, atomically: true, encoding: .utf8)
+            terminal_id: \(door)
+            verifier:
+              kind: http
+              url: http://127.0.0.1:\(port)/verify
+              secret_file: \(secretFile)
+            """.write(to: terminal, atomically: true, encoding: .utf8)
             let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: pin)
             return CLI.frames(result.stdout).last ?? result.stderr
         }
@@ -60,7 +60,9 @@ struct AccessRulesEndToEndTests {
             }
             let records = try await SQLiteAuditReader.records(path: directory.appendingPathComponent("state/verifier.sqlite3").path)
             return records.compactMap { record in
-                guard let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: String], object["decision"] == "denied" else { return nil }
+                guard let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: String], object["decision"] == "denied" else {
+                    return nil
+                }
                 return object["reason"]
             }
         }
@@ -153,11 +155,11 @@ struct AccessRulesEndToEndTests {
                 let state = site.directory.appendingPathComponent("state-\(UUID())")
                 let terminal = site.directory.appendingPathComponent("local.yaml")
                 try """
-                    terminal_id: \(door)
-                    state_dir: \(state.path)
-                    clock: {trust: \(trust)}
-                    verifier: {kind: local, users_file: \(users)}
-                    """.write(to: terminal, atomically: true, encoding: .utf8)
+                terminal_id: \(door)
+                state_dir: \(state.path)
+                clock: {trust: \(trust)}
+                verifier: {kind: local, users_file: \(users)}
+                """.write(to: terminal, atomically: true, encoding: .utf8)
                 let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: pin)
                 let journal = (try? String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)) ?? result.stderr
                 return (CLI.frames(result.stdout).last ?? result.stderr, journal)
@@ -175,7 +177,8 @@ struct AccessRulesEndToEndTests {
             }
             #expect(try await local("3691", at: "front-door", trust: "rtc").frame.contains("Access granted"))
             let badSpec = site.directory.appendingPathComponent("bad-users").path
-            try (exported.replacingOccurrences(of: "@schedule open daily", with: "@schedule open daily 9-17")).write(toFile: badSpec, atomically: true, encoding: .utf8)
+            try (exported.replacingOccurrences(of: "@schedule open daily", with: "@schedule open daily 9-17")).write(
+                toFile: badSpec, atomically: true, encoding: .utf8)
             let check = site.directory.appendingPathComponent("check.yaml")
             try "verifier: {kind: local, users_file: \(badSpec)}\n".write(to: check, atomically: true, encoding: .utf8)
             let checked = try await CLI.run(["config", "check", "--with-files", check.path])

@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
-import KioskPadAccess
 import KeypadTestSupport
+import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// `verifier serve`'s `POST /v1/credentials` over loopback, checked with the key
@@ -41,7 +41,9 @@ struct CredentialsEndToEndTests {
         // A change of who may enter moves the version.
         let added = try await CLI.run(["verifier", "user", "add", "erik", "--iterations", "1000", "--config", config], stdin: "4821\n")
         #expect(added.status == 0)
-        guard case .replica(let newer) = try SignedReplica(json: Array(try await ask(have: replica.version, secret: try server.secret).body.utf8)).open(with: key) else {
+        guard
+            case .replica(let newer) = try SignedReplica(json: Array(try await ask(have: replica.version, secret: try server.secret).body.utf8)).open(with: key)
+        else {
             Issue.record("expected a newer replica")
             return
         }

@@ -89,19 +89,19 @@ struct DaemonServicesTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-journal-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let closed = try ClosedPort() // refuses until the endpoint below starts on it
+        let closed = try ClosedPort()  // refuses until the endpoint below starts on it
         defer { withExtendedLifetime(closed) {} }
         let port = closed.port
         let config = directory.appendingPathComponent("terminal.yaml")
         try """
-            terminal_id: journal-test
-            state_dir: state
-            events:
-              url: http://127.0.0.1:\(port)/events
-            verifier:
-              kind: local
-              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
-            """.write(to: config, atomically: true, encoding: .utf8)
+        terminal_id: journal-test
+        state_dir: state
+        events:
+          url: http://127.0.0.1:\(port)/events
+        verifier:
+          kind: local
+          users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+        """.write(to: config, atomically: true, encoding: .utf8)
         // The endpoint is down: 20 attempts are journaled and stay queued.
         let first = try await CLI.run(["simulate", "--config", config.path, "--display", "plain"], stdin: String(repeating: "1234", count: 20))
         #expect(first.status == 0)
@@ -141,20 +141,21 @@ struct DaemonServicesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let normal = try await CLI.run(["pin", "hash", "--user", "ana", "--iterations", "1000"], stdin: "2580\n")
         let duress = try await CLI.run(["pin", "hash", "--user", "ana", "--iterations", "1000"], stdin: "2581\n")
-        try (normal.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+        try
+            (normal.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
             + duress.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + ":duress\n")
             .write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
         let endpoint = try RecordingHTTPServer(.respond(status: 200, body: "{}"))
         defer { endpoint.stop() }
         try """
-            terminal_id: duress-test
-            state_dir: state
-            events:
-              url: http://127.0.0.1:\(endpoint.port)/events
-            verifier:
-              kind: local
-              users_file: users
-            """.write(to: directory.appendingPathComponent("terminal.yaml"), atomically: true, encoding: .utf8)
+        terminal_id: duress-test
+        state_dir: state
+        events:
+          url: http://127.0.0.1:\(endpoint.port)/events
+        verifier:
+          kind: local
+          users_file: users
+        """.write(to: directory.appendingPathComponent("terminal.yaml"), atomically: true, encoding: .utf8)
         let config = directory.appendingPathComponent("terminal.yaml").path
         let run = try LiveSimulator(arguments: ["simulate", "--config", config, "--display", "plain"])
         run.type("2581")
@@ -174,12 +175,12 @@ struct DaemonServicesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("terminal.yaml")
         try """
-            metrics:
-              listen: 127.0.0.1:0
-            verifier:
-              kind: local
-              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
-            """.write(to: config, atomically: true, encoding: .utf8)
+        metrics:
+          listen: 127.0.0.1:0
+        verifier:
+          kind: local
+          users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+        """.write(to: config, atomically: true, encoding: .utf8)
         let simulator = try LiveSimulator(arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
         let port = try await simulator.metricsPort()
         #expect(port != 0)
@@ -212,7 +213,8 @@ struct DaemonServicesTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", script]
-            let input = Pipe(), output = Pipe()
+            let input = Pipe()
+            let output = Pipe()
             process.standardInput = input
             process.standardOutput = output
             process.standardError = output

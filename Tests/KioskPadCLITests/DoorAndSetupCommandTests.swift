@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 /// The commands an installer and kioskpad.service use around `run`: `door off`,

@@ -14,11 +14,11 @@ struct DoorEventsEndToEndTests {
             defer { server.stop() }
             let terminal = site.directory.appendingPathComponent("terminal-events.yaml")
             try """
-                terminal_id: front-door
-                state_dir: \(site.directory.appendingPathComponent("terminal-state").path)
-                verifier: {kind: http, url: "http://127.0.0.1:\(server.port)/verify", secret_file: secret}
-                events: {url: "http://127.0.0.1:\(server.port)/v1/events", secret_file: secret}
-                """.write(to: terminal, atomically: true, encoding: .utf8)
+            terminal_id: front-door
+            state_dir: \(site.directory.appendingPathComponent("terminal-state").path)
+            verifier: {kind: http, url: "http://127.0.0.1:\(server.port)/verify", secret_file: secret}
+            events: {url: "http://127.0.0.1:\(server.port)/v1/events", secret_file: secret}
+            """.write(to: terminal, atomically: true, encoding: .utf8)
             let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: "3691")
             #expect(CLI.frames(result.stdout).last?.contains("Access granted") == true)
             // Read at once after exit: nothing waited for a later start.
@@ -34,17 +34,24 @@ struct DoorEventsEndToEndTests {
     /// `type decision user` of each stored event, oldest first.
     func eventTypes(_ site: AccessRulesEndToEndTests.Site) async throws -> [String] {
         if let postgres = site.postgres {
-            return try await postgres.database.query("""
+            return try await postgres.database.query(
+                """
                 SELECT concat_ws(' ', type, record->>'decision', record->>'user') FROM kioskpad_events ORDER BY at, seq
-                """).split(separator: "\n").map(String.init)
+                """
+            ).split(separator: "\n").map(String.init)
         }
         let path = site.directory.appendingPathComponent("state/verifier.sqlite3").path
-        let output = try await CLI.runTool("/usr/bin/python3", ["-c", """
-            import json, sqlite3, sys
-            for (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'):
-                r = json.loads(record)
-                print(' '.join(v for v in (r['type'], r.get('decision'), r.get('user')) if v))
-            """, path])
+        let output = try await CLI.runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import json, sqlite3, sys
+                for (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'):
+                    r = json.loads(record)
+                    print(' '.join(v for v in (r['type'], r.get('decision'), r.get('user')) if v))
+                """, path,
+            ])
         return output.split(separator: "\n").map(String.init)
     }
 }

@@ -13,16 +13,16 @@ struct HomeAssistantEndToEndTests {
         let state = broker.directory.appendingPathComponent("terminal-state")
         let config = broker.directory.appendingPathComponent("terminal.yaml")
         try """
-            terminal_id: e2e-door
-            state_dir: \(state.path)
-            verifier: {kind: demo}
-            mqtt:
-              url: mqtts://127.0.0.1:\(broker.tlsPort)
-              ca_file: \(broker.caFile)
-              username: \(broker.username)
-              password_file: \(broker.passwordFile)
-              remote_unlock: true
-            """.write(to: config, atomically: true, encoding: .utf8)
+        terminal_id: e2e-door
+        state_dir: \(state.path)
+        verifier: {kind: demo}
+        mqtt:
+          url: mqtts://127.0.0.1:\(broker.tlsPort)
+          ca_file: \(broker.caFile)
+          username: \(broker.username)
+          password_file: \(broker.passwordFile)
+          remote_unlock: true
+        """.write(to: config, atomically: true, encoding: .utf8)
         let watcher = try await broker.watch("kioskpad/e2e-door/#")
         let terminal = try Terminal(config: config.path)
         defer { terminal.kill() }
@@ -36,9 +36,10 @@ struct HomeAssistantEndToEndTests {
         #expect(await watcher.wait { events($0).count == 2 })
         try await broker.publish("kioskpad/e2e-door/lock/set", #"{"action":"OPEN","code":"4821"}"#)
         #expect(await watcher.wait { events($0).count == 3 }, "\(terminal.stderr)")
-        #expect(events(watcher.messages) == [
-            #"{"event_type":"granted","user":"demo"}"#, #"{"event_type":"remote_unlock","user":"demo"}"#, #"{"event_type":"denied"}"#,
-        ])
+        #expect(
+            events(watcher.messages) == [
+                #"{"event_type":"granted","user":"demo"}"#, #"{"event_type":"remote_unlock","user":"demo"}"#, #"{"event_type":"denied"}"#,
+            ])
         #expect(watcher.messages(on: "kioskpad/e2e-door/last_user").last?.payload == "demo")
         #expect(terminal.stdout.components(separatedBy: "Access granted").count - 1 >= 2)
 
@@ -83,9 +84,10 @@ struct HomeAssistantEndToEndTests {
         var bytes: [UInt8] = []
         SpawnedChild.read(descriptor) { bytes.append(contentsOf: $0) }
         let maps = String(decoding: bytes, as: UTF8.self)
-        return Set(maps.split(separator: "\n").compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { $0.hasPrefix("/") ? String($0.split(separator: "/").last!) : nil }
-        })
+        return Set(
+            maps.split(separator: "\n").compactMap { line in
+                line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { $0.hasPrefix("/") ? String($0.split(separator: "/").last!) : nil }
+            })
     }
 
     private func events(_ messages: [MosquittoTestBroker.Message]) -> [String] {

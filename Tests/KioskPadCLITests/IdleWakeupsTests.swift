@@ -36,18 +36,18 @@ struct IdleWakeupsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("terminal.yaml")
         try """
-            terminal_id: idle-door
-            state_dir: \(directory.path)
-            metrics:
-              listen: 127.0.0.1:0
-            entry:
-              result_s: 1
-              timeout_s: 2
-            verifier:
-              kind: local
-              users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
-            \(extraConfig)
-            """.write(to: config, atomically: true, encoding: .utf8)
+        terminal_id: idle-door
+        state_dir: \(directory.path)
+        metrics:
+          listen: 127.0.0.1:0
+        entry:
+          result_s: 1
+          timeout_s: 2
+        verifier:
+          kind: local
+          users_file: \(CLI.root.appendingPathComponent("config/users.example").path)
+        \(extraConfig)
+        """.write(to: config, atomically: true, encoding: .utf8)
         let simulator = try DaemonServicesTests.LiveSimulator(
             arguments: ["simulate", "--config", config.path, "--display", "plain", "--log-level", "notice"])
         let port = try await simulator.metricsPort()

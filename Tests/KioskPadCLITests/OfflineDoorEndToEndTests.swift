@@ -25,17 +25,17 @@ struct OfflineDoorEndToEndTests {
         /// Points the door at a verifier on `port` (one that may be stopped).
         func configure(port: Int, maxAgeHours: Int = 24) throws {
             try """
-                terminal_id: front-door
-                state_dir: \(state.path)
-                lockout: {max_failures: 2}
-                verifier:
-                  kind: http
-                  url: http://127.0.0.1:\(port)/verify
-                  timeout_s: 0.5
-                  secret_file: secret
-                  offline: {mode: fallback, public_key: "\(key)", max_age_h: \(maxAgeHours)}
-                events: {url: "http://127.0.0.1:\(port)/v1/events", secret_file: secret}
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            terminal_id: front-door
+            state_dir: \(state.path)
+            lockout: {max_failures: 2}
+            verifier:
+              kind: http
+              url: http://127.0.0.1:\(port)/verify
+              timeout_s: 0.5
+              secret_file: secret
+              offline: {mode: fallback, public_key: "\(key)", max_age_h: \(maxAgeHours)}
+            events: {url: "http://127.0.0.1:\(port)/v1/events", secret_file: secret}
+            """.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
         func credentials(_ command: String) async throws -> CLI.Result {
@@ -122,7 +122,8 @@ struct OfflineDoorEndToEndTests {
             text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
             try text.write(to: door.replica, atomically: true, encoding: .utf8)
             let tampered = try await door.credentials("show")
-            #expect(tampered.status != 0 && tampered.stdout.contains("refused") && tampered.stdout.contains("signature"), "\(tampered.stdout)\(tampered.stderr)")
+            #expect(
+                tampered.status != 0 && tampered.stdout.contains("refused") && tampered.stdout.contains("signature"), "\(tampered.stdout)\(tampered.stderr)")
             let refused = try await door.simulate("3691")
             #expect(refused.frames.last?.contains("Verifier unavailable") == true, "\(refused.frames.last ?? refused.stderr)")
             #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("signature") == true)
@@ -132,19 +133,26 @@ struct OfflineDoorEndToEndTests {
     /// `decision user` of the attempts the verifier stored with `offline: true`, oldest first.
     func offlineAttempts(_ site: AccessRulesEndToEndTests.Site) async throws -> [String] {
         if let postgres = site.postgres {
-            return try await postgres.database.query("""
+            return try await postgres.database.query(
+                """
                 SELECT concat_ws(' ', record->>'decision', record->>'user') FROM kioskpad_events
                 WHERE type = 'attempt' AND record->>'offline' = 'true' ORDER BY at, seq
-                """).split(separator: "\n").map(String.init)
+                """
+            ).split(separator: "\n").map(String.init)
         }
         let path = site.directory.appendingPathComponent("state/verifier.sqlite3").path
-        let output = try await CLI.runTool("/usr/bin/python3", ["-c", """
-            import json, sqlite3, sys
-            for (record,) in sqlite3.connect(sys.argv[1]).execute("SELECT record FROM kioskpad_events WHERE type = 'attempt' ORDER BY at, seq"):
-                r = json.loads(record)
-                if r.get('offline') is True:
-                    print(' '.join(v for v in (r['decision'], r.get('user')) if v))
-            """, path])
+        let output = try await CLI.runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import json, sqlite3, sys
+                for (record,) in sqlite3.connect(sys.argv[1]).execute("SELECT record FROM kioskpad_events WHERE type = 'attempt' ORDER BY at, seq"):
+                    r = json.loads(record)
+                    if r.get('offline') is True:
+                        print(' '.join(v for v in (r['decision'], r.get('user')) if v))
+                """, path,
+            ])
         return output.split(separator: "\n").map(String.init)
     }
 }

@@ -1,8 +1,8 @@
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
-import KioskPadAccess
+import Foundation
 import KeypadTestSupport
+import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// `kioskpad verifier code issue` runs beside `kioskpad verifier serve`, both writing the

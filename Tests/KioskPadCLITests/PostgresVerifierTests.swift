@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// `kioskpad verifier` with `server.store: postgres`, against a real PostgreSQL started for
@@ -23,17 +23,17 @@ struct PostgresVerifierTests {
             database = try await onOwnThread { try PostgresTestServer() }
             directory = try await VerifierProcess.prepare(pin: "0000")
             try """
-                server:
-                  listen: 127.0.0.1:0
-                  secret_file: secret
-                  store: postgres
-                  postgres:
-                    url: \(database.url)
-                    password_file: \(database.passwordFile)
-                    tls: disable
-                    timeout_ms: \(timeoutMilliseconds)
+            server:
+              listen: 127.0.0.1:0
+              secret_file: secret
+              store: postgres
+              postgres:
+                url: \(database.url)
+                password_file: \(database.passwordFile)
+                tls: disable
+                timeout_ms: \(timeoutMilliseconds)
 
-                """.appending(extraSettings).write(toFile: config, atomically: true, encoding: .utf8)
+            """.appending(extraSettings).write(toFile: config, atomically: true, encoding: .utf8)
         }
 
         func cli(_ arguments: [String], stdin: String = "") async throws -> CLI.Result {
@@ -49,7 +49,9 @@ struct PostgresVerifierTests {
             for _ in 0..<count { instances.append(try await VerifierProcess(directory: directory)) }
         }
 
-        var secret: WebhookSecret { get throws { try WebhookSecret(parsing: String(contentsOfFile: directory.appendingPathComponent("secret").path, encoding: .utf8)) } }
+        var secret: WebhookSecret {
+            get throws { try WebhookSecret(parsing: String(contentsOfFile: directory.appendingPathComponent("secret").path, encoding: .utf8)) }
+        }
 
         func close() async {
             for instance in instances { instance.stop() }
@@ -110,7 +112,9 @@ struct PostgresVerifierTests {
             let uri = try await site.cli(["verifier", "user", "totp", "dana"])
             #expect(uri.status == 0 && uri.stdout.hasPrefix("otpauth://totp/"))
             try await site.addUser("eve", pin: "1357")
-            #expect(try await site.cli(["verifier", "user", "list"]).stdout == "dana pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\neve pin doors=all schedule=always valid=always enabled\n")
+            #expect(
+                try await site.cli(["verifier", "user", "list"]).stdout
+                    == "dana pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\neve pin doors=all schedule=always valid=always enabled\n")
 
             let wrongCard = try await site.cli(["verifier", "user", "remove-card", "dana"], stdin: "111111\n")
             #expect(wrongCard.status != 0 && wrongCard.stderr.contains("no card with that number"))
@@ -255,8 +259,10 @@ struct PostgresVerifierTests {
             #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 503 }, "\(statuses)")
             // A terminal shows it.
             let terminal = try await CLI.run(
-                ["simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
-                 "--verifier-secret-file", site.directory.appendingPathComponent("secret").path], stdin: "4711")
+                [
+                    "simulate", "--display", "plain", "--verifier", "http://127.0.0.1:\(port)/verify",
+                    "--verifier-secret-file", site.directory.appendingPathComponent("secret").path,
+                ], stdin: "4711")
             #expect(terminal.stdout.contains("Verifier unavailable") && !terminal.stdout.contains("Access granted"), "\(terminal.stdout)")
             #expect(try await LoopbackHTTP.get(port: port, path: "/healthz").status == 200, "/healthz answers 200 (docs/openapi.yaml); its body tells")
             let down = try await site.instances[0].health()
@@ -266,7 +272,8 @@ struct PostgresVerifierTests {
             let metrics = try await LoopbackHTTP.get(port: port, path: "/metrics").body
             #expect(metrics.contains("kioskpad_verifier_decisions_total{result=\"unavailable\"} 21\n"))
             let resumed = await eventually {
-                (try? await SignedRequest(terminal: "door-back", value: "4711", secret: secret).send(to: port))?.body.contains("\"decision\":\"granted\"") == true
+                (try? await SignedRequest(terminal: "door-back", value: "4711", secret: secret).send(to: port))?.body.contains("\"decision\":\"granted\"")
+                    == true
             }
             #expect(resumed, "the verifier serves again once the database is back, without a restart")
             #expect(try await site.instances[0].health()["store"] as? String == "ok")

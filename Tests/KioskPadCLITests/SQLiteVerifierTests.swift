@@ -1,9 +1,9 @@
-import Glibc
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
+import Glibc
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Synchronization
 import Testing
 import VerifierTestSupport
@@ -33,7 +33,8 @@ struct SQLiteVerifierTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let again = try await CLI.run(["verifier", "migrate", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(again.status == 0 && again.stdout.contains("at version 6 (already)"), "\(again.stdout)\(again.stderr)")
-        let pragmas = try await python("""
+        let pragmas = try await python(
+            """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('SELECT count(*) FROM kioskpad_schema_migrations').fetchone()[0])
@@ -42,7 +43,10 @@ struct SQLiteVerifierTests {
         #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 6")
         let refused = try await CLI.run(["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 6); upgrade kioskpad"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 6); upgrade kioskpad"),
+            "\(refused.stderr)")
     }
 
     @Test func importIsIdempotentReportsClashesAndExportRoundTrips() async throws {
@@ -55,7 +59,8 @@ struct SQLiteVerifierTests {
         let duress = try await CLI.run(["pin", "hash", "--user", "erin", "--iterations", "1000"], stdin: "5821\n")
         let card = try await CLI.run(["pin", "hash", "--user", "erin", "--iterations", "1000"], stdin: "00065537\n")
         let more = directory.appendingPathComponent("more-users").path
-        try (try String(contentsOfFile: users, encoding: .utf8) + "# erin\n"
+        try
+            (try String(contentsOfFile: users, encoding: .utf8) + "# erin\n"
             + erin.stdout.trimmingCharacters(in: .newlines) + ":totp=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
             + duress.stdout.trimmingCharacters(in: .newlines) + ":duress\n" + card.stdout.trimmingCharacters(in: .newlines) + ":card\n")
             .write(toFile: more, atomically: true, encoding: .utf8)
@@ -64,7 +69,9 @@ struct SQLiteVerifierTests {
         let second = try await CLI.run(["verifier", "import", "--users-file", more, "--config", config])
         #expect(second.status == 0 && second.stdout.contains("imported 0 lines"), "\(second.stdout)")
         let list = try await CLI.run(["verifier", "user", "list", "--config", config])
-        #expect(list.stdout == "dana pin doors=all schedule=always valid=always enabled\nerin pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\n")
+        #expect(
+            list.stdout
+                == "dana pin doors=all schedule=always valid=always enabled\nerin pin,totp,duress,cards=1 doors=all schedule=always valid=always enabled\n")
         // Export, then import into a new database: the same users, line for line.
         let exported = try await VerifierProcess.exportedUsers(directory)
         let original = try UsersFile.load(path: more)
@@ -106,16 +113,20 @@ struct SQLiteVerifierTests {
         // Another process takes the write lock and keeps it for 4 seconds.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
+        holder.arguments = [
+            "python3", "-c",
+            """
             import sqlite3, sys, time
             c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(4)
-            """, path]
+            """, path,
+        ]
         let output = Pipe()
         holder.standardOutput = output
         try holder.run()
         defer { holder.terminate() }
         _ = try await onOwnThread { output.fileHandleForReading.availableData }
-        let added = try await CLI.run(["verifier", "user", "add", "zoe", "--iterations", "1000", "--config", directory.appendingPathComponent("verifier.yaml").path], stdin: "2222\n")
+        let added = try await CLI.run(
+            ["verifier", "user", "add", "zoe", "--iterations", "1000", "--config", directory.appendingPathComponent("verifier.yaml").path], stdin: "2222\n")
         #expect(added.status == 1)
         #expect(added.stderr.contains("server.sqlite.path: \(path) is locked by another process for longer than the busy timeout (300 ms)"), "\(added.stderr)")
     }
@@ -157,7 +168,10 @@ struct SQLiteVerifierTests {
         let nobody = try #require(getpwnam("nobody")?.pointee)
         #expect(chown(owned, nobody.pw_uid, nobody.pw_gid) == 0)
         #expect(chown(directory.path, 0, 0) == 0 && chmod(directory.path, 0o755) == 0)
-        let imported = try await CLI.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", directory.appendingPathComponent("verifier.yaml").path])
+        let imported = try await CLI.run([
+            "verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config",
+            directory.appendingPathComponent("verifier.yaml").path,
+        ])
         #expect(imported.status == 0, "\(imported.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: owned)
         #expect(files.contains("verifier.sqlite3"))
@@ -177,14 +191,20 @@ struct SQLiteVerifierTests {
         let load = Task {
             var answered = 0
             while !Task.isCancelled {
-                if case .granted = await client.verify(VerificationAttempt(terminalID: "door-\(answered % 4)", kind: .pin, value: SecretDigits(ascii: "3691")!)) { answered += 1 }
+                if case .granted = await client.verify(VerificationAttempt(terminalID: "door-\(answered % 4)", kind: .pin, value: SecretDigits(ascii: "3691")!))
+                {
+                    answered += 1
+                }
             }
             return answered
         }
         try await Task.sleep(for: .milliseconds(300))
         let backup = directory.appendingPathComponent("backup.sqlite3").path
         let made = try await CLI.run(["verifier", "backup", "--to", backup, "--config", config])
-        let answered = await { load.cancel(); return await load.value }()
+        let answered = await {
+            load.cancel()
+            return await load.value
+        }()
         await client.shutdown()
         await server.stopped()
         #expect(made.status == 0, "\(made.stderr)")
@@ -199,7 +219,9 @@ struct SQLiteVerifierTests {
         let restored = try await VerifierProcess(directory: directory)
         defer { restored.stop() }
         let after = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(restored.port)/verify", deadline: .seconds(10), secret: try restored.secret))
-        #expect(await after.verify(VerificationAttempt(terminalID: "door-1", kind: .pin, value: SecretDigits(ascii: "3691")!)) == .granted(message: nil, unlockSeconds: nil, user: "dana"))
+        #expect(
+            await after.verify(VerificationAttempt(terminalID: "door-1", kind: .pin, value: SecretDigits(ascii: "3691")!))
+                == .granted(message: nil, unlockSeconds: nil, user: "dana"))
         await after.shutdown()
     }
 
@@ -218,7 +240,8 @@ struct SQLiteVerifierTests {
                     group.addTask {
                         // A wrong PIN now and then, so denials (and lockout rows) are written too.
                         for round in 0..<10_000 {
-                            let attempt = VerificationAttempt(terminalID: "door-\(index)", kind: .pin, value: SecretDigits(ascii: round % 3 == 2 ? "0000" : "3691")!)
+                            let attempt = VerificationAttempt(
+                                terminalID: "door-\(index)", kind: .pin, value: SecretDigits(ascii: round % 3 == 2 ? "0000" : "3691")!)
                             switch await client.verify(attempt) {
                             case .granted, .denied: answered.add(attempt.attemptID.uuidString.lowercased())
                             default: return  // the server is gone
@@ -233,9 +256,10 @@ struct SQLiteVerifierTests {
         await load.value
         for client in terminals { await client.shutdown() }
         let path = database(directory)
-        let audited = Set(try await SQLiteAuditReader.records(path: path).compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])?["attempt_id"]
-        })
+        let audited = Set(
+            try await SQLiteAuditReader.records(path: path).compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])?["attempt_id"]
+            })
         let answers = answered.all
         #expect(answers.count > 20, "the load reached the server: \(answers.count) answers")
         let lost = answers.filter { !audited.contains($0) }

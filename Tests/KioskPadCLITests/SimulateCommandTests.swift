@@ -37,7 +37,9 @@ enum CLI {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = root
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

@@ -20,10 +20,12 @@ struct VerifierAdminCommandTests {
         #expect(again.status == 2 && again.stderr.contains("administrator 'alice' is already in"), "\(again.stderr)")
         #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\n")
         // The hash in the database is the slow one; the password is nowhere.
-        let stored = try await CLI.runTool("/usr/bin/env", [
-            "python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT hash FROM kioskpad_admins').fetchone()[0])",
-            directory.appendingPathComponent("state/verifier.sqlite3").path,
-        ])
+        let stored = try await CLI.runTool(
+            "/usr/bin/env",
+            [
+                "python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT hash FROM kioskpad_admins').fetchone()[0])",
+                directory.appendingPathComponent("state/verifier.sqlite3").path,
+            ])
         #expect(stored.hasPrefix("$pbkdf2-sha256$i=600000$") && !stored.contains("correct horse"))
         let totp = try await CLI.run(["verifier", "admin", "totp", "alice", "--config", config])
         #expect(totp.status == 0 && totp.stdout.hasPrefix("otpauth://totp/KioskPad%20console:alice?secret="), "\(totp.stdout)\(totp.stderr)")
@@ -43,7 +45,8 @@ struct VerifierAdminCommandTests {
         let console = try #require(server.consoleURL)
         let login = try await CLI.runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", console + "login"])
         #expect(login == "200", "\(console)")
-        let doorsListener = try await CLI.runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/console/login"])
+        let doorsListener = try await CLI.runTool(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/console/login"])
         #expect(doorsListener == "404", "the doors' listener serves no console")
     }
 
@@ -56,10 +59,12 @@ struct VerifierAdminCommandTests {
         try "not a certificate\n".write(to: directory.appendingPathComponent("console.pem"), atomically: true, encoding: .utf8)
         let refused = try await CLI.run(["verifier", "serve", "--config", config])
         #expect(refused.status == 2 && refused.stderr.contains("server.console.tls: cannot use"), "\(refused.stderr)")
-        _ = try await CLI.runTool("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-            "-keyout", directory.appendingPathComponent("console.key").path, "-out", directory.appendingPathComponent("console.pem").path,
-        ])
+        _ = try await CLI.runTool(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                "-keyout", directory.appendingPathComponent("console.key").path, "-out", directory.appendingPathComponent("console.pem").path,
+            ])
         let server = try await VerifierProcess(directory: directory)
         defer { server.stop() }
         let console = try #require(server.consoleURL)

@@ -13,7 +13,8 @@ struct VerifierEndToEndTests {
         let server = try await VerifierProcess(directory: directory)
         let url = "http://127.0.0.1:\(server.port)/verify"
         let secret = directory.appendingPathComponent("secret").path
-        let granted = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret, "--log-level", "info"], stdin: "3691")
+        let granted = try await CLI.run(
+            ["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret, "--log-level", "info"], stdin: "3691")
         let denied = try await CLI.run(["simulate", "--display", "plain", "--verifier", url, "--verifier-secret-file", secret], stdin: "8024")
         let unsigned = try await CLI.run(["simulate", "--display", "plain", "--verifier", url], stdin: "3691")
         #expect(await server.stopped() == 0)
@@ -47,12 +48,12 @@ struct VerifierEndToEndTests {
         defer { server.stop() }
         let configFile = directory.appendingPathComponent("terminal.yaml")
         try """
-            entry: {mode: code, min_length: 8, max_length: 8}
-            verifier:
-              kind: http
-              url: http://127.0.0.1:\(server.port)/verify
-              secret_file: secret
-            """.write(to: configFile, atomically: true, encoding: .utf8)
+        entry: {mode: code, min_length: 8, max_length: 8}
+        verifier:
+          kind: http
+          url: http://127.0.0.1:\(server.port)/verify
+          secret_file: secret
+        """.write(to: configFile, atomically: true, encoding: .utf8)
         let first = try await CLI.run(["simulate", "--config", configFile.path, "--display", "plain"], stdin: code)
         let again = try await CLI.run(["simulate", "--config", configFile.path, "--display", "plain"], stdin: code)
         #expect(CLI.frames(first.stdout).last?.contains("Access granted") == true)

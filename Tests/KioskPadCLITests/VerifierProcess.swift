@@ -32,13 +32,16 @@ final class VerifierProcess {
         try hash.write(to: directory.appendingPathComponent("users"), atomically: true, encoding: .utf8)
         try await CLI.run(["verifier", "secret"]).stdout.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         try """
-            server:
-              listen: 127.0.0.1:0
-              state_dir: state
-              secret_file: secret
+        server:
+          listen: 127.0.0.1:0
+          state_dir: state
+          secret_file: secret
 
-            """.appending(extraSettings).write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
-        let imported = try await CLI.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", directory.appendingPathComponent("verifier.yaml").path])
+        """.appending(extraSettings).write(to: directory.appendingPathComponent("verifier.yaml"), atomically: true, encoding: .utf8)
+        let imported = try await CLI.run([
+            "verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config",
+            directory.appendingPathComponent("verifier.yaml").path,
+        ])
         guard imported.status == 0 else { throw CLIFailure(description: "verifier import: \(imported.stderr)") }
         return directory
     }
@@ -115,7 +118,11 @@ final class VerifierProcess {
     func stopped() async -> Int32 {
         if process.isRunning { process.terminate() }
         let process = self.process
-        return (try? await onOwnThread { process.waitUntilExit(); return process.terminationStatus }) ?? -1
+        return
+            (try? await onOwnThread {
+                process.waitUntilExit()
+                return process.terminationStatus
+            }) ?? -1
     }
 
     /// For `defer`: SIGTERM now; the exit is reaped on a thread of its own, and nobody waits.

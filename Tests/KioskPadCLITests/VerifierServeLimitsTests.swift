@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Testing
 import VerifierTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// 1,100 idle connections against `kioskpad verifier serve`: before the server had limits,
 /// they made real requests time out and none was closed in 60 s. A child process holds the
@@ -26,7 +27,9 @@ struct VerifierServeLimitsTests {
         try await Task.sleep(for: .milliseconds(500))
         let verifier = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(server.port)/verify", deadline: .seconds(3), secret: try server.secret))
         let dana = { VerificationAttempt(terminalID: "door-3", kind: .pin, value: SecretDigits(ascii: "4711")!) }
-        #expect(await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil, user: "dana"), "a terminal on another address is served during the flood")
+        #expect(
+            await verifier.verify(dana()) == .granted(message: nil, unlockSeconds: nil, user: "dana"),
+            "a terminal on another address is served during the flood")
         try await Task.sleep(for: .seconds(3))
         let connections = try #require(try await server.health()["connections"] as? [String: Int])
         #expect(connections["peak"]! <= 32 + 2, "at most 32 from the flooding address at once: \(connections)")
@@ -89,7 +92,8 @@ struct VerifierServeLimitsTests {
         }
         #expect(statuses.prefix(5).allSatisfy { $0 == 401 } && statuses.dropFirst(5).allSatisfy { $0 == 429 }, "\(statuses)")
         // The same address is throttled on /verify too, and a door elsewhere is not.
-        let unsigned = #"{"terminal_id":"door-1","kind":"pin","value":"4711","attempt_id":"8d3c2b1a-0f9e-4d7c-b6a5-4e3f2d1c0b9a","entered_at":"2026-11-20T10:00:00Z"}"#
+        let unsigned =
+            #"{"terminal_id":"door-1","kind":"pin","value":"4711","attempt_id":"8d3c2b1a-0f9e-4d7c-b6a5-4e3f2d1c0b9a","entered_at":"2026-11-20T10:00:00Z"}"#
         #expect(try await LoopbackHTTP.post(port: server.port, path: "/verify", body: Array(unsigned.utf8), headers: []).status == 429)
         let metrics = try await LoopbackHTTP.get(port: server.port, path: "/metrics").body
         #expect(metrics.contains(#"kioskpad_verifier_door_requests_total{endpoint="events",result="throttled"} 12"#), "\(metrics)")
@@ -130,9 +134,15 @@ struct VerifierServeLimitsTests {
         #expect(early.status == 429 && early.body.contains("door door-1 is over its event quota (bytes_per_day)"), "\(early)")
         // Paced: a door ignoring Retry-After is answered once a second per connection.
         #expect(held >= .milliseconds(950), "answered after \(held) (the pace is 1 s: DoorEventIntake.overQuotaPace)")
-        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: [(name: "kioskpad-terminal", value: "door-1")]).status == 429, "unsigned too: nothing read")
-        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: nil)).status == 400, "an older door's body is parsed")
-        #expect(try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-2")).status == 400, "another door is not over")
+        #expect(
+            try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: [(name: "kioskpad-terminal", value: "door-1")]).status
+                == 429, "unsigned too: nothing read")
+        #expect(
+            try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: nil)).status == 400,
+            "an older door's body is parsed")
+        #expect(
+            try await LoopbackHTTP.post(port: server.port, path: "/v1/events", body: garbage, headers: signed(garbage, terminal: "door-2")).status == 400,
+            "another door is not over")
         let metrics = try await LoopbackHTTP.get(port: server.port, path: "/metrics").body
         #expect(metrics.contains(#"kioskpad_verifier_door_requests_total{endpoint="events",result="over_quota"} 3"#), "\(metrics)")
     }
@@ -146,7 +156,9 @@ final class IdleConnectionFlood {
 
     init(count: Int, from source: String, to port: Int) async throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import resource, socket, sys
             soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
             resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
@@ -156,7 +168,8 @@ final class IdleConnectionFlood {
                 s.connect_ex(("127.0.0.1", int(sys.argv[3]))); held.append(s)
             print(len(held), flush=True)
             sys.stdin.read()
-            """, String(count), source, String(port)]
+            """, String(count), source, String(port),
+        ]
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output

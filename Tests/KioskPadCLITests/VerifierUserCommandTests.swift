@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Testing
 
 /// `kioskpad verifier user ...` against a running `kioskpad verifier serve`, as docs/site-server.md
@@ -12,12 +12,12 @@ struct VerifierUserCommandTests {
         let terminal = server.directory.appendingPathComponent("terminal-\(mode).yaml")
         let entry = mode == "pin" ? "entry: {mode: pin, min_length: 4, max_length: 4}" : "entry: {mode: code, min_length: 6, max_length: 6}"
         try """
-            \(entry)
-            verifier:
-              kind: http
-              url: http://127.0.0.1:\(server.port)/verify
-              secret_file: secret
-            """.write(to: terminal, atomically: true, encoding: .utf8)
+        \(entry)
+        verifier:
+          kind: http
+          url: http://127.0.0.1:\(server.port)/verify
+          secret_file: secret
+        """.write(to: terminal, atomically: true, encoding: .utf8)
         let result = try await CLI.run(["simulate", "--config", terminal.path, "--display", "plain"], stdin: value)
         return CLI.frames(result.stdout).last ?? ""
     }
@@ -89,7 +89,8 @@ struct VerifierUserCommandTests {
         #expect(try await simulate(server, typing: "9517").contains("Access granted"))
         let removed = try await CLI.run(["verifier", "user", "remove-card", "carol", "--config", config], stdin: "00065537\n")
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(try UsersFile(parsing: try await VerifierProcess.exportedUsers(directory), source: "export").match(card: SecretDigits(ascii: "00065537")!) == nil)
+        #expect(
+            try UsersFile(parsing: try await VerifierProcess.exportedUsers(directory), source: "export").match(card: SecretDigits(ascii: "00065537")!) == nil)
     }
 
     @Test func mistakesAreClearAndChangeNothing() async throws {

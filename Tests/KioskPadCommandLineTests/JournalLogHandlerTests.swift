@@ -4,7 +4,7 @@ import Logging
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Log lines for journald")
@@ -32,13 +32,14 @@ struct JournalLogHandlerTests {
         log.error("verifier unavailable")
         log.notice("terminal ready")
         log.critical("door relay did not switch off")
-        #expect(lines.value == """
-            <4>kioskpad.run: keypad fault fault=stuck
-            <3>kioskpad.run: verifier unavailable
-            <5>kioskpad.run: terminal ready
-            <2>kioskpad.run: door relay did not switch off
+        #expect(
+            lines.value == """
+                <4>kioskpad.run: keypad fault fault=stuck
+                <3>kioskpad.run: verifier unavailable
+                <5>kioskpad.run: terminal ready
+                <2>kioskpad.run: door relay did not switch off
 
-            """)
+                """)
     }
 
     @Test func aLineBreakInAMessageDoesNotStartAnUnprefixedRecord() {
@@ -52,7 +53,7 @@ struct JournalLogHandlerTests {
         logger(journal: false, into: lines).warning("keypad fault")
         #expect(!lines.value.hasPrefix("<"))
         #expect(lines.value.hasSuffix(" warning kioskpad.run: keypad fault\n"))
-        #expect(lines.value.first?.isNumber == true) // starts with the date
+        #expect(lines.value.first?.isNumber == true)  // starts with the date
     }
 
     @Test func everyLevelMapsToItsSyslogPriority() {

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadConfig
+import KioskPadCore
 import Testing
 
 /// The repository root, found from this file's path.
@@ -90,7 +90,8 @@ struct ConfigLoaderTests {
         #expect(found.contains { $0.hasPrefix("keypad.columns: line 3 is used twice") })
         #expect(found.contains { $0.hasPrefix("keypad.keys: has 3 labels but the matrix has 3x3 = 9 keys") })
         #expect(problems(minimal + "keypad:\n  rows: [1]\n").first?.hasPrefix("keypad.rows: is only used with driver: gpio") == true)
-        #expect(problems(minimal + "keypad:\n  driver: gpio\n  rows: [1]\n  columns: [2]\n  keys: \"1\"\n").first?.hasPrefix("keypad.chip: is required") == true)
+        #expect(
+            problems(minimal + "keypad:\n  driver: gpio\n  rows: [1]\n  columns: [2]\n  keys: \"1\"\n").first?.hasPrefix("keypad.chip: is required") == true)
     }
 
     @Test func lineNamesAndOffsetsMix() throws {
@@ -110,7 +111,8 @@ struct ConfigLoaderTests {
         let found = problems(yaml)
         #expect(found.contains { $0.hasPrefix("display.pin_map.e: 9 is out of range 0...7") })
         #expect(found.contains { $0.hasPrefix("display.pin_map: every signal needs its own PCF8574 pin") })
-        #expect(problems(minimal + "display:\n  driver: hd44780\n  pin_map: {rs: 0, enable: 2}\n").first?.hasPrefix("display.pin_map.enable: unknown key") == true)
+        #expect(
+            problems(minimal + "display:\n  driver: hd44780\n  pin_map: {rs: 0, enable: 2}\n").first?.hasPrefix("display.pin_map.enable: unknown key") == true)
         #expect(problems(minimal + "display:\n  pin_map: {rs: 0}\n").first?.hasPrefix("display.pin_map: is only used with driver: hd44780") == true)
     }
 
@@ -124,10 +126,14 @@ struct ConfigLoaderTests {
     }
 
     @Test func environmentVariablesOverrideKeysAndAreChecked() throws {
-        let configuration = try ConfigLoader.parse(yaml: minimal, source: "t", environment: ["KIOSKPAD__ENTRY__MAX_LENGTH": "6", "KIOSKPAD__TERMINAL_ID": "door-7"])
+        let configuration = try ConfigLoader.parse(
+            yaml: minimal, source: "t", environment: ["KIOSKPAD__ENTRY__MAX_LENGTH": "6", "KIOSKPAD__TERMINAL_ID": "door-7"])
         #expect(configuration.entry.maxLength == 6)
         #expect(configuration.terminalID == "door-7")
-        #expect(problems(minimal, environment: ["KIOSKPAD__ENTRY__MAX_LENGTH": "20"]) == ["entry.max_length: 20 is out of range 4...12 (environment KIOSKPAD__ENTRY__MAX_LENGTH)"])
+        #expect(
+            problems(minimal, environment: ["KIOSKPAD__ENTRY__MAX_LENGTH": "20"]) == [
+                "entry.max_length: 20 is out of range 4...12 (environment KIOSKPAD__ENTRY__MAX_LENGTH)"
+            ])
         #expect(problems(minimal, environment: ["KIOSKPAD__ENTRY__MAXLEN": "6"]).first?.hasPrefix("entry.maxlen: unknown key") == true)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadConfig
+import KioskPadCore
 import Testing
 
 /// `door.contact`, `door.exit_button`, `tamper`: input lines with their meaning and times.
@@ -9,13 +9,15 @@ struct DoorInputsConfigTests {
     let base = "verifier:\n  kind: demo\ndoor:\n  relay: {chip: gpiochip0, line: 26}\n"
 
     @Test func defaultsAreANormallyClosedContactAndTamperWithPullUps() throws {
-        let configuration = try ConfigLoader.parse(yaml: base + """
-              contact: {chip: gpiochip0, line: 17}
-              exit_button: {chip: gpiochip0, line: EXIT}
-            tamper: {chip: gpiochip0, line: 27}
-            """, source: "t")
+        let configuration = try ConfigLoader.parse(
+            yaml: base + """
+                  contact: {chip: gpiochip0, line: 17}
+                  exit_button: {chip: gpiochip0, line: EXIT}
+                tamper: {chip: gpiochip0, line: 27}
+                """, source: "t")
         let door = try #require(configuration.daemon.door)
-        #expect(door.contact == InputLineConfiguration(chip: "gpiochip0", line: .offset(17), activeLow: true, debounce: .milliseconds(50), eventWhenActive: false))
+        #expect(
+            door.contact == InputLineConfiguration(chip: "gpiochip0", line: .offset(17), activeLow: true, debounce: .milliseconds(50), eventWhenActive: false))
         #expect(door.exitButton == InputLineConfiguration(chip: "gpiochip0", line: .name("EXIT"), eventWhenActive: true))
         #expect(door.heldOpen == .seconds(30) && door.openGrace == .seconds(3) && door.relockOnOpen)
         #expect(configuration.daemon.tamper == TamperConfiguration(input: InputLineConfiguration(chip: "gpiochip0", line: .offset(27), eventWhenActive: false)))
@@ -23,29 +25,32 @@ struct DoorInputsConfigTests {
     }
 
     @Test func everyKeyIsRead() throws {
-        let configuration = try ConfigLoader.parse(yaml: base + """
-              contact: {chip: door-sim, line: 3, active_low: false, open_when: active, debounce_ms: 20}
-              held_open_s: 12
-              open_grace_s: 0
-              relock_on_open: false
-            tamper: {chip: door-sim, line: 4, tampered_when: active, stop_entry: true}
-            display:
-              texts: {tamper: "Case open"}
-            """, source: "t")
+        let configuration = try ConfigLoader.parse(
+            yaml: base + """
+                  contact: {chip: door-sim, line: 3, active_low: false, open_when: active, debounce_ms: 20}
+                  held_open_s: 12
+                  open_grace_s: 0
+                  relock_on_open: false
+                tamper: {chip: door-sim, line: 4, tampered_when: active, stop_entry: true}
+                display:
+                  texts: {tamper: "Case open"}
+                """, source: "t")
         let door = try #require(configuration.daemon.door)
-        #expect(door.contact == InputLineConfiguration(chip: "door-sim", line: .offset(3), activeLow: false, debounce: .milliseconds(20), eventWhenActive: true))
+        #expect(
+            door.contact == InputLineConfiguration(chip: "door-sim", line: .offset(3), activeLow: false, debounce: .milliseconds(20), eventWhenActive: true))
         #expect(door.heldOpen == .seconds(12) && door.openGrace == .zero && !door.relockOnOpen)
         #expect(configuration.daemon.tamper?.stopEntry == true && configuration.daemon.tamper?.input.eventWhenActive == true)
         #expect(configuration.display.texts.tamper == "Case open")
     }
 
     @Test func mistakesNameTheKeyAndWhatIsValid() {
-        let found = configProblems(base + """
-              contact: {chip: gpiochip0}
-              exit_button: {chip: gpiochip0, line: 5, open_when: active}
-              held_open_s: 0
-            tamper: {chip: gpiochip0, line: 6, tampered_when: sometimes}
-            """)
+        let found = configProblems(
+            base + """
+                  contact: {chip: gpiochip0}
+                  exit_button: {chip: gpiochip0, line: 5, open_when: active}
+                  held_open_s: 0
+                tamper: {chip: gpiochip0, line: 6, tampered_when: sometimes}
+                """)
         #expect(found.contains { $0.hasPrefix("door.contact: needs chip and line") })
         #expect(found.contains { $0.hasPrefix("door.exit_button.open_when: unknown key") })
         #expect(found.contains { $0.hasPrefix("door.held_open_s: 0") && $0.contains("1...3600") })
@@ -56,19 +61,21 @@ struct DoorInputsConfigTests {
 @Suite("Config: evdev keypad")
 struct EvdevConfigTests {
     @Test func deviceAndKeyMapAreRead() throws {
-        let configuration = try ConfigLoader.parse(yaml: """
-            verifier: {kind: demo}
-            keypad:
-              driver: evdev
-              device: /dev/input/by-id/usb-keypad-event-kbd
-              key_map: {KEY_F1: "A", KEY_KPDOT: "?"}
-            """, source: "t")
+        let configuration = try ConfigLoader.parse(
+            yaml: """
+                verifier: {kind: demo}
+                keypad:
+                  driver: evdev
+                  device: /dev/input/by-id/usb-keypad-event-kbd
+                  key_map: {KEY_F1: "A", KEY_KPDOT: "?"}
+                """, source: "t")
         #expect(configuration.keypad.driver == .evdev)
         #expect(configuration.keypad.evdev == EvdevKeypadConfiguration(device: "/dev/input/by-id/usb-keypad-event-kbd", keyMap: [59: "A", 83: "?"]))
     }
 
     @Test func mistakesNameTheKey() {
-        let found = configProblems("""
+        let found = configProblems(
+            """
             verifier: {kind: demo}
             keypad:
               driver: evdev
@@ -87,18 +94,22 @@ struct EvdevConfigTests {
 @Suite("Config: Wiegand keypad")
 struct WiegandConfigTests {
     @Test func chipLinesAndGapAreRead() throws {
-        let configuration = try ConfigLoader.parse(yaml: """
-            verifier: {kind: demo}
-            keypad: {driver: wiegand, chip: gpiochip0, d0: 23, d1: WIEGAND_D1, frame_gap_ms: 40}
-            """, source: "t")
+        let configuration = try ConfigLoader.parse(
+            yaml: """
+                verifier: {kind: demo}
+                keypad: {driver: wiegand, chip: gpiochip0, d0: 23, d1: WIEGAND_D1, frame_gap_ms: 40}
+                """, source: "t")
         #expect(configuration.keypad.driver == .wiegand)
-        #expect(configuration.keypad.wiegand == WiegandKeypadConfiguration(chip: "gpiochip0", d0: .offset(23), d1: .name("WIEGAND_D1"), frameGap: .milliseconds(40)))
+        #expect(
+            configuration.keypad.wiegand == WiegandKeypadConfiguration(chip: "gpiochip0", d0: .offset(23), d1: .name("WIEGAND_D1"), frameGap: .milliseconds(40))
+        )
         let defaults = try ConfigLoader.parse(yaml: "verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: c, d0: 1, d1: 2}\n", source: "t")
         #expect(defaults.keypad.wiegand?.frameGap == .milliseconds(25))
     }
 
     @Test func mistakesNameTheKey() {
-        let found = configProblems("""
+        let found = configProblems(
+            """
             verifier: {kind: demo}
             keypad: {driver: wiegand, d0: 5, d1: 5, frame_gap_ms: 2, rows: [1], device: /dev/input/event0}
             """)

@@ -25,7 +25,8 @@ struct MQTTConfigTests {
     }
 
     @Test func everyBadKeyIsNamed() {
-        let found = problems("""
+        let found = problems(
+            """
             mqtt:
               url: mqtt://broker.example:1883
               password: hunter2
@@ -35,7 +36,8 @@ struct MQTTConfigTests {
               remote_unlock: true
               client_cert_file: door.crt
               retain_events: true
-            """).joined(separator: "\n")
+            """
+        ).joined(separator: "\n")
         for key in [
             "mqtt.url: plain mqtt:// to broker.example", "mqtt.password: secrets are never read from the config file",
             "mqtt.base_topic", "mqtt.discovery_prefix", "mqtt.keepalive_s", "mqtt.remote_unlock: needs mqtts://",

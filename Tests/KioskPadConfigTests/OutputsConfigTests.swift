@@ -13,7 +13,8 @@ struct OutputsConfigTests {
     }
 
     @Test func problemsOutsideDoorAndFeedbackDoNotStopIt() throws {
-        let path = try write("""
+        let path = try write(
+            """
             entry:
               max_lenght: 6
             verifier:

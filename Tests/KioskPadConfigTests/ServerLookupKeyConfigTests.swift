@@ -1,6 +1,6 @@
 import KioskPadConfig
-import Testing
 import KioskPadEndpoints
+import Testing
 
 @Suite("Verifier server config: lookup key")
 struct ServerLookupKeyConfigTests {

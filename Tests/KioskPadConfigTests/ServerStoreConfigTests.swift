@@ -1,6 +1,6 @@
 import KioskPadConfig
-import Testing
 import KioskPadEndpoints
+import Testing
 
 /// `server.store`, `server.sqlite` and `server.postgres`: what a site writes, and the
 /// mistakes it gets a clear error for.
@@ -14,16 +14,17 @@ struct ServerStoreConfigTests {
     }
 
     @Test func aPostgresStoreReadsItsURLPasswordSourceAndLimits() throws {
-        let settings = try ConfigLoader.parseServer(yaml: base + """
-              store: postgres
-              postgres:
-                url: postgres://kioskpad@db.example.net:5433/doors
-                password_credential: db-password
-                ca_file: db-ca.pem
-                pool_size: 4
-                timeout_ms: 800
+        let settings = try ConfigLoader.parseServer(
+            yaml: base + """
+                  store: postgres
+                  postgres:
+                    url: postgres://kioskpad@db.example.net:5433/doors
+                    password_credential: db-password
+                    ca_file: db-ca.pem
+                    pool_size: 4
+                    timeout_ms: 800
 
-            """, source: "v.yaml", baseDirectory: "/etc/kioskpad")
+                """, source: "v.yaml", baseDirectory: "/etc/kioskpad")
         let expected = PostgresSettings(
             host: "db.example.net", port: 5433, user: "kioskpad", database: "doors", password: .credential("db-password"),
             tls: .verifyFull, caFile: "/etc/kioskpad/db-ca.pem", poolSize: 4, timeout: .milliseconds(800))
@@ -49,8 +50,10 @@ struct ServerStoreConfigTests {
     }
 
     @Test func theRetiredFileStoreNamesTheImportCommand() {
-        #expect(problem("  users_file: users\n").contains(
-            "server.users_file: is no longer read: the verifier keeps its users in its database; bring them in once with `kioskpad verifier import --users-file ./users --config v.yaml`"))
+        #expect(
+            problem("  users_file: users\n").contains(
+                "server.users_file: is no longer read: the verifier keeps its users in its database; bring them in once with `kioskpad verifier import --users-file ./users --config v.yaml`"
+            ))
         #expect(problem("  store: file\n").contains("server.store: file is gone"))
         #expect(problem("  store: file\n").contains("kioskpad verifier import --users-file FILE"))
     }
@@ -59,32 +62,42 @@ struct ServerStoreConfigTests {
         let yaml = "  store: postgres\n  postgres:\n    url: postgres://kioskpad@10.0.0.5/kioskpad\n    tls: disable\n"
         #expect(problem(yaml).contains("server.postgres.tls: disable sends the database password and users' hashes in the clear to 10.0.0.5"))
         let allowed = try ConfigLoader.parseServer(yaml: base + yaml + "    allow_plaintext: true\n", source: "v.yaml")
-        guard case .postgres(let settings) = allowed.store else { Issue.record("not postgres"); return }
+        guard case .postgres(let settings) = allowed.store else {
+            Issue.record("not postgres")
+            return
+        }
         #expect(settings.tls == .disable && settings.port == 5432)
         let loopback = try ConfigLoader.parseServer(
             yaml: base + "  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1/kioskpad\n    tls: disable\n", source: "v.yaml")
-        guard case .postgres = loopback.store else { Issue.record("not postgres"); return }
+        guard case .postgres = loopback.store else {
+            Issue.record("not postgres")
+            return
+        }
     }
 
     @Test func mistakesNameTheKeyAndWhatIsValid() {
         #expect(problem("  store: mysql\n").contains("server.store: 'mysql' is not one of: sqlite, postgres"))
         #expect(problem("  store: postgres\n").contains("server.postgres: is required with store: postgres"))
         #expect(problem("  store: postgres\n  postgres:\n    tls: disable\n").contains("server.postgres.url: is required"))
-        #expect(problem("  store: postgres\n  postgres:\n    url: postgres://kioskpad:hunter2@127.0.0.1/kioskpad\n")
-            .contains("server.postgres.url: holds a password; put it in password_file"))
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://kioskpad:hunter2@127.0.0.1/kioskpad\n")
+                .contains("server.postgres.url: holds a password; put it in password_file"))
         #expect(!problem("  store: postgres\n  postgres:\n    url: postgres://kioskpad:hunter2@127.0.0.1/kioskpad\n").contains("hunter2"))
         #expect(problem("  store: postgres\n  postgres:\n    url: mysql://a@b/c\n").contains("is not a postgres:// URL"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1\n").contains("needs a database name"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k?sslmode=disable\n").contains("takes no ?options"))
-        #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    tls: prefer\n")
-            .contains("server.postgres.tls: 'prefer' is not one of: verify-full, disable"))
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    tls: prefer\n")
+                .contains("server.postgres.tls: 'prefer' is not one of: verify-full, disable"))
         #expect(problem("  postgres:\n    url: postgres://a@127.0.0.1/k\n").contains("server.postgres: is only read with store: postgres"))
-        #expect(problem("  store: postgres\n  sqlite:\n    path: x\n  postgres:\n    url: postgres://a@127.0.0.1/k\n")
-            .contains("server.sqlite: is only read with store: sqlite"))
+        #expect(
+            problem("  store: postgres\n  sqlite:\n    path: x\n  postgres:\n    url: postgres://a@127.0.0.1/k\n")
+                .contains("server.sqlite: is only read with store: sqlite"))
         #expect(problem("  sqlite:\n    busy_timeout_ms: 5\n").contains("server.sqlite.busy_timeout_ms"))
         #expect(problem("  sqlite:\n    file: x\n").contains("server.sqlite.file: unknown key"))
         #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    pool: 3\n").contains("server.postgres.pool: unknown key"))
-        #expect(problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    pool: 3\n")
-            .contains("Valid keys here: allow_plaintext, ca_file, password_credential, password_env, password_file, pool_size, timeout_ms, tls, url"))
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1/k\n    pool: 3\n")
+                .contains("Valid keys here: allow_plaintext, ca_file, password_credential, password_env, password_file, pool_size, timeout_ms, tls, url"))
     }
 }

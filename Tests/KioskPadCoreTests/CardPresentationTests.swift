@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 /// A card from a Wiegand reader (`keypad.long_frames: card`) goes through the same model as

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 @Suite("Challenge code before the PIN")

@@ -70,8 +70,9 @@ struct FrameComposerTests {
         #expect(status(.result(.denied)) == "Access denied")
         // 20 characters on a 16-column LCD: wrapped onto the free second row, not clipped.
         #expect(screen(.result(.unavailable)) == ["Verifier", "unavailable"])
-        #expect(FrameComposer(geometry: .lcd2004).compose(EntrySnapshot(phase: .result(.unavailable), mode: .pin, slotCount: 4))
-            .rows[1].trimmingSpaces == "Verifier unavailable")
+        #expect(
+            FrameComposer(geometry: .lcd2004).compose(EntrySnapshot(phase: .result(.unavailable), mode: .pin, slotCount: 4))
+                .rows[1].trimmingSpaces == "Verifier unavailable")
         #expect(status(.lockedOut, locked: 30) == "Locked 30s")
     }
 

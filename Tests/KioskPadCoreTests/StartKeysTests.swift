@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 /// `entry.start_keys` (ESPHome key_collector's `start_keys`): with start keys set, digits

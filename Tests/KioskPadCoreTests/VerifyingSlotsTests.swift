@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadTestSupport
+import KioskPadCore
 import Testing
 
 /// While an attempt is verified its slots stay filled, masked, under the spinner, as a

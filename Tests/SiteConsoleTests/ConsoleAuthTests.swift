@@ -3,10 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import KeypadTestSupport
 import KioskPadAccess
-@testable import SiteConsole
 import SiteCore
 import Testing
 import VerifierTestSupport
+
+@testable import SiteConsole
 
 /// Logins, sessions and forms: what keeps the console to its administrators.
 @Suite("Site console: login, sessions, CSRF, throttling", .heavy)

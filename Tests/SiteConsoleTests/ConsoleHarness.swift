@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import KioskPadCore
 import KioskPadAccess
-import SiteConsole
+import KioskPadCore
 import Logging
 import NIOCore
+import SiteConsole
 import SiteCore
 import Synchronization
 import Testing
@@ -76,7 +76,8 @@ final class Browser: @unchecked Sendable {
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
         for value in response.headers[values: .setCookie] {
             let pair = value.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(pair[0]), content = pair.count > 1 ? String(pair[1]) : ""
+            let name = String(pair[0])
+            let content = pair.count > 1 ? String(pair[1]) : ""
             if value.contains("Max-Age=0") || content.isEmpty { cookies[name] = nil } else { cookies[name] = content }
         }
         return response

@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import KioskPadCore
+import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import SiteConsole
 import SiteCore
-import KeypadTestSupport
 import Testing
 import VerifierTestSupport
 
@@ -53,7 +53,10 @@ struct ConsolePagesTests {
             let audit = try await harness.under.auditRecords().filter { $0["action"] == "user_add" }
             #expect(audit.map { $0["admin"] } == ["alice", "alice"] && audit.map { $0["user"] } == ["dana", "erin"])
             var seen = audit.description
-            for path in ["/console/users", "/console/users?q=erin", "/console/doors", "/console/codes", "/console/entries", "/console/entries.csv", "/console/doors.json"] {
+            for path in [
+                "/console/users", "/console/users?q=erin", "/console/doors", "/console/codes", "/console/entries", "/console/entries.csv",
+                "/console/doors.json",
+            ] {
                 seen += String(buffer: try await browser.get(path).body)
             }
             #expect(!seen.contains(pin) && !seen.contains("$pbkdf2"))
@@ -195,7 +198,8 @@ struct ConsolePagesTests {
             #expect(rule.doors == ["back", "front"] && rule.schedule == "office" && rule.validFrom?.description == "2030-01-01" && rule.disabled)
             let again = String(buffer: try await browser.get("/console/users/edit?name=jo").body)
             #expect(again.contains("<option selected>office</option>") && again.contains("value=\"back,front\""))
-            let backwards = try await browser.post("/console/users/rule", [("csrf", token), ("name", "jo"), ("valid_from", "2031-01-01"), ("valid_until", "2030-01-01")])
+            let backwards = try await browser.post(
+                "/console/users/rule", [("csrf", token), ("name", "jo"), ("valid_from", "2031-01-01"), ("valid_until", "2030-01-01")])
             #expect(backwards.status == .badRequest)
             #expect(try await harness.under.auditRecords().contains { $0["action"] == "user_rule" && $0["admin"] == "alice" })
         }
@@ -233,13 +237,18 @@ struct ConsolePagesTests {
             try await browser.logIn()
             let token = try await browser.csrf()
             let card = "1234567890"
-            let differ = try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", "1234567891"), ("action", "add")])
+            let differ = try await browser.post(
+                "/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", "1234567891"), ("action", "add")])
             #expect(differ.status == .badRequest)
-            #expect(try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "add")]).status == .seeOther)
+            #expect(
+                try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "add")])
+                    .status == .seeOther)
             #expect(try await harness.under.administration.list().first?.cards == 1)
             let listed = String(buffer: try await browser.get("/console/users?q=ivan").body)
             #expect(listed.contains("PIN, 1 card") && !listed.contains(card))
-            #expect(try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "remove")]).status == .seeOther)
+            #expect(
+                try await browser.post("/console/users/cards", [("csrf", token), ("name", "ivan"), ("card", card), ("card_again", card), ("action", "remove")])
+                    .status == .seeOther)
             #expect(try await harness.under.administration.list().first?.cards == 0)
             #expect(!(try await harness.under.auditRecords()).description.contains(card))
         }
@@ -256,7 +265,8 @@ struct QRCodeImageTests {
         let image = try QRCodeImage(encoding: uri)
         #expect(image.width >= 21 && (image.width - 17) % 4 == 0, "a QR symbol is 17 + 4 * version modules wide")
         // A portable bitmap, 4 pixels a module, with the quiet zone.
-        let scale = 4, size = (image.width + 8) * scale
+        let scale = 4
+        let size = (image.width + 8) * scale
         var pbm = "P1\n\(size) \(size)\n"
         for y in 0..<size {
             let row = (0..<size).map { x -> String in

@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 import Testing
 import VerifierTestSupport
@@ -32,7 +32,8 @@ struct AccessDecisionTests {
 
     func request(_ value: String, at door: String, kind: String = "pin", secret: WebhookSecret? = nil) -> ReferenceVerifier.Incoming {
         let id = UUID().uuidString
-        let body = Array("{\"terminal_id\":\"\(door)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}".utf8)
+        let body = Array(
+            "{\"terminal_id\":\"\(door)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}".utf8)
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
@@ -95,7 +96,10 @@ struct AccessDecisionTests {
         try await admin.setAccess(user: "bob") { $0.validUntil = SiteDate(parsing: "2027-01-14") }  // yesterday
         #expect(await reference.handle(request("1470", at: "front-door")) == .denied())
         #expect(try await lastAttempt(store)["reason"] == "expired")
-        try await admin.setAccess(user: "bob") { $0.validUntil = nil; $0.validFrom = SiteDate(parsing: "2027-01-15T09:00") }
+        try await admin.setAccess(user: "bob") {
+            $0.validUntil = nil
+            $0.validFrom = SiteDate(parsing: "2027-01-15T09:00")
+        }
         #expect(await reference.handle(request("1470", at: "front-door")) == .denied())
         #expect(try await lastAttempt(store)["reason"] == "not_yet_valid")
         clock.advance(3600)
@@ -201,7 +205,10 @@ struct AccessDecisionTests {
         defer { Task { await store.destroy() } }
         let admin = store.administration
         try await admin.setSchedule(name: "nights", spec: "daily 22:00-06:00")
-        try await admin.setAccess(user: "bob") { $0.doors = ["front-door"]; $0.schedule = "nights" }
+        try await admin.setAccess(user: "bob") {
+            $0.doors = ["front-door"]
+            $0.schedule = "nights"
+        }
         let exported = UsersFile.text(for: try await admin.records(), site: try await admin.siteRules(), header: "test")
         let file = try UsersFile(parsing: exported, source: "exported")
         #expect(file.site.rules["bob"] == AccessRule(doors: ["front-door"], schedule: "nights"))
@@ -210,7 +217,8 @@ struct AccessDecisionTests {
         let more = try UsersFile(parsing: exported + "carol:\(carol)\n@access carol schedule=nights\n", source: "more")
         #expect(try await admin.importUsers(more) == 1)
         #expect(try await admin.siteRules().rules["carol"]?.schedule == "nights")
-        let other = try UsersFile(parsing: exported.replacingOccurrences(of: "@access bob doors=front-door", with: "@access bob doors=back-door"), source: "other")
+        let other = try UsersFile(
+            parsing: exported.replacingOccurrences(of: "@access bob doors=front-door", with: "@access bob doors=back-door"), source: "other")
         await #expect { try await admin.importUsers(other) } throws: { error in
             (error as? UsersImport.Clash)?.description.contains("user 'bob': the database has other access rules") == true
         }

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import KioskPadCore
-import KioskPadAccess
-import SiteCore
 import KeypadTestSupport
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
 import Testing
 import VerifierTestSupport
 
@@ -56,13 +56,14 @@ struct CredentialReplicaTests {
         try await store.administration.add(name: "bo", hash: try hash("4822"), tag: nil)
         try await store.administration.setTOTP(name: "bo", secret: TOTP.newSecret())
         version = try await keeping.replicaVersion()
-        #expect(try await !moved {
-            _ = try await store.store.commitAttempt(terminal: "front", policy: LockoutPolicy()) { _, transaction in
-                _ = try await transaction.claimTOTPStep(user: "bo", step: 100)
-                try await transaction.audit([("decision", "granted")])
-            }
-            try await store.store.audit([("decision", "rejected")])
-        })
+        #expect(
+            try await !moved {
+                _ = try await store.store.commitAttempt(terminal: "front", policy: LockoutPolicy()) { _, transaction in
+                    _ = try await transaction.claimTOTPStep(user: "bo", step: 100)
+                    try await transaction.audit([("decision", "granted")])
+                }
+                try await store.store.audit([("decision", "rejected")])
+            })
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
@@ -75,10 +76,16 @@ struct CredentialReplicaTests {
         try await admin.setSchedule(name: "night", spec: "daily 22:00-06:00")
         for name in ["ann", "ben", "cat", "dan", "eve"] { try await admin.add(name: name, hash: try hash("4821"), tag: nil) }
         try await admin.setTOTP(name: "ann", secret: TOTP.newSecret())
-        _ = try await admin.setAccess(user: "ben") { $0.doors = ["back"]; $0.schedule = "night" }
+        _ = try await admin.setAccess(user: "ben") {
+            $0.doors = ["back"]
+            $0.schedule = "night"
+        }
         _ = try await admin.setAccess(user: "cat") { $0.disabled = true }
         _ = try await admin.setAccess(user: "dan") { $0.validUntil = SiteDate(parsing: "2020-01-01") }
-        _ = try await admin.setAccess(user: "eve") { $0.doors = ["front", "back"]; $0.schedule = "office" }
+        _ = try await admin.setAccess(user: "eve") {
+            $0.doors = ["front", "back"]
+            $0.schedule = "office"
+        }
         try await admin.setDuress(name: "eve", hash: try hash("9999"), tag: nil)
         try await admin.addCard(name: "eve", hash: try hash("12345678"), tag: nil)
         let keeping = try keeping(store)

@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
-import KioskPadAccess
-import SiteCore
 import KeypadTestSupport
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
 import Testing
 import VerifierTestSupport
 
@@ -14,7 +14,9 @@ struct DoorEventIntakeTests {
     let clock = TestWallClock()
 
     /// A journal record as the terminal writes it.
-    static func record(_ id: String = UUID().uuidString, terminal: String = "front-door", type: String = "attempt", time: String = "2027-01-15T07:59:58.125Z", seq: Int = 1) -> String {
+    static func record(
+        _ id: String = UUID().uuidString, terminal: String = "front-door", type: String = "attempt", time: String = "2027-01-15T07:59:58.125Z", seq: Int = 1
+    ) -> String {
         "{\"seq\":\(seq),\"id\":\"\(id)\",\"time\":\"\(time)\",\"type\":\"\(type)\",\"terminal_id\":\"\(terminal)\",\"decision\":\"granted\",\"user\":\"alice\"}"
     }
 
@@ -92,13 +94,23 @@ struct DoorEventIntakeTests {
         ("{}", "the body must be a JSON array of event envelopes"),
         ("[]", "a batch holds 1 to 50 records, not 0"),
         ("[{\"data\":{\"seq\":1,\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]", "record 1: data.id must be"),
-        ("[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),{\"data\":\(DoorEventIntakeTests.record(time: "yesterday"))}]",
-         "record 2: data.time must be an RFC 3339 date-time"),
-        ("[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record(terminal: "other")))]",
-         "a batch comes from one terminal"),
+        (
+            "[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),{\"data\":\(DoorEventIntakeTests.record(time: "yesterday"))}]",
+            "record 2: data.time must be an RFC 3339 date-time"
+        ),
+        (
+            "[\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record())),\(DoorEventIntakeTests.envelope(DoorEventIntakeTests.record(terminal: "other")))]",
+            "a batch comes from one terminal"
+        ),
         ("[{\"timestamp\":\"2027-01-15T07:59:58Z\",\"data\":\(DoorEventIntakeTests.record())}]", "record 1: type must be a string such as kioskpad.attempt"),
-        ("[{\"type\":\"kioskpad.attempt\",\"timestamp\":\"soon\",\"data\":\(DoorEventIntakeTests.record())}]", "record 1: timestamp must be an RFC 3339 date-time"),
-        ("[{\"data\":{\"seq\":false,\"id\":\"r1\",\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]", "record 1: data.seq must be an integer"),
+        (
+            "[{\"type\":\"kioskpad.attempt\",\"timestamp\":\"soon\",\"data\":\(DoorEventIntakeTests.record())}]",
+            "record 1: timestamp must be an RFC 3339 date-time"
+        ),
+        (
+            "[{\"data\":{\"seq\":false,\"id\":\"r1\",\"time\":\"2027-01-15T07:59:58Z\",\"type\":\"attempt\",\"terminal_id\":\"d\"}}]",
+            "record 1: data.seq must be an integer"
+        ),
         ("[{\"data\":{\"id\":\"a\",\"id\":\"b\"}}]", "ambiguous or malformed JSON"),
     ])
     func aBadBatchIsRefusedForGoodNamingTheRecordAndField(body: String, message: String) {
@@ -200,4 +212,3 @@ struct DoorEventIntakeTests {
         }
     }
 }
-

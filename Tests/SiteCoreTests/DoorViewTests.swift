@@ -12,7 +12,8 @@ struct DoorViewTests {
     func records(_ items: [(type: String, fields: String)]) -> [DoorEvent] {
         items.enumerated().map { index, item in
             let json = "{\"type\":\"\(item.type)\",\"terminal_id\":\"back-door\"\(item.fields.isEmpty ? "" : "," + item.fields)}"
-            return DoorEvent(id: "r\(index)", terminalID: "back-door", type: item.type, time: start.addingTimeInterval(Double(index)), sequence: index, json: json)
+            return DoorEvent(
+                id: "r\(index)", terminalID: "back-door", type: item.type, time: start.addingTimeInterval(Double(index)), sequence: index, json: json)
         }
     }
 
@@ -29,16 +30,20 @@ struct DoorViewTests {
     }
 
     @Test func tamperKeypadDuressAndSilenceStandUntilCleared() throws {
-        let bad = try #require(view([
-            ("attempt", "\"decision\":\"granted\",\"user\":\"dana\""), ("duress", "\"user\":\"dana\""), ("tamper", ""), ("keypad_failed", ""),
-            ("forced_open", ""), ("lockout", ""),
-        ]))
+        let bad = try #require(
+            view([
+                ("attempt", "\"decision\":\"granted\",\"user\":\"dana\""), ("duress", "\"user\":\"dana\""), ("tamper", ""), ("keypad_failed", ""),
+                ("forced_open", ""), ("lockout", ""),
+            ]))
         #expect(bad.alerts == ["duress", "tamper", "keypad_failed", "forced_open"])
         #expect(bad.lastDecision == "granted" && bad.lastUser == "dana" && bad.lockedOut == "yes" && bad.keypad == "failed")
         let better = try #require(view([("tamper", ""), ("keypad_failed", ""), ("tamper_cleared", ""), ("keypad_recovered", "")]))
         #expect(better.alerts.isEmpty && better.tamper == "clear" && better.keypad == "ok")
         // A status record says how the terminal is now; a duress a day old no longer stands.
-        let status = try #require(view([("duress", ""), ("status", "\"door\":\"closed\",\"keypad\":\"ok\",\"tamper\":\"active\",\"locked_out\":\"no\"")], at: 90_000, silentAfter: 100_000))
+        let status = try #require(
+            view(
+                [("duress", ""), ("status", "\"door\":\"closed\",\"keypad\":\"ok\",\"tamper\":\"active\",\"locked_out\":\"no\"")], at: 90_000,
+                silentAfter: 100_000))
         #expect(status.alerts == ["tamper"] && status.door == "closed")
         let silent = try #require(view([("status", "\"door\":\"closed\"")], at: 1_000))
         #expect(silent.alerts == ["silent"])

@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
-import KioskPadAccess
-import SiteCore
 import KeypadTestSupport
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
 import Testing
 import VerifierTestSupport
 
@@ -29,8 +29,12 @@ struct ReferenceVerifierAbuseTests {
             store: store.store, clock: clock.read)
     }
 
-    func request(_ value: String, kind: String = "pin", id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, source: String = "10.0.0.7") -> ReferenceVerifier.Incoming {
-        let body = Array("{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}".utf8)
+    func request(
+        _ value: String, kind: String = "pin", id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, source: String = "10.0.0.7"
+    ) -> ReferenceVerifier.Incoming {
+        let body = Array(
+            "{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}"
+                .utf8)
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
@@ -87,7 +91,7 @@ struct ReferenceVerifierAbuseTests {
         }
         for n in 0..<1_500 {
             #expect(try await claim("id-\(n)"))
-            clock.advance(2) // one request every 2 seconds for 50 minutes
+            clock.advance(2)  // one request every 2 seconds for 50 minutes
         }
         #expect(try await !claim("id-1499"))  // recent: still refused
         #expect(try await !claim("id-1250"))  // 8 minutes old: still refused
@@ -117,7 +121,7 @@ struct ReferenceVerifierAbuseTests {
         #expect(summary["count"] == "20")
         #expect(summary["throttled"] == "480")
         #expect(summary["refusals"] == "unauthenticated:20")
-        #expect(await reference.handle(request("1111", sign: false, source: "203.0.113.9")).refusal == .unauthenticated) // a new interval
+        #expect(await reference.handle(request("1111", sign: false, source: "203.0.113.9")).refusal == .unauthenticated)  // a new interval
     }
 
     @Test(arguments: [

@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 import Synchronization
 import Testing
@@ -36,8 +36,12 @@ struct ReferenceVerifierTests {
             store: store.store, clock: clock.read)
     }
 
-    func request(_ kind: String, _ value: String, id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, timestamp: Date? = nil) -> ReferenceVerifier.Incoming {
-        let body = Array("{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}".utf8)
+    func request(_ kind: String, _ value: String, id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, timestamp: Date? = nil)
+        -> ReferenceVerifier.Incoming
+    {
+        let body = Array(
+            "{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}"
+                .utf8)
         let seconds = Int((timestamp ?? clock.now).timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
@@ -204,7 +208,7 @@ struct ReferenceVerifierTests {
         #expect(records.map { $0["decision"] } == ["granted", "denied", "rejected"])
         #expect(records[0]["user"] == "alice")
         #expect(records[2]["refusal"] == "unauthenticated")
-        let text = redactingMeasuredValues(try await store.administration.auditRecords(last: 10).joined()) // ids and timings may hold any digits
+        let text = redactingMeasuredValues(try await store.administration.auditRecords(last: 10).joined())  // ids and timings may hold any digits
         #expect(!text.contains("2580") && !text.contains("7391"))
     }
 

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A loopback port that refuses connections for as long as this object lives: a TCP
 /// socket bound to 127.0.0.1 (with SO_REUSEADDR) that never listens. A port whose socket

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadDisplay
+import KioskPadCore
 
 /// Decodes the exact byte stream a PCF8574 backpack receives into what an HD44780
 /// controller would do: nibbles latched on E's falling edge, RS for data vs instruction,
@@ -108,14 +108,15 @@ public final class HD44780Emulator {
     public func screen(_ geometry: DisplayGeometry) -> [String] {
         (0..<geometry.rows).map { row in
             let base = Int(HD44780Encoder.rowAddresses[row])
-            return String(ddram[base..<(base + geometry.columns)].map { code -> Character in
-                switch code {
-                case HD44780Encoder.dotSlot: return HD44780Encoder.maskDot
-                case HD44780Encoder.backslashSlot: return "\\"
-                case 0xFF: return HD44780Encoder.fullBlock
-                default: return Character(Unicode.Scalar(code))
-                }
-            })
+            return String(
+                ddram[base..<(base + geometry.columns)].map { code -> Character in
+                    switch code {
+                    case HD44780Encoder.dotSlot: return HD44780Encoder.maskDot
+                    case HD44780Encoder.backslashSlot: return "\\"
+                    case 0xFF: return HD44780Encoder.fullBlock
+                    default: return Character(Unicode.Scalar(code))
+                    }
+                })
         }
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Raw TCP sockets on loopback for tests that must control every byte and every wait.
@@ -16,7 +16,9 @@ public enum LoopbackSocket {
         remote.sin_family = sa_family_t(AF_INET)
         remote.sin_addr.s_addr = inet_addr("127.0.0.1")
         remote.sin_port = UInt16(port).bigEndian
-        _ = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         return fd
     }
 

@@ -54,7 +54,7 @@ public final class ManualClock: Clock, Sendable {
         } onCancel: {
             let sleeper: Sleeper? = state.withLock { state in
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id) // not registered yet: refused when it is
+                    state.cancelled.insert(id)  // not registered yet: refused when it is
                     return nil
                 }
                 return state.sleepers.remove(at: index)

@@ -63,7 +63,8 @@ public struct MockKeyMatrix: Sendable {
         labels.reserveCapacity(count)
         var time = start
         for _ in 0..<count {
-            let row = random(rows), column = random(columns)
+            let row = random(rows)
+            let column = random(columns)
             labels.append(layout.key(row: row, column: column).label)
             press(row: row, column: column, at: time, bounce: bounce(), random: random)
             release(row: row, column: column, at: time + down, bounce: bounce(), random: random)

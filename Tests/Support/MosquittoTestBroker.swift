@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real Eclipse Mosquitto broker on loopback for one test (Debian's `mosquitto`, with
@@ -93,7 +94,9 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     /// The retained messages under `topic` (a filter), read by a fresh subscriber.
     public func retained(_ topic: String, expecting count: Int) async throws -> [Message] {
-        let output = try await onOwnThread { try self.run("/usr/bin/mosquitto_sub", self.subscribeArguments(topic) + ["--retained-only", "-C", "\(count)", "-W", "5"], allowFailure: true) }
+        let output = try await onOwnThread {
+            try self.run("/usr/bin/mosquitto_sub", self.subscribeArguments(topic) + ["--retained-only", "-C", "\(count)", "-W", "5"], allowFailure: true)
+        }
         return MosquittoTestBroker.parse(output)
     }
 
@@ -155,7 +158,9 @@ public final class MosquittoTestBroker: @unchecked Sendable {
         func sawProbe(within timeout: Duration) -> Bool {
             let deadline = ContinuousClock.now + timeout
             repeat {
-                if MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) }).contains(where: { $0.topic == probe }) { return true }
+                if MosquittoTestBroker.parse(received.lock.withLock { String(decoding: received.data, as: UTF8.self) }).contains(where: { $0.topic == probe }) {
+                    return true
+                }
                 usleep(10_000)
             } while ContinuousClock.now < deadline
             return false
@@ -191,12 +196,25 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     private func makeCertificates() throws {
         let openssl = "/usr/bin/openssl"
-        try run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=KioskPad test CA",
-                          "-keyout", path("ca.key"), "-out", caFile])
-        try run(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", path("server.key"), "-out", path("server.csr")])
+        try run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=KioskPad test CA",
+                "-keyout", path("ca.key"), "-out", caFile,
+            ])
+        try run(
+            openssl,
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", path("server.key"), "-out",
+                path("server.csr"),
+            ])
         try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: URL(fileURLWithPath: path("san.ext")))
-        try run(openssl, ["x509", "-req", "-in", path("server.csr"), "-CA", caFile, "-CAkey", path("ca.key"), "-CAcreateserial",
-                          "-days", "2", "-extfile", path("san.ext"), "-out", path("server.crt")])
+        try run(
+            openssl,
+            [
+                "x509", "-req", "-in", path("server.csr"), "-CA", caFile, "-CAkey", path("ca.key"), "-CAcreateserial",
+                "-days", "2", "-extfile", path("san.ext"), "-out", path("server.crt"),
+            ])
     }
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A real PostgreSQL server for tests (Debian's `postgresql` package, which
 /// `scripts/test.sh` installs): `initdb` into a new temporary directory, a reserved loopback
@@ -53,10 +54,12 @@ public final class PostgresTestServer: @unchecked Sendable {
         passwordFile = directory.appendingPathComponent("password").path
         try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         if asPostgres { try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asServerUser: false) }
-        try run(bin + "/initdb", [
-            "-D", dataDirectory, "-U", user, "--pwfile", passwordFile, "--auth-local=trust", "--auth-host=scram-sha-256",
-            "--no-sync", "-E", "UTF8", "--locale=C",
-        ])
+        try run(
+            bin + "/initdb",
+            [
+                "-D", dataDirectory, "-U", user, "--pwfile", passwordFile, "--auth-local=trust", "--auth-host=scram-sha-256",
+                "--no-sync", "-E", "UTF8", "--locale=C",
+            ])
         try start()
         try run(bin + "/createdb", ["-h", directory.path, "-p", String(port), "-U", user, database])
     }
@@ -65,11 +68,13 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// Starts (or restarts) the server and waits until it accepts connections.
     public func start() throws {
-        try run(binDirectory + "/pg_ctl", [
-            "-D", dataDirectory, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60",
-            "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
-            "start",
-        ])
+        try run(
+            binDirectory + "/pg_ctl",
+            [
+                "-D", dataDirectory, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60",
+                "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100",
+                "start",
+            ])
     }
 
     /// Stops the server (fast: open sessions are ended), as an outage would.

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadDisplay
+import KioskPadCore
 import Synchronization
 
 /// Keeps every frame it is shown, for tests; can be told to fail to exercise error paths.

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import KioskPadCore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A tiny HTTP server on 127.0.0.1 (plain BSD sockets, so every fault is exactly what the
 /// test asks for): it records every request and answers as told - a status, garbage, an
@@ -117,12 +118,17 @@ public final class RecordingHTTPServer: Sendable {
             close(connection)
         case .overQuotaOnce(let seconds):
             let first = recorded.withLock { $0.count } == 1
-            send(connection, first
-                ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-                : response(status: 200, body: "{}"))
+            send(
+                connection,
+                first
+                    ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                    : response(status: 200, body: "{}"))
             close(connection)
         case .hugeBody(let bytes):
-            send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes)\r\n\r\n{\"decision\":\"granted\",\"message\":\"" + String(repeating: "x", count: bytes - 40) + "\"}    ")
+            send(
+                connection,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes)\r\n\r\n{\"decision\":\"granted\",\"message\":\""
+                    + String(repeating: "x", count: bytes - 40) + "\"}    ")
             close(connection)
         case .slow(let seconds, let body):
             Thread.sleep(forTimeInterval: seconds)

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 import Synchronization
 
 /// Keeps every state change with its time, and can be told to fail.

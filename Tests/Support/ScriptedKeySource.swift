@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 
 /// A key source that replays a fixed list of events (tests and demos); always scripted.
 public struct ScriptedKeySource: KeySource {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A child process started with posix_spawn through ``ClosingDescriptors`` and reaped with
 /// waitpid by its owner alone: Foundation's `Process` lets children inherit the test

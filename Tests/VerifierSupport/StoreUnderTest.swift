@@ -1,7 +1,7 @@
 import Foundation
-import KioskPadCore
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import SiteCore
 import SitePostgres

@@ -7,11 +7,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import KioskPadCore
 import KioskPadAccess
-import SiteConsole
+import KioskPadCore
 import Logging
 import NIOCore
+import SiteConsole
 import SiteCore
 import SiteSQLite
 

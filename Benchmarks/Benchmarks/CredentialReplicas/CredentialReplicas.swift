@@ -5,8 +5,8 @@
 import Benchmark
 import Crypto
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 
 enum ReplicaFixture {
@@ -36,7 +36,8 @@ let benchmarks: @Sendable () -> Void = {
         "Replica, verifier: choose, encode and sign one door's replica (10,000 users)",
         configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 100)
     ) { benchmark in
-        let records = ReplicaFixture.records, site = ReplicaFixture.site
+        let records = ReplicaFixture.records
+        let site = ReplicaFixture.site
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             let replica = try CredentialService.replica(for: "front-door", version: 7, site: site, records: records, now: Date())

@@ -3,10 +3,10 @@
 // offline decision next to the one PBKDF2 check it is built around.
 import Benchmark
 import Crypto
-import Foundation
-import KioskPadCore
 import DoorOfflineReplica
+import Foundation
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 import Synchronization
 
@@ -61,9 +61,10 @@ enum DoorReplicaFixture {
 
     static func keeper(_ name: String) -> ReplicaKeeper {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return ReplicaKeeper(settings: ReplicaKeeper.Settings(
-            terminalID: "front-door", publicKey: ReplicaPublicKey(ReplicaFixture.key.publicKey),
-            path: directory.appendingPathComponent(name).path + "/replica.json", maxAge: .seconds(86_400), wallClockTrusted: { true }))
+        return ReplicaKeeper(
+            settings: ReplicaKeeper.Settings(
+                terminalID: "front-door", publicKey: ReplicaPublicKey(ReplicaFixture.key.publicKey),
+                path: directory.appendingPathComponent(name).path + "/replica.json", maxAge: .seconds(86_400), wallClockTrusted: { true }))
     }
 }
 
@@ -95,7 +96,8 @@ let doorBenchmarks: @Sendable () -> Void = {
         try keeper.accept(DoorReplicaFixture.signed, receivedAt: BootInstant.now())
         let start = Date().addingTimeInterval(60)
         let confirmations = try (0..<1_000).map {
-            try SignedReplica(signing: .confirmation(terminalID: "front-door", version: 7, issuedAt: start.addingTimeInterval(Double($0))), with: ReplicaFixture.key)
+            try SignedReplica(
+                signing: .confirmation(terminalID: "front-door", version: 7, issuedAt: start.addingTimeInterval(Double($0))), with: ReplicaFixture.key)
         }
         var next = 0
         benchmark.startMeasurement()

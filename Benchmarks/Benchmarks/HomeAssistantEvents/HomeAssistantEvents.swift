@@ -6,10 +6,10 @@
 // and allocates).
 // Run: cd Benchmarks && swift package --disable-sandbox benchmark --target HomeAssistantEvents
 import Benchmark
-import Foundation
-import KioskPadCore
 import DoorController
 import DoorHomeAssistant
+import Foundation
+import KioskPadCore
 import Logging
 import Synchronization
 
@@ -57,7 +57,8 @@ final class LoopbackSite: Sendable {
         let inbox = HomeAssistantBridge.makeInbox()
         let link = MQTTLink(
             settings: MQTTLinkSettings(host: "127.0.0.1", port: port, tls: false, clientID: "bench-door", will: (topics.status, "offline")),
-            logger: logger) { inbox.1.yield(.link($0)) }
+            logger: logger
+        ) { inbox.1.yield(.link($0)) }
         let bridge = HomeAssistantBridge(
             transport: link, inbox: inbox,
             discovery: HomeAssistantDiscovery(
@@ -142,8 +143,9 @@ let benchmarks: @Sendable () -> Void = {
             note: { note in if case .eventsDropped(let count) = note { dropped.withLock { $0 += count } } })
         benchmark.startMeasurement()
         for n in 0..<10_000 {
-            await bridge.handle(.attemptDecided(
-                attemptID: "a\(n)", kind: .pin, outcome: .granted(user: "user-\(n)"), latency: .milliseconds(5), lockedOut: false))
+            await bridge.handle(
+                .attemptDecided(
+                    attemptID: "a\(n)", kind: .pin, outcome: .granted(user: "user-\(n)"), latency: .milliseconds(5), lockedOut: false))
         }
         benchmark.stopMeasurement()
         benchmark.measurement(.custom("queued events"), await bridge.queuedEvents)

@@ -6,10 +6,10 @@
 // bytes on disk after 100,000 attempts with the default journal.max_bytes.
 // Run: cd Benchmarks && swift package --disable-sandbox benchmark --target JournalForwarding
 import Benchmark
-import Foundation
-import DoorVerifierClient
-import KeypadTestSupport
 import DoorServices
+import DoorVerifierClient
+import Foundation
+import KeypadTestSupport
 import Logging
 import Synchronization
 
@@ -67,7 +67,8 @@ struct JournalFixture: Sendable {
         // The size bound: 100,000 attempts into a journal with the default budget, nothing forwarding.
         let bounded = try! TerminalJournal(directory: directory + "-bounded")
         for n in 0..<records { try! append(n, to: bounded) }
-        FileHandle.standardError.write(Data("journal.max_bytes \(TerminalJournal.defaultMaxBytes): after \(records) attempts \(bounded.totalBytes) bytes on disk\n".utf8))
+        FileHandle.standardError.write(
+            Data("journal.max_bytes \(TerminalJournal.defaultMaxBytes): after \(records) attempts \(bounded.totalBytes) bytes on disk\n".utf8))
         try? FileManager.default.removeItem(atPath: directory + "-bounded")
         let server = try! RecordingHTTPServer(.respond(status: 200, body: "{}"))
         var logger = Logger(label: "bench")
@@ -84,15 +85,20 @@ struct JournalFixture: Sendable {
             let envelopes = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [[String: Any]]) ?? []
             return envelopes.compactMap { ($0["data"] as? [String: Any])?["id"] as? String }
         }
-        FileHandle.standardError.write(Data("forwarded \(JournalFixture.records) records: \(ids.count) arrived, \(Set(ids).count) distinct ids, \(server.requests.count - before) requests\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "forwarded \(JournalFixture.records) records: \(ids.count) arrived, \(Set(ids).count) distinct ids, \(server.requests.count - before) requests\n"
+                    .utf8))
     }
 
     static func append(_ n: Int, to journal: TerminalJournal) throws {
-        try journal.append(type: "attempt", fields: [
-            ("terminal_id", .text("door-1")), ("attempt_id", .text(UUID().uuidString.lowercased())), ("kind", .text("pin")),
-            ("decision", .text(n % 3 == 0 ? "denied" : "granted")), ("latency_ms", .number(40 + n % 50)),
-            ("user", .text("user-\(n % 40)")),
-        ])
+        try journal.append(
+            type: "attempt",
+            fields: [
+                ("terminal_id", .text("door-1")), ("attempt_id", .text(UUID().uuidString.lowercased())), ("kind", .text("pin")),
+                ("decision", .text(n % 3 == 0 ? "denied" : "granted")), ("latency_ms", .number(40 + n % 50)),
+                ("user", .text("user-\(n % 40)")),
+            ])
     }
 
     /// Forwards `count` records starting after `sequence` (cursor at `position`).

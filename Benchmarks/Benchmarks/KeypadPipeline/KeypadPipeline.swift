@@ -1,10 +1,10 @@
 // The keypad pipeline's cost: scanner core plus entry model per key, the frame composer per
 // frame, and the LCD driver's frame diff per key. Run: cd Benchmarks && swift package benchmark --target KeypadPipeline
 import Benchmark
-import KioskPadCore
 import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
+import KioskPadCore
 
 /// 100,000 taps of random keys, 40 ms down and 80 ms apart, each end with 0-5 ms of contact
 /// bounce, scripted on the 4x4 mock matrix in time order; and the labels they should give.
@@ -82,7 +82,8 @@ let benchmarks: @Sendable () -> Void = {
         let matched = zip(pressed, expected).prefix { $0 == $1 }.count
         benchmark.measurement(lost, max(0, expected.count - pressed.count) + (pressed.count == expected.count ? expected.count - matched : 0))
         benchmark.measurement(doubled, max(0, pressed.count - expected.count))
-        precondition(pressed == expected, "the scanner lost or doubled keys: \(pressed.count) presses for \(expected.count) taps, first difference at \(matched)")
+        precondition(
+            pressed == expected, "the scanner lost or doubled keys: \(pressed.count) presses for \(expected.count) taps, first difference at \(matched)")
     }
 
     let frames = PipelineFixture.typingFrames(geometry: .lcd1602)

@@ -1,13 +1,13 @@
 import Benchmark
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KioskPadAccess
-import SiteHTTP
+import KioskPadCore
 import Logging
-import SiteCore
-import SiteSQLite
 import ServiceLifecycle
+import SiteCore
+import SiteHTTP
+import SiteSQLite
 
 /// A new SQLite store holding `users`, in the temporary directory, open for the rest of the
 /// benchmark process.

@@ -1,9 +1,9 @@
 import Benchmark
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KeypadTestSupport
 import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// How many verifications per second one or two `kioskpad verifier serve` processes decide
@@ -35,17 +35,17 @@ final class PostgresSite {
         try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         let config = directory.appendingPathComponent("verifier.yaml").path
         try """
-            server:
-              listen: 127.0.0.1:0
-              secret_file: secret
-              lookup_key_file: lookup.key
-              store: postgres
-              postgres:
-                url: \(database.url)
-                password_file: \(database.passwordFile)
-                tls: disable
+        server:
+          listen: 127.0.0.1:0
+          secret_file: secret
+          lookup_key_file: lookup.key
+          store: postgres
+          postgres:
+            url: \(database.url)
+            password_file: \(database.passwordFile)
+            tls: disable
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         try ThroughputServer.run(["verifier", "migrate", "--config", config])
         let key = try LookupKey(text: keyText)
         var rows: [String] = []
@@ -109,7 +109,8 @@ func postgresBenchmarks() {
         metrics: [.wallClock, .throughput, requestLatency], warmupIterations: 2, maxDuration: .seconds(45), maxIterations: 200)
     for users in [10, 10_000] {
         for instances in [1, 2] {
-            Benchmark("PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s"), \(users) users, 8 terminals at once", configuration: configuration) { benchmark in
+            Benchmark("PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s"), \(users) users, 8 terminals at once", configuration: configuration) {
+                benchmark in
                 try await postgresBatches(benchmark, terminals: 8, users: users, instances: instances)
             }
         }

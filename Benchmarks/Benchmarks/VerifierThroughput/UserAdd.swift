@@ -1,7 +1,7 @@
 import Benchmark
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import SiteCore
 import SiteSQLite
@@ -19,7 +19,8 @@ final class UserAddSite {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-add-\(UUID())")
         var logger = Logger(label: "bench-user-add")
         logger.logLevel = .error
-        database = try await SQLiteVerifierDatabase.open(path: directory.appendingPathComponent("verifier.sqlite3").path, busyTimeout: .seconds(5), logger: logger)
+        database = try await SQLiteVerifierDatabase.open(
+            path: directory.appendingPathComponent("verifier.sqlite3").path, busyTimeout: .seconds(5), logger: logger)
         try await SQLiteMigrations.apply(on: database)
         hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
         let records = (0..<users).map { UserRecord(name: "user\($0)", pinHash: hash, lookupTag: "0123abcd." + String(format: "%032x", $0)) }
@@ -41,7 +42,8 @@ func userAddBenchmarks() {
         let directory = SQLiteUserDirectory(database: site.database)
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
-            try await directory.add(name: "new\(index)-\(UUID().uuidString.prefix(8))", hash: site.hash, tag: "0123abcd." + String(format: "%032x", 20_000 + index))
+            try await directory.add(
+                name: "new\(index)-\(UUID().uuidString.prefix(8))", hash: site.hash, tag: "0123abcd." + String(format: "%032x", 20_000 + index))
         }
         benchmark.stopMeasurement()
         await site.close()

@@ -1,8 +1,8 @@
 import Benchmark
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// How many verifications per second the reference verifier decides, and how long each
@@ -144,7 +144,7 @@ func batches(_ benchmark: Benchmark, terminals: Int, lookupUsers: Int? = nil, st
 /// request's latency.
 func batches(_ benchmark: Benchmark, clients: [HTTPVerifier]) async throws {
     let pin: @Sendable () -> SecretDigits = { SecretDigits(ascii: "4826")! }
-    for (index, client) in clients.enumerated() { // warm the connections
+    for (index, client) in clients.enumerated() {  // warm the connections
         _ = await client.verify(VerificationAttempt(terminalID: "terminal-\(index)", kind: .pin, value: pin()))
     }
     benchmark.startMeasurement()

@@ -1,12 +1,12 @@
-import KioskPadCore
+import DoorController
+import DoorOfflineReplica
+import DoorServices
+import DoorVerifierClient
 import KeypadDisplay
 import KeypadHAL
-import DoorVerifierClient
-import DoorOfflineReplica
 import KioskPadAccess
 import KioskPadConfig
-import DoorController
-import DoorServices
+import KioskPadCore
 import Logging
 import UnixSignals
 
@@ -61,7 +61,8 @@ extension TerminalAssembly {
                 key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
                 fix: "use kind: local with a users_file")
         }
-        let gpio = configuration.keypad.driver == .gpio || configuration.keypad.driver == .terminal
+        let gpio =
+            configuration.keypad.driver == .gpio || configuration.keypad.driver == .terminal
             ? try KeypadAssembly.gpioConfiguration(configuration.keypad) : nil
         let services = try DaemonServices(
             configuration: configuration,

@@ -1,11 +1,11 @@
-import Foundation
-import KioskPadCore
-import KeypadHAL
-import DoorVerifierClient
-import KioskPadAccess
-import KioskPadConfig
 import DoorController
 import DoorServices
+import DoorVerifierClient
+import Foundation
+import KeypadHAL
+import KioskPadAccess
+import KioskPadConfig
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 
@@ -91,7 +91,8 @@ public final class DaemonServices: Sendable {
                         throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
                     }
                 }
-                let eventsPoster = try SignedPoster(url: events.url, terminalID: configuration.terminalID, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
+                let eventsPoster = try SignedPoster(
+                    url: events.url, terminalID: configuration.terminalID, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
                 poster = eventsPoster
                 forwarder = EventForwarder(journal: file, poster: eventsPoster, logger: logger)
             }
@@ -108,7 +109,7 @@ public final class DaemonServices: Sendable {
                     logger: logger,
                     observer: { on, seconds in bus.publish(.door(unlocked: on, seconds: seconds)) })
                 door = relay
-                sinks.insert(relay, at: 0) // its queue is fed first on every publish
+                sinks.insert(relay, at: 0)  // its queue is fed first on every publish
             }
             if let config = daemon.feedback {
                 let player = FeedbackPlayer(

@@ -1,7 +1,7 @@
-import KioskPadCore
+import DoorServices
 import KeypadHAL
 import KioskPadConfig
-import DoorServices
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 

@@ -1,6 +1,6 @@
-import KioskPadCore
 import KeypadHAL
 import KioskPadConfig
+import KioskPadCore
 
 /// Builds the GPIO matrix keypad from `keypad:` config.
 public enum KeypadAssembly {

@@ -1,8 +1,8 @@
-import KioskPadCore
-import KeypadHAL
-import KioskPadConfig
 import DoorController
 import DoorServices
+import KeypadHAL
+import KioskPadConfig
+import KioskPadCore
 import Logging
 import Synchronization
 
@@ -33,10 +33,12 @@ extension KeypadAssembly {
                         bus.publish(.keypadFault(kind: fault.kind, detail: fault.detail))
                     },
                     started: {
-                        logger.notice("keypad ready", metadata: [
-                            "chip": "\(gpio.chip)", "matrix": "\(gpio.rows.count)x\(gpio.columns.count)",
-                            "library": "\(GPIOBackendFactory.library)",
-                        ])
+                        logger.notice(
+                            "keypad ready",
+                            metadata: [
+                                "chip": "\(gpio.chip)", "matrix": "\(gpio.rows.count)x\(gpio.columns.count)",
+                                "library": "\(GPIOBackendFactory.library)",
+                            ])
                     })
             },
             report: healthReport(bus: bus, logger: logger))
@@ -132,10 +134,12 @@ extension KeypadAssembly {
         return RetryingKeySource(
             open: {
                 let source = try pending.take() ?? open()
-                logger.notice("keypad ready", metadata: [
-                    "chip": "\(wiegand.chip)", "wiegand": "d0 \(wiegand.d0), d1 \(wiegand.d1)",
-                    "library": "\(GPIOBackendFactory.library)",
-                ])
+                logger.notice(
+                    "keypad ready",
+                    metadata: [
+                        "chip": "\(wiegand.chip)", "wiegand": "d0 \(wiegand.d0), d1 \(wiegand.d1)",
+                        "library": "\(GPIOBackendFactory.library)",
+                    ])
                 return source
             },
             report: healthReport(bus: bus, logger: logger))

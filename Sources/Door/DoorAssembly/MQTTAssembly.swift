@@ -1,8 +1,8 @@
-import KioskPadCore
-import KioskPadConfig
 import DoorController
-import DoorServices
 import DoorHomeAssistant
+import DoorServices
+import KioskPadConfig
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 

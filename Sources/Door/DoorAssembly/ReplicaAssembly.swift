@@ -1,9 +1,9 @@
-import Foundation
-import KioskPadCore
-import DoorVerifierClient
 import DoorOfflineReplica
+import DoorVerifierClient
+import Foundation
 import KioskPadAccess
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 
@@ -32,7 +32,9 @@ extension TerminalAssembly {
         }
         let settings = try httpSettings(http)
         guard let secret = settings.secret else {
-            throw KeyedError(key: "verifier.secret_file", message: "verifier.offline.mode: fallback needs the door's secret: the verifier gives a replica only to a signed request")
+            throw KeyedError(
+                key: "verifier.secret_file",
+                message: "verifier.offline.mode: fallback needs the door's secret: the verifier gives a replica only to a signed request")
         }
         do {
             try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -40,9 +42,10 @@ extension TerminalAssembly {
             throw KeyedError(key: "state_dir", message: "cannot create \(stateDirectory) for the replica: \(error)", kind: .unavailable(retryable: true))
         }
         let trust = configuration.daemon.clockTrust
-        let keeper = ReplicaKeeper(settings: ReplicaKeeper.Settings(
-            terminalID: configuration.terminalID, publicKey: key, path: stateDirectory + "/" + OfflineConfiguration.fileName,
-            maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(trust) }))
+        let keeper = ReplicaKeeper(
+            settings: ReplicaKeeper.Settings(
+                terminalID: configuration.terminalID, publicKey: key, path: stateDirectory + "/" + OfflineConfiguration.fileName,
+                maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(trust) }))
         let client = try ReplicaSyncClient(url: offline.url, terminalID: configuration.terminalID, secret: secret, settings: settings)
         return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
     }

@@ -1,12 +1,12 @@
+import DoorVerifierClient
 import Foundation
-import KioskPadCore
 import KeypadDisplay
 import KeypadHAL
-import DoorVerifierClient
 import KioskPadAccess
 import KioskPadConfig
-import Logging
+import KioskPadCore
 import KioskPadEndpoints
+import Logging
 
 /// Builds the pipeline's parts from a validated configuration.
 public enum TerminalAssembly {

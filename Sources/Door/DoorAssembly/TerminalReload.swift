@@ -1,6 +1,6 @@
-import KioskPadCore
 import KioskPadAccess
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 import UnixSignals

@@ -21,7 +21,8 @@ public enum TerminalRunner {
         services += daemon.services.map { .init(service: $0) }
         if let reload { services.append(.init(service: ReloadService(reload: reload))) }
         if let interval = notifier.watchdogInterval {
-            services.append(.init(service: WatchdogService(notifier: notifier, interval: interval, health: daemon.health, controller: controller, logger: logger)))
+            services.append(
+                .init(service: WatchdogService(notifier: notifier, interval: interval, health: daemon.health, controller: controller, logger: logger)))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = signals

@@ -1,11 +1,11 @@
 import ArgumentParser
-import Foundation
-import KioskPadCore
-import KioskPadAccess
 import DoorAssembly
+import DoorController
+import Foundation
+import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadConfig
-import DoorController
+import KioskPadCore
 import KioskPadEndpoints
 
 /// `kioskpad config`: config file tools.

@@ -1,12 +1,12 @@
 import ArgumentParser
-import KioskPadStorage
-import Foundation
-import KioskPadCore
-import DoorOfflineReplica
-import KioskPadAccess
 import DoorAssembly
+import DoorOfflineReplica
+import Foundation
+import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadConfig
+import KioskPadCore
+import KioskPadStorage
 import Logging
 
 /// `kioskpad credentials`: the door's credential replica (`verifier.offline`).
@@ -42,7 +42,9 @@ struct CredentialsSyncCommand: AsyncParsableCommand {
         do {
             let summary = try await parts.sync.syncOnce()
             await parts.sync.client.shutdown()
-            writeLine("replica v\(summary.version): \(summary.users) user\(summary.users == 1 ? "" : "s")\(summary.changed ? "" : " (unchanged, confirmed)") in \(parts.keeper.settings.path)")
+            writeLine(
+                "replica v\(summary.version): \(summary.users) user\(summary.users == 1 ? "" : "s")\(summary.changed ? "" : " (unchanged, confirmed)") in \(parts.keeper.settings.path)"
+            )
         } catch {
             await parts.sync.client.shutdown()
             throw RuntimeFailure(description: "credentials sync: \(error)")
@@ -54,7 +56,9 @@ struct CredentialsSyncCommand: AsyncParsableCommand {
 struct CredentialsShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print what the door's replica holds (users, what each may open with, their rules; no hashes), its age, and whether the door may decide from it now.")
+        abstract:
+            "Print what the door's replica holds (users, what each may open with, their rules; no hashes), its age, and whether the door may decide from it now."
+    )
 
     @Option(help: "Config file (YAML) with verifier.offline.mode: fallback.")
     var config: String
@@ -69,8 +73,9 @@ struct CredentialsShowCommand: AsyncParsableCommand {
         }
         let replica = held.replica
         writeLine("replica v\(held.version) for \(replica.terminalID) in \(keeper.settings.path)")
-        writeLine("issued \(CredentialsShowCommand.stamp(replica.issuedAt)), last confirmed \(CredentialsShowCommand.stamp(held.confirmedAt))"
-            + (keeper.age().map { " (\(ReplicaKeeper.describe($0)) ago)" } ?? " (age unknown: no trusted time)"))
+        writeLine(
+            "issued \(CredentialsShowCommand.stamp(replica.issuedAt)), last confirmed \(CredentialsShowCommand.stamp(held.confirmedAt))"
+                + (keeper.age().map { " (\(ReplicaKeeper.describe($0)) ago)" } ?? " (age unknown: no trusted time)"))
         writeLine("time zone \(replica.timeZone ?? "(the door's own)"); schedules: \(replica.schedules.keys.sorted().joined(separator: ", ").ifEmpty("none"))")
         var kinds: [String: [String: Int]] = [:]
         for entry in replica.entries { kinds[entry.user, default: [:]][entry.kind, default: 0] += 1 }

@@ -1,11 +1,11 @@
 import ArgumentParser
-import Foundation
-import KioskPadCore
-import KeypadDisplay
 import DoorAssembly
+import DoorController
+import Foundation
+import KeypadDisplay
 import KioskPadCommandLine
 import KioskPadConfig
-import DoorController
+import KioskPadCore
 import TerminalIO
 
 /// `kioskpad display`: display tools.
@@ -19,7 +19,8 @@ struct DisplayTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Show a test pattern and every frame type (prompt, slots, verifying, granted, denied, locked...) to check wiring and contrast.",
-        discussion: "Prints the name of each frame as it is shown. On an LCD, turn the backpack's contrast screw until the 'blocks' frame shows solid blocks and the text frames are crisp."
+        discussion:
+            "Prints the name of each frame as it is shown. On an LCD, turn the backpack's contrast screw until the 'blocks' frame shows solid blocks and the text frames are crisp."
     )
 
     @Option(help: "Config file (YAML) with a display section.")

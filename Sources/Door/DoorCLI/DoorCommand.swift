@@ -1,9 +1,9 @@
 import ArgumentParser
-import KeypadHAL
 import DoorAssembly
+import DoorServices
+import KeypadHAL
 import KioskPadCommandLine
 import KioskPadConfig
-import DoorServices
 
 /// `kioskpad door`: door relay tools.
 struct DoorCommand: AsyncParsableCommand {

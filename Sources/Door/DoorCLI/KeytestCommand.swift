@@ -1,17 +1,18 @@
 import ArgumentParser
-import KioskPadCore
-import KeypadHAL
 import DoorAssembly
+import DoorController
+import KeypadHAL
 import KioskPadCommandLine
 import KioskPadConfig
-import DoorController
+import KioskPadCore
 
 /// `kioskpad keytest`: a wiring check that prints every key event until Ctrl-C.
 struct KeytestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keytest",
         abstract: "Wiring check: print every key press and release with row, column and label until Ctrl-C.",
-        discussion: "Also prints hold events and warnings for ghosting (three keys forming a rectangle on a keypad without diodes) and stuck keys. On exit it prints scan statistics."
+        discussion:
+            "Also prints hold events and warnings for ghosting (three keys forming a rectangle on a keypad without diodes) and stuck keys. On exit it prints scan statistics."
     )
 
     @Option(help: "Config file with a keypad section (driver: gpio, evdev or wiegand).")
@@ -30,7 +31,8 @@ struct KeytestCommand: AsyncParsableCommand {
         let gpio = try KeypadAssembly.gpioConfiguration(configuration.keypad)
         let loop = try KeypadAssembly.scanLoop(gpio)
         let thread = ScanThread(loop: loop)
-        writeLine("keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
+        writeLine(
+            "keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
         let failure = AsyncStream.makeStream(of: String.self)
         thread.start(
             deliver: { writeLine(KeytestCommand.line(for: $0)) },
@@ -40,7 +42,9 @@ struct KeytestCommand: AsyncParsableCommand {
             })
         let outcome = await KeytestCommand.untilSignalOrFailure(failure)
         if let stats = thread.stopAndCollect() {
-            writeLine("stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rechecks=\(stats.rechecks) rows=\(gpio.rows.count)")
+            writeLine(
+                "stats: scans=\(stats.scans) idle_waits=\(stats.idleWaits) value_calls_per_scan=\(stats.valueCallsPerScan) rechecks=\(stats.rechecks) rows=\(gpio.rows.count)"
+            )
         }
         if let outcome { throw RuntimeFailure(description: outcome) }
     }
@@ -65,7 +69,9 @@ struct KeytestCommand: AsyncParsableCommand {
                 case .card(let bits, let data): writeLine(KeytestCommand.cardLine(bits: bits, data: data))
                 }
             })
-        writeLine("keytest: wiegand on chip \(wiegand.chip), d0 \(wiegand.d0), d1 \(wiegand.d1), frame gap \(wiegand.frameGap.wholeMilliseconds) ms, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop")
+        writeLine(
+            "keytest: wiegand on chip \(wiegand.chip), d0 \(wiegand.d0), d1 \(wiegand.d1), frame gap \(wiegand.frameGap.wholeMilliseconds) ms, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop"
+        )
         // Only labelled keys: a whole-PIN frame's digits are typed as actions and never shown.
         try await KeytestCommand.printKeys(of: source, ended: "the lines closed") { key in
             if case .label = key { writeLine(KeytestCommand.line(for: key)) }
@@ -136,7 +142,8 @@ struct KeytestCommand: AsyncParsableCommand {
         case .stuck(let key): return "warning: stuck key: \(describe(key)) is ignored until released"
         case .ghosting(let keys):
             let labels = keys.map { "'\($0.label)'" }.joined(separator: " ")
-            return "warning: ghosting: keys \(labels) form a rectangle; no key is read until one is released (a keypad with diodes avoids this: has_diodes: true)"
+            return
+                "warning: ghosting: keys \(labels) form a rectangle; no key is read until one is released (a keypad with diodes avoids this: has_diodes: true)"
         }
     }
 }

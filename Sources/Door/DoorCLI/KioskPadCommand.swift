@@ -1,6 +1,6 @@
 import ArgumentParser
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 
 /// The `kioskpad` command: a door/kiosk PIN terminal for a matrix keypad and a text display.
 struct KioskPadCommand: AsyncParsableCommand {
@@ -9,6 +9,9 @@ struct KioskPadCommand: AsyncParsableCommand {
         abstract: "Door and kiosk PIN terminal for a matrix keypad and a small text display.",
         discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
         version: "kioskpad \(KioskPadVersion.version), built for \(GPIOBackendFactory.library)",
-        subcommands: [SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierForwardCommand.self, CredentialsCommand.self, ConfigCommand.self, PINCommand.self]
+        subcommands: [
+            SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierForwardCommand.self,
+            CredentialsCommand.self, ConfigCommand.self, PINCommand.self,
+        ]
     )
 }

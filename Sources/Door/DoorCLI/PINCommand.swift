@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadAccess
 import KioskPadCommandLine
+import KioskPadCore
 
 /// `kioskpad pin`: PIN tools.
 struct PINCommand: AsyncParsableCommand {

@@ -1,11 +1,11 @@
 import ArgumentParser
+import DoorAssembly
 import Foundation
 import KeypadDisplay
-import DoorAssembly
 import KioskPadCommandLine
 import KioskPadConfig
-import Logging
 import KioskPadEndpoints
+import Logging
 
 /// `kioskpad simulate`: laptop mode; the keyboard is the keypad and the terminal the display.
 struct SimulateCommand: AsyncParsableCommand {

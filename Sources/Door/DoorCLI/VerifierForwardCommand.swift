@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `kioskpad verifier ...`: the site server and its tools live in a second executable,
 /// `kioskpad-verifier` beside `kioskpad` (package kioskpad-verifier), so a door's process
@@ -43,7 +44,8 @@ enum VerifierExecutable {
         let reason = String(cString: strerror(errno))
         let text: String
         if errno == ENOENT {
-            text = "kioskpad: verifier: the site server is not installed: no \(path) (install the kioskpad-verifier package, or deploy/install.sh from source)\n"
+            text =
+                "kioskpad: verifier: the site server is not installed: no \(path) (install the kioskpad-verifier package, or deploy/install.sh from source)\n"
         } else {
             text = "kioskpad: verifier: cannot run \(path): \(reason)\n"
         }

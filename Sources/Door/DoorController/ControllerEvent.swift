@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 
 /// Everything the controller's single loop reacts to, in arrival order.
 enum ControllerEvent: Sendable {

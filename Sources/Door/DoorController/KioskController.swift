@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KeypadDisplay
 import KeypadHAL
 import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// Wires one terminal: keys from a ``KeySource`` drive the ``EntryModel``; each change is
@@ -173,9 +173,11 @@ public actor KioskController {
         let attempt = VerificationAttempt(
             terminalID: terminalID, kind: submission.kind, value: submission.value)
         let id = attempt.attemptID.uuidString.lowercased()
-        logger.info(remote ? "remote unlock attempt submitted" : "attempt submitted", metadata: [
-            "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
-        ])
+        logger.info(
+            remote ? "remote unlock attempt submitted" : "attempt submitted",
+            metadata: [
+                "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
+            ])
         if remote { bus.publish(.remoteUnlock(attemptID: id, refusal: nil)) }
         let verifier = self.verifier
         let continuation = self.continuation

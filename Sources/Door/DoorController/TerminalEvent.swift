@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// What happened at the terminal, for everything that reacts to it without being part of
 /// entry: the door relay, feedback outputs, the audit journal, metrics. Never carries the

@@ -1,7 +1,7 @@
-import KioskPadStorage
+import DoorController
 import Foundation
 import KioskPadCore
-import DoorController
+import KioskPadStorage
 import Logging
 
 /// Reports a terminal to Home Assistant over MQTT: availability, discovery, the door,

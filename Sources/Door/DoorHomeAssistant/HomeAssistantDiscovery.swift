@@ -47,23 +47,33 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Every entity's config topic and JSON payload.
     public var configs: [(topic: String, payload: [UInt8])] {
         var entities: [(component: String, object: String, fields: [String: Any])] = [
-            ("event", "access", [
-                "name": "Access", "state_topic": topics.event, "event_types": HomeAssistantDiscovery.eventTypes,
-                "icon": "mdi:door-closed-lock",
-            ]),
+            (
+                "event", "access",
+                [
+                    "name": "Access", "state_topic": topics.event, "event_types": HomeAssistantDiscovery.eventTypes,
+                    "icon": "mdi:door-closed-lock",
+                ]
+            ),
             ("lock", "lock", lockFields),
             ("sensor", "last_user", ["name": "Last user", "state_topic": topics.lastUser, "icon": "mdi:account-key"]),
-            ("binary_sensor", "keypad", [
-                "name": "Keypad", "state_topic": topics.keypadProblem, "device_class": "problem", "entity_category": "diagnostic",
-            ]),
+            (
+                "binary_sensor", "keypad",
+                [
+                    "name": "Keypad", "state_topic": topics.keypadProblem, "device_class": "problem", "entity_category": "diagnostic",
+                ]
+            ),
         ]
         if features.doorContact {
             entities.append(("binary_sensor", "door", ["name": "Door", "state_topic": topics.door, "device_class": "door"]))
         }
         if features.tamper {
-            entities.append(("binary_sensor", "tamper", [
-                "name": "Tamper", "state_topic": topics.tamper, "device_class": "tamper", "entity_category": "diagnostic",
-            ]))
+            entities.append(
+                (
+                    "binary_sensor", "tamper",
+                    [
+                        "name": "Tamper", "state_topic": topics.tamper, "device_class": "tamper", "entity_category": "diagnostic",
+                    ]
+                ))
         }
         return entities.map { entity in
             var fields = entity.fields

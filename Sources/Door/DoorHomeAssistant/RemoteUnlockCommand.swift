@@ -26,8 +26,8 @@ struct RemoteUnlockCommand {
             return .success(RemoteUnlockCommand(action: action, code: nil))
         }
         guard let fields = flatObject(bytes), let actionRange = fields["action"],
-              let action = Action(rawValue: String(decoding: bytes[actionRange], as: UTF8.self)),
-              Set(fields.keys).isSubset(of: ["action", "code"])
+            let action = Action(rawValue: String(decoding: bytes[actionRange], as: UTF8.self)),
+            Set(fields.keys).isSubset(of: ["action", "code"])
         else { return .failure(.malformed) }
         guard let codeRange = fields["code"], !codeRange.isEmpty else {
             return .success(RemoteUnlockCommand(action: action, code: nil))

@@ -1,6 +1,6 @@
-import KioskPadStorage
 import Foundation
 import KioskPadAccess
+import KioskPadStorage
 
 /// The replica a door holds, as kept in `state_dir` (mode 0600): the signed replica in
 /// `replica.json`; the newest signed confirmation of its version, and the boot clock when
@@ -56,7 +56,9 @@ public struct HeldReplica: Sendable {
             let replicaObject = object["replica"] as? [String: Any]
         else { throw ReplicaError("the replica file is not a replica this version of kioskpad wrote") }
         let signedReplica = try SignedReplica(jsonObject: replicaObject)
-        guard case .replica(let replica) = try signedReplica.open(with: key) else { throw ReplicaError("the replica file holds a confirmation where the replica belongs") }
+        guard case .replica(let replica) = try signedReplica.open(with: key) else {
+            throw ReplicaError("the replica file holds a confirmation where the replica belongs")
+        }
         guard replica.terminalID == terminalID else { throw ReplicaError("the replica file is for terminal '\(replica.terminalID)', not '\(terminalID)'") }
         var confirmedAt = replica.issuedAt
         var confirmation: SignedReplica?

@@ -1,6 +1,6 @@
-import KioskPadCore
 import DoorVerifierClient
 import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// `verifier.offline.mode: fallback`: asks the HTTP verifier first, always; only when it
@@ -42,7 +42,9 @@ public final class OfflineFallbackVerifier: Verifier {
                 let outcome = await verifier.verify(attempt)
                 keeper.noteDecidedOffline(true)
                 let decision = outcome.decision
-                logger.notice("decided offline from the credential replica", metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
+                logger.notice(
+                    "decided offline from the credential replica",
+                    metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
                 report(OfflineDecision(attemptID: id, decision: decision, replicaVersion: version, refusal: nil))
                 return outcome
             }

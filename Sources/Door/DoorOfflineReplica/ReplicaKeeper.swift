@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import KioskPadStorage
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
+import KioskPadStorage
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A door's credential replica: read from `state_dir` at start (both signatures checked),
 /// replaced by every newer one a sync brings (atomically, fsynced, mode 0600, owned by the
@@ -120,7 +121,8 @@ public final class ReplicaKeeper: Sendable {
         case .replica(let replica):
             let highest = max(current?.version ?? 0, ReplicaKeeper.highestAccepted(settings))
             if replica.version < highest {
-                throw ReplicaError("replica version \(replica.version) is older than the version \(highest) this door accepted; refused (an old replica is never taken back)")
+                throw ReplicaError(
+                    "replica version \(replica.version) is older than the version \(highest) this door accepted; refused (an old replica is never taken back)")
             }
             verifier = try ReplicaKeeper.verifier(for: replica, clock: clock, settings: settings)
             next = HeldReplica(signed: signed, replica: replica, confirmation: nil, confirmedAt: replica.issuedAt, anchor: receivedAt)
@@ -147,7 +149,8 @@ public final class ReplicaKeeper: Sendable {
         // one lost to a power cut, or left empty, is ignored at the next start, and
         // the replica's age then counts from its own, older issued_at (and without a boot
         // anchor until the next sync): offline decisions end sooner, never later.
-        try DurableFile.replace(path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
+        try DurableFile.replace(
+            path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
         clock.confirm(at: next.confirmedAt, anchor: next.anchor)
         state.withLock { state in
             state.held = next
@@ -174,13 +177,17 @@ public final class ReplicaKeeper: Sendable {
         let (held, verifier, problem) = state.withLock { ($0.held, $0.verifier, $0.problem) }
         guard let held, let verifier else { return .failure(ReplicaError(problem ?? "no replica")) }
         guard let age = age() else {
-            let why = settings.bootClock() == nil
+            let why =
+                settings.bootClock() == nil
                 ? "this boot's clock or id cannot be read (/proc/sys/kernel/random/boot_id, or KIOSKPAD_BOOT_ID as the unit sets it)"
                 : "the door has not synced since it booted"
             return .failure(ReplicaError("no trusted time: the wall clock is not trusted (clock.trust) and \(why)"))
         }
         guard age <= settings.maxAge else {
-            return .failure(ReplicaError("replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.wholeSeconds / 3600) h)"))
+            return .failure(
+                ReplicaError(
+                    "replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.wholeSeconds / 3600) h)"
+                ))
         }
         return .success((verifier, held.version))
     }

@@ -1,7 +1,7 @@
-import Foundation
-import KioskPadCore
 import DoorVerifierClient
+import Foundation
 import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// Keeps a door's replica fresh: a sync at start, then every `sync_s` (each wait varied by
@@ -36,12 +36,14 @@ public struct ReplicaSyncLoop: Sendable {
             do {
                 let summary = try await syncOnce()
                 if failures > 0 || summary.changed {
-                    logger.notice("credential replica synced", metadata: ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"])
+                    logger.notice(
+                        "credential replica synced", metadata: ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"])
                 }
                 failures = 0
             } catch {
                 if failures == 0 {
-                    logger.warning("credential replica sync failed; the door keeps the replica it has", metadata: ["error": "\(error)", "url": "\(client.url)"])
+                    logger.warning(
+                        "credential replica sync failed; the door keeps the replica it has", metadata: ["error": "\(error)", "url": "\(client.url)"])
                 }
                 failures += 1
             }

@@ -1,5 +1,5 @@
-import KioskPadCore
 import DoorController
+import KioskPadCore
 import Logging
 
 /// What the door's inputs mean (pure of GPIO: the watcher threads report debounced levels).

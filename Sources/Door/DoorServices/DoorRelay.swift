@@ -1,6 +1,6 @@
-import KioskPadCore
-import KeypadHAL
 import DoorController
+import KeypadHAL
+import KioskPadCore
 import Logging
 import Synchronization
 

@@ -1,7 +1,7 @@
-import KioskPadStorage
+import DoorVerifierClient
 import Foundation
 import KioskPadCore
-import DoorVerifierClient
+import KioskPadStorage
 import Logging
 
 /// Where forwarded records go: ``SignedPoster`` in production.
@@ -82,7 +82,7 @@ public actor EventForwarder {
                     let batch = try journal.read(after: delivered, from: position, limit: batchSize)
                     if batch.records.isEmpty {
                         position = batch.next
-                        if await iterator.next() == nil { return } // cancelled
+                        if await iterator.next() == nil { return }  // cancelled
                         continue
                     }
                     pending = batch
@@ -163,7 +163,9 @@ public actor EventForwarder {
     private func advance(to batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async {
         delivered = batch.records.last?.sequence ?? delivered
         position = batch.next
-        let (path, cursor, journal, delivered) = (cursorPath, Array("\(delivered) \(batch.next.segment) \(batch.next.offset)\n".utf8), self.journal, self.delivered)
+        let (path, cursor, journal, delivered) = (
+            cursorPath, Array("\(delivered) \(batch.next.segment) \(batch.next.offset)\n".utf8), self.journal, self.delivered
+        )
         _ = try? await WorkThreads.files.run {
             try DurableFile.replace(path: path, contents: cursor)
             journal.markDelivered(through: delivered)
@@ -171,9 +173,11 @@ public actor EventForwarder {
     }
 
     private func deadLetter(_ records: [(sequence: Int, line: String)], status: Int) async {
-        logger.error("events endpoint refused records; moved to the dead-letter file", metadata: [
-            "status": "\(status)", "records": "\(records.count)", "path": "\(deadLetterPath)",
-        ])
+        logger.error(
+            "events endpoint refused records; moved to the dead-letter file",
+            metadata: [
+                "status": "\(status)", "records": "\(records.count)", "path": "\(deadLetterPath)",
+            ])
         let path = deadLetterPath
         do {
             try await WorkThreads.files.run {

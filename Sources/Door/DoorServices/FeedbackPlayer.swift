@@ -1,6 +1,6 @@
-import KioskPadCore
-import KeypadHAL
 import DoorController
+import KeypadHAL
+import KioskPadCore
 
 /// Buzzer and LED patterns: a click per key, two short beeps and the green LED for a
 /// grant, a long beep and the red LED for a denial, the red LED blinking for a lockout,

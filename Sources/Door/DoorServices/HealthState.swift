@@ -1,5 +1,5 @@
-import KioskPadCore
 import DoorController
+import KioskPadCore
 import Synchronization
 
 /// Whether the keypad and the verifier path work, for `/healthz` and the systemd watchdog.

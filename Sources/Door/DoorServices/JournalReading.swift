@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where a reader of the journal is: a segment (named by its first sequence number) and a
 /// byte offset in it, just after the last complete line read. Survives the active segment

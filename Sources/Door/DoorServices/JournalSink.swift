@@ -1,7 +1,7 @@
-import Foundation
-import KioskPadCore
-import KioskPadAccess
 import DoorController
+import Foundation
+import KioskPadAccess
+import KioskPadCore
 import Logging
 
 /// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,

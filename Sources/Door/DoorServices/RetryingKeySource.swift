@@ -1,5 +1,5 @@
-import KioskPadCore
 import KeypadHAL
+import KioskPadCore
 import Synchronization
 
 /// Keeps a GPIO keypad going: when its chip cannot be opened or fails while running (a

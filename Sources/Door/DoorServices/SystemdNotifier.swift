@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The sd_notify protocol over `$NOTIFY_SOCKET` (a unix datagram socket; `@` marks the
 /// abstract namespace): READY=1, STOPPING=1, STATUS=..., WATCHDOG=1. Without the variable

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import KioskPadStorage
 import Foundation
+import KioskPadStorage
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The terminal's audit journal: one JSON object per line, fsynced after each record, each
 /// with a sequence number and a unique id. Records never hold a PIN or code.
@@ -71,10 +72,11 @@ public final class TerminalJournal: Sendable {
         }
         let next = (last ?? 0) + 1
         let activeBytes = kept.count
-        state = Mutex(State(
-            file: try JSONLinesFile(path: active), nextSequence: next,
-            activeFirst: activeLines.first.flatMap(TerminalJournal.sequence(of:)) ?? next,
-            activeBytes: activeBytes, closed: closed, deliveredThrough: forwarding ? 0 : Int.max))
+        state = Mutex(
+            State(
+                file: try JSONLinesFile(path: active), nextSequence: next,
+                activeFirst: activeLines.first.flatMap(TerminalJournal.sequence(of:)) ?? next,
+                activeBytes: activeBytes, closed: closed, deliveredThrough: forwarding ? 0 : Int.max))
         if repaired > 0 {
             try append(type: "journal_repaired", fields: [("dropped_bytes", .number(repaired))])
         }
@@ -87,15 +89,17 @@ public final class TerminalJournal: Sendable {
         let (sequence, lost): (Int, Int) = try state.withLock { state in
             var sequence = 0
             let file = state.file
-            let bytes = try file.append({
-                sequence = state.nextSequence
-                return [
-                    ("seq", .number(sequence)), ("id", .text(UUID().uuidString.lowercased())),
-                    ("time", .text(stamp)), ("type", .text(type)),
-                ] + fields
-            }, then: {
-                state.nextSequence = sequence + 1
-            })
+            let bytes = try file.append(
+                {
+                    sequence = state.nextSequence
+                    return [
+                        ("seq", .number(sequence)), ("id", .text(UUID().uuidString.lowercased())),
+                        ("time", .text(stamp)), ("type", .text(type)),
+                    ] + fields
+                },
+                then: {
+                    state.nextSequence = sequence + 1
+                })
             if state.activeBytes == 0 { state.activeFirst = sequence }
             state.activeBytes += bytes
             guard state.activeBytes >= segmentBytes else { return (sequence, 0) }

@@ -1,5 +1,5 @@
-import KioskPadCore
 import DoorController
+import KioskPadCore
 import Metrics
 import Prometheus
 

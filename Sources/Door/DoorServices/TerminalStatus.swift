@@ -1,5 +1,5 @@
-import KioskPadCore
 import DoorController
+import KioskPadCore
 
 /// How a terminal is, as its `status` record says it (every `events.heartbeat_s`): keypad
 /// health, the door contact's last state, tamper, and the last decision. Kept from the

@@ -14,7 +14,7 @@ enum DeadlineRace {
         let tasks = RacingTasks()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                guard gate.arm(continuation) else { return } // cancelled before it started
+                guard gate.arm(continuation) else { return }  // cancelled before it started
                 let work = Task {
                     let value = await operation()
                     if gate.claim() {

@@ -1,12 +1,12 @@
 import AsyncHTTPClient
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
+import KioskPadEndpoints
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import KioskPadEndpoints
 
 /// Posts each completed entry to a verifier endpoint (docs/protocol.md) and fails
 /// secure: anything but a 200 with a known decision, in time and within the size cap, is
@@ -100,7 +100,8 @@ public final class HTTPVerifier: Verifier {
         var body = VerificationRequestBody.encode(attempt)
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attempt.attemptID.uuidString.lowercased()
-        let request = SignedJSONRequest.make(url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
+        let request = SignedJSONRequest.make(
+            url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
         // One deadline for the whole attempt: connect, request, headers and body, retries
         // included. The race returns at the deadline whatever the server does; the exchange
         // is cancelled then, and its own NIO deadline stops it at the same time.
@@ -139,7 +140,8 @@ public final class HTTPVerifier: Verifier {
                 // No response yet: a retry with the same attempt_id is allowed inside the deadline.
                 let retryAt = NIODeadline.now() + .nanoseconds(settings.retryDelay.wholeNanoseconds)
                 if !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
-                    logger.info("verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
+                    logger.info(
+                        "verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
                     try? await Task.sleep(for: settings.retryDelay)
                     continue
                 }

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import NIOCore
 

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
+import KioskPadEndpoints
 import Logging
 import NIOCore
-import KioskPadEndpoints
 
 /// How one post ended.
 public enum PostOutcome: Sendable, Equatable {
@@ -29,7 +29,9 @@ public final class SignedPoster: Sendable {
     private let logger: Logger
 
     /// `terminalID`: the door whose records it posts (its `kioskpad-terminal` header).
-    public init(url: String, terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger) throws {
+    public init(url: String, terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger)
+        throws
+    {
         if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
             throw KeyedError(key: "events.url", message: problem)
         }

@@ -12,9 +12,10 @@ public enum DisplayTestSequence {
         let blocks = Array(repeating: String(repeating: HD44780Encoder.fullBlock, count: geometry.columns), count: geometry.rows)
         let slots = 4
         func frame(_ phase: EntryPhase, filled: Int = 0, locked: Int = 0, challenge: String? = nil, message: String? = nil) -> Frame {
-            composer.compose(EntrySnapshot(
-                phase: phase, mode: .pin, slotCount: slots, filledCount: filled, challengeCode: challenge,
-                lockSecondsRemaining: locked, message: message))
+            composer.compose(
+                EntrySnapshot(
+                    phase: phase, mode: .pin, slotCount: slots, filledCount: filled, challengeCode: challenge,
+                    lockSecondsRemaining: locked, message: message))
         }
         return [
             ("pattern", Frame(rows: pattern)),

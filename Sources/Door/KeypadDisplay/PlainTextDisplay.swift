@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import KioskPadCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes every frame as plain text: its rows (trailing blanks trimmed), then a line `----`.
 /// No escape codes, so the output can be piped, grepped and diffed.

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import KioskPadCore
 import TerminalIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Simulated mode's keypad: the laptop keyboard in raw mode when stdin is a terminal
 /// (restored on every exit), or a script read from a pipe or file as it arrives.
@@ -34,7 +35,7 @@ public struct TerminalKeySource: KeySource {
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 for event in decoder.decode(buffer[0..<count]) { deliver(event) }
-                for index in 0..<count { buffer[index] = 0 } // the chunk held typed digits
+                for index in 0..<count { buffer[index] = 0 }  // the chunk held typed digits
             }
             finished(nil)
         }

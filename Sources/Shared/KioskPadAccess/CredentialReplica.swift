@@ -1,6 +1,6 @@
 import Crypto
-import KioskPadStorage
 import Foundation
+import KioskPadStorage
 
 /// What one door may admit when its verifier cannot answer (`POST /v1/credentials`): the
 /// users who may open it with the hashes of their PINs, duress PINs and cards (never a PIN,
@@ -102,10 +102,14 @@ public enum ReplicaMessage: Sendable, Equatable {
 
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { throw ReplicaError("the payload is not a JSON object") }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw ReplicaError("the payload is not a JSON object")
+        }
         guard let terminal = object["terminal_id"] as? String else { throw ReplicaError("terminal_id is missing") }
         guard let version = (object["version"] as? NSNumber)?.int64Value, version > 0 else { throw ReplicaError("version must be a positive integer") }
-        guard let stamp = object["issued_at"] as? String, let issued = ReplicaTime.parse(stamp) else { throw ReplicaError("issued_at must be an RFC 3339 time") }
+        guard let stamp = object["issued_at"] as? String, let issued = ReplicaTime.parse(stamp) else {
+            throw ReplicaError("issued_at must be an RFC 3339 time")
+        }
         switch object["kind"] as? String {
         case "confirmation":
             self = .confirmation(terminalID: terminal, version: version, issuedAt: issued)
@@ -126,9 +130,10 @@ public enum ReplicaMessage: Sendable, Equatable {
             }
             let bits = (object["tag_bits"] as? NSNumber)?.intValue ?? 0
             guard (0...32).contains(bits) else { throw ReplicaError("tag_bits must be 0 to 32") }
-            self = .replica(CredentialReplica(
-                terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
-                schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits))
+            self = .replica(
+                CredentialReplica(
+                    terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
+                    schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

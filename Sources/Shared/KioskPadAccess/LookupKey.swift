@@ -25,7 +25,8 @@ public struct LookupKey: Sendable {
     public init(text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.count >= LookupKey.minimumLength, !trimmed.contains(where: \.isNewline) else {
-            throw KeyError(description: "a lookup key is one line of at least \(LookupKey.minimumLength) characters (make one with: head -c 32 /dev/urandom | base64)")
+            throw KeyError(
+                description: "a lookup key is one line of at least \(LookupKey.minimumLength) characters (make one with: head -c 32 /dev/urandom | base64)")
         }
         let bytes = Array(trimmed.utf8)
         key = SymmetricKey(data: bytes)

@@ -42,7 +42,8 @@ public struct TOTP: Sendable {
     /// Decodes RFC 4648 base32 (the usual authenticator-app secret format).
     public static func base32Decode(_ text: String) -> [UInt8]? {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-        var bits = 0, value = 0
+        var bits = 0
+        var value = 0
         var bytes: [UInt8] = []
         for character in text.uppercased() where character != "=" && character != " " {
             guard let index = alphabet.firstIndex(of: character) else { return nil }
@@ -65,7 +66,8 @@ public struct TOTP: Sendable {
     public static func base32Encode(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         var text = ""
-        var bits = 0, value = 0
+        var bits = 0
+        var value = 0
         for byte in bytes {
             value = (value << 8 | Int(byte)) & 0xFFFF
             bits += 8
@@ -82,6 +84,7 @@ public struct TOTP: Sendable {
     public func provisioningURI(account: String, issuer: String) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
-        return "otpauth://totp/\(escape(issuer)):\(escape(account))?secret=\(TOTP.base32Encode(secret))&issuer=\(escape(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
+        return
+            "otpauth://totp/\(escape(issuer)):\(escape(account))?secret=\(TOTP.base32Encode(secret))&issuer=\(escape(issuer))&algorithm=SHA1&digits=\(digits)&period=\(period)"
     }
 }

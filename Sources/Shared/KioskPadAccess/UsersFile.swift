@@ -121,12 +121,16 @@ public struct UsersFile: Equatable, Sendable {
                     continue
                 }
                 if option.hasPrefix("tag=") {
-                    guard LookupKey.isTag(option.dropFirst(4)) else { throw fail("user '\(name)': tag= must be 8 hex digits, '.', then 32 (written by `kioskpad verifier user`)") }
+                    guard LookupKey.isTag(option.dropFirst(4)) else {
+                        throw fail("user '\(name)': tag= must be 8 hex digits, '.', then 32 (written by `kioskpad verifier user`)")
+                    }
                     tag = String(option.dropFirst(4))
                     continue
                 }
                 guard option.hasPrefix("totp="), let secret = TOTP.base32Decode(String(option.dropFirst(5))), secret.count >= 10 else {
-                    throw fail("user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card (and tag=, which `kioskpad verifier user` writes)")
+                    throw fail(
+                        "user '\(name)': '\(option.prefix(5))...' is not a known option; valid: totp=BASE32SECRET (at least 16 base32 characters), duress or card (and tag=, which `kioskpad verifier user` writes)"
+                    )
                 }
                 totp = secret
             }
@@ -166,7 +170,9 @@ public struct UsersFile: Equatable, Sendable {
         case "@schedule":
             guard words.count >= 3 else { throw fail("write @schedule NAME SPEC, e.g. @schedule cleaning mon-fri 18:00-21:00") }
             let name = String(words[1])
-            guard Identifier.isValid(name), name != "always" else { throw fail("@schedule \(name): a schedule name is 1-64 of letters, digits, '.', '_' or '-' (not always)") }
+            guard Identifier.isValid(name), name != "always" else {
+                throw fail("@schedule \(name): a schedule name is 1-64 of letters, digits, '.', '_' or '-' (not always)")
+            }
             guard site.schedules[name] == nil else { throw fail("@schedule \(name) is given twice") }
             let spec = words.dropFirst(2).joined(separator: " ")
             do {

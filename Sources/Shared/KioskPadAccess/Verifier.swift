@@ -1,7 +1,6 @@
 import Foundation
 import KioskPadCore
 
-
 /// One completed entry on its way to a verifier (docs/protocol.md).
 public struct VerificationAttempt: Sendable {
     public let terminalID: String

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadConfig
+import KioskPadCore
 import KioskPadExecutors
 import TerminalIO
 
@@ -21,10 +21,10 @@ public enum CommandMain {
 
     public static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]? = nil, executors: Executors = .quiet) -> Never {
         #if QuietExecutors && compiler(>=6.3)
-        if executors == .quiet {
-            QuietExecutors.install()
-            QuietExecutors.runMain { await runCommand(root, arguments: arguments) }
-        }
+            if executors == .quiet {
+                QuietExecutors.install()
+                QuietExecutors.runMain { await runCommand(root, arguments: arguments) }
+            }
         #endif
         // The standard executors: libdispatch's pool, whose idle threads wake about once a
         // second (docs/development.md gives both figures). `runCommand` ends the process.

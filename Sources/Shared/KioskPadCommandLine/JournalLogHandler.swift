@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes log lines to stderr. Under systemd, when stderr is the journal's stream
 /// (`$JOURNAL_STREAM` names stderr's device and inode), each line starts with its syslog

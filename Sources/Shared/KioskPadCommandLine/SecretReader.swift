@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import KioskPadCore
 import TerminalIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reads one PIN from stdin straight into a wiped-after-use buffer, with echo off on a terminal.
 public enum SecretReader {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import KeypadDisplay
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Turns SIGINT/SIGTERM into an async wait, so a command can shut down in order.
 public enum SignalWaiter {
@@ -28,4 +29,3 @@ public enum SignalWaiter {
 public func writeLine(_ text: String) {
     PlainTextDisplay.standardOutput(text + "\n")
 }
-

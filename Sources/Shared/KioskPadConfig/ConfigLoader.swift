@@ -6,7 +6,9 @@ import Yams
 /// all reported at once, each naming its key path, what is valid, and where it is.
 public enum ConfigLoader {
     /// The top-level sections.
-    static let sections = ["terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics", "clock"]
+    static let sections = [
+        "terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics", "clock",
+    ]
 
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -23,7 +25,10 @@ public enum ConfigLoader {
     static func read(_ path: String) throws -> (text: String, directory: String) {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxFileBytes {
             throw ConfigError(problems: [
-                ConfigProblem(path: "", message: "config file \(path) is \(size) bytes, more than the \(maxFileBytes) a config may have (a KioskPad config is a few kilobytes)", location: nil)
+                ConfigProblem(
+                    path: "",
+                    message: "config file \(path) is \(size) bytes, more than the \(maxFileBytes) a config may have (a KioskPad config is a few kilobytes)",
+                    location: nil)
             ])
         }
         do {

@@ -13,8 +13,9 @@ final class ProblemLog {
 
     /// Records a problem; text from the file is shown escaped (``ConfigText``), one line each.
     func report(_ path: String, _ message: String, at node: Node?) {
-        problems.append(ConfigProblem(
-            path: ConfigText.escaped(path), message: ConfigText.escaped(message), location: location(of: node, path: path)))
+        problems.append(
+            ConfigProblem(
+                path: ConfigText.escaped(path), message: ConfigText.escaped(message), location: location(of: node, path: path)))
     }
 
     func location(of node: Node?, path: String) -> String {
@@ -169,7 +170,10 @@ final class MappingReader {
         }
         if unknown.count > MappingReader.maxListed {
             let rest = unknown.dropFirst(MappingReader.maxListed)
-            log.report(path, "\(rest.count) more unknown keys, from \(ConfigText.quoted(rest.first!.key)) to \(ConfigText.quoted(rest.last!.key)), not listed one by one", at: rest.first!.keyNode)
+            log.report(
+                path,
+                "\(rest.count) more unknown keys, from \(ConfigText.quoted(rest.first!.key)) to \(ConfigText.quoted(rest.last!.key)), not listed one by one",
+                at: rest.first!.keyNode)
         }
     }
 
@@ -196,7 +200,8 @@ final class MappingReader {
 
 /// Levenshtein distance, for "did you mean" suggestions.
 func editDistance(_ lhs: String, _ rhs: String) -> Int {
-    let a = Array(lhs), b = Array(rhs)
+    let a = Array(lhs)
+    let b = Array(rhs)
     var previous = Array(0...b.count)
     for (i, x) in a.enumerated() {
         var current = [i + 1]

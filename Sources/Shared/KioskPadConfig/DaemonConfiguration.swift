@@ -199,7 +199,8 @@ enum DaemonSection {
                 if let (host, port) = ConfigValues.hostAndPort(listen) {
                     daemon.metrics = MetricsConfiguration(host: host, port: port)
                 } else {
-                    reader.log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
+                    reader.log.report(
+                        reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT or off (e.g. 127.0.0.1:9464)", at: reader.value("listen"))
                 }
             }
             reader.finish()
@@ -215,7 +216,9 @@ enum DaemonSection {
             let unlock = reader.seconds("unlock_s", default: 5, range: 1...300)
             let maxUnlock = reader.seconds("max_unlock_s", default: 30, range: 1...300)
             if maxUnlock < unlock {
-                reader.log.report(reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s", at: reader.value("max_unlock_s"))
+                reader.log.report(
+                    reader.keyPath("max_unlock_s"), "is less than unlock_s; it caps every unlock, so it must be at least unlock_s",
+                    at: reader.value("max_unlock_s"))
             }
             let contact = reader.has("contact") ? inputLine(reader.child("contact"), whenKey: "open_when") : nil
             let exitButton = reader.has("exit_button") ? inputLine(reader.child("exit_button"), whenKey: nil) : nil

@@ -53,7 +53,10 @@ enum DisplaySection {
             reader.int(name, default: fallback, range: 0...7)
         }
         if Set(pins).count != pins.count {
-            reader.log.report(reader.path, "every signal needs its own PCF8574 pin; got \(zip(I2CDisplayConfiguration.pinNames, pins).map { "\($0)=P\($1)" }.joined(separator: " "))", at: reader.node)
+            reader.log.report(
+                reader.path,
+                "every signal needs its own PCF8574 pin; got \(zip(I2CDisplayConfiguration.pinNames, pins).map { "\($0)=P\($1)" }.joined(separator: " "))",
+                at: reader.node)
         }
         reader.finish()
         return pins
@@ -66,7 +69,8 @@ enum DisplaySection {
         let text = node.string ?? ""
         let number = text.lowercased().hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : node.int
         guard let number, valid.contains(number) else {
-            reader.log.report(reader.keyPath("i2c_address"), "\(ConfigText.quoted(text)) is not a 7-bit I2C address; valid: 0x03...0x77 (e.g. 0x27 or 0x3f)", at: node)
+            reader.log.report(
+                reader.keyPath("i2c_address"), "\(ConfigText.quoted(text)) is not a 7-bit I2C address; valid: 0x03...0x77 (e.g. 0x27 or 0x3f)", at: node)
             return 0x27
         }
         return number
@@ -84,7 +88,8 @@ enum DisplaySection {
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])
             if let bad = value.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
-                reader.log.report(reader.keyPath(key), "\(ConfigText.quoted(String(bad))) is not printable ASCII; text displays show ASCII only", at: reader.value(key))
+                reader.log.report(
+                    reader.keyPath(key), "\(ConfigText.quoted(String(bad))) is not printable ASCII; text displays show ASCII only", at: reader.value(key))
                 continue
             }
             texts[keyPath: field] = value

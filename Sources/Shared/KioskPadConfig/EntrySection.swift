@@ -33,7 +33,9 @@ enum EntrySection {
             log.report(reader.keyPath("min_length"), "\(options.minLength) is more than max_length \(options.maxLength)", at: reader.value("min_length"))
         }
         if let bad = options.bindings.allowedKeys.sorted().first(where: { !("0"..."9").contains($0) }) {
-            log.report(reader.keyPath("allowed_keys"), "\(ConfigText.quoted(String(bad))) is not a digit; entries are digits only (0-9)", at: reader.value("allowed_keys"))
+            log.report(
+                reader.keyPath("allowed_keys"), "\(ConfigText.quoted(String(bad))) is not a digit; entries are digits only (0-9)",
+                at: reader.value("allowed_keys"))
         }
         let noEndKey = options.bindings.endKeys.isEmpty
         if noEndKey && options.endKeyRequired {
@@ -49,7 +51,9 @@ enum EntrySection {
                 log.report(reader.keyPath("challenge_alphabet"), "is empty; give the keys a challenge may use", at: reader.value("challenge_alphabet"))
             }
             if let bad = options.challengeAlphabet.first(where: { !options.bindings.allowedKeys.contains($0) }) {
-                log.report(reader.keyPath("challenge_alphabet"), "\(ConfigText.quoted(String(bad))) is not in allowed_keys; a challenge must be typeable", at: reader.value("challenge_alphabet"))
+                log.report(
+                    reader.keyPath("challenge_alphabet"), "\(ConfigText.quoted(String(bad))) is not in allowed_keys; a challenge must be typeable",
+                    at: reader.value("challenge_alphabet"))
             }
         }
     }
@@ -61,7 +65,9 @@ enum EntrySection {
         policy.lockout = reader.seconds("lockout_s", default: 30, range: 1...86_400)
         policy.maxLockout = reader.seconds("max_lockout_s", default: 900, range: 1...604_800)
         if policy.maxLockout < policy.lockout {
-            reader.log.report(reader.keyPath("max_lockout_s"), "is less than lockout_s; it caps the doubling, so it must be at least lockout_s", at: reader.value("max_lockout_s"))
+            reader.log.report(
+                reader.keyPath("max_lockout_s"), "is less than lockout_s; it caps the doubling, so it must be at least lockout_s",
+                at: reader.value("max_lockout_s"))
         }
         reader.finish()
         return policy

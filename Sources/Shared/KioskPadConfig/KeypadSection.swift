@@ -56,7 +56,9 @@ enum KeypadSection {
             case .offsetOutOfRange(let offset):
                 reader.log.report(reader.keyPath(key), "\(offset) is out of range \(ConfigValues.lineOffsets)", at: reader.value(key))
             case .invalid:
-                reader.log.report(reader.keyPath(key), "is required with driver: wiegand: the line offset or line name of the reader's \(key.uppercased()) wire, e.g. 23", at: reader.value(key) ?? reader.node)
+                reader.log.report(
+                    reader.keyPath(key), "is required with driver: wiegand: the line offset or line name of the reader's \(key.uppercased()) wire, e.g. 23",
+                    at: reader.value(key) ?? reader.node)
             }
             return .offset(0)
         }
@@ -74,7 +76,8 @@ enum KeypadSection {
     /// `device` (required) and `key_map` (KEY_NAME: "label").
     static func readEvdev(_ reader: MappingReader) -> EvdevKeypadConfiguration {
         if !reader.has("device") {
-            reader.log.report(reader.keyPath("device"), "is required with driver: evdev: a path like /dev/input/by-id/usb-...-event-kbd, or name:TEXT", at: reader.node)
+            reader.log.report(
+                reader.keyPath("device"), "is required with driver: evdev: a path like /dev/input/by-id/usb-...-event-kbd, or name:TEXT", at: reader.node)
         }
         let device = reader.string("device", default: "/dev/input/event0")
         if reader.has("device"), !device.hasPrefix("/"), !device.hasPrefix("name:") {
@@ -84,7 +87,9 @@ enum KeypadSection {
         let map = reader.child("key_map")
         for name in map.keys.sorted() {
             guard let code = EvdevKeyCodes.codes[name] else {
-                map.log.report(map.keyPath(name), "is not a key name this driver knows; valid: \(EvdevKeyCodes.codes.keys.sorted().joined(separator: ", "))", at: map.value(name))
+                map.log.report(
+                    map.keyPath(name), "is not a key name this driver knows; valid: \(EvdevKeyCodes.codes.keys.sorted().joined(separator: ", "))",
+                    at: map.value(name))
                 continue
             }
             let label = map.labels(name, default: "?")
@@ -113,7 +118,10 @@ enum KeypadSection {
         let defaultKeys = rows.count == 4 && columns.count == 4 ? "123A456B789C*0#D" : ""
         var keys = reader.labels("keys", default: defaultKeys)
         if keys.count != rows.count * columns.count {
-            log.report(reader.keyPath("keys"), "has \(keys.count) labels but the matrix has \(rows.count)x\(columns.count) = \(rows.count * columns.count) keys; give one label per key, row by row", at: reader.value("keys"))
+            log.report(
+                reader.keyPath("keys"),
+                "has \(keys.count) labels but the matrix has \(rows.count)x\(columns.count) = \(rows.count * columns.count) keys; give one label per key, row by row",
+                at: reader.value("keys"))
             keys = Array(repeating: "?", count: rows.count * columns.count)
         }
         if entry.challenge == .beforePIN, let bad = entry.challengeAlphabet.first(where: { !keys.contains($0) }) {

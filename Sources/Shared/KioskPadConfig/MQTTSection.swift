@@ -65,7 +65,10 @@ enum MQTTSection {
         if let parsed = endpoint(url) {
             (host, port, tls) = parsed
             if !tls && !allowInsecure && !VerifierURL.isLoopback(host) {
-                log.report(reader.keyPath("url"), "plain mqtt:// to \(host) would send the broker password (and remote-unlock codes) unencrypted; use mqtts:// or set mqtt.allow_insecure: true", at: reader.value("url"))
+                log.report(
+                    reader.keyPath("url"),
+                    "plain mqtt:// to \(host) would send the broker password (and remote-unlock codes) unencrypted; use mqtts:// or set mqtt.allow_insecure: true",
+                    at: reader.value("url"))
             }
         } else if reader.has("url") {
             log.report(reader.keyPath("url"), "\(ConfigText.quoted(url)) is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]", at: reader.value("url"))
@@ -74,7 +77,9 @@ enum MQTTSection {
         let certificate = path(reader, "client_cert_file", baseDirectory)
         let key = path(reader, "client_key_file", baseDirectory)
         if (certificate == nil) != (key == nil) {
-            log.report(reader.keyPath(certificate == nil ? "client_cert_file" : "client_key_file"), "client_cert_file and client_key_file go together; give both or neither", at: reader.node)
+            log.report(
+                reader.keyPath(certificate == nil ? "client_cert_file" : "client_key_file"),
+                "client_cert_file and client_key_file go together; give both or neither", at: reader.node)
         }
         if !tls {
             for name in ["ca_file", "client_cert_file", "client_key_file"] where reader.has(name) {
@@ -101,7 +106,9 @@ enum MQTTSection {
         let keepalive = reader.int("keepalive_s", default: 30, range: 5...3600)
         let remoteUnlock = reader.bool("remote_unlock", default: false)
         if remoteUnlock && !tls && !VerifierURL.isLoopback(host) {
-            log.report(reader.keyPath("remote_unlock"), "needs mqtts:// or a broker on this machine: the unlock code travels in the command", at: reader.value("remote_unlock"))
+            log.report(
+                reader.keyPath("remote_unlock"), "needs mqtts:// or a broker on this machine: the unlock code travels in the command",
+                at: reader.value("remote_unlock"))
         }
         return MQTTConfiguration(
             url: url, host: host, port: port, tls: tls, allowInsecure: allowInsecure, caFile: caFile,
@@ -112,8 +119,8 @@ enum MQTTSection {
     /// Host, port (default 1883 or 8883) and whether TLS is used, or nil for another form.
     static func endpoint(_ url: String) -> (host: String, port: Int, tls: Bool)? {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
-              scheme == "mqtt" || scheme == "mqtts", let host = parts.host, !host.isEmpty,
-              parts.path.isEmpty || parts.path == "/", parts.query == nil, parts.user == nil
+            scheme == "mqtt" || scheme == "mqtts", let host = parts.host, !host.isEmpty,
+            parts.path.isEmpty || parts.path == "/", parts.query == nil, parts.user == nil
         else { return nil }
         let tls = scheme == "mqtts"
         let port = parts.port ?? (tls ? 8883 : 1883)

@@ -43,9 +43,13 @@ enum OfflineSection {
         guard mode == .fallback else { return nil }
         let key = reader.string("public_key", default: "")
         if !reader.has("public_key") {
-            reader.log.report(reader.keyPath("public_key"), "is required with mode: fallback; `kioskpad verifier public-key --config FILE` on the verifier prints it (ed25519:...)", at: reader.node)
+            reader.log.report(
+                reader.keyPath("public_key"),
+                "is required with mode: fallback; `kioskpad verifier public-key --config FILE` on the verifier prints it (ed25519:...)", at: reader.node)
         } else if !isPublicKey(key) {
-            reader.log.report(reader.keyPath("public_key"), "must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it", at: reader.value("public_key"))
+            reader.log.report(
+                reader.keyPath("public_key"), "must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it",
+                at: reader.value("public_key"))
         }
         let url = reader.has("url") ? reader.string("url", default: "") : defaultURL(verifierURL)
         if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {

@@ -51,7 +51,8 @@ extension ConfigLoader {
         if !top.has("server") { log.report("server", "is required: the reference verifier's settings", at: nil) }
         let reader = top.child("server")
         let listen = reader.string("listen", default: "127.0.0.1:8787")
-        var host = "127.0.0.1", port = 8787
+        var host = "127.0.0.1"
+        var port = 8787
         if let address = ConfigValues.hostAndPort(listen) {
             (host, port) = address
         } else {
@@ -70,7 +71,10 @@ extension ConfigLoader {
         let lookupKey = VerifierSection.secretSource(reader, prefix: "lookup_key", baseDirectory: baseDirectory)
         let allowUnsigned = reader.bool("allow_unsigned", default: false)
         if secret == nil && !allowUnsigned {
-            log.report(reader.keyPath("secret_file"), "a signing secret is required (secret_file, secret_env or secret_credential; `kioskpad verifier secret` makes one), or set allow_unsigned: true", at: reader.node)
+            log.report(
+                reader.keyPath("secret_file"),
+                "a signing secret is required (secret_file, secret_env or secret_credential; `kioskpad verifier secret` makes one), or set allow_unsigned: true",
+                at: reader.node)
         }
         let unlock = reader.has("unlock_seconds") ? reader.int("unlock_seconds", default: 5, range: 1...300) : nil
         let codeLength = reader.int("code_length", default: 8, range: 6...12)
@@ -92,7 +96,9 @@ extension ConfigLoader {
         }
         let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
         if console.enabled && console.port != 0 && console.port == port && console.host == host {
-            log.report(reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)", at: reader.child("console").value("listen"))
+            log.report(
+                reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)",
+                at: reader.child("console").value("listen"))
         }
         reader.finish()
         top.finish()

@@ -22,7 +22,8 @@ enum VerifierSection {
         // Settings of another kind are mistakes worth naming (not just "unknown key").
         for (other, keys) in [(Kind.http, httpKeys), (Kind.local, ["users_file"])] where other != kind {
             for key in keys where reader.has(key) {
-                reader.log.report(reader.keyPath(key), "is only used with kind: \(other.rawValue); this verifier is kind: \(kind.rawValue)", at: reader.value(key))
+                reader.log.report(
+                    reader.keyPath(key), "is only used with kind: \(other.rawValue); this verifier is kind: \(kind.rawValue)", at: reader.value(key))
             }
         }
         switch kind {
@@ -64,13 +65,17 @@ enum VerifierSection {
         let certificate = reader.has("client_cert") ? resolve(reader.string("client_cert", default: ""), baseDirectory) : nil
         let key = reader.has("client_key") ? resolve(reader.string("client_key", default: ""), baseDirectory) : nil
         if (certificate == nil) != (key == nil) {
-            log.report(reader.keyPath(certificate == nil ? "client_cert" : "client_key"), "client_cert and client_key go together (mTLS); give both or neither", at: reader.node)
+            log.report(
+                reader.keyPath(certificate == nil ? "client_cert" : "client_key"), "client_cert and client_key go together (mTLS); give both or neither",
+                at: reader.node)
         }
         configuration.clientCertificate = certificate
         configuration.clientKey = key
         configuration.offline = OfflineSection.read(reader, verifierURL: url, allowInsecureHTTP: allowInsecure)
         if configuration.offline != nil, configuration.secret == nil {
-            log.report(reader.keyPath("offline.mode"), "fallback needs verifier.secret_file, _env or _credential: the verifier gives a replica only to a signed request", at: reader.node)
+            log.report(
+                reader.keyPath("offline.mode"),
+                "fallback needs verifier.secret_file, _env or _credential: the verifier gives a replica only to a signed request", at: reader.node)
         }
         return configuration
     }
@@ -79,7 +84,10 @@ enum VerifierSection {
     /// written into the config itself (`<prefix>:`) is refused.
     static func secretSource(_ reader: MappingReader, prefix: String, baseDirectory: String) -> SecretSource? {
         if reader.has(prefix) {
-            reader.log.report(reader.keyPath(prefix), "secrets are never read from the config file; use \(prefix)_file, \(prefix)_env or \(prefix)_credential (systemd LoadCredential=)", at: reader.value(prefix))
+            reader.log.report(
+                reader.keyPath(prefix),
+                "secrets are never read from the config file; use \(prefix)_file, \(prefix)_env or \(prefix)_credential (systemd LoadCredential=)",
+                at: reader.value(prefix))
         }
         var sources: [SecretSource] = []
         if reader.has("\(prefix)_file") { sources.append(.file(resolve(reader.string("\(prefix)_file", default: ""), baseDirectory))) }

@@ -1,16 +1,16 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Zeroes `count` bytes at `pointer` in a way the optimiser may not elide.
 @inline(never)
 func wipeBytes(_ pointer: UnsafeMutablePointer<UInt8>, count: Int) {
     #if canImport(Glibc)
-    explicit_bzero(pointer, count)
+        explicit_bzero(pointer, count)
     #else
-    memset_s(pointer, count, 0, count)
+        memset_s(pointer, count, 0, count)
     #endif
 }
 

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import KioskPadCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Jobs that may run now (first in, first out) and jobs due at a `CLOCK_MONOTONIC`
 /// deadline, behind one mutex. Worker threads block in ``next()`` and the timer thread in

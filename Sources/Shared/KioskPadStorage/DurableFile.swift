@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A state file that could not be used: which file, what was being done, why, and the fix.
@@ -71,7 +72,8 @@ public enum DurableFile {
         guard rename(temporary, path) == 0 else { throw StateFileError(path: path, doing: "replace", errno: errno) }
         ok = true
         guard flush else { return }
-        let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = open(
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)
             close(directory)

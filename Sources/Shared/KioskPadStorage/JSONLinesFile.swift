@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An append-only file of one JSON object per line: opened with `O_APPEND`, each line
 /// written whole and fsynced before ``append(_:)`` returns, appends serialised by one lock.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Puts a terminal back the way it was found. Components register what they changed (raw
 /// mode, echo off, a hidden cursor) and ``restore()`` undoes all of it exactly once; it is
@@ -36,7 +37,7 @@ public final class TerminalRestorer: Sendable {
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INPCK | ISTRIP | BRKINT)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 1 // a read returns after one byte
+            cc[Int(VMIN)] = 1  // a read returns after one byte
             cc[Int(VTIME)] = 0
         }
         state.withLock { $0.savedModes.append((fd, original)) }

@@ -1,13 +1,13 @@
 import Foundation
 import Hummingbird
 import HummingbirdTLS
-import KioskPadCore
 import KioskPadConfig
-import SiteConsole
-import SiteHTTP
+import KioskPadCore
 import Logging
 import NIOSSL
 import ServiceLifecycle
+import SiteConsole
+import SiteHTTP
 
 /// The site console for `verifier serve` (`server.console.enabled: true`): its services
 /// over the opened store, and its own listener, over TLS when `server.console.tls` is set.
@@ -32,10 +32,13 @@ public enum ConsoleAssembly {
                     privateKey: .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem)))
                 _ = try NIOSSLContext(configuration: tls)
             } catch {
-                throw KeyedError(key: "server.console.tls", message: "cannot use \(certFile) and \(keyFile): \(error)", fix: "give a PEM certificate chain and its private key")
+                throw KeyedError(
+                    key: "server.console.tls", message: "cannot use \(certFile) and \(keyFile): \(error)",
+                    fix: "give a PEM certificate chain and its private key")
             }
             return SiteConsole.application(
-                services: services, options: options, server: try .tls(limits.server(), tlsConfiguration: tls), host: console.host, port: console.port, logger: logger,
+                services: services, options: options, server: try .tls(limits.server(), tlsConfiguration: tls), host: console.host, port: console.port,
+                logger: logger,
                 onRunning: onRunning)
         }
         return SiteConsole.application(

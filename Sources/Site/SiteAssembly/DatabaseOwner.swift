@@ -1,7 +1,8 @@
 import Foundation
 import KioskPadCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who may open the verifier's SQLite file. A command run as root against a database that
@@ -26,7 +27,8 @@ public enum DatabaseOwner {
         // The group first: once the user is not root it may no longer change its group.
         guard setgroups(0, nil) == 0, setgid(status.st_gid) == 0, setuid(status.st_uid) == 0 else {
             throw KeyedError(
-                key: "server.sqlite.path", message: "\(probe) belongs to \(name), and this command could not become \(name) (\(String(cString: strerror(errno))))",
+                key: "server.sqlite.path",
+                message: "\(probe) belongs to \(name), and this command could not become \(name) (\(String(cString: strerror(errno))))",
                 fix: "run it as that user: sudo -u \(name) kioskpad verifier ...", kind: .unavailable(retryable: false))
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import SiteCore
 import ServiceLifecycle
+import SiteCore
 
 /// Deletes forwarded door events older than `server.events.keep_days`, and any dated more
 /// than the allowed skew in the future (a database from before such records were refused),

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import NIOSSL
 import SitePostgres

@@ -1,14 +1,14 @@
 import Crypto
 import Foundation
 import Hummingbird
-import KioskPadCore
 import KioskPadAccess
 import KioskPadConfig
-import SiteHTTP
+import KioskPadCore
 import Logging
 import NIOCore
-import SiteCore
 import ServiceLifecycle
+import SiteCore
+import SiteHTTP
 
 /// The composition root of the server side, as ``DoorAssembly`` is of the terminal's:
 /// turns a verifier config into its store, the decisions over it and the running HTTP
@@ -40,7 +40,8 @@ public enum VerifierAssembly {
             } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
                 throw KeyedError(
                     key: settings.console.enabled ? "server.listen or server.console.listen" : "server.listen",
-                    message: "cannot listen on \(settings.host):\(settings.port)\(settings.console.enabled ? " or \(settings.console.host):\(settings.console.port)" : ""): \(error.description)",
+                    message:
+                        "cannot listen on \(settings.host):\(settings.port)\(settings.console.enabled ? " or \(settings.console.host):\(settings.console.port)" : ""): \(error.description)",
                     fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
             }
         }
@@ -53,7 +54,8 @@ public enum VerifierAssembly {
         let own = Set(try await administration.doors().map(\.terminalID))
         let shared = named.filter { !own.contains($0) }
         guard !shared.isEmpty else { return nil }
-        return "access rules name door\(shared.count == 1 ? "" : "s") \(shared.joined(separator: ", ")) without a secret of \(shared.count == 1 ? "its" : "their") own: "
+        return
+            "access rules name door\(shared.count == 1 ? "" : "s") \(shared.joined(separator: ", ")) without a secret of \(shared.count == 1 ? "its" : "their") own: "
             + "any terminal with the site secret can claim to be \(shared.count == 1 ? "it" : "them"); give each one with `kioskpad verifier terminal add ID`"
     }
 

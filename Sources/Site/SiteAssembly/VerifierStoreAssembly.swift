@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import SiteCore
 import SitePostgres
@@ -40,20 +40,23 @@ public enum VerifierStoreAssembly {
             return try await withSQLite(sqlite, logger: logger, migrate: migrate) { database in
                 let directory = SQLiteUserDirectory(database: database)
                 if migrate { _ = try await directory.signingKey() }
-                return try await body(OpenedVerifierStore(
-                    store: SQLiteVerifierStore(database: database, instance: instance),
-                    administration: directory, console: SQLiteConsoleStore(database: database), replica: directory, location: sqlite.path, configKey: "server.sqlite.path",
-                    pool: nil, backup: { try await database.backup(to: $0) }))
+                return try await body(
+                    OpenedVerifierStore(
+                        store: SQLiteVerifierStore(database: database, instance: instance),
+                        administration: directory, console: SQLiteConsoleStore(database: database), replica: directory, location: sqlite.path,
+                        configKey: "server.sqlite.path",
+                        pool: nil, backup: { try await database.backup(to: $0) }))
             }
         case .postgres(let postgres):
             return try await withPostgresDatabase(postgres, logger: logger, migrate: migrate) { database in
                 let directory = PostgresUserDirectory(database: database, location: postgres.displayURL)
                 if migrate { _ = try await directory.signingKey() }
-                return try await body(OpenedVerifierStore(
-                    store: PostgresVerifierStore(database: database, instance: instance),
-                    administration: directory,
-                    console: PostgresConsoleStore(database: database), replica: directory,
-                    location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
+                return try await body(
+                    OpenedVerifierStore(
+                        store: PostgresVerifierStore(database: database, instance: instance),
+                        administration: directory,
+                        console: PostgresConsoleStore(database: database), replica: directory,
+                        location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadAccess
 import KioskPadCommandLine
+import KioskPadCore
 import SiteCore
 
 /// The options that set a user's access rule (`user add` and `user set`), checked before
@@ -37,12 +37,14 @@ struct AccessRuleOptions: ParsableArguments {
         }
         var schedule: String??
         if let name = self.schedule {
-            guard Identifier.isValid(name) else { throw ValidationError("--schedule \(name): a schedule name is 1-64 of letters, digits, '.', '_' or '-', or always") }
+            guard Identifier.isValid(name) else {
+                throw ValidationError("--schedule \(name): a schedule name is 1-64 of letters, digits, '.', '_' or '-', or always")
+            }
             schedule = .some(name == "always" ? nil : name)
         }
         let from: SiteDate?? = try validFrom.map { try Self.date($0, option: "--valid-from") }
         let until: SiteDate?? = try validUntil.map { try Self.date($0, option: "--valid-until") }
-        if case let (start??, end??) = (from, until), start.start >= end.end {
+        if case (let start??, let end??) = (from, until), start.start >= end.end {
             throw ValidationError("--valid-from \(start) is not before --valid-until \(end)")
         }
         let (newDoors, newSchedule) = (doors, schedule)
@@ -181,7 +183,8 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
             for door in doors {
                 guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: silent) else { continue }
                 let last = view.lastDecision.map { decision in decision + (view.lastUser.map { "(\($0))" } ?? "") } ?? "none"
-                writeLine("""
+                writeLine(
+                    """
                     \(view.terminalID) seen \(formatter.string(from: view.lastSeen)) (\(Int(now.timeIntervalSince(view.lastSeen))) s ago) \
                     door=\(view.door) keypad=\(view.keypad) tamper=\(view.tamper) locked_out=\(view.lockedOut) last=\(last) \
                     alerts=\(view.alerts.isEmpty ? "none" : view.alerts.joined(separator: ","))

@@ -1,15 +1,16 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import KioskPadCore
 import KioskPadAccess
 import KioskPadCommandLine
-import SiteConsole
+import KioskPadCore
 import SiteAssembly
+import SiteConsole
 import SiteCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `kioskpad verifier admin`: the site console's administrators.
 struct VerifierAdminCommand: AsyncParsableCommand {
@@ -41,7 +42,8 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             try await target.withStore { opened in
                 let added = try await VerifierUserCommand.applying(opened) { try await opened.console.addAdmin(name: name, hash: hash) }
                 guard added else {
-                    throw UsageError(description: "administrator '\(name)' is already in \(opened.location); `kioskpad verifier admin remove \(name)` first to replace them")
+                    throw UsageError(
+                        description: "administrator '\(name)' is already in \(opened.location); `kioskpad verifier admin remove \(name)` first to replace them")
                 }
                 try await opened.store.audit([("action", "admin_add"), ("admin", name), ("source", "cli")])
                 writeLine("administrator '\(name)' added to \(opened.location)")
@@ -111,7 +113,8 @@ struct VerifierAdminCommand: AsyncParsableCommand {
 /// whatever the terminal's colours, with a two-module quiet zone.
 enum TerminalQR {
     static func render(_ image: QRCodeImage) -> String {
-        let margin = 2, size = image.width + 2 * margin
+        let margin = 2
+        let size = image.width + 2 * margin
         func dark(_ x: Int, _ y: Int) -> Bool {
             let (mx, my) = (x - margin, y - margin)
             return mx >= 0 && my >= 0 && mx < image.width && my < image.width && image.isDark(x: mx, y: my)

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import KioskPadConfig
-import SiteAssembly
 import KioskPadCommandLine
+import KioskPadConfig
+import KioskPadCore
 import Logging
+import SiteAssembly
 import SiteCore
 
 /// `kioskpad verifier`: the site server and its tools, the root command of the
@@ -93,7 +93,8 @@ struct VerifierMigrateCommand: AsyncParsableCommand {
         let settings = try target.settings()
         LoggingSetup.bootstrap(level: .warning)
         let (location, applied, version) = try await VerifierStoreAssembly.migrate(settings, logger: Logger(label: "kioskpad.verifier-migrate"))
-        writeLine("schema of \(location) at version \(version)" + (applied.isEmpty ? " (already)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
+        writeLine(
+            "schema of \(location) at version \(version)" + (applied.isEmpty ? " (already)" : " (applied \(applied.map(String.init).joined(separator: ", ")))"))
     }
 }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadCommandLine
+import KioskPadCore
 
 /// `kioskpad verifier lockout`: the per-terminal lockouts, which survive a restart.
 struct VerifierLockoutCommand: AsyncParsableCommand {
@@ -25,10 +25,12 @@ struct VerifierLockoutCommand: AsyncParsableCommand {
             let formatter = ISO8601DateFormatter()
             for lockout in lockouts {
                 let tracker = lockout.tracker
-                let state = tracker.isLocked(at: now)
+                let state =
+                    tracker.isLocked(at: now)
                     ? "locked until \(formatter.string(from: Date(timeIntervalSince1970: tracker.lockedUntil?.timeInterval ?? 0)))"
                     : "not locked"
-                writeLine("\(lockout.terminal) \(state), \(tracker.recentFailures) recent denial\(tracker.recentFailures == 1 ? "" : "s"), streak \(tracker.streak)")
+                writeLine(
+                    "\(lockout.terminal) \(state), \(tracker.recentFailures) recent denial\(tracker.recentFailures == 1 ? "" : "s"), streak \(tracker.streak)")
             }
         }
     }

@@ -1,9 +1,9 @@
 import ArgumentParser
-import KioskPadStorage
 import Foundation
-import KioskPadCore
 import KioskPadAccess
 import KioskPadCommandLine
+import KioskPadCore
+import KioskPadStorage
 import SiteCore
 
 /// `kioskpad verifier import --users-file FILE`: users from a users file into the database.
@@ -87,7 +87,8 @@ struct VerifierBackupCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: to).standardizedFileURL.path
         try await target.withStore { opened in
             guard let backup = opened.backup else {
-                throw KeyedError(key: "server.store", message: "is postgres: back it up with pg_dump (docs/site-server.md, \"Many doors: the verifier on PostgreSQL\")")
+                throw KeyedError(
+                    key: "server.store", message: "is postgres: back it up with pg_dump (docs/site-server.md, \"Many doors: the verifier on PostgreSQL\")")
             }
             try await VerifierUserCommand.applying(opened) { try await backup(destination) }
         }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import KioskPadCore
 import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadConfig
+import KioskPadCore
 import Logging
 import SiteAssembly
 import SiteCore
@@ -92,7 +92,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
     /// `user disable NAME`: refused at every door, kept with their history.
     struct Disable: UserStateCommand {
-        static let configuration = CommandConfiguration(abstract: "Switch a user off without deleting them: every attempt of theirs is denied (audited as disabled).")
+        static let configuration = CommandConfiguration(
+            abstract: "Switch a user off without deleting them: every attempt of theirs is denied (audited as disabled).")
         static let disabled = true
         @Argument(help: "User name.") var name: String
         @OptionGroup var target: VerifierDatabaseTarget

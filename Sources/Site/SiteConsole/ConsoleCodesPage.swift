@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 
 /// The Codes page: issue a one-time code (user, door, expiry), shown once on its own page
@@ -18,7 +18,8 @@ extension ConsoleHandler {
         let codes: [[String: Any]] = try await services.console.unusedCodes(now: services.now()).map { code in
             ["id": String(code.id), "user": code.user, "door": code.door ?? "any", "expires": ConsoleTime.local(code.expires, zone)]
         }
-        return ConsoleResponse.page("codes", title: "One-time codes", page: "codes", visit: visit, data: ["codes": codes], notice: notice, error: error, status: status)
+        return ConsoleResponse.page(
+            "codes", title: "One-time codes", page: "codes", visit: visit, data: ["codes": codes], notice: notice, error: error, status: status)
     }
 
     func issueCode(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
@@ -29,7 +30,8 @@ extension ConsoleHandler {
             let door = form.text("door")
             if let door, !Identifier.isValid(door) {
                 return try await renderCodes(
-                    visit, error: "Door “\(door)” is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-'). Nothing was issued.", status: .badRequest)
+                    visit, error: "Door “\(door)” is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-'). Nothing was issued.",
+                    status: .badRequest)
             }
             guard let minutes = Int(form.text("minutes") ?? ""), (1...10_080).contains(minutes) else {
                 return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)

@@ -15,7 +15,9 @@ extension ConsoleHandler {
         let acknowledged = Dictionary(
             try await services.console.acknowledgements().map { ("\($0.terminal)\u{0}\($0.alert)", $0) }, uniquingKeysWith: { $1 })
         return try await services.store.recentEvents(perTerminal: ConsoleHandler.recordsPerDoor).compactMap { door -> [String: Any]? in
-            guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: options.silentAfter) else { return nil }
+            guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: options.silentAfter) else {
+                return nil
+            }
             var open = false
             let alerts: [[String: Any]] = view.alerts.map { alert in
                 let ack = acknowledged["\(view.terminalID)\u{0}\(alert)"]

@@ -57,7 +57,8 @@ extension ConsoleHandler {
             switch entryFilter(form, zone: zone) {
             case .failure(let error):
                 data["rows"] = [[String: String]]()
-                return ConsoleResponse.page("entries", title: "Who entered", page: "entries", visit: visit, data: data, error: error.description, status: .badRequest)
+                return ConsoleResponse.page(
+                    "entries", title: "Who entered", page: "entries", visit: visit, data: data, error: error.description, status: .badRequest)
             case .success(let filter):
                 // One row more than a page says whether there is an older page.
                 let rows = try await entryRows(filter, offset: (page - 1) * ConsoleHandler.entriesPerPage, limit: ConsoleHandler.entriesPerPage + 1, zone: zone)
@@ -74,7 +75,8 @@ extension ConsoleHandler {
             let zone = try await siteZone()
             switch entryFilter(form, zone: zone) {
             case .failure(let error): return ConsoleResponse.json(["error": error.description], status: .badRequest)
-            case .success(let filter): return ConsoleResponse.json(["rows": try await entryRows(filter, offset: 0, limit: ConsoleHandler.entriesPerPage, zone: zone)])
+            case .success(let filter):
+                return ConsoleResponse.json(["rows": try await entryRows(filter, offset: 0, limit: ConsoleHandler.entriesPerPage, zone: zone)])
             }
         }
     }
@@ -89,7 +91,8 @@ extension ConsoleHandler {
                 let rows = try await services.console.entries(filter, offset: 0, limit: ConsoleHandler.csvRows)
                 var csv = "time,door,user,decision,detail\r\n"
                 for row in rows {
-                    csv += [ConsoleTime.stamp(row.time), row.door, row.user ?? "", row.decision, row.detail].map(CSVField.escape).joined(separator: ",") + "\r\n"
+                    csv +=
+                        [ConsoleTime.stamp(row.time), row.door, row.user ?? "", row.decision, row.detail].map(CSVField.escape).joined(separator: ",") + "\r\n"
                 }
                 try await audit(visit, "entries_export", [("rows", String(rows.count))])
                 return ConsoleResponse.text(

@@ -71,7 +71,8 @@ struct ConsoleHandler: Sendable {
             if post {
                 form = try await readForm(request)
                 guard ConsoleSecurity.sameToken(form["csrf"], session.csrfToken) else {
-                    logger.warning("console: form without this session's token refused", metadata: ["admin": "\(session.admin)", "path": "\(request.uri.path)"])
+                    logger.warning(
+                        "console: form without this session's token refused", metadata: ["admin": "\(session.admin)", "path": "\(request.uri.path)"])
                     return ConsoleResponse.message(
                         "This form was out of date or did not come from this console; nothing was changed. Reload the page and try again.",
                         title: "Form refused", status: .forbidden, visit: visit, link: "/console/doors")

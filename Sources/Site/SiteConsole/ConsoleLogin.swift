@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 
 /// Logging in and out. A login form carries a token that must match its cookie (a form
@@ -29,7 +29,8 @@ extension ConsoleHandler {
         let now = services.now()
         do {
             let form = try await readForm(request)
-            guard let expected = ConsoleSecurity.cookie(ConsoleSecurity.loginCookie, in: request), ConsoleSecurity.sameToken(form["login_token"], expected) else {
+            guard let expected = ConsoleSecurity.cookie(ConsoleSecurity.loginCookie, in: request), ConsoleSecurity.sameToken(form["login_token"], expected)
+            else {
                 return loginForm(secure: secure, error: "The login form was out of date or did not come from this console. Try again.", status: .forbidden)
             }
             if throttle.isBlocked(from, now: now) {
@@ -44,7 +45,9 @@ extension ConsoleHandler {
                 let decoy = try await decoy.hash(services.console, now: now)
                 _ = try await HashingPool.shared.run(.console) { decoy.matches(password: password) }
                 throttle.noteFailure(from, now: now)
-                try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("result", "unknown administrator"), ("source", from)])
+                try await services.store.audit([
+                    ("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("result", "unknown administrator"), ("source", from),
+                ])
                 return loginForm(secure: secure, error: wrongLogin, status: .unauthorized)
             }
             if let until = account.lockedUntil, until > now {
@@ -95,7 +98,8 @@ extension ConsoleHandler {
             return loginForm(secure: secure, error: ConsoleHandler.busy, status: .tooManyRequests)
         } catch {
             logger.error("console: login failed on the verifier's database", metadata: ["error": "\(error)"])
-            return ConsoleResponse.message("The verifier's database cannot be used now. Try again in a moment.", title: "Unavailable", status: .serviceUnavailable)
+            return ConsoleResponse.message(
+                "The verifier's database cannot be used now. Try again in a moment.", title: "Unavailable", status: .serviceUnavailable)
         }
     }
 
@@ -121,7 +125,8 @@ extension ConsoleHandler {
         await withVisit(request, context, post: true) { visit, _ in
             try await services.console.endSession(tokenHash: visit.session.tokenHash)
             try await audit(visit, "console_logout", [])
-            return ConsoleResponse.redirect("/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
+            return ConsoleResponse.redirect(
+                "/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
         }
     }
 }

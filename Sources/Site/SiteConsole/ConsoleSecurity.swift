@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import Synchronization
 import HTTPTypes
 import Hummingbird
 import KioskPadAccess
+import Synchronization
 
 /// The console's security plumbing: random tokens, the hash a session is stored under,
 /// cookies, and the headers every page is sent with.

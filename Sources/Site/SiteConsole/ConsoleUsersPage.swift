@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import SiteCore
 
 /// The Users page: search, page through, add (PIN typed twice), disable or enable, remove.
@@ -20,7 +20,9 @@ extension ConsoleHandler {
         }
     }
 
-    func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws
+        -> Response
+    {
         let site = try await services.administration.siteRules()
         var users = try await services.administration.list()
         if let query { users = users.filter { $0.name.localizedCaseInsensitiveContains(query) } }
@@ -34,7 +36,8 @@ extension ConsoleHandler {
             if user.hasTOTP { has.append("TOTP") }
             if user.hasDuressPIN { has.append("duress PIN") }
             if user.cards > 0 { has.append("\(user.cards) card\(user.cards == 1 ? "" : "s")") }
-            let from = rule.validFrom?.description ?? "", until = rule.validUntil?.description ?? ""
+            let from = rule.validFrom?.description ?? ""
+            let until = rule.validUntil?.description ?? ""
             return [
                 "name": user.name, "has": has.joined(separator: ", "), "doors": rule.doors?.joined(separator: ", ") ?? "all",
                 "schedule": rule.schedule ?? "always", "valid": from.isEmpty && until.isEmpty ? "always" : "\(from) to \(until)",
@@ -62,7 +65,8 @@ extension ConsoleHandler {
             let range = EntryOptions.lengthRange
             guard let pin = SecretDigits(ascii: form["pin"] ?? ""), range.contains(pin.count) else {
                 return try await renderUsers(
-                    visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.", status: .badRequest)
+                    visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.",
+                    status: .badRequest)
             }
             guard let again = SecretDigits(ascii: form["pin_again"] ?? ""), pin.hasSameDigits(as: again) else {
                 return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
@@ -103,7 +107,8 @@ extension ConsoleHandler {
     func setUserState(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
         await withVisit(request, context, post: true) { visit, form in
             guard let name = form.text("name"), let state = form.text("state"), state == "disabled" || state == "enabled" else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
+                return try await renderUsers(
+                    visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
             }
             let disabled = state == "disabled"
             do {
@@ -169,7 +174,8 @@ extension ConsoleHandler {
             else {
                 return try await renderUsers(
                     visit, query: nil, page: 1,
-                    error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.", status: .badRequest)
+                    error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.",
+                    status: .badRequest)
             }
             do {
                 if action == "add" {

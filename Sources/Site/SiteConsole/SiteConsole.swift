@@ -104,7 +104,9 @@ enum ConsoleResponse {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func message(_ text: String, title: String, status: HTTPResponse.Status, visit: Visit? = nil, link: String? = nil, linkText: String = "Back") -> Response {
+    static func message(_ text: String, title: String, status: HTTPResponse.Status, visit: Visit? = nil, link: String? = nil, linkText: String = "Back")
+        -> Response
+    {
         var data: [String: Any] = ["text": text]
         if let link {
             data["link"] = link

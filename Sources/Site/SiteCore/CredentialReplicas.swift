@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// The replica's state in the verifier's database (schema version 5): a version that every
 /// change of a user, rule, schedule, the site's zone or a door's secret raises (triggers, so
@@ -151,17 +151,21 @@ public struct CredentialService: Sendable {
         var admitted: [String: Bool] = [:]
         var entries: [CredentialReplica.Entry] = []
         for record in records {
-            let allowed = admitted[record.name] ?? {
-                let rule = site.rules[record.name] ?? AccessRule()
-                let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
-                if open && !rule.isDefault {
-                    rules[record.name] = rule.fields.joined(separator: " ")
-                    if let schedule = rule.schedule { schedules[schedule] = site.schedules[schedule] }
-                }
-                admitted[record.name] = open
-                return open
-            }()
-            if allowed { entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description])) }
+            let allowed =
+                admitted[record.name]
+                ?? {
+                    let rule = site.rules[record.name] ?? AccessRule()
+                    let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
+                    if open && !rule.isDefault {
+                        rules[record.name] = rule.fields.joined(separator: " ")
+                        if let schedule = rule.schedule { schedules[schedule] = site.schedules[schedule] }
+                    }
+                    admitted[record.name] = open
+                    return open
+                }()
+            if allowed {
+                entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description]))
+            }
         }
         guard let tagKey else {
             return CredentialReplica(
@@ -171,7 +175,9 @@ public struct CredentialService: Sendable {
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
             terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
-            entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) }) },
+            entries: entries.map {
+                CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
+            },
             tagKey: tagKey.raw, tagBits: bits)
     }
 

@@ -1,7 +1,7 @@
-import KioskPadStorage
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
+import KioskPadStorage
 
 /// One journal record a terminal forwarded (`POST /v1/events`), as the store keeps it: its
 /// id (the deduplication key), door, type, time, sequence number and the record's JSON as
@@ -58,7 +58,9 @@ public enum DoorEventBatch {
         var events: [DoorEvent] = []
         for (index, item) in items.enumerated() {
             let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }
-            guard let envelope = item as? [String: Any], let data = envelope["data"] as? [String: Any] else { throw fail("must be an object with a data object") }
+            guard let envelope = item as? [String: Any], let data = envelope["data"] as? [String: Any] else {
+                throw fail("must be an object with a data object")
+            }
             guard let id = data["id"] as? String, (1...64).contains(id.utf8.count), Identifier.isValid(id) else {
                 throw fail("data.id must be 1-64 of letters, digits, '.', '_' or '-' (the journal's UUID)")
             }
@@ -69,7 +71,9 @@ public enum DoorEventBatch {
             }
             if let now {
                 guard time <= now.addingTimeInterval(allowedSkew) else {
-                    throw fail("data.time \(text) is more than \(Int(allowedSkew / 60)) minutes ahead of the site server's clock (\(UTCTimestamp.rfc3339(now))); check the door's clock (NTP)")
+                    throw fail(
+                        "data.time \(text) is more than \(Int(allowedSkew / 60)) minutes ahead of the site server's clock (\(UTCTimestamp.rfc3339(now))); check the door's clock (NTP)"
+                    )
                 }
                 guard time >= now.addingTimeInterval(-Double(keepDays) * 86_400) else {
                     throw fail("data.time \(text) is older than server.events.keep_days (\(keepDays) days)")
@@ -92,7 +96,9 @@ public enum DoorEventBatch {
             }
             events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
         }
-        guard Set(events.map(\.terminalID)).count == 1 else { throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids") }
+        guard Set(events.map(\.terminalID)).count == 1 else {
+            throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids")
+        }
         return events
     }
 }
@@ -199,7 +205,9 @@ public struct DoorEventIntake: Sendable {
     }
 
     private static func overQuota(_ door: String, _ over: EventQuota.Over) -> Reply {
-        Reply(status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}", retryAfter: over.retryAfter)
+        Reply(
+            status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}",
+            retryAfter: over.retryAfter)
     }
 
     /// The server's own record that `door` went over a quota in a window.

@@ -22,9 +22,10 @@ enum DoorSignature {
         var doorSecret: WebhookSecret?
         if let terminal { doorSecret = try await store.doorSecret(terminal: terminal) }
         guard let secret = doorSecret ?? siteSecret else { return .noKey }
-        guard let failure = WebhookSignature.verify(
-            id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
-            body: request.body, secret: secret, now: now)
+        guard
+            let failure = WebhookSignature.verify(
+                id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
+                body: request.body, secret: secret, now: now)
         else { return .signed }
         return .refused(failure.description + (doorSecret == nil ? "" : " (door \(terminal ?? "") signs with its own secret)"))
     }

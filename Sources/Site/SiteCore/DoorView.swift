@@ -56,7 +56,10 @@ public struct DoorView: Sendable, Equatable {
                 view.lockedOut = fields["locked_out"] as? String ?? view.lockedOut
                 if view.keypad == "failed" { raise("keypad_failed") } else { clear("keypad_failed") }
                 if view.tamper == "active" { raise("tamper") } else { clear("tamper") }
-                if view.door == "closed" { clear("held_open"); clear("forced_open") }
+                if view.door == "closed" {
+                    clear("held_open")
+                    clear("forced_open")
+                }
             case "door_opened": view.door = "open"
             case "door_closed":
                 view.door = "closed"

@@ -1,5 +1,5 @@
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// Single-use codes: `length` random digits, printed once when issued and kept only as a
 /// salted hash with an expiry (in the verifier's database).

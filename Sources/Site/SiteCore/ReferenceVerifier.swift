@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// The reference verifier's decisions, independent of the HTTP server that carries them
 /// (a ``VerifierDecision``): signature, replay, body, per-source limits on refused

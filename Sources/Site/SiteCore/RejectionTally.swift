@@ -43,7 +43,7 @@ public struct RejectionTally: Sendable {
             open[source] = entry
             return false
         }
-        if open.count >= maxSources, open[source] == nil { return false } // counted nowhere: still no fsync
+        if open.count >= maxSources, open[source] == nil { return false }  // counted nowhere: still no fsync
         open[source] = (now, 1, 0, [refusal: 1])
         return true
     }

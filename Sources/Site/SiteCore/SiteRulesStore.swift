@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Synchronization
 
 /// The primitive reads and writes of a site's access rules inside one transaction; each
@@ -78,7 +78,10 @@ extension SiteRulesEditing {
             guard site.schedules[name] != nil else { throw UserEditError(description: "no schedule '\(name)' in \(location)") }
             let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
             guard users.isEmpty else {
-                throw UserEditError(description: "schedule '\(name)' is used by \(users.joined(separator: ", ")); give them another first (`kioskpad verifier user set NAME --schedule always`)")
+                throw UserEditError(
+                    description:
+                        "schedule '\(name)' is used by \(users.joined(separator: ", ")); give them another first (`kioskpad verifier user set NAME --schedule always`)"
+                )
             }
             try await transaction.writeSchedule(name: name, spec: nil)
         }
@@ -95,7 +98,10 @@ extension SiteRulesEditing {
             var rule = site.rules[user] ?? AccessRule()
             change(&rule)
             if let schedule = rule.schedule, site.schedules[schedule] == nil {
-                throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
+                throw UserEditError(
+                    description:
+                        "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)"
+                )
             }
             try await transaction.writeRule(user: user, rule: rule)
             return rule

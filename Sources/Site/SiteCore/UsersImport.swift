@@ -41,8 +41,12 @@ public enum UsersImport {
         var timeZone: String?
         if let zone = file.site.timeZone, zone != site.timeZone {
             // A new database has the host's zone; nothing depends on it before rules exist.
-            if site.timeZone == nil || (site.schedules.isEmpty && site.rules.isEmpty) { timeZone = zone } else {
-                clash.rules.append("@time_zone \(zone): the database's site zone is \(site.timeZone ?? "") and its rules use it (change it with `kioskpad verifier site set --time-zone`)")
+            if site.timeZone == nil || (site.schedules.isEmpty && site.rules.isEmpty) {
+                timeZone = zone
+            } else {
+                clash.rules.append(
+                    "@time_zone \(zone): the database's site zone is \(site.timeZone ?? "") and its rules use it (change it with `kioskpad verifier site set --time-zone`)"
+                )
             }
         }
         var schedules: [(String, String)] = []
@@ -60,7 +64,8 @@ public enum UsersImport {
             if !existingNames.contains(name) {
                 if let wanted = file.site.rules[name], !wanted.isDefault { rules.append((name, wanted)) }
             } else if let wanted = file.site.rules[name], wanted != stored {
-                clash.rules.append("user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
+                clash.rules.append(
+                    "user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
             }
         }
         guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// What the `kioskpad verifier` commands change and read in the verifier's database beside
 /// users: one-time codes, lockouts, and users brought in from (or written out to) a users
@@ -55,7 +55,10 @@ extension VerifierAdministration {
         let location = self.location
         try await editSite { transaction in
             if let schedule = rule.schedule, try await transaction.readSite().schedules[schedule] == nil {
-                throw UserEditError(description: "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)")
+                throw UserEditError(
+                    description:
+                        "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)"
+                )
             }
             guard try await transaction.addPIN(name: name, hash: hash, tag: tag) else { throw UserEditError.alreadyThere(name, in: location) }
             try await transaction.writeRule(user: name, rule: rule)

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 
 /// Where the reference verifier keeps the state its decisions read and change: users, the
 /// replay cache, per-terminal lockout, TOTP steps used, one-time codes and the audit trail.

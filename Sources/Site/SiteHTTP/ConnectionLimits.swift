@@ -165,7 +165,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .body:
             break
         case .end:
-            timer?.cancel() // a complete request: the handler has it now
+            timer?.cancel()  // a complete request: the handler has it now
             timer = nil
         }
         context.fireChannelRead(data)
@@ -178,7 +178,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         if keepAlive {
             context.write(data, promise: promise)
-            arm(context: context) // ready for the next request
+            arm(context: context)  // ready for the next request
         } else {
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.cascade(to: promise)

@@ -72,7 +72,9 @@ public enum VerifierServer {
             // can be used now, for a proxy's health check (HAProxy: expect string "store":"ok").
             let problem = await verifier.healthProblem()
             let store = problem.map { "\"store\":\"unavailable\",\"problem\":\(VerificationRequestBody.jsonString($0))" } ?? "\"store\":\"ok\""
-            return json(200, """
+            return json(
+                200,
+                """
                 {"status":"\(problem == nil ? "ok" : "unavailable")",\(store),"connections":{"open":\(connections.open),"peak":\(connections.peak),\
                 "refused":\(connections.refused),"timed_out":\(connections.timedOut)}}
                 """)
@@ -108,8 +110,10 @@ public enum VerifierServer {
         switch await signedRequest(request, context, maxBody: maxBody) {
         case .failure(let refusal):
             metrics.recordEndpoint(endpoint, result: "malformed")
-            await verifier.noteRefused(.malformed, "body missing or larger than \(maxBody) bytes", endpoint: endpoint, .init(
-                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source))
+            await verifier.noteRefused(
+                .malformed, "body missing or larger than \(maxBody) bytes", endpoint: endpoint,
+                .init(
+                    contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source))
             return refusal.response
         case .success(let incoming):
             let (status, body, response) = await handle(incoming)
@@ -148,12 +152,13 @@ public enum VerifierServer {
         } catch {
             return .failure(UnreadableBody(response: json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")))
         }
-        return .success(ReferenceVerifier.Incoming(
-            contentType: request.headers[.contentType],
-            webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
-            webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
-            webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
-            body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
+        return .success(
+            ReferenceVerifier.Incoming(
+                contentType: request.headers[.contentType],
+                webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
+                webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
+                webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
+                body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
     }
 
     /// A `/v1/events` reply as an answer, with its `Retry-After`; an answer of 429 (over the

@@ -106,7 +106,8 @@ public struct PostgresConsoleStore: ConsoleStore {
                 """, logger: logger)
             for try await (hash, admin, csrf, created, expires) in rows.decode((String, String, String, Double, Double).self) {
                 return ConsoleSession(
-                    tokenHash: hash, admin: admin, csrfToken: csrf, created: Date(timeIntervalSince1970: created), expires: Date(timeIntervalSince1970: expires))
+                    tokenHash: hash, admin: admin, csrfToken: csrf, created: Date(timeIntervalSince1970: created), expires: Date(timeIntervalSince1970: expires)
+                )
             }
             return nil
         }
@@ -200,7 +201,9 @@ public struct PostgresConsoleStore: ConsoleStore {
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
         return try await database.use { connection in
             var rows: [EntryRow] = []
-            for try await (at, door, user, decision, detail) in try await connection.query(query, logger: logger).decode((Double, String?, String?, String?, String?).self) {
+            for try await (at, door, user, decision, detail) in try await connection.query(query, logger: logger).decode(
+                (Double, String?, String?, String?, String?).self)
+            {
                 rows.append(EntryRow(time: Date(timeIntervalSince1970: at), door: door ?? "", user: user, decision: decision ?? "", detail: detail ?? ""))
             }
             return rows

@@ -1,6 +1,6 @@
 import Foundation
-import PostgresNIO
 import KioskPadAccess
+import PostgresNIO
 import SiteCore
 
 /// The replica's version and signing key in PostgreSQL (table `kioskpad_replica`), one for

@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import PostgresNIO
 import SiteCore
@@ -51,7 +51,8 @@ struct PostgresSiteRulesTransaction: SiteRulesTransaction {
             return
         }
         let text = rule.fields.joined(separator: " ")
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES (\(user), \(text), \(rule.schedule))
             ON CONFLICT (user_name) DO UPDATE SET rule = EXCLUDED.rule, schedule = EXCLUDED.schedule
             """, logger: logger)
@@ -63,7 +64,8 @@ struct PostgresSiteRulesTransaction: SiteRulesTransaction {
 
     func insert(_ record: UserRecord) async throws {
         let tag = record.lookupTag
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
             VALUES (\(record.name), \(record.kind), \(record.pinHash.description), \(tag), \(tag.map(LookupKey.keyID(ofTag:))),
                     \(record.totpSecret.map(TOTP.base32Encode)))
@@ -71,16 +73,19 @@ struct PostgresSiteRulesTransaction: SiteRulesTransaction {
     }
 
     func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
             VALUES (\(name), 'pin', \(hash.description), \(tag), \(tag.map(LookupKey.keyID(ofTag:))))
             ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
-            """, logger: logger).count() > 0
+            """, logger: logger
+        ).count() > 0
     }
 
     /// `name`'s rule, its schedule's spec and the zone, for an attempt; nil: no such user.
     static func access(user name: String, connection: PostgresConnection, logger: Logger) async throws -> UserAccess? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(name)),
                    (SELECT rule FROM kioskpad_access WHERE user_name = \(name)),
                    (SELECT s.spec FROM kioskpad_access a JOIN kioskpad_schedules s ON s.name = a.schedule WHERE a.user_name = \(name)),

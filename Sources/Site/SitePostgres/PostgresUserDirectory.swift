@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import PostgresNIO
 import SiteCore
 
@@ -20,7 +20,9 @@ public struct PostgresUserDirectory: VerifierAdministration {
 
     public func add(name: String, hash: PINHash, tag: String?) async throws {
         let logger = database.logger
-        let inserted = try await database.use { try await PostgresSiteRulesTransaction(connection: $0, logger: logger).addPIN(name: name, hash: hash, tag: tag) }
+        let inserted = try await database.use {
+            try await PostgresSiteRulesTransaction(connection: $0, logger: logger).addPIN(name: name, hash: hash, tag: tag)
+        }
         guard inserted else { throw UserEditError.alreadyThere(name, in: location) }
     }
 
@@ -36,7 +38,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
-        let changed = try await rowsChanged("""
+        let changed = try await rowsChanged(
+            """
             UPDATE kioskpad_users SET hash = \(hash.description), lookup_tag = \(tag), lookup_key_id = \(Self.keyID(tag))
             WHERE name = \(name) AND kind = 'pin' RETURNING 1
             """)
@@ -51,7 +54,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
                 "SELECT 1 FROM kioskpad_users WHERE name = \(name) AND kind = 'pin' FOR UPDATE", logger: logger)
             guard try await rows.count() > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
             try await connection.query("DELETE FROM kioskpad_users WHERE name = \(name) AND kind = 'duress'", logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
                 VALUES (\(name), 'duress', \(hash.description), \(tag), \(Self.keyID(tag)))
                 """, logger: logger)
@@ -59,7 +63,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     public func addCard(name: String, hash: PINHash, tag: String?) async throws {
-        _ = try await rowsChanged("""
+        _ = try await rowsChanged(
+            """
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
             VALUES (\(name), 'card', \(hash.description), \(tag), \(Self.keyID(tag))) RETURNING 1
             """)
@@ -83,7 +88,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
     }
 
     public func setTOTP(name: String, secret: [UInt8]) async throws {
-        let changed = try await rowsChanged("""
+        let changed = try await rowsChanged(
+            """
             UPDATE kioskpad_users SET totp_secret = \(TOTP.base32Encode(secret)), totp_last_step = NULL
             WHERE name = \(name) AND kind = 'pin' RETURNING 1
             """)
@@ -94,7 +100,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
         let logger = database.logger
         return try await database.use { connection in
             var summaries: [UserSummary] = []
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT name, bool_or(kind = 'pin'), bool_or(totp_secret IS NOT NULL), bool_or(kind = 'duress'),
                        count(*) FILTER (WHERE kind = 'card')
                 FROM kioskpad_users GROUP BY name ORDER BY min(id)
@@ -109,7 +116,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
     public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
         let location = self.location
         let seconds = Int(expires.timeIntervalSince1970)
-        let inserted = try await rowsChanged("""
+        let inserted = try await rowsChanged(
+            """
             INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
             SELECT \(user), \(hash.description), \(seconds), \(door) WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(user))
             RETURNING 1
@@ -132,7 +140,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
         let added = try await rowsChanged(
             "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (\(terminalID), \(secret.text)) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1")
         guard added > 0 else {
-            throw UserEditError(description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first")
+            throw UserEditError(
+                description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first")
         }
     }
 
@@ -141,7 +150,8 @@ public struct PostgresUserDirectory: VerifierAdministration {
         return try await database.use { connection in
             var doors: [DoorIdentity] = []
             let rows = try await connection.query(
-                "SELECT terminal_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM kioskpad_doors ORDER BY terminal_id", logger: logger)
+                "SELECT terminal_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM kioskpad_doors ORDER BY terminal_id",
+                logger: logger)
             for try await (id, created) in rows.decode((String, String).self) { doors.append(DoorIdentity(terminalID: id, createdAt: created)) }
             return doors
         }

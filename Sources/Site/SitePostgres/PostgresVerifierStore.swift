@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import PostgresNIO
 import SiteCore
@@ -55,11 +55,13 @@ public final class PostgresVerifierStore: VerifierStore {
         return try await database.transaction { connection in
             var stored = 0
             for event in events {
-                stored += try await connection.query("""
+                stored += try await connection.query(
+                    """
                     INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record)
                     VALUES (\(event.id), \(event.terminalID), \(event.type), \(event.time.timeIntervalSince1970), \(event.sequence), \(event.json)::jsonb)
                     ON CONFLICT (id) DO NOTHING RETURNING 1
-                    """, logger: logger).count()
+                    """, logger: logger
+                ).count()
             }
             return stored
         }
@@ -70,8 +72,8 @@ public final class PostgresVerifierStore: VerifierStore {
         return try await database.use { connection in
             var terminals: [String] = []
             for try await terminal in try await connection.query(
-                PostgresQuery(unsafeSQL: DoorListQuery.sql), logger: logger).decode(String.self)
-            {
+                PostgresQuery(unsafeSQL: DoorListQuery.sql), logger: logger
+            ).decode(String.self) {
                 terminals.append(terminal)
             }
             var doors: [(terminal: String, newestFirst: [DoorEvent])] = []

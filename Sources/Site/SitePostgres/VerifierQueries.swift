@@ -1,6 +1,6 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
+import KioskPadCore
 import Logging
 import PostgresNIO
 import SiteCore
@@ -15,7 +15,8 @@ struct VerifierQueries: Sendable {
     func claimRequestID(_ id: String, now: Date, window: TimeInterval) async throws -> Bool {
         let seconds = Int(now.timeIntervalSince1970)
         let expires = seconds + Int(window)
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO kioskpad_replay (webhook_id, expires_at) VALUES (\(id), \(expires))
             ON CONFLICT (webhook_id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE kioskpad_replay.expires_at <= \(seconds)
             RETURNING 1
@@ -32,7 +33,8 @@ struct VerifierQueries: Sendable {
     func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
         let rows: PostgresRowSequence
         if let lookupTag, let keyID {
-            rows = try await connection.query("""
+            rows = try await connection.query(
+                """
                 SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users
                 WHERE enabled AND (lookup_tag = \(lookupTag) OR lookup_key_id IS NULL OR lookup_key_id < \(keyID) OR lookup_key_id > \(keyID))
                 ORDER BY id
@@ -45,16 +47,19 @@ struct VerifierQueries: Sendable {
     }
 
     func totpUsers() async throws -> [UserRecord] {
-        try await records(try await connection.query("""
-            SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users
-            WHERE enabled AND kind = 'pin' AND totp_secret IS NOT NULL ORDER BY id
-            """, logger: logger))
+        try await records(
+            try await connection.query(
+                """
+                SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users
+                WHERE enabled AND kind = 'pin' AND totp_secret IS NOT NULL ORDER BY id
+                """, logger: logger))
     }
 
     /// Every user line, disabled ones too, in the order they were added.
     func allRecords() async throws -> [UserRecord] {
-        try await records(try await connection.query(
-            "SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id", logger: logger))
+        try await records(
+            try await connection.query(
+                "SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users ORDER BY id", logger: logger))
     }
 
     private func records(_ rows: PostgresRowSequence) async throws -> [UserRecord] {
@@ -67,7 +72,8 @@ struct VerifierQueries: Sendable {
 
     /// True when this call moved `user`'s last TOTP step forward to `step`.
     func claimTOTPStep(user: String, step: Int) async throws -> Bool {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             UPDATE kioskpad_users SET totp_last_step = \(step)
             WHERE name = \(user) AND kind = 'pin' AND (totp_last_step IS NULL OR totp_last_step < \(step))
             RETURNING 1
@@ -128,7 +134,8 @@ struct VerifierQueries: Sendable {
     func saveLockout(terminal: String, tracker: LockoutTracker) async throws {
         let failures = tracker.failureTimes.map(Self.seconds)
         let lockedUntil = tracker.lockedUntil.map(Self.seconds)
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE kioskpad_lockout SET failures = \(failures), streak = \(tracker.streak), locked_until = \(lockedUntil)
             WHERE terminal_id = \(terminal)
             """, logger: logger)

@@ -1,7 +1,7 @@
 import Foundation
 import KioskPadAccess
-import SiteCore
 import SQLiteNIO
+import SiteCore
 
 /// The site console's administrators, sessions, acknowledgements and "who entered" in the
 /// verifier's SQLite file (schema version 4).
@@ -16,7 +16,8 @@ public struct SQLiteConsoleStore: ConsoleStore {
         try await database.write { sql in
             try await sql.execute(
                 "INSERT INTO kioskpad_admins (name, hash) VALUES (?, ?) ON CONFLICT (name) DO NOTHING RETURNING 1",
-                [.text(name), .text(hash.description)]).count > 0
+                [.text(name), .text(hash.description)]
+            ).count > 0
         }
     }
 
@@ -47,7 +48,8 @@ public struct SQLiteConsoleStore: ConsoleStore {
         try await database.write { sql in
             try await sql.execute(
                 "UPDATE kioskpad_admins SET totp_secret = ?, totp_last_step = NULL WHERE name = ? RETURNING 1",
-                [SQLiteRows.optional(secret.map(TOTP.base32Encode)), .text(name)]).count > 0
+                [SQLiteRows.optional(secret.map(TOTP.base32Encode)), .text(name)]
+            ).count > 0
         }
     }
 
@@ -55,7 +57,8 @@ public struct SQLiteConsoleStore: ConsoleStore {
         try await database.write { sql in
             try await sql.execute(
                 "UPDATE kioskpad_admins SET totp_last_step = ? WHERE name = ? AND (totp_last_step IS NULL OR totp_last_step < ?) RETURNING 1",
-                [.int(Int64(step)), .text(name), .int(Int64(step))]).count > 0
+                [.int(Int64(step)), .text(name), .int(Int64(step))]
+            ).count > 0
         }
     }
 
@@ -80,9 +83,11 @@ public struct SQLiteConsoleStore: ConsoleStore {
     public func createSession(_ session: ConsoleSession, idle: TimeInterval) async throws {
         try await database.write { sql in
             // Ended and expired sessions go as new ones come.
-            try await sql.execute("DELETE FROM kioskpad_console_sessions WHERE expires_at < ? OR idle_until < ?", [
-                .float(session.created.timeIntervalSince1970), .float(session.created.timeIntervalSince1970),
-            ])
+            try await sql.execute(
+                "DELETE FROM kioskpad_console_sessions WHERE expires_at < ? OR idle_until < ?",
+                [
+                    .float(session.created.timeIntervalSince1970), .float(session.created.timeIntervalSince1970),
+                ])
             try await sql.execute(
                 "INSERT INTO kioskpad_console_sessions (token_hash, admin_name, csrf, created_at, expires_at, idle_until) VALUES (?, ?, ?, ?, ?, ?)",
                 [
@@ -150,7 +155,8 @@ public struct SQLiteConsoleStore: ConsoleStore {
         try await database.write { sql in
             try await sql.execute(
                 "UPDATE kioskpad_codes SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ? RETURNING 1",
-                [.int(Int64(now.timeIntervalSince1970)), .int(id), .int(Int64(now.timeIntervalSince1970))]).count > 0
+                [.int(Int64(now.timeIntervalSince1970)), .int(id), .int(Int64(now.timeIntervalSince1970))]
+            ).count > 0
         }
     }
 
@@ -163,11 +169,26 @@ public struct SQLiteConsoleStore: ConsoleStore {
         if filter.decision != "event" {
             // The same expressions as the partial indexes of schema version 4.
             var conditions = ["json_extract(record, '$.decision') IN ('granted', 'denied')"]
-            if let door = filter.door { conditions.append("json_extract(record, '$.terminal_id') = ?"); binds.append(.text(door)) }
-            if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
-            if let decision = filter.decision { conditions.append("json_extract(record, '$.decision') = ?"); binds.append(.text(decision)) }
-            if let from = filter.from { conditions.append("at >= ?"); binds.append(.text(stamp.string(from: from))) }
-            if let until = filter.until { conditions.append("at < ?"); binds.append(.text(stamp.string(from: until))) }
+            if let door = filter.door {
+                conditions.append("json_extract(record, '$.terminal_id') = ?")
+                binds.append(.text(door))
+            }
+            if let user = filter.user {
+                conditions.append("json_extract(record, '$.user') = ?")
+                binds.append(.text(user))
+            }
+            if let decision = filter.decision {
+                conditions.append("json_extract(record, '$.decision') = ?")
+                binds.append(.text(decision))
+            }
+            if let from = filter.from {
+                conditions.append("at >= ?")
+                binds.append(.text(stamp.string(from: from)))
+            }
+            if let until = filter.until {
+                conditions.append("at < ?")
+                binds.append(.text(stamp.string(from: until)))
+            }
             binds.append(wanted)
             parts.append(
                 """
@@ -181,10 +202,22 @@ public struct SQLiteConsoleStore: ConsoleStore {
             // Of the door events only a duress record names a user.
             let types = (filter.user == nil ? EntryRow.eventTypes : ["duress"]).map { "'\($0)'" }.joined(separator: ", ")
             var conditions = ["type IN (\(types))"]
-            if let door = filter.door { conditions.append("terminal_id = ?"); binds.append(.text(door)) }
-            if let user = filter.user { conditions.append("json_extract(record, '$.user') = ?"); binds.append(.text(user)) }
-            if let from = filter.from { conditions.append("at >= ?"); binds.append(.float(from.timeIntervalSince1970)) }
-            if let until = filter.until { conditions.append("at < ?"); binds.append(.float(until.timeIntervalSince1970)) }
+            if let door = filter.door {
+                conditions.append("terminal_id = ?")
+                binds.append(.text(door))
+            }
+            if let user = filter.user {
+                conditions.append("json_extract(record, '$.user') = ?")
+                binds.append(.text(user))
+            }
+            if let from = filter.from {
+                conditions.append("at >= ?")
+                binds.append(.float(from.timeIntervalSince1970))
+            }
+            if let until = filter.until {
+                conditions.append("at < ?")
+                binds.append(.float(until.timeIntervalSince1970))
+            }
             binds.append(wanted)
             parts.append(
                 """
@@ -195,7 +228,8 @@ public struct SQLiteConsoleStore: ConsoleStore {
         }
         binds += [.int(Int64(limit)), .int(Int64(offset))]
         // Both sources merged newest first inside SQLite: only the page's rows come out.
-        let query = "SELECT t, door, user, decision, detail FROM (\(parts.joined(separator: " UNION ALL "))) ORDER BY t DESC, source, tiebreak DESC LIMIT ? OFFSET ?"
+        let query =
+            "SELECT t, door, user, decision, detail FROM (\(parts.joined(separator: " UNION ALL "))) ORDER BY t DESC, source, tiebreak DESC LIMIT ? OFFSET ?"
         let values = binds
         return try await database.read { try await $0.execute(query, values) }.map { row in
             EntryRow(

@@ -1,7 +1,7 @@
 import Foundation
 import KioskPadAccess
-import SiteCore
 import SQLiteNIO
+import SiteCore
 
 /// The replica's version and signing key in the SQLite file (table `kioskpad_replica`).
 extension SQLiteUserDirectory: ReplicaKeeping {
@@ -21,7 +21,8 @@ extension SQLiteUserDirectory: ReplicaKeeping {
 
     public func setReplicaTag(name: String, hash: PINHash, tag: String) async throws {
         try await database.write { sql in
-            _ = try await sql.execute("UPDATE kioskpad_users SET replica_tag = ? WHERE name = ? AND hash = ?", [.text(tag), .text(name), .text(hash.description)])
+            _ = try await sql.execute(
+                "UPDATE kioskpad_users SET replica_tag = ? WHERE name = ? AND hash = ?", [.text(tag), .text(name), .text(hash.description)])
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import SiteCore
+import KioskPadCore
 import SQLiteNIO
+import SiteCore
 
 /// The site's access rules in SQLite, inside one transaction: `kioskpad_site` (the zone),
 /// `kioskpad_schedules`, `kioskpad_access` (one row per user with a rule; the rule as the
@@ -46,7 +46,8 @@ struct SQLiteSiteRulesTransaction: SiteRulesTransaction {
             try await sql.execute("DELETE FROM kioskpad_access WHERE user_name = ?", [.text(user)])
             return
         }
-        try await sql.execute("""
+        try await sql.execute(
+            """
             INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES (?, ?, ?)
             ON CONFLICT (user_name) DO UPDATE SET rule = excluded.rule, schedule = excluded.schedule
             """, [.text(user), .text(rule.fields.joined(separator: " ")), rule.schedule.map { .text($0) } ?? .null])
@@ -67,15 +68,18 @@ struct SQLiteSiteRulesTransaction: SiteRulesTransaction {
     }
 
     func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool {
-        try await sql.execute("""
+        try await sql.execute(
+            """
             INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id) VALUES (?, 'pin', ?, ?, ?)
             ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
-            """, [.text(name), .text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(tag.map(LookupKey.keyID(ofTag:)))]).count > 0
+            """, [.text(name), .text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(tag.map(LookupKey.keyID(ofTag:)))]
+        ).count > 0
     }
 
     /// `name`'s rule, its schedule's spec and the zone, for an attempt; nil: no such user.
     static func access(user name: String, _ sql: SQLiteStatements) async throws -> UserAccess? {
-        let rows = try await sql.execute("""
+        let rows = try await sql.execute(
+            """
             SELECT EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ?1),
                    (SELECT rule FROM kioskpad_access WHERE user_name = ?1),
                    (SELECT s.spec FROM kioskpad_access a JOIN kioskpad_schedules s ON s.name = a.schedule WHERE a.user_name = ?1),

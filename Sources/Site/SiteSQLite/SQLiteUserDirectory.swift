@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import SiteCore
+import KioskPadCore
 import SQLiteNIO
+import SiteCore
 
 /// The users, codes and lockouts in the verifier's SQLite file (`kioskpad verifier
 /// user|code|lockout|import|export`): one row per PIN, duress PIN or card, as a users file
@@ -33,9 +33,10 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
-        guard try await changed(
-            "UPDATE kioskpad_users SET hash = ?, lookup_tag = ?, lookup_key_id = ? WHERE name = ? AND kind = 'pin' RETURNING 1",
-            [.text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(Self.keyID(tag)), .text(name)])
+        guard
+            try await changed(
+                "UPDATE kioskpad_users SET hash = ?, lookup_tag = ?, lookup_key_id = ? WHERE name = ? AND kind = 'pin' RETURNING 1",
+                [.text(hash.description), SQLiteRows.optional(tag), SQLiteRows.optional(Self.keyID(tag)), .text(name)])
         else { throw noPIN(name) }
     }
 
@@ -71,15 +72,17 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func setTOTP(name: String, secret: [UInt8]) async throws {
-        guard try await changed(
-            "UPDATE kioskpad_users SET totp_secret = ?, totp_last_step = NULL WHERE name = ? AND kind = 'pin' RETURNING 1",
-            [.text(TOTP.base32Encode(secret)), .text(name)])
+        guard
+            try await changed(
+                "UPDATE kioskpad_users SET totp_secret = ?, totp_last_step = NULL WHERE name = ? AND kind = 'pin' RETURNING 1",
+                [.text(TOTP.base32Encode(secret)), .text(name)])
         else { throw noPIN(name) }
     }
 
     public func list() async throws -> [UserSummary] {
         let rows = try await database.read { sql in
-            try await sql.execute("""
+            try await sql.execute(
+                """
                 SELECT name, max(kind = 'pin'), max(totp_secret IS NOT NULL), max(kind = 'duress'), sum(kind = 'card')
                 FROM kioskpad_users GROUP BY name ORDER BY min(id)
                 """)
@@ -92,10 +95,12 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
-        guard try await changed("""
-            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
-            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ?) RETURNING 1
-            """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), SQLiteRows.optional(door), .text(user)])
+        guard
+            try await changed(
+                """
+                INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
+                SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = ?) RETURNING 1
+                """, [.text(user), .text(hash.description), .int(Int64(expires.timeIntervalSince1970)), SQLiteRows.optional(door), .text(user)])
         else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
     }
 
@@ -104,10 +109,14 @@ public struct SQLiteUserDirectory: VerifierAdministration {
     }
 
     public func addDoor(terminalID: String, secret: WebhookSecret) async throws {
-        guard try await changed(
-            "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (?, ?) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1",
-            [.text(terminalID), .text(secret.text)])
-        else { throw UserEditError(description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first") }
+        guard
+            try await changed(
+                "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (?, ?) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1",
+                [.text(terminalID), .text(secret.text)])
+        else {
+            throw UserEditError(
+                description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first")
+        }
     }
 
     public func doors() async throws -> [DoorIdentity] {

@@ -3,8 +3,9 @@ import KioskPadCore
 import Logging
 import SQLiteNIO
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The reference verifier's SQLite database file (`server.sqlite.path`): one writer
@@ -45,7 +46,8 @@ public final class SQLiteVerifierDatabase: Sendable {
                 if index == 0 {
                     let mode = try await connection.query("PRAGMA journal_mode = WAL").first?.columns.first?.data.string
                     guard mode?.lowercased() == "wal" else {
-                        throw Failure(description: "\(path) cannot be switched to WAL (journal_mode is \(mode ?? "unknown")); is the file or its directory read-only?")
+                        throw Failure(
+                            description: "\(path) cannot be switched to WAL (journal_mode is \(mode ?? "unknown")); is the file or its directory read-only?")
                     }
                 }
                 _ = try await connection.query("PRAGMA synchronous = FULL")

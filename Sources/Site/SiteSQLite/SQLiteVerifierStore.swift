@@ -1,8 +1,8 @@
 import Foundation
-import KioskPadCore
 import KioskPadAccess
-import SiteCore
+import KioskPadCore
 import SQLiteNIO
+import SiteCore
 
 /// The reference verifier's state in one SQLite file (`server.store: sqlite`, the default;
 /// one instance). An attempt's hashes are checked against rows read without a lock; its
@@ -29,12 +29,14 @@ public final class SQLiteVerifierStore: VerifierStore {
     public func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
         let rows = try await database.read { sql in
             if let lookupTag, let keyID {
-                return try await sql.execute("""
+                return try await sql.execute(
+                    """
                     SELECT id, name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users WHERE lookup_tag = ?1 AND enabled
                     UNION ALL SELECT id, name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users WHERE lookup_key_id IS NULL AND enabled
                     UNION ALL SELECT id, name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users WHERE lookup_key_id < ?2 AND enabled
                     UNION ALL SELECT id, name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users WHERE lookup_key_id > ?2 AND enabled
-                    """, [.text(lookupTag), .text(keyID)]).sorted { ($0.columns[0].data.integer ?? 0) < ($1.columns[0].data.integer ?? 0) }
+                    """, [.text(lookupTag), .text(keyID)]
+                ).sorted { ($0.columns[0].data.integer ?? 0) < ($1.columns[0].data.integer ?? 0) }
             }
             return try await sql.execute("SELECT id, name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users WHERE enabled ORDER BY id")
         }
@@ -42,12 +44,14 @@ public final class SQLiteVerifierStore: VerifierStore {
     }
 
     public func totpUsers() async throws -> [UserRecord] {
-        try SQLiteRows.users(try await database.read { sql in
-            try await sql.execute("""
-                SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users
-                WHERE enabled AND kind = 'pin' AND totp_secret IS NOT NULL ORDER BY id
-                """)
-        })
+        try SQLiteRows.users(
+            try await database.read { sql in
+                try await sql.execute(
+                    """
+                    SELECT name, kind, hash, lookup_tag, totp_secret FROM kioskpad_users
+                    WHERE enabled AND kind = 'pin' AND totp_secret IS NOT NULL ORDER BY id
+                    """)
+            })
     }
 
     public func liveCodes(now: Date) async throws -> [IssuedCode] {
@@ -90,13 +94,16 @@ public final class SQLiteVerifierStore: VerifierStore {
         try await database.write { sql in
             var stored = 0
             for event in events {
-                stored += try await sql.execute("""
+                stored += try await sql.execute(
+                    """
                     INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO NOTHING RETURNING 1
-                    """, [
+                    """,
+                    [
                         .text(event.id), .text(event.terminalID), .text(event.type), .float(event.time.timeIntervalSince1970),
                         .int(Int64(event.sequence)), .text(event.json),
-                    ]).count
+                    ]
+                ).count
             }
             return stored
         }
@@ -110,12 +117,16 @@ public final class SQLiteVerifierStore: VerifierStore {
                 let rows = try await sql.execute(
                     "SELECT id, type, at, seq, record FROM kioskpad_events WHERE terminal_id = ? ORDER BY at DESC, seq DESC LIMIT ?",
                     [.text(terminal), .int(Int64(limit))])
-                doors.append((terminal, try rows.map { row in
-                    DoorEvent(
-                        id: try SQLiteRows.text(row, 0), terminalID: terminal, type: try SQLiteRows.text(row, 1),
-                        time: Date(timeIntervalSince1970: row.columns[2].data.double ?? 0), sequence: Int(try SQLiteRows.integer(row, 3)),
-                        json: try SQLiteRows.text(row, 4))
-                }))
+                doors.append(
+                    (
+                        terminal,
+                        try rows.map { row in
+                            DoorEvent(
+                                id: try SQLiteRows.text(row, 0), terminalID: terminal, type: try SQLiteRows.text(row, 1),
+                                time: Date(timeIntervalSince1970: row.columns[2].data.double ?? 0), sequence: Int(try SQLiteRows.integer(row, 3)),
+                                json: try SQLiteRows.text(row, 4))
+                        }
+                    ))
             }
             return doors
         }
@@ -154,11 +165,14 @@ struct SQLiteAttemptTransaction: AttemptTransaction {
 
     func claimRequestID(_ id: String, now: Date) async throws -> Bool {
         let seconds = Int64(now.timeIntervalSince1970)
-        let claimed = try await sql.execute("""
-            INSERT INTO kioskpad_replay (webhook_id, expires_at) VALUES (?, ?)
-            ON CONFLICT (webhook_id) DO UPDATE SET expires_at = excluded.expires_at WHERE kioskpad_replay.expires_at <= ?
-            RETURNING 1
-            """, [.text(id), .int(seconds + Int64(replayWindow)), .int(seconds)]).count > 0
+        let claimed =
+            try await sql.execute(
+                """
+                INSERT INTO kioskpad_replay (webhook_id, expires_at) VALUES (?, ?)
+                ON CONFLICT (webhook_id) DO UPDATE SET expires_at = excluded.expires_at WHERE kioskpad_replay.expires_at <= ?
+                RETURNING 1
+                """, [.text(id), .int(seconds + Int64(replayWindow)), .int(seconds)]
+            ).count > 0
         if claimed && Int.random(in: 0..<64) == 0 {
             // Now and then (1 request in 64 on average): forget the ids whose window passed.
             try await sql.execute("DELETE FROM kioskpad_replay WHERE expires_at <= ?", [.int(seconds)])
@@ -167,18 +181,21 @@ struct SQLiteAttemptTransaction: AttemptTransaction {
     }
 
     func claimTOTPStep(user: String, step: Int) async throws -> Bool {
-        try await sql.execute("""
+        try await sql.execute(
+            """
             UPDATE kioskpad_users SET totp_last_step = ?
             WHERE name = ? AND kind = 'pin' AND (totp_last_step IS NULL OR totp_last_step < ?)
             RETURNING 1
-            """, [.int(Int64(step)), .text(user), .int(Int64(step))]).count > 0
+            """, [.int(Int64(step)), .text(user), .int(Int64(step))]
+        ).count > 0
     }
 
     func useCode(id: Int64, now: Date) async throws -> Bool {
         let seconds = Int64(now.timeIntervalSince1970)
         return try await sql.execute(
             "UPDATE kioskpad_codes SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ? RETURNING 1",
-            [.int(seconds), .int(id), .int(seconds)]).count > 0
+            [.int(seconds), .int(id), .int(seconds)]
+        ).count > 0
     }
 
     func access(user name: String) async throws -> UserAccess? {
@@ -218,7 +235,8 @@ enum SQLiteLockouts {
 
     static func save(terminal: String, tracker: LockoutTracker, _ sql: SQLiteStatements) async throws {
         let failures = tracker.failureTimes.map { String($0.timeInterval) }.joined(separator: ",")
-        try await sql.execute("""
+        try await sql.execute(
+            """
             INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES (?, ?, ?, ?)
             ON CONFLICT (terminal_id) DO UPDATE SET failures = excluded.failures, streak = excluded.streak, locked_until = excluded.locked_until
             """, [.text(terminal), .text(failures), .int(Int64(tracker.streak)), tracker.lockedUntil.map { .float($0.timeInterval) } ?? .null])

@@ -154,7 +154,7 @@ public final class HD44780Display: DisplayDriver, @unchecked Sendable {
                 failures += 1
                 condition.withLock {
                     counters.errors += 1
-                    if pending == nil { pending = frame } // keep the newest frame for the retry
+                    if pending == nil { pending = frame }  // keep the newest frame for the retry
                 }
                 sleeper.sleep(for: delay)
                 condition.withLock { busy = false }

@@ -53,19 +53,19 @@ public struct HD44780Encoder: Sendable {
     public func initialization(rows: Int) -> [LCDStep] {
         var steps: [LCDStep] = [
             .bytes([backlight ? 1 << UInt8(pins.backlight) : 0]),
-            .wait(.milliseconds(50)),                       // > 40 ms after Vcc rises
-            .bytes(nibble(0x3, rs: false)), .wait(.microseconds(4_500)), // > 4.1 ms
-            .bytes(nibble(0x3, rs: false)), .wait(.microseconds(150)),   // > 100 us
+            .wait(.milliseconds(50)),  // > 40 ms after Vcc rises
+            .bytes(nibble(0x3, rs: false)), .wait(.microseconds(4_500)),  // > 4.1 ms
+            .bytes(nibble(0x3, rs: false)), .wait(.microseconds(150)),  // > 100 us
             .bytes(nibble(0x3, rs: false)), .wait(.microseconds(150)),
-            .bytes(nibble(0x2, rs: false)), .wait(.microseconds(150)),   // now 4-bit
+            .bytes(nibble(0x2, rs: false)), .wait(.microseconds(150)),  // now 4-bit
         ]
         steps += command(rows > 1 ? 0x28 : 0x20)  // function set: 4-bit, 2 lines, 5x8
-        steps += command(0x08)                    // display off
-        steps += command(0x01)                    // clear
-        steps += command(0x06)                    // entry mode: increment, no shift
+        steps += command(0x08)  // display off
+        steps += command(0x01)  // clear
+        steps += command(0x06)  // entry mode: increment, no shift
         steps += glyph(HD44780Encoder.dotGlyph, slot: HD44780Encoder.dotSlot)
         steps += glyph(HD44780Encoder.backslashGlyph, slot: HD44780Encoder.backslashSlot)
-        steps += command(0x0C)                    // display on, cursor off, blink off
+        steps += command(0x0C)  // display on, cursor off, blink off
         return steps
     }
 

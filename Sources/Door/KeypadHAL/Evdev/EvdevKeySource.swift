@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CKeypadInput
 import Foundation
 import KioskPadCore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A kernel input device as the keypad: a USB numeric keypad, a keyboard, or a matrix
 /// behind the kernel's `gpio-matrix-keypad` driver (`/dev/input/eventN`). Opened by path
@@ -152,4 +153,3 @@ public final class EvdevKeySource: KeySource, @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
-

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import KioskPadCore
 import Synchronization
+
 #if canImport(CKeypadGPIO)
-import CKeypadGPIO
+    import CKeypadGPIO
 #endif
 
 /// Watches one ``DigitalInput`` on a dedicated, named thread (`kp-input`): blocked in
@@ -27,7 +28,7 @@ public final class InputWatchThread: Sendable {
     public func start(changed: @escaping @Sendable (Bool, Bool) -> Void, failed: @escaping @Sendable (any Error) -> Void) {
         let thread = Thread { [self] in
             #if canImport(CKeypadGPIO)
-            kp_set_thread_name(InputWatchThread.threadName)
+                kp_set_thread_name(InputWatchThread.threadName)
             #endif
             defer { finished.signal() }
             do {

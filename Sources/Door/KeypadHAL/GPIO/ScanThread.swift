@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import KioskPadCore
 import Synchronization
+
 #if canImport(CKeypadGPIO)
-import CKeypadGPIO
+    import CKeypadGPIO
 #endif
 
 /// Runs a ``MatrixScanLoop`` on a dedicated, named thread (`kp-scan`) so that an idle
@@ -31,7 +32,7 @@ public final class ScanThread: @unchecked Sendable {
     ) {
         let thread = Thread { [self] in
             #if canImport(CKeypadGPIO)
-            kp_set_thread_name(ScanThread.threadName)
+                kp_set_thread_name(ScanThread.threadName)
             #endif
             defer { finished.signal() }
             started()

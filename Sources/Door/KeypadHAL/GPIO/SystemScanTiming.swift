@@ -1,8 +1,9 @@
 import KioskPadCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Real time for the scan thread, on `CLOCK_MONOTONIC` (the clock of the kernel's GPIO edge
@@ -33,13 +34,13 @@ public final class SystemScanTiming: ScanTiming {
             return
         }
         #if canImport(Glibc)
-        let (seconds, nanoseconds) = deadline.secondsAndNanoseconds
-        var request = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &request, nil) == EINTR {}
+            let (seconds, nanoseconds) = deadline.secondsAndNanoseconds
+            var request = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &request, nil) == EINTR {}
         #else
-        let (seconds, nanoseconds) = (deadline - now).secondsAndNanoseconds
-        var relative = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
-        nanosleep(&relative, nil)
+            let (seconds, nanoseconds) = (deadline - now).secondsAndNanoseconds
+            var relative = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
+            nanosleep(&relative, nil)
         #endif
     }
 }

@@ -55,7 +55,8 @@ public struct MatrixScanner: Sendable {
                     changedAt[index] = nil
                     continue
                 }
-                let since = changedAt[index] ?? (raw ? MatrixScanner.pressStart(column: column, readAt: readAt, edge: edge, pressColumns: pressColumns) : nil) ?? readAt
+                let since =
+                    changedAt[index] ?? (raw ? MatrixScanner.pressStart(column: column, readAt: readAt, edge: edge, pressColumns: pressColumns) : nil) ?? readAt
                 changedAt[index] = since
                 guard readAt - since >= debounceTime(pressing: raw) else { continue }
                 events.append(accept(row: row, column: column, down: raw, at: readAt))

@@ -1,12 +1,13 @@
-#if canImport(CKeypadGPIO)
-import CKeypadGPIO
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import KioskPadCore
 import Synchronization
+
+#if canImport(CKeypadGPIO)
+    import CKeypadGPIO
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a ``WiegandKeySource`` saw besides keys, for logs, metrics, the journal and keytest.
 /// Never carries a PIN's digits.
@@ -39,7 +40,7 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
     private let longFrames: WiegandLongFrames
     private let report: @Sendable (WiegandReport) -> Void
     #if canImport(CKeypadGPIO)
-    private let handle: OpaquePointer
+        private let handle: OpaquePointer
     #endif
 
     /// Requests D0 and D1 on `chip` as inputs with pull-ups and falling-edge events. Errors name
@@ -56,30 +57,30 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
         self.longFrames = longFrames
         self.report = report
         #if canImport(CKeypadGPIO)
-        var error = kp_error()
-        var offsets: [Int32] = [d0, d1].map { if case .offset(let value) = $0 { Int32(value) } else { -1 } }
-        let names = [d0, d1].map { if case .name(let value) = $0 { value } else { "" } }
-        let opened: OpaquePointer? = names[0].withCString { name0 in
-            names[1].withCString { name1 in
-                var pointers: [UnsafePointer<CChar>?] = [name0, name1]
-                return kp_pulse_inputs_open(chip, &offsets, &pointers, 2, GPIOMatrixBackend.consumer, &error)
+            var error = kp_error()
+            var offsets: [Int32] = [d0, d1].map { if case .offset(let value) = $0 { Int32(value) } else { -1 } }
+            let names = [d0, d1].map { if case .name(let value) = $0 { value } else { "" } }
+            let opened: OpaquePointer? = names[0].withCString { name0 in
+                names[1].withCString { name1 in
+                    var pointers: [UnsafePointer<CChar>?] = [name0, name1]
+                    return kp_pulse_inputs_open(chip, &offsets, &pointers, 2, GPIOMatrixBackend.consumer, &error)
+                }
             }
-        }
-        guard let opened else {
-            let line = error.index == 1 ? d1 : d0
-            let described = GPIOOutputLine.describe(error, chip: chip, line: line, key: "keypad")
-            let key = described.key == "keypad.line" ? (error.index == 1 ? "keypad.d1" : "keypad.d0") : described.key
-            throw KeyedError(key: key, message: described.message, fix: described.fix, kind: described.kind)
-        }
-        handle = opened
+            guard let opened else {
+                let line = error.index == 1 ? d1 : d0
+                let described = GPIOOutputLine.describe(error, chip: chip, line: line, key: "keypad")
+                let key = described.key == "keypad.line" ? (error.index == 1 ? "keypad.d1" : "keypad.d0") : described.key
+                throw KeyedError(key: key, message: described.message, fix: described.fix, kind: described.kind)
+            }
+            handle = opened
         #else
-        throw KeyedError(key: "keypad.driver", message: "wiegand needs libgpiod support in this build", kind: .unavailable(retryable: false))
+            throw KeyedError(key: "keypad.driver", message: "wiegand needs libgpiod support in this build", kind: .unavailable(retryable: false))
         #endif
     }
 
     deinit {
         #if canImport(CKeypadGPIO)
-        kp_close(handle)
+            kp_close(handle)
         #endif
     }
 
@@ -90,7 +91,7 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
         let stopped = Mutex(false)
         let thread = Thread { [self] in
             #if canImport(CKeypadGPIO)
-            kp_set_thread_name(WiegandKeySource.threadName)
+                kp_set_thread_name(WiegandKeySource.threadName)
             #endif
             do {
                 try read(deliver: deliver, stopped: stopped)
@@ -103,42 +104,42 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
         return KeySourceRun(stop: { [self] in
             stopped.withLock { $0 = true }
             #if canImport(CKeypadGPIO)
-            kp_wake(handle)
+                kp_wake(handle)
             #endif
         })
     }
 
     private func read(deliver: @Sendable (KeySourceEvent) -> Void, stopped: borrowing Mutex<Bool>) throws {
         #if canImport(CKeypadGPIO)
-        var decoder = WiegandDecoder(frameGap: frameGap)
-        var edges = [kp_edge](repeating: kp_edge(), count: 64)
-        func emit(_ result: Result<WiegandFrame, WiegandFrame.Rejection>) {
-            switch result {
-            case .failure(let rejection):
-                report(.dropped(reason: rejection.rawValue))
-            case .success(.number(let bits, let data)) where longFrames == .card:
-                report(.card(bits: bits, data: data))
-                deliver(.card(WiegandKeySource.card(data, bits: bits)))
-            case .success(let frame):
-                guard let keys = WiegandKeySource.keys(for: frame, pinDigits: pinDigits) else {
-                    report(.dropped(reason: WiegandKeySource.pinLength))
-                    return
+            var decoder = WiegandDecoder(frameGap: frameGap)
+            var edges = [kp_edge](repeating: kp_edge(), count: 64)
+            func emit(_ result: Result<WiegandFrame, WiegandFrame.Rejection>) {
+                switch result {
+                case .failure(let rejection):
+                    report(.dropped(reason: rejection.rawValue))
+                case .success(.number(let bits, let data)) where longFrames == .card:
+                    report(.card(bits: bits, data: data))
+                    deliver(.card(WiegandKeySource.card(data, bits: bits)))
+                case .success(let frame):
+                    guard let keys = WiegandKeySource.keys(for: frame, pinDigits: pinDigits) else {
+                        report(.dropped(reason: WiegandKeySource.pinLength))
+                        return
+                    }
+                    if case .number(let bits, _) = frame { report(.wholePIN(bits: bits, digits: keys.count - 2)) }
+                    for key in keys { deliver(.key(key)) }
                 }
-                if case .number(let bits, _) = frame { report(.wholePIN(bits: bits, digits: keys.count - 2)) }
-                for key in keys { deliver(.key(key)) }
             }
-        }
-        while !stopped.withLock({ $0 }) {
-            let timeout = decoder.deadline.map { Int32(clamping: max(1, ($0 - Self.monotonicNow() + .microseconds(999)).wholeMilliseconds)) } ?? -1
-            guard kp_wait_edge(handle, timeout) >= 0 else { throw failure("waiting for an edge on") }
-            guard !stopped.withLock({ $0 }) else { return }
-            let count = kp_read_edges(handle, &edges, UInt32(edges.count))
-            guard count >= 0 else { throw failure("reading the edge events of") }
-            for edge in edges[0..<Int(count)].sorted(by: { $0.timestamp_ns < $1.timestamp_ns }) where edge.rising == 0 {
-                if let ended = decoder.pulse(one: edge.line == 1, at: .nanoseconds(Int64(edge.timestamp_ns))) { emit(ended) }
+            while !stopped.withLock({ $0 }) {
+                let timeout = decoder.deadline.map { Int32(clamping: max(1, ($0 - Self.monotonicNow() + .microseconds(999)).wholeMilliseconds)) } ?? -1
+                guard kp_wait_edge(handle, timeout) >= 0 else { throw failure("waiting for an edge on") }
+                guard !stopped.withLock({ $0 }) else { return }
+                let count = kp_read_edges(handle, &edges, UInt32(edges.count))
+                guard count >= 0 else { throw failure("reading the edge events of") }
+                for edge in edges[0..<Int(count)].sorted(by: { $0.timestamp_ns < $1.timestamp_ns }) where edge.rising == 0 {
+                    if let ended = decoder.pulse(one: edge.line == 1, at: .nanoseconds(Int64(edge.timestamp_ns))) { emit(ended) }
+                }
+                if let ended = decoder.frame(at: Self.monotonicNow()) { emit(ended) }
             }
-            if let ended = decoder.frame(at: Self.monotonicNow()) { emit(ended) }
-        }
         #endif
     }
 

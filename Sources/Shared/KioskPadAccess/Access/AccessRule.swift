@@ -47,7 +47,9 @@ public struct AccessRule: Sendable, Equatable {
             switch key {
             case "doors": doors = try Self.doors(value, option: "doors=")
             case "schedule":
-                guard Identifier.isValid(value) else { throw RuleError(description: "schedule=\(value): a schedule name is 1-64 of letters, digits, '.', '_' or '-'") }
+                guard Identifier.isValid(value) else {
+                    throw RuleError(description: "schedule=\(value): a schedule name is 1-64 of letters, digits, '.', '_' or '-'")
+                }
                 schedule = value == "always" ? nil : value
             case "valid_from", "valid_until":
                 guard let date = SiteDate(parsing: value) else { throw RuleError(description: "\(key)=\(value) is not \(SiteDate.format)") }

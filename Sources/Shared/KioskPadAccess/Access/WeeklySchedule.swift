@@ -17,7 +17,8 @@ public struct WeeklySchedule: Sendable, Equatable {
         public let description: String
     }
 
-    public static let grammar = "PART; PART; ... where a PART is DAYS [HH:MM-HH:MM[,HH:MM-HH:MM...]], DAYS is daily or mon..sun, ranges (mon-fri) and lists (sat,sun), e.g. \"mon-fri 18:00-21:00; sat 08:00-12:00\""
+    public static let grammar =
+        "PART; PART; ... where a PART is DAYS [HH:MM-HH:MM[,HH:MM-HH:MM...]], DAYS is daily or mon..sun, ranges (mon-fri) and lists (sat,sun), e.g. \"mon-fri 18:00-21:00; sat 08:00-12:00\""
 
     public init(parsing text: String) throws {
         spec = text.trimmingCharacters(in: .whitespaces)
@@ -32,7 +33,9 @@ public struct WeeklySchedule: Sendable, Equatable {
             let daysText = part[..<split].filter { !$0.isWhitespace }.lowercased()
             let timesText = part[split...].filter { !$0.isWhitespace }
             let days = try Self.days(daysText, fail: fail)
-            let windows = timesText.isEmpty ? [(0, 1440)] : try timesText.split(separator: ",", omittingEmptySubsequences: false).map { try Self.window(String($0), fail: fail) }
+            let windows =
+                timesText.isEmpty
+                ? [(0, 1440)] : try timesText.split(separator: ",", omittingEmptySubsequences: false).map { try Self.window(String($0), fail: fail) }
             for day in days {
                 for (start, end) in windows { set(day: day, start: start, end: end) }
             }

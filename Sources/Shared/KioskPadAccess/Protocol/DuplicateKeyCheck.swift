@@ -51,7 +51,7 @@ public enum DuplicateKeyCheck {
             switch bytes[index] {
             case UInt8(ascii: "{"): try object(depth: depth)
             case UInt8(ascii: "["): try array(depth: depth)
-            case UInt8(ascii: "\""): _ = try string(keep: false) // a value may be a PIN: never copied
+            case UInt8(ascii: "\""): _ = try string(keep: false)  // a value may be a PIN: never copied
             default:
                 // A number or a literal: up to the next structural character.
                 let start = index

@@ -1,6 +1,6 @@
-import KioskPadStorage
 import Foundation
 import KioskPadCore
+import KioskPadStorage
 
 /// The JSON a terminal posts (docs/protocol.md). Built by hand into a byte buffer so the
 /// PIN is copied exactly once and the buffer can be zeroed after sending.
@@ -54,7 +54,9 @@ public enum VerificationRequestBody {
         // space) would otherwise be answered under a name that reads as another door's.
         if let keys = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
             let unknown = Set(keys.keys).subtracting(["terminal_id", "kind", "value", "attempt_id", "entered_at"])
-            if let first = unknown.sorted().first { throw Invalid(description: "unknown property \(first) (the body has terminal_id, kind, value, attempt_id, entered_at)") }
+            if let first = unknown.sorted().first {
+                throw Invalid(description: "unknown property \(first) (the body has terminal_id, kind, value, attempt_id, entered_at)")
+            }
         }
         guard Identifier.isValid(wire.terminal_id) else {
             throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'")
