@@ -31,6 +31,29 @@ struct ConsoleAuthTests {
         }
     }
 
+    /// Taken from the router itself, so a route added outside the group behind the login fails here.
+    @Test("Every route but the login and the static files needs a session: a page sends you to the login, live data answers 401")
+    func everyRouteButTheLoginNeedsASession() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { harness, client in
+            let browser = Browser(client)
+            let open: Set<String> = [
+                "GET /console", "GET /console/login", "POST /console/login", "GET /console/static/console.css", "GET /console/static/console.js",
+            ]
+            #expect(open.isSubset(of: harness.routes), "\(harness.routes)")
+            let guarded = harness.routes.filter { !open.contains($0) }
+            #expect(guarded.count == 18, "\(guarded)")
+            for route in guarded {
+                let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+                let answer = parts[0] == "GET" ? try await browser.get(parts[1]) : try await browser.post(parts[1], [("csrf", "x")])
+                if parts[1].hasSuffix(".json") {
+                    #expect(answer.status == .unauthorized, "\(route): \(answer.status)")
+                } else {
+                    #expect(answer.status == .seeOther && answer.headers[.location] == "/console/login", "\(route): \(answer.status)")
+                }
+            }
+        }
+    }
+
     @Test("Wrong password, unknown name, a login form from elsewhere: no session", arguments: StoreUnderTest.Kind.allCases)
     func refusedLogins(kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in

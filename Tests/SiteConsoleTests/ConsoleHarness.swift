@@ -18,6 +18,8 @@ struct ConsoleHarness {
     static let password = "correct horse battery staple"
     let under: StoreUnderTest
     let clock: ManualTime
+    /// Every route the console's router holds, as `METHOD /path`.
+    let routes: [String]
 
     static func withConsole(
         _ kind: StoreUnderTest.Kind, options: ConsoleOptions = ConsoleOptions(), _ body: @Sendable (ConsoleHarness, any TestClientProtocol) async throws -> Void
@@ -30,9 +32,11 @@ struct ConsoleHarness {
             replica: under.administration as? any ReplicaKeeping)
         var logger = Logger(label: "console-test")
         logger.logLevel = .critical
-        let app = Application(router: SiteConsole.router(services: services, options: options, logger: logger), logger: logger)
+        let router = SiteConsole.router(services: services, options: options, logger: logger)
+        let routes = router.routes.map { "\($0.method) \($0.path)" }
+        let app = Application(router: router, logger: logger)
         do {
-            try await app.test(.live) { client in try await body(ConsoleHarness(under: under, clock: clock), client) }
+            try await app.test(.live) { client in try await body(ConsoleHarness(under: under, clock: clock, routes: routes), client) }
         } catch {
             await under.destroy()
             throw error

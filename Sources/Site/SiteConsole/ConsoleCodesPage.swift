@@ -7,10 +7,9 @@ import SiteCore
 /// The Codes page: issue a one-time code (user, door, expiry), shown once on its own page
 /// (sent `Cache-Control: no-store`, never logged or audited), list unused codes, revoke.
 extension ConsoleHandler {
-    func codesPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            try await renderCodes(visit, notice: form["done"] == "revoked" ? "Code revoked." : nil)
-        }
+    func codesPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        return try await renderCodes(visit, notice: form["done"] == "revoked" ? "Code revoked." : nil)
     }
 
     func renderCodes(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
@@ -22,43 +21,41 @@ extension ConsoleHandler {
             "codes", title: "One-time codes", page: "codes", visit: visit, data: ["codes": codes], notice: notice, error: error, status: status)
     }
 
-    func issueCode(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let user = form.text("user"), UsersFile.isValidName(user) else {
-                return try await renderCodes(visit, error: "A code needs the name of an existing user. Nothing was issued.", status: .badRequest)
-            }
-            let door = form.text("door")
-            if let door, !Identifier.isValid(door) {
-                return try await renderCodes(
-                    visit, error: "Door “\(door)” is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-'). Nothing was issued.",
-                    status: .badRequest)
-            }
-            guard let minutes = Int(form.text("minutes") ?? ""), (1...10_080).contains(minutes) else {
-                return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)
-            }
-            let code = OneTimeCode.make(length: services.codeLength)
-            let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
-            let expires = services.now().addingTimeInterval(TimeInterval(minutes * 60))
-            do {
-                try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
-            } catch let error as UserEditError {
-                return try await renderCodes(visit, error: "\(error.description). Nothing was issued.", status: .notFound)
-            }
-            try await audit(visit, "code_issue", [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))])
-            let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
-            var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
-            if let door { data["door"] = door }
-            return ConsoleResponse.page("code-issued", title: "Code issued", page: "codes", visit: visit, data: data)
+    func issueCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let user = form.text("user"), UsersFile.isValidName(user) else {
+            return try await renderCodes(visit, error: "A code needs the name of an existing user. Nothing was issued.", status: .badRequest)
         }
+        let door = form.text("door")
+        if let door, !Identifier.isValid(door) {
+            return try await renderCodes(
+                visit, error: "Door “\(door)” is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-'). Nothing was issued.",
+                status: .badRequest)
+        }
+        guard let minutes = Int(form.text("minutes") ?? ""), (1...10_080).contains(minutes) else {
+            return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)
+        }
+        let code = OneTimeCode.make(length: services.codeLength)
+        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
+        let expires = services.now().addingTimeInterval(TimeInterval(minutes * 60))
+        do {
+            try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
+        } catch let error as UserEditError {
+            return try await renderCodes(visit, error: "\(error.description). Nothing was issued.", status: .notFound)
+        }
+        try await audit(visit, "code_issue", [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))])
+        let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
+        var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
+        if let door { data["door"] = door }
+        return ConsoleResponse.page("code-issued", title: "Code issued", page: "codes", visit: visit, data: data)
     }
 
-    func revokeCode(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let id = Int64(form.text("id") ?? ""), try await services.console.revokeCode(id: id, now: services.now()) else {
-                return try await renderCodes(visit, error: "That code was used, expired or revoked already.", status: .notFound)
-            }
-            try await audit(visit, "code_revoke", [("code_id", String(id))])
-            return ConsoleResponse.redirect("/console/codes?done=revoked")
+    func revokeCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let id = Int64(form.text("id") ?? ""), try await services.console.revokeCode(id: id, now: services.now()) else {
+            return try await renderCodes(visit, error: "That code was used, expired or revoked already.", status: .notFound)
         }
+        try await audit(visit, "code_revoke", [("code_id", String(id))])
+        return ConsoleResponse.redirect("/console/codes?done=revoked")
     }
 }

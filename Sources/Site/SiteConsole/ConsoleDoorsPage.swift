@@ -34,29 +34,27 @@ extension ConsoleHandler {
         }
     }
 
-    func doorsPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            ConsoleResponse.page(
-                "doors", title: "Doors", page: "doors", visit: visit,
-                data: ["doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60)],
-                notice: form["done"] == "acknowledged" ? "Alert acknowledged." : nil)
-        }
+    func doorsPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        return ConsoleResponse.page(
+            "doors", title: "Doors", page: "doors", visit: visit,
+            data: ["doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60)],
+            notice: form["done"] == "acknowledged" ? "Alert acknowledged." : nil)
     }
 
-    func doorsJSON(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, json: true) { _, _ in ConsoleResponse.json(["doors": try await doorRows()]) }
+    func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        ConsoleResponse.json(["doors": try await doorRows()])
     }
 
-    func acknowledge(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let door = form.text("door"), let alert = form.text("alert"), DoorView.alertNames.contains(alert) else {
-                return ConsoleResponse.message(
-                    "An acknowledgement needs a door and one of the alerts \(DoorView.alertNames.joined(separator: ", ")).", title: "Not acknowledged",
-                    status: .badRequest, visit: visit, link: "/console/doors")
-            }
-            try await services.console.acknowledge(terminal: door, alert: alert, admin: visit.admin, at: services.now())
-            try await audit(visit, "alert_acknowledge", [("terminal_id", door), ("alert", alert)])
-            return ConsoleResponse.redirect("/console/doors?done=acknowledged")
+    func acknowledge(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let door = form.text("door"), let alert = form.text("alert"), DoorView.alertNames.contains(alert) else {
+            return ConsoleResponse.message(
+                "An acknowledgement needs a door and one of the alerts \(DoorView.alertNames.joined(separator: ", ")).", title: "Not acknowledged",
+                status: .badRequest, visit: visit, link: "/console/doors")
         }
+        try await services.console.acknowledge(terminal: door, alert: alert, admin: visit.admin, at: services.now())
+        try await audit(visit, "alert_acknowledge", [("terminal_id", door), ("alert", alert)])
+        return ConsoleResponse.redirect("/console/doors?done=acknowledged")
     }
 }

@@ -45,59 +45,56 @@ extension ConsoleHandler {
         }
     }
 
-    func entriesPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            let zone = try await siteZone()
-            let page = max(1, Int(form["page"] ?? "") ?? 1)
-            var data: [String: Any] = [
-                "door": form.text("door") ?? "", "user": form.text("user") ?? "", "from": form.text("from") ?? "", "until": form.text("until") ?? "",
-                "decisions": EntryFilter.decisions.map { ["name": $0, "selected": form.text("decision") == $0] },
-                "csv": "/console/entries.csv?" + ConsoleHandler.query(form), "query": ConsoleHandler.query(form), "live": page == 1,
-            ]
-            switch entryFilter(form, zone: zone) {
-            case .failure(let error):
-                data["rows"] = [[String: String]]()
-                return ConsoleResponse.page(
-                    "entries", title: "Who entered", page: "entries", visit: visit, data: data, error: error.description, status: .badRequest)
-            case .success(let filter):
-                // One row more than a page says whether there is an older page.
-                let rows = try await entryRows(filter, offset: (page - 1) * ConsoleHandler.entriesPerPage, limit: ConsoleHandler.entriesPerPage + 1, zone: zone)
-                data["rows"] = Array(rows.prefix(ConsoleHandler.entriesPerPage))
-                if page > 1 { data["previous"] = "/console/entries?" + ConsoleHandler.query(form, page: page - 1) }
-                if rows.count > ConsoleHandler.entriesPerPage { data["next"] = "/console/entries?" + ConsoleHandler.query(form, page: page + 1) }
-                return ConsoleResponse.page("entries", title: "Who entered", page: "entries", visit: visit, data: data)
-            }
+    func entriesPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let zone = try await siteZone()
+        let page = max(1, Int(form["page"] ?? "") ?? 1)
+        var data: [String: Any] = [
+            "door": form.text("door") ?? "", "user": form.text("user") ?? "", "from": form.text("from") ?? "", "until": form.text("until") ?? "",
+            "decisions": EntryFilter.decisions.map { ["name": $0, "selected": form.text("decision") == $0] },
+            "csv": "/console/entries.csv?" + ConsoleHandler.query(form), "query": ConsoleHandler.query(form), "live": page == 1,
+        ]
+        switch entryFilter(form, zone: zone) {
+        case .failure(let error):
+            data["rows"] = [[String: String]]()
+            return ConsoleResponse.page(
+                "entries", title: "Who entered", page: "entries", visit: visit, data: data, error: error.description, status: .badRequest)
+        case .success(let filter):
+            // One row more than a page says whether there is an older page.
+            let rows = try await entryRows(filter, offset: (page - 1) * ConsoleHandler.entriesPerPage, limit: ConsoleHandler.entriesPerPage + 1, zone: zone)
+            data["rows"] = Array(rows.prefix(ConsoleHandler.entriesPerPage))
+            if page > 1 { data["previous"] = "/console/entries?" + ConsoleHandler.query(form, page: page - 1) }
+            if rows.count > ConsoleHandler.entriesPerPage { data["next"] = "/console/entries?" + ConsoleHandler.query(form, page: page + 1) }
+            return ConsoleResponse.page("entries", title: "Who entered", page: "entries", visit: visit, data: data)
         }
     }
 
-    func entriesJSON(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, json: true) { _, form in
-            let zone = try await siteZone()
-            switch entryFilter(form, zone: zone) {
-            case .failure(let error): return ConsoleResponse.json(["error": error.description], status: .badRequest)
-            case .success(let filter):
-                return ConsoleResponse.json(["rows": try await entryRows(filter, offset: 0, limit: ConsoleHandler.entriesPerPage, zone: zone)])
-            }
+    func entriesJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let form = context.form
+        let zone = try await siteZone()
+        switch entryFilter(form, zone: zone) {
+        case .failure(let error): return ConsoleResponse.json(["error": error.description], status: .badRequest)
+        case .success(let filter):
+            return ConsoleResponse.json(["rows": try await entryRows(filter, offset: 0, limit: ConsoleHandler.entriesPerPage, zone: zone)])
         }
     }
 
-    func entriesCSV(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            let zone = try await siteZone()
-            switch entryFilter(form, zone: zone) {
-            case .failure(let error):
-                return ConsoleResponse.message(error.description, title: "Who entered", status: .badRequest, visit: visit, link: "/console/entries")
-            case .success(let filter):
-                let rows = try await services.console.entries(filter, offset: 0, limit: ConsoleHandler.csvRows)
-                var csv = "time,door,user,decision,detail\r\n"
-                for row in rows {
-                    csv +=
-                        [ConsoleTime.stamp(row.time), row.door, row.user ?? "", row.decision, row.detail].map(CSVField.escape).joined(separator: ",") + "\r\n"
-                }
-                try await audit(visit, "entries_export", [("rows", String(rows.count))])
-                return ConsoleResponse.text(
-                    csv, type: "text/csv; charset=utf-8", extra: [(.contentDisposition, "attachment; filename=\"kioskpad-who-entered.csv\"")])
+    func entriesCSV(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let zone = try await siteZone()
+        switch entryFilter(form, zone: zone) {
+        case .failure(let error):
+            return ConsoleResponse.message(error.description, title: "Who entered", status: .badRequest, visit: visit, link: "/console/entries")
+        case .success(let filter):
+            let rows = try await services.console.entries(filter, offset: 0, limit: ConsoleHandler.csvRows)
+            var csv = "time,door,user,decision,detail\r\n"
+            for row in rows {
+                csv +=
+                    [ConsoleTime.stamp(row.time), row.door, row.user ?? "", row.decision, row.detail].map(CSVField.escape).joined(separator: ",") + "\r\n"
             }
+            try await audit(visit, "entries_export", [("rows", String(rows.count))])
+            return ConsoleResponse.text(
+                csv, type: "text/csv; charset=utf-8", extra: [(.contentDisposition, "attachment; filename=\"kioskpad-who-entered.csv\"")])
         }
     }
 }

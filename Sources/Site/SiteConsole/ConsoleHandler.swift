@@ -52,11 +52,14 @@ struct ConsoleHandler: Sendable {
             status: .forbidden)
     }
 
-    /// Runs `body` for a logged-in administrator. Without a session: to the login page (or
-    /// 401 for JSON). A POST must carry the session's form token, else 403 and nothing changes.
-    func withVisit(
-        _ request: Request, _ context: ConsoleRequestContext, post: Bool = false, json: Bool = false,
-        _ body: (Visit, FormBody) async throws -> Response
+    /// Runs `next` for a logged-in administrator (``ConsoleSessionMiddleware`` calls it for
+    /// every route behind the login). Without a session: to the login page, or 401 for
+    /// `json`. A POST must carry the session's form token, else 403 and nothing changes. A
+    /// form too large, a busy hashing pool or a database that fails becomes a page saying
+    /// nothing was changed.
+    func admit(
+        _ request: Request, _ context: ConsoleRequestContext, json: Bool,
+        _ next: (Visit, FormBody) async throws -> Response
     ) async -> Response {
         guard let secure = secureTransport(request, context) else { return ConsoleHandler.refusedTransport() }
         do {
@@ -68,7 +71,7 @@ struct ConsoleHandler: Sendable {
             }
             let visit = Visit(session: session, secure: secure, source: source(request, context))
             var form = FormBody(request.uri.query ?? "")
-            if post {
+            if request.method == .post {
                 form = try await readForm(request)
                 guard ConsoleSecurity.sameToken(form["csrf"], session.csrfToken) else {
                     logger.warning(
@@ -78,7 +81,7 @@ struct ConsoleHandler: Sendable {
                         title: "Form refused", status: .forbidden, visit: visit, link: "/console/doors")
                 }
             }
-            return try await body(visit, form)
+            return try await next(visit, form)
         } catch let error as FormTooLarge {
             return ConsoleResponse.message(error.description, title: "Form refused", status: .contentTooLarge)
         } catch is HashingPool.Busy {

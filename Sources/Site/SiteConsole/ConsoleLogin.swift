@@ -121,12 +121,11 @@ extension ConsoleHandler {
         return loginForm(secure: secure, error: wrongLogin, status: .unauthorized)
     }
 
-    func logout(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, _ in
-            try await services.console.endSession(tokenHash: visit.session.tokenHash)
-            try await audit(visit, "console_logout", [])
-            return ConsoleResponse.redirect(
-                "/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
-        }
+    func logout(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let visit = context.visit
+        try await services.console.endSession(tokenHash: visit.session.tokenHash)
+        try await audit(visit, "console_logout", [])
+        return ConsoleResponse.redirect(
+            "/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
     }
 }

@@ -10,14 +10,13 @@ import SiteCore
 extension ConsoleHandler {
     static let usersPerPage = 100
 
-    func usersPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            let notices = [
-                "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
-                "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule and validity saved.",
-            ]
-            return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
-        }
+    func usersPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let notices = [
+            "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
+            "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule and validity saved.",
+        ]
+        return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
     }
 
     func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws
@@ -54,40 +53,39 @@ extension ConsoleHandler {
         return ConsoleResponse.page("users", title: "Users", page: "users", visit: visit, data: data, notice: notice, error: error, status: status)
     }
 
-    func addUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            let name = form.text("name") ?? ""
-            guard UsersFile.isValidName(name) else {
-                return try await renderUsers(
-                    visit, query: nil, page: 1, error: "Name “\(name)” is not valid: use 1-64 of letters, digits, '.', '_' or '-'. Nothing was added.",
-                    status: .badRequest)
-            }
-            let range = EntryOptions.lengthRange
-            guard let pin = SecretDigits(ascii: form["pin"] ?? ""), range.contains(pin.count) else {
-                return try await renderUsers(
-                    visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.",
-                    status: .badRequest)
-            }
-            guard let again = SecretDigits(ascii: form["pin_again"] ?? ""), pin.hasSameDigits(as: again) else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
-            }
-            let rule: AccessRule
-            do {
-                rule = try ConsoleHandler.rule(from: form)
-            } catch let error as AccessRule.RuleError {
-                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
-            }
-            let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
-            let tag = services.lookupKey?.tag(pin, kind: .pin)
-            do {
-                try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
-                try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
-            } catch let error as UserEditError {
-                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
-            }
-            try await audit(visit, "user_add", [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))]))
-            return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
+    func addUser(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let name = form.text("name") ?? ""
+        guard UsersFile.isValidName(name) else {
+            return try await renderUsers(
+                visit, query: nil, page: 1, error: "Name “\(name)” is not valid: use 1-64 of letters, digits, '.', '_' or '-'. Nothing was added.",
+                status: .badRequest)
         }
+        let range = EntryOptions.lengthRange
+        guard let pin = SecretDigits(ascii: form["pin"] ?? ""), range.contains(pin.count) else {
+            return try await renderUsers(
+                visit, query: nil, page: 1, error: "The PIN must be \(range.lowerBound) to \(range.upperBound) digits (0-9). Nothing was added.",
+                status: .badRequest)
+        }
+        guard let again = SecretDigits(ascii: form["pin_again"] ?? ""), pin.hasSameDigits(as: again) else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "The two PINs differ. Nothing was added.", status: .badRequest)
+        }
+        let rule: AccessRule
+        do {
+            rule = try ConsoleHandler.rule(from: form)
+        } catch let error as AccessRule.RuleError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
+        }
+        let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
+        let tag = services.lookupKey?.tag(pin, kind: .pin)
+        do {
+            try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+            try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
+        }
+        try await audit(visit, "user_add", [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))]))
+        return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
     }
 
     /// A rule from the add form's doors, schedule and validity (empty: all doors, always).
@@ -104,103 +102,98 @@ extension ConsoleHandler {
         return rule
     }
 
-    func setUserState(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let name = form.text("name"), let state = form.text("state"), state == "disabled" || state == "enabled" else {
-                return try await renderUsers(
-                    visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
-            }
-            let disabled = state == "disabled"
-            do {
-                _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
-            } catch let error as UserEditError {
-                return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
-            }
-            try await audit(visit, disabled ? "user_disable" : "user_enable", [("user", name)])
-            return ConsoleResponse.redirect("/console/users?done=\(state)&q=" + FormBody.encode(name))
+    func setUserState(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name"), let state = form.text("state"), state == "disabled" || state == "enabled" else {
+            return try await renderUsers(
+                visit, query: nil, page: 1, error: "A state change needs a user name and state disabled or enabled.", status: .badRequest)
         }
+        let disabled = state == "disabled"
+        do {
+            _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
+        }
+        try await audit(visit, disabled ? "user_disable" : "user_enable", [("user", name)])
+        return ConsoleResponse.redirect("/console/users?done=\(state)&q=" + FormBody.encode(name))
     }
 
-    func removeUser(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let name = form.text("name") else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
-            }
-            do {
-                _ = try await services.administration.remove(name: name)
-            } catch let error as UserEditError {
-                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
-            }
-            try await audit(visit, "user_remove", [("user", name)])
-            return ConsoleResponse.redirect("/console/users?done=removed")
+    func removeUser(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name") else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
         }
+        do {
+            _ = try await services.administration.remove(name: name)
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
+        }
+        try await audit(visit, "user_remove", [("user", name)])
+        return ConsoleResponse.redirect("/console/users?done=removed")
     }
 
     /// A new TOTP secret for a user, shown once as a QR code (libqrencode) and as its key.
-    func enrolTOTP(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let name = form.text("name"), UsersFile.isValidName(name) else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "TOTP needs the name of an existing user.", status: .badRequest)
-            }
-            let secret = TOTP.newSecret()
-            do {
-                try await services.administration.setTOTP(name: name, secret: secret)
-            } catch let error as UserEditError {
-                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
-            }
-            try await audit(visit, "user_totp", [("user", name)])
-            let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad")
-            var data: [String: Any] = ["user": name, "key": TOTP.base32Encode(secret)]
-            do {
-                data["qr"] = try QRCodeImage(encoding: uri).svg
-            } catch let error as QRCodeImage.Unavailable {
-                data["qrError"] = error.description
-            }
-            return ConsoleResponse.page("totp-issued", title: "TOTP for \(name)", page: "users", visit: visit, data: data)
+    func enrolTOTP(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name"), UsersFile.isValidName(name) else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "TOTP needs the name of an existing user.", status: .badRequest)
         }
+        let secret = TOTP.newSecret()
+        do {
+            try await services.administration.setTOTP(name: name, secret: secret)
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
+        }
+        try await audit(visit, "user_totp", [("user", name)])
+        let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad")
+        var data: [String: Any] = ["user": name, "key": TOTP.base32Encode(secret)]
+        do {
+            data["qr"] = try QRCodeImage(encoding: uri).svg
+        } catch let error as QRCodeImage.Unavailable {
+            data["qrError"] = error.description
+        }
+        return ConsoleResponse.page("totp-issued", title: "TOTP for \(name)", page: "users", visit: visit, data: data)
     }
 
     /// Adds or removes a card: its number typed twice, kept only as a hash (and lookup tag).
-    func changeCard(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            let name = form.text("name") ?? ""
-            let range = EntryOptions.lengthRange
-            guard UsersFile.isValidName(name), let action = form.text("action"), action == "add" || action == "remove" else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "A card change needs a user name and add or remove.", status: .badRequest)
-            }
-            guard let card = SecretDigits(ascii: form["card"] ?? ""), range.contains(card.count),
-                let again = SecretDigits(ascii: form["card_again"] ?? ""),
-                card.hasSameDigits(as: again)
-            else {
-                return try await renderUsers(
-                    visit, query: nil, page: 1,
-                    error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.",
-                    status: .badRequest)
-            }
-            do {
-                if action == "add" {
-                    let hash = try await HashingPool.shared.makeHash(card, lane: .console)
-                    try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
-                    try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
-                } else {
-                    try await services.administration.removeCard(name: name, value: card)
-                }
-            } catch let error as UserEditError {
-                return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
-            }
-            try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
-            return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
+    func changeCard(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let name = form.text("name") ?? ""
+        let range = EntryOptions.lengthRange
+        guard UsersFile.isValidName(name), let action = form.text("action"), action == "add" || action == "remove" else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "A card change needs a user name and add or remove.", status: .badRequest)
         }
+        guard let card = SecretDigits(ascii: form["card"] ?? ""), range.contains(card.count),
+            let again = SecretDigits(ascii: form["card_again"] ?? ""),
+            card.hasSameDigits(as: again)
+        else {
+            return try await renderUsers(
+                visit, query: nil, page: 1,
+                error: "The card number must be \(range.lowerBound) to \(range.upperBound) digits, typed the same twice. Nothing was changed.",
+                status: .badRequest)
+        }
+        do {
+            if action == "add" {
+                let hash = try await HashingPool.shared.makeHash(card, lane: .console)
+                try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
+                try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
+            } else {
+                try await services.administration.removeCard(name: name, value: card)
+            }
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
+        }
+        try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
+        return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
     }
 
     /// The form for a user's doors, schedule and validity, filled with what they have now.
-    func editUserPage(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context) { visit, form in
-            guard let name = form.text("name"), try await services.administration.list().contains(where: { $0.name == name }) else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "No such user.", status: .notFound)
-            }
-            return try await renderEdit(visit, name: name)
+    func editUserPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name"), try await services.administration.list().contains(where: { $0.name == name }) else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "No such user.", status: .notFound)
         }
+        return try await renderEdit(visit, name: name)
     }
 
     func renderEdit(_ visit: Visit, name: String, shown: AccessRule? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
@@ -215,30 +208,29 @@ extension ConsoleHandler {
     }
 
     /// Saves a user's doors, schedule and validity (their enabled state is kept).
-    func saveUserRule(_ request: Request, _ context: ConsoleRequestContext) async -> Response {
-        await withVisit(request, context, post: true) { visit, form in
-            guard let name = form.text("name"), UsersFile.isValidName(name) else {
-                return try await renderUsers(visit, query: nil, page: 1, error: "Saving needs a user name.", status: .badRequest)
-            }
-            let wanted: AccessRule
-            do {
-                wanted = try ConsoleHandler.rule(from: form)
-            } catch let error as AccessRule.RuleError {
-                return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
-            }
-            let saved: AccessRule
-            do {
-                saved = try await services.administration.setAccess(user: name) { rule in
-                    rule.doors = wanted.doors
-                    rule.schedule = wanted.schedule
-                    rule.validFrom = wanted.validFrom
-                    rule.validUntil = wanted.validUntil
-                }
-            } catch let error as UserEditError {
-                return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
-            }
-            try await audit(visit, "user_rule", [("user", name), ("rule", saved.fields.joined(separator: " "))])
-            return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
+    func saveUserRule(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name"), UsersFile.isValidName(name) else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "Saving needs a user name.", status: .badRequest)
         }
+        let wanted: AccessRule
+        do {
+            wanted = try ConsoleHandler.rule(from: form)
+        } catch let error as AccessRule.RuleError {
+            return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
+        }
+        let saved: AccessRule
+        do {
+            saved = try await services.administration.setAccess(user: name) { rule in
+                rule.doors = wanted.doors
+                rule.schedule = wanted.schedule
+                rule.validFrom = wanted.validFrom
+                rule.validUntil = wanted.validUntil
+            }
+        } catch let error as UserEditError {
+            return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
+        }
+        try await audit(visit, "user_rule", [("user", name), ("rule", saved.fields.joined(separator: " "))])
+        return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
     }
 }

@@ -22,24 +22,29 @@ public enum SiteConsole {
         router.get("/console/static/console.js") { _, _ in ConsoleResponse.text(ConsoleAssets.javascript, type: "text/javascript; charset=utf-8") }
         router.get("/console/login") { request, context in await console.loginPage(request, context) }
         router.post("/console/login") { request, context in await console.login(request, context) }
-        router.post("/console/logout") { request, context in await console.logout(request, context) }
-        router.get("/console/doors") { request, context in await console.doorsPage(request, context) }
-        router.get("/console/doors.json") { request, context in await console.doorsJSON(request, context) }
-        router.post("/console/doors/ack") { request, context in await console.acknowledge(request, context) }
-        router.get("/console/users") { request, context in await console.usersPage(request, context) }
-        router.post("/console/users") { request, context in await console.addUser(request, context) }
-        router.post("/console/users/state") { request, context in await console.setUserState(request, context) }
-        router.post("/console/users/remove") { request, context in await console.removeUser(request, context) }
-        router.post("/console/users/totp") { request, context in await console.enrolTOTP(request, context) }
-        router.post("/console/users/cards") { request, context in await console.changeCard(request, context) }
-        router.get("/console/users/edit") { request, context in await console.editUserPage(request, context) }
-        router.post("/console/users/rule") { request, context in await console.saveUserRule(request, context) }
-        router.get("/console/codes") { request, context in await console.codesPage(request, context) }
-        router.post("/console/codes") { request, context in await console.issueCode(request, context) }
-        router.post("/console/codes/revoke") { request, context in await console.revokeCode(request, context) }
-        router.get("/console/entries") { request, context in await console.entriesPage(request, context) }
-        router.get("/console/entries.json") { request, context in await console.entriesJSON(request, context) }
-        router.get("/console/entries.csv") { request, context in await console.entriesCSV(request, context) }
+        // Everything else needs an administrator's session (and a POST its form token).
+        let pages = router.group("/console").add(middleware: ConsoleSessionMiddleware(console: console, json: false))
+            .group(context: AdminRequestContext.self)
+        let data = router.group("/console").add(middleware: ConsoleSessionMiddleware(console: console, json: true))
+            .group(context: AdminRequestContext.self)
+        pages.post("logout", use: console.logout)
+        pages.get("doors", use: console.doorsPage)
+        data.get("doors.json", use: console.doorsJSON)
+        pages.post("doors/ack", use: console.acknowledge)
+        pages.get("users", use: console.usersPage)
+        pages.post("users", use: console.addUser)
+        pages.post("users/state", use: console.setUserState)
+        pages.post("users/remove", use: console.removeUser)
+        pages.post("users/totp", use: console.enrolTOTP)
+        pages.post("users/cards", use: console.changeCard)
+        pages.get("users/edit", use: console.editUserPage)
+        pages.post("users/rule", use: console.saveUserRule)
+        pages.get("codes", use: console.codesPage)
+        pages.post("codes", use: console.issueCode)
+        pages.post("codes/revoke", use: console.revokeCode)
+        pages.get("entries", use: console.entriesPage)
+        data.get("entries.json", use: console.entriesJSON)
+        pages.get("entries.csv", use: console.entriesCSV)
         return router
     }
 
@@ -57,10 +62,13 @@ public enum SiteConsole {
     }
 }
 
-/// Hummingbird's request context plus the peer's address (login throttling, the trusted proxy).
+/// Hummingbird's request context plus the peer's address (login throttling, the trusted
+/// proxy); the routes behind the login get an ``AdminRequestContext`` made from it.
 public struct ConsoleRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The administrator and the form, once ``ConsoleSessionMiddleware`` has admitted the request.
+    var admitted: (visit: Visit, form: FormBody)?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
