@@ -204,6 +204,10 @@ let package = Package(
         ),
         // QR codes for TOTP enrolment: libqrencode (Debian libqrencode4) loaded at run time,
         // so the door terminal, which never draws one, does not link it.
+        // Build tools: a program's files (the console's templates, CSS and script) embedded in it
+        // at build time, so nothing has to be installed beside the binary.
+        .executableTarget(name: "embed-files", path: "Sources/Build/EmbedFiles", swiftSettings: strict),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"], path: "Plugins/EmbedFiles"),
         .target(name: "CQRCode", path: "Sources/C/CQRCode", linkerSettings: [.linkedLibrary("dl")]),
         // The site console in the browser (`/console/` of `verifier serve`): administrators'
         // logins and sessions, CSRF, the Doors, Users, Codes and Who entered pages.
@@ -220,7 +224,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Sources/Site/SiteConsole",
-            swiftSettings: strict
+            // The templates, stylesheet and script: files in Files/, embedded at build time.
+            exclude: ["Files"],
+            swiftSettings: strict,
+            plugins: ["EmbedFiles"]
         ),
         // The server side's composition root: turns a verifier config into its store (SQLite
         // or PostgreSQL) and the running application, for `verifier serve` and its tools.
