@@ -118,11 +118,7 @@ public final class RecordingHTTPServer: Sendable {
             close(connection)
         case .overQuotaOnce(let seconds):
             let first = recorded.withLock { $0.count } == 1
-            send(
-                connection,
-                first
-                    ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-                    : response(status: 200, body: "{}"))
+            send(connection, first ? response(status: 429, body: "{}", headers: "Retry-After: \(seconds)\r\n") : response(status: 200, body: "{}"))
             close(connection)
         case .hugeBody(let bytes):
             send(
@@ -154,8 +150,9 @@ public final class RecordingHTTPServer: Sendable {
         }
     }
 
-    private func response(status: Int, body: String) -> String {
-        "HTTP/1.1 \(status) Whatever\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+    /// A whole answer; `headers`: more header lines, each ending in CRLF.
+    private func response(status: Int, body: String, headers: String = "") -> String {
+        "HTTP/1.1 \(status) Whatever\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\(headers)Connection: close\r\n\r\n\(body)"
     }
 
     /// Sends without raising SIGPIPE when the client has gone; false when it has.

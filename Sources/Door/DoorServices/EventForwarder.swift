@@ -43,8 +43,6 @@ public actor EventForwarder {
     private var position: JournalPosition?
     /// Records moved to the dead-letter file so far (this run).
     public private(set) var deadLettered = 0
-    /// What the last answer's `Retry-After` asked for, if it asked.
-    private var serverWait: Duration?
 
     public init(
         journal: TerminalJournal, poster: any EventPosting, logger: Logger, clock: TerminalClock = .continuous,
@@ -94,12 +92,12 @@ public actor EventForwarder {
                 }
             }
             guard let batch = pending else { continue }
-            if await !deliver(batch) {
+            if case .again(let asked) = await deliver(batch) {
                 if !failing {
                     logger.warning("events endpoint unavailable; records stay queued on disk and are retried")
                     failing = true
                 }
-                try? await clock.sleep(for: max(backoff, min(serverWait ?? .zero, Self.longestServerWait)))
+                try? await clock.sleep(for: max(backoff, asked))
                 backoff = min(backoff * 2, .seconds(30))
                 continue
             }
@@ -134,30 +132,35 @@ public actor EventForwarder {
             // Reads, writes and fsyncs on the file thread (WorkThreads.files), never a cooperative one.
             guard let batch = try? await WorkThreads.files.run({ try journal.read(after: delivered, from: position, limit: batchSize) }) else { return false }
             guard !batch.records.isEmpty else { return true }
-            guard await deliver(batch) else { return false }
+            guard case .done = await deliver(batch) else { return false }
         }
         return false
     }
 
-    /// Posts one batch: true when it is done with (delivered, or refused for good and
-    /// dead-lettered), false when it must be sent again.
-    private func deliver(_ batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async -> Bool {
+    /// Posts one batch: ``Delivery/done`` when it is delivered or refused for good (and
+    /// dead-lettered), else when it may be sent again.
+    private func deliver(_ batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async -> Delivery {
         let (body, id) = EventForwarder.envelope(batch.records)
-        serverWait = nil
         switch await poster.post(body: body, id: id) {
         case .delivered:
             await advance(to: batch)
-            return true
+            return .done
         case .answered(let status) where (400..<500).contains(status) && status != 408 && status != 429:
             await deadLetter(batch.records, status: status)
             await advance(to: batch)
-            return true
+            return .done
         case .busy(let wait):
-            serverWait = wait
-            return false
+            return .again(notBefore: min(wait, Self.longestServerWait))
         case .answered, .failed:
-            return false
+            return .again(notBefore: .zero)
         }
+    }
+
+    /// How posting a batch ended: done with (delivered, or dead-lettered), or to be sent
+    /// again, not before what the server's `Retry-After` asked (zero when it asked nothing).
+    private enum Delivery {
+        case done
+        case again(notBefore: Duration)
     }
 
     private func advance(to batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async {
