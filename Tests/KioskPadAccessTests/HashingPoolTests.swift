@@ -49,7 +49,7 @@ struct HashingPoolTests {
 
     @Test func hashesRunOnThePoolsOwnThreadsNotTheCallers() async throws {
         let pool = HashingPool(threads: 2, doorQueue: 4, consoleQueue: 4)
-        let name = try await pool.run(.door) { Thread.current.name ?? "" }
+        let name = try await pool.run(.door) { currentThreadName() }
         #expect(name.hasPrefix("kp-hash-"))
         let hash = try await pool.makeHash(SecretDigits(ascii: "2468")!, iterations: 1_000, lane: .console)
         #expect(hash.matches(SecretDigits(ascii: "2468")!) && hash.iterations == 1_000)

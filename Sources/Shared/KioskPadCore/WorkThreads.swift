@@ -75,7 +75,7 @@ public final class WorkThreads: @unchecked Sendable {
             for index in 0..<threadCount {
                 // Named from inside: a name set before start() does not reach the kernel here.
                 Thread { [self] in
-                    Thread.current.name = threadCount == 1 ? name : "\(name)-\(index)"
+                    nameCurrentThread(threadCount == 1 ? name : "\(name)-\(index)")
                     work()
                 }.start()
             }

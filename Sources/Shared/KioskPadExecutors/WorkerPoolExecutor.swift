@@ -50,14 +50,4 @@
         thread.stackSize = 512 * 1024
         thread.start()
     }
-
-    /// Names the calling thread for the kernel (at most 15 bytes are kept). Written to
-    /// `/proc/thread-self/comm` directly: `Thread.current.name`, set from inside a thread that a
-    /// libdispatch worker had started, left the creator's name in place 1 time in 200 here.
-    func nameCurrentThread(_ name: String) {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
-        guard descriptor >= 0 else { return }
-        _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
-        close(descriptor)
-    }
 #endif
