@@ -214,7 +214,7 @@ let package = Package(
         .target(
             name: "SiteConsole",
             dependencies: [
-                "SiteCore", "KioskPadAccess", "KioskPadCore", "CQRCode",
+                "SiteCore", "KioskPadAccess", "KioskPadCore", "KioskPadStorage", "CQRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

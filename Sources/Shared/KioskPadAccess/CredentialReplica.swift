@@ -227,8 +227,6 @@ enum ReplicaTime {
     }
 
     static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        UTCTimestamp.parse(text)
     }
 }

@@ -30,7 +30,7 @@ public struct LookupKey: Sendable {
         }
         let bytes = Array(trimmed.utf8)
         key = SymmetricKey(data: bytes)
-        id = SHA256.hash(data: bytes).prefix(4).map { String(format: "%02x", $0) }.joined()
+        id = LowercaseHex.string(SHA256.hash(data: bytes).prefix(4))
     }
 
     /// The tag of `value` for attempts of `kind` (`ID.` and 32 hex digits): a card number
@@ -46,7 +46,7 @@ public struct LookupKey: Sendable {
         var mac = HMAC<SHA256>(key: key)
         mac.update(data: Array("\(domain)\0\(kind == .card ? "card" : "pin")\0".utf8))
         value.withASCIIBytes { mac.update(data: UnsafeRawBufferPointer($0)) }
-        return Array(mac.finalize()).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return LowercaseHex.string(Array(mac.finalize()).prefix(16))
     }
 
     /// The id of the key that made `tag` (its first 8 hex digits).

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KioskPadAccess
+import KioskPadStorage
 import Logging
 import SiteCore
 
@@ -124,9 +125,7 @@ struct ConsoleHandler: Sendable {
 /// Times as the console writes them.
 enum ConsoleTime {
     static func stamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        UTCTimestamp.rfc3339(date, milliseconds: true)
     }
 
     /// `YYYY-MM-DD HH:MM:SS` in `zone`.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KioskPadAccess
+import KioskPadCore
 import Synchronization
 
 /// The console's security plumbing: random tokens, the hash a session is stored under,
@@ -26,7 +27,7 @@ enum ConsoleSecurity {
 
     /// What a session is stored under: the SHA-256 of its token, hex.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        LowercaseHex.string(SHA256.hash(data: Array(token.utf8)))
     }
 
     static func sameToken(_ lhs: String?, _ rhs: String) -> Bool {

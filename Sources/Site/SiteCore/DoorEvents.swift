@@ -50,11 +50,8 @@ public enum DoorEventBatch {
             throw Invalid(description: "the body must be a JSON array of event envelopes")
         }
         guard (1...maxRecords).contains(items.count) else { throw Invalid(description: "a batch holds 1 to \(maxRecords) records, not \(items.count)") }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
         /// An RFC 3339 date-time, with or without fractional seconds.
-        let date = { (text: String) in formatter.date(from: text) ?? plain.date(from: text) }
+        let date = UTCTimestamp.parse
         var events: [DoorEvent] = []
         for (index, item) in items.enumerated() {
             let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }

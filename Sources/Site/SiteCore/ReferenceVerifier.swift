@@ -1,6 +1,7 @@
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadStorage
 
 /// The reference verifier's decisions, independent of the HTTP server that carries them
 /// (a ``VerifierDecision``): signature, replay, body, per-source limits on refused
@@ -375,8 +376,6 @@ public actor ReferenceVerifier {
     }
 
     private func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        UTCTimestamp.rfc3339(date, milliseconds: true)
     }
 }
