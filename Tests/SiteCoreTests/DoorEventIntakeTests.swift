@@ -43,10 +43,10 @@ struct DoorEventIntakeTests {
         defer { Task { await store.destroy() } }
         let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
         let records = [Self.record(seq: 1), Self.record(type: "door_opened", seq: 2)]
-        #expect(await intake.handle(batch(records)) == .init(status: 200, body: "{\"received\":2,\"stored\":2}"))
-        #expect(await intake.handle(batch(records)) == .init(status: 200, body: "{\"received\":2,\"stored\":0}"))
-        #expect(await intake.handle(batch(records + [Self.record(seq: 3)])).body == "{\"received\":3,\"stored\":1}")
-        #expect(await intake.handle(batch(records, sign: false)).status == 401)
+        #expect(await intake.handle(batch(records)) == .done(json: Array("{\"received\":2,\"stored\":2}".utf8)))
+        #expect(await intake.handle(batch(records)) == .done(json: Array("{\"received\":2,\"stored\":0}".utf8)))
+        #expect(await intake.handle(batch(records + [Self.record(seq: 3)])).text == "{\"received\":3,\"stored\":1}")
+        #expect(await intake.handle(batch(records, sign: false)).result == "unauthenticated")
         // Retention: the records are from 2027-01-15 07:59; a cutoff after them deletes them all.
         #expect(try await store.store.pruneEvents(before: Date(timeIntervalSince1970: 1_700_000_000), after: .distantFuture) == 0)
         #expect(try await store.store.pruneEvents(before: clock.now, after: .distantFuture) == 3)
@@ -59,20 +59,20 @@ struct DoorEventIntakeTests {
         let doorSecret = WebhookSecret.generate()
         try await store.administration.addDoor(terminalID: "front-door", secret: doorSecret)
         let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
-        #expect(await intake.handle(batch([Self.record()])).status == 401)
-        #expect(await intake.handle(batch([Self.record()], secret: doorSecret)).status == 200)
-        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret)).status == 401)
+        #expect(await intake.handle(batch([Self.record()])).result == "unauthenticated")
+        #expect(await intake.handle(batch([Self.record()], secret: doorSecret)).result == "ok")
+        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret)).result == "unauthenticated")
         // A door naming itself in the kioskpad-terminal header, as doors of this release do.
-        #expect(await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door")).status == 200)
+        #expect(await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door")).result == "ok")
         // The header picks the key: the site secret is refused for a door with its own.
-        #expect(await intake.handle(batch([Self.record()], terminal: "front-door")).status == 401)
+        #expect(await intake.handle(batch([Self.record()], terminal: "front-door")).result == "unauthenticated")
         // Signed by a door for records naming another: refused, whoever signed.
         let other = await intake.handle(batch([Self.record(terminal: "back-door")], secret: doorSecret, terminal: "front-door"))
-        #expect(other == .init(status: 400, body: "{\"error\":\"the body names terminal_id back-door, the request claimed front-door\"}"))
-        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], terminal: "back-door")).status == 200, "the site secret's door")
+        #expect(other == .refused(.malformed, reason: "the body names terminal_id back-door, the request claimed front-door"))
+        #expect(await intake.handle(batch([Self.record(terminal: "back-door")], terminal: "back-door")).result == "ok", "the site secret's door")
         // A look-alike in the header is refused before any key is chosen.
         let lookAlike = await intake.handle(batch([Self.record()], secret: doorSecret, terminal: "front-door\u{200B}"))
-        #expect(lookAlike.status == 400 && lookAlike.body.contains("kioskpad-terminal must be a terminal_id"), "\(lookAlike)")
+        #expect(lookAlike.result == "malformed" && lookAlike.text.contains("kioskpad-terminal must be a terminal_id"), "\(lookAlike)")
     }
 
     @Test func aDoorOverItsQuotaThatNamesItselfIsAnsweredBeforeItsBodyIsRead() async throws {
@@ -84,7 +84,7 @@ struct DoorEventIntakeTests {
         #expect(intake.quota.admit(door: "front-door", records: 50, bytes: 100, now: clock.now) == nil, "a full batch: the burst")
         #expect(intake.quota.admit(door: "front-door", records: 10, bytes: 100, now: clock.now)?.retryAfter == 60, "10 records a minute")
         let early = try #require(intake.overQuotaBeforeBody(terminal: "front-door"))
-        #expect(early.status == 429 && early.retryAfter == 60)
+        #expect(early.result == "over_quota" && early.retryAfter == 60)
         #expect(intake.overQuotaBeforeBody(terminal: "back-door") == nil, "each door its own")
         #expect(intake.overQuotaBeforeBody(terminal: nil) == nil, "an older door: decided after its body")
         #expect(intake.overQuotaBeforeBody(terminal: "front door") == nil, "not a terminal_id: refused later, with a reason")
@@ -128,10 +128,12 @@ struct DoorEventIntakeTests {
         let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, keepDays: 30, clock: clock.read)
         // The clock reads 2027-01-15T08:00:00Z; 5 minutes of skew are allowed.
         let ahead = await intake.handle(batch([Self.record(seq: 1), Self.record(type: "status", time: "2099-01-01T00:00:00Z", seq: 2)]))
-        #expect(ahead.status == 400 && ahead.body.contains("record 2: data.time 2099-01-01T00:00:00Z is more than 5 minutes ahead"), "\(ahead)")
+        #expect(ahead.result == "malformed" && ahead.text.contains("record 2: data.time 2099-01-01T00:00:00Z is more than 5 minutes ahead"), "\(ahead)")
         let old = await intake.handle(batch([Self.record(time: "2026-12-01T00:00:00Z")]))
-        #expect(old.status == 400 && old.body.contains("record 1: data.time 2026-12-01T00:00:00Z is older than server.events.keep_days (30 days)"), "\(old)")
-        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:04:00Z")])).status == 200, "within the skew")
+        #expect(
+            old.result == "malformed" && old.text.contains("record 1: data.time 2026-12-01T00:00:00Z is older than server.events.keep_days (30 days)"), "\(old)"
+        )
+        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:04:00Z")])).result == "ok", "within the skew")
         #expect(try await store.store.recentEvents(perTerminal: 10).first?.newestFirst.count == 1, "nothing of a refused batch is stored")
     }
 
@@ -145,7 +147,7 @@ struct DoorEventIntakeTests {
             json: Self.record("pinned", type: "status", time: "2099-01-01T00:00:00Z", seq: 1))
         _ = try await store.store.storeEvents([pinned])
         let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, clock: clock.read)
-        #expect(await intake.handle(batch([Self.record(type: "tamper", seq: 2)])).status == 200)
+        #expect(await intake.handle(batch([Self.record(type: "tamper", seq: 2)])).result == "ok")
         #expect(try await store.store.recentEvents(perTerminal: 1).first?.newestFirst.first?.type == "status", "pinned by the 2099 record")
         let removed = try await store.store.pruneEvents(
             before: clock.now.addingTimeInterval(-365 * 86_400), after: clock.now.addingTimeInterval(DoorEventBatch.allowedSkew))
@@ -185,17 +187,17 @@ struct DoorEventIntakeTests {
         defer { Task { await store.destroy() } }
         let intake = DoorEventIntake(store: store.store, siteSecret: siteSecret, quota: EventQuota(limits: .init(recordsPerMinute: 50)), clock: clock.read)
         let full = (1...50).map { Self.record(seq: $0) }
-        #expect(await intake.handle(batch(full)).status == 200)
+        #expect(await intake.handle(batch(full)).result == "ok")
         let over = await intake.handle(batch([Self.record(seq: 51)]))
         // 50 a minute: a record every 1.2 s.
-        #expect(over.status == 429 && over.retryAfter == 2 && over.body.contains("door front-door is over its event quota (records_per_minute)"), "\(over)")
-        #expect(await intake.handle(batch([Self.record(seq: 52)])).status == 429)
+        #expect(over == .overQuota(door: "front-door", limit: "records_per_minute", retryAfter: 2), "\(over)")
+        #expect(await intake.handle(batch([Self.record(seq: 52)])).result == "over_quota")
         let newest = try #require(try await store.store.recentEvents(perTerminal: 100).first?.newestFirst)
         #expect(newest.count == 51 && newest.filter { $0.type == "event_quota_exceeded" }.count == 1, "50 records and one quota record")
         let view = try #require(DoorView.fold(terminal: "front-door", newestFirst: newest, now: clock.now, silentAfter: 900))
         #expect(view.alerts.contains("event_quota"))
         clock.advance(60)
-        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:01:00Z", seq: 53)])).status == 200, "the next minute")
+        #expect(await intake.handle(batch([Self.record(time: "2027-01-15T08:01:00Z", seq: 53)])).result == "ok", "the next minute")
     }
 
     @Test(arguments: [

@@ -50,11 +50,6 @@ extension ReplicaKeeping {
 /// both signed with the verifier's key. An unsigned request gets nothing: a replica holds
 /// hashes.
 public struct CredentialService: Sendable {
-    public struct Reply: Sendable, Equatable {
-        public let status: Int
-        public let body: [UInt8]
-    }
-
     private let keeping: any ReplicaKeeping
     private let administration: any VerifierAdministration
     private let store: any VerifierStore
@@ -74,43 +69,43 @@ public struct CredentialService: Sendable {
         self.clock = clock
     }
 
-    public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
-        guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
+    public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return .malformed("content-type must be application/json") }
         let claimed: String?
         switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
         case .named(let named): claimed = named
-        case .invalid(let why): return Self.reply(400, why)
+        case .invalid(let why): return .malformed(why)
         }
         do {
             switch try await DoorSignature.check(request, terminal: claimed, store: store, siteSecret: siteSecret, now: clock()) {
-            case .noKey: return Self.reply(401, "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
-            case .refused(let why): return Self.reply(401, why)
+            case .noKey: return .unauthenticated("a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
+            case .refused(let why): return .unauthenticated(why)
             case .signed: break
             }
         } catch {
-            return Self.reply(503, "the database cannot be used now")
+            return .unavailable
         }
         // Parsed only now, signed.
         let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
         if let unknown = object.map({ Set($0.keys).subtracting(["terminal_id", "have_version"]) })?.sorted().first {
-            return Self.reply(400, "unknown property \(unknown) (the body has terminal_id and have_version)")
+            return .malformed("unknown property \(unknown) (the body has terminal_id and have_version)")
         }
         guard let terminal = object?["terminal_id"] as? String, Identifier.isValid(terminal) else {
-            return Self.reply(400, "terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+            return .malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
         }
-        guard claimed == terminal else { return Self.reply(400, ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
+        guard claimed == terminal else { return .malformed(ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
         // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
         // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Have: Decodable { let have_version: Int64 }
         guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {
-            return Self.reply(400, "have_version must be the version the terminal holds, 0 for none")
+            return .malformed("have_version must be the version the terminal holds, 0 for none")
         }
         do {
             let now = clock()
             // A captured request is answered once: its webhook-id is claimed like /verify's.
             let id = request.webhookID ?? ""
-            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return Self.reply(400, "webhook-id longer than 128 characters") }
-            guard try await store.claimRequestID(id, now: now) else { return Self.reply(409, "webhook-id was already used (replay)") }
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return .malformed("webhook-id longer than 128 characters") }
+            guard try await store.claimRequestID(id, now: now) else { return .refused(.replayed, reason: "webhook-id was already used (replay)") }
             let message: ReplicaMessage
             let current = try await keeping.replicaVersion()
             if have == current {
@@ -118,9 +113,9 @@ public struct CredentialService: Sendable {
             } else {
                 message = .replica(try await replica(for: terminal, now: now))
             }
-            return Reply(status: 200, body: try SignedReplica(signing: message, with: key).json)
+            return .done(json: try SignedReplica(signing: message, with: key).json)
         } catch {
-            return Self.reply(503, "the database cannot be used now")
+            return .unavailable
         }
     }
 
@@ -179,9 +174,5 @@ public struct CredentialService: Sendable {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
             tagKey: tagKey.raw, tagBits: bits)
-    }
-
-    private static func reply(_ status: Int, _ error: String) -> Reply {
-        Reply(status: status, body: Array("{\"error\":\(VerificationRequestBody.jsonString(error))}".utf8))
     }
 }

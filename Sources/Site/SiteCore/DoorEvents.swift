@@ -103,22 +103,9 @@ public enum DoorEventBatch {
 /// `POST /v1/events`: checks a batch's signature (the door's own secret, else the site
 /// secret, as for `/verify`), decodes it and stores its records once each (a record id seen
 /// before is skipped, so a retried batch is confirmed again and stored once). The batch's
-/// `webhook-id` is not put in the replay cache: a retry keeps its id by design.
+/// `webhook-id` is not put in the replay cache: a retry keeps its id by design. Answers a
+/// ``DoorRequestOutcome``; `SiteHTTP` makes it HTTP.
 public struct DoorEventIntake: Sendable {
-    /// What the terminal is answered: 200 delivered, 400 never again, 401 unsigned, 429 over
-    /// the door's quota (after `retryAfter` seconds), 503 later.
-    public struct Reply: Sendable, Equatable {
-        public let status: Int
-        public let body: String
-        public let retryAfter: Int?
-
-        public init(status: Int, body: String, retryAfter: Int? = nil) {
-            self.status = status
-            self.body = body
-            self.retryAfter = retryAfter
-        }
-    }
-
     /// How long an answer of 429 (over the quota) is held before it is sent. A door honours
     /// `Retry-After` and is not slowed; one that ignores it is answered once a second per
     /// connection (at most `max_connections_per_source` a second from one address), not as
@@ -144,19 +131,19 @@ public struct DoorEventIntake: Sendable {
         self.clock = clock
     }
 
-    public func handle(_ request: ReferenceVerifier.Incoming) async -> Reply {
-        guard ReferenceVerifier.isJSON(request.contentType) else { return Self.reply(400, "content-type must be application/json") }
+    public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return .malformed("content-type must be application/json") }
         let terminal: String?
         switch ClaimedTerminal.of(request, inBody: Self.claimedTerminal) {
         case .named(let named): terminal = named
-        case .invalid(let why): return Self.reply(400, why)
+        case .invalid(let why): return .malformed(why)
         }
         do {
             if case .refused(let why) = try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
-                return Self.reply(401, why)
+                return .unauthenticated(why)
             }
         } catch {
-            return Self.reply(503, "the database cannot be used now")
+            return .unavailable
         }
         // A door refused and still within its Retry-After is answered before its batch is decoded.
         if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
@@ -166,10 +153,10 @@ public struct DoorEventIntake: Sendable {
         do {
             events = try DoorEventBatch.decode(request.body, now: clock(), keepDays: keepDays)
         } catch {
-            return Self.reply(400, "\(error)")
+            return .malformed("\(error)")
         }
         if let terminal, let named = events.first?.terminalID, named != terminal {
-            return Self.reply(400, ClaimedTerminal.mismatch(body: named, claimed: terminal))
+            return .malformed(ClaimedTerminal.mismatch(body: named, claimed: terminal))
         }
         let now = clock()
         if let door = events.first?.terminalID,
@@ -181,9 +168,9 @@ public struct DoorEventIntake: Sendable {
         }
         do {
             let stored = try await store.storeEvents(events)
-            return Reply(status: 200, body: "{\"received\":\(events.count),\"stored\":\(stored)}")
+            return .done("{\"received\":\(events.count),\"stored\":\(stored)}")
         } catch {
-            return Self.reply(503, "the database cannot be used now")
+            return .unavailable
         }
     }
 
@@ -196,15 +183,13 @@ public struct DoorEventIntake: Sendable {
 
     /// Answered before the body is read: a door that names itself in the `kioskpad-terminal`
     /// header and is over its quota in this window (nil: read the body and decide).
-    public func overQuotaBeforeBody(terminal: String?) -> Reply? {
+    public func overQuotaBeforeBody(terminal: String?) -> DoorRequestOutcome? {
         guard let terminal, Identifier.isValid(terminal), let over = quota.isOver(door: terminal, now: clock()) else { return nil }
         return Self.overQuota(terminal, over)
     }
 
-    private static func overQuota(_ door: String, _ over: EventQuota.Over) -> Reply {
-        Reply(
-            status: 429, body: "{\"error\":\"door \(door) is over its event quota (\(over.limit)); retry after \(over.retryAfter) s\"}",
-            retryAfter: over.retryAfter)
+    private static func overQuota(_ door: String, _ over: EventQuota.Over) -> DoorRequestOutcome {
+        .overQuota(door: door, limit: over.limit, retryAfter: over.retryAfter)
     }
 
     /// The server's own record that `door` went over a quota in a window.
@@ -213,9 +198,5 @@ public struct DoorEventIntake: Sendable {
         let time = UTCTimestamp.rfc3339(now)
         let json = "{\"id\":\"\(id)\",\"limit\":\"\(over.limit)\",\"seq\":0,\"terminal_id\":\"\(door)\",\"time\":\"\(time)\",\"type\":\"event_quota_exceeded\"}"
         return DoorEvent(id: String(id), terminalID: door, type: "event_quota_exceeded", time: now, sequence: 0, json: json)
-    }
-
-    private static func reply(_ status: Int, _ error: String) -> Reply {
-        Reply(status: status, body: "{\"error\":\(VerificationRequestBody.jsonString(error))}")
     }
 }

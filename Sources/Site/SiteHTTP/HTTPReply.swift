@@ -32,6 +32,28 @@ public struct HTTPReply: Sendable, Equatable {
     }
 }
 
+extension HTTPReply {
+    /// A door endpoint's ``DoorRequestOutcome`` as its HTTP answer: 200 with the JSON; 400,
+    /// 401 or 409 with `{"error": reason}`; 429 over the door's quota; 503 later.
+    public init(_ outcome: DoorRequestOutcome) {
+        switch outcome {
+        case .done(let json):
+            self.init(status: 200, body: json)
+        case .refused(let refusal, let reason):
+            self.init(VerifierDecision.refused(refusal, reason: reason))
+        case .overQuota(let door, let limit, let retryAfter):
+            self.init(status: 429, body: Array("{\"error\":\"door \(door) is over its event quota (\(limit)); retry after \(retryAfter) s\"}".utf8))
+        case .unavailable:
+            self.init(status: 503, body: Array("{\"error\":\"the database cannot be used now\"}".utf8))
+        }
+    }
+
+    init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
+}
+
 /// The Standard Webhooks headers, parsed once. The names are valid tokens, so these are
 /// never nil; a request's header is read with ``value(_:in:)``, without a force unwrap.
 enum WebhookHeader {

@@ -46,11 +46,10 @@ public enum VerifierServer {
                 // A door naming itself in the header and over its quota: answered before its body is read.
                 if let early = events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)) {
                     metrics.recordEndpoint("events", result: "over_quota")
-                    return await eventsResponse(early)
+                    return await doorResponse(early)
                 }
                 return await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
-                    let reply = await events.handle(incoming)
-                    return (reply.status, reply.body, await eventsResponse(reply))
+                    await events.handle(incoming)
                 }
             }
         }
@@ -58,11 +57,7 @@ public enum VerifierServer {
             // A door's signed credential replica (or a confirmation of the one it holds).
             router.post("/v1/credentials") { request, context -> Response in
                 await gated("credentials", request, context, maxBody: 4_096, verifier: verifier, metrics: metrics) { incoming in
-                    let reply = await credentials.handle(incoming)
-                    let response = Response(
-                        status: HTTPResponse.Status(code: reply.status), headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
-                    return (reply.status, String(decoding: reply.body, as: UTF8.self), response)
+                    await credentials.handle(incoming)
                 }
             }
         }
@@ -98,7 +93,7 @@ public enum VerifierServer {
     /// `kioskpad_verifier_door_requests_total`.
     static func gated(
         _ endpoint: String, _ request: Request, _ context: VerifierRequestContext, maxBody: Int, verifier: ReferenceVerifier, metrics: VerifierMetrics,
-        _ handle: (ReferenceVerifier.Incoming) async -> (status: Int, body: String, response: Response)
+        _ handle: (ReferenceVerifier.Incoming) async -> DoorRequestOutcome
     ) async -> Response {
         let source = context.remoteAddress?.ipAddress ?? "unknown"
         guard await verifier.admits(source) else {
@@ -116,23 +111,11 @@ public enum VerifierServer {
                     contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source))
             return refusal.response
         case .success(let incoming):
-            let (status, body, response) = await handle(incoming)
-            switch status {
-            case 200: metrics.recordEndpoint(endpoint, result: "ok")
-            // A door over its event quota: its own limit, not a refusal of the address.
-            case 429: metrics.recordEndpoint(endpoint, result: "over_quota")
-            case 401:
-                metrics.recordEndpoint(endpoint, result: "unauthenticated")
-                await verifier.noteRefused(.unauthenticated, body, endpoint: endpoint, incoming)
-            case 409:
-                metrics.recordEndpoint(endpoint, result: "replayed")
-                await verifier.noteRefused(.replayed, body, endpoint: endpoint, incoming)
-            case 400..<500:
-                metrics.recordEndpoint(endpoint, result: "malformed")
-                await verifier.noteRefused(.malformed, body, endpoint: endpoint, incoming)
-            default: metrics.recordEndpoint(endpoint, result: "unavailable")
-            }
-            return response
+            let outcome = await handle(incoming)
+            metrics.recordEndpoint(endpoint, result: outcome.result)
+            // A door over its event quota is its own limit, not a refusal of the address.
+            if case .refused(let refusal, let reason) = outcome { await verifier.noteRefused(refusal, reason, endpoint: endpoint, incoming) }
+            return await doorResponse(outcome)
         }
     }
 
@@ -161,13 +144,16 @@ public enum VerifierServer {
                 body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
     }
 
-    /// A `/v1/events` reply as an answer, with its `Retry-After`; an answer of 429 (over the
-    /// door's quota) is sent after ``DoorEventIntake/overQuotaPace``.
-    static func eventsResponse(_ reply: DoorEventIntake.Reply) async -> Response {
-        if reply.status == 429 { try? await Task.sleep(for: DoorEventIntake.overQuotaPace) }
-        var response = json(reply.status, reply.body)
-        if let seconds = reply.retryAfter { response.headers[.retryAfter] = String(seconds) }
-        return response
+    /// A door endpoint's outcome as an answer, with its `Retry-After`; an answer of 429 (over
+    /// the door's quota) is sent after ``DoorEventIntake/overQuotaPace``.
+    static func doorResponse(_ outcome: DoorRequestOutcome) async -> Response {
+        let reply = HTTPReply(outcome)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if case .overQuota(_, _, let seconds) = outcome {
+            try? await Task.sleep(for: DoorEventIntake.overQuotaPace)
+            headers[.retryAfter] = String(seconds)
+        }
+        return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 
     static func json(_ status: Int, _ text: String) -> Response {

@@ -38,10 +38,6 @@ public final class PostgresVerifierStore: VerifierStore {
         try await database.use { [self] in try await queries($0).totpUsers() }
     }
 
-    public func claimTOTPStep(user: String, step: Int) async throws -> Bool {
-        try await database.use { [self] in try await queries($0).claimTOTPStep(user: user, step: step) }
-    }
-
     public func liveCodes(now: Date) async throws -> [IssuedCode] {
         try await database.use { [self] in try await queries($0).liveCodes(now: now) }
     }
