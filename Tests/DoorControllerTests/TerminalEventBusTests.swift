@@ -126,6 +126,6 @@ struct TerminalEventBusTests {
         stuck.release()
         await bus.finish()
         #expect(stuck.events.filter { $0 == .keyPressed }.count == 4)
-        #expect(stuck.events.contains { if case .attemptDecided(_, _, .granted, _, _) = $0 { return true } else { return false } })
+        #expect(stuck.events.contains { if case .attemptDecided(_, _, .granted, _, _, _) = $0 { return true } else { return false } })
     }
 }

@@ -139,7 +139,7 @@ struct HomeAssistantBrokerTests {
         #expect(await harness.wait { harness.remoteCodes.count == 1 })
         #expect(harness.remoteCodes == [12])
         let refusals = harness.busEvents.compactMap { event -> String? in
-            if case .remoteUnlock(nil, let reason?) = event { return reason }
+            if case .remoteUnlockRefused(let reason) = event { return reason }
             return nil
         }
         #expect(refusals == ["retained", "no_code", "no_code"])
@@ -161,7 +161,7 @@ struct HomeAssistantBrokerTests {
         #expect(await harness.connected())
         try await broker.publish("kioskpad/door-1/lock/set", #"{"action":"OPEN","code":"4821"}"#)
         #expect(await harness.wait { !harness.busEvents.isEmpty })
-        #expect(harness.busEvents == [.remoteUnlock(attemptID: nil, refusal: "off")])
+        #expect(harness.busEvents == [.remoteUnlockRefused(reason: "off")])
         #expect(harness.remoteCodes.isEmpty)
         // Without remote unlock the lock asks Home Assistant for no code; without a contact or tamper switch those entities are not announced.
         let configs = try await broker.retained("homeassistant/#", expecting: 4)

@@ -12,24 +12,34 @@ import Testing
 struct OfflineReportingTests {
     @Test func theAttemptRecordSaysOfflineWithTheReplicaVersionOrWhyNot() async throws {
         let written = try await DoorJournalTests().records([
-            .decidedOffline(OfflineDecision(attemptID: "a1", decision: "granted", replicaVersion: 12, refusal: nil)),
-            .attemptDecided(attemptID: "a1", kind: .pin, outcome: .granted(user: "bob"), latency: .milliseconds(510), lockedOut: false),
-            .decidedOffline(OfflineDecision(attemptID: "a2", decision: "refused", replicaVersion: 12, refusal: "replica v12 was confirmed 25.0 h ago")),
-            .attemptDecided(attemptID: "a2", kind: .pin, outcome: .unavailable, latency: .milliseconds(510), lockedOut: false),
+            Self.decided("a1", .granted(user: "bob"), offline: OfflineDecision(decision: "granted", replicaVersion: 12, refusal: nil)),
+            Self.decided(
+                "a2", .unavailable, offline: OfflineDecision(decision: "refused", replicaVersion: 12, refusal: "replica v12 was confirmed 25.0 h ago")),
             .attemptDecided(attemptID: "a3", kind: .pin, outcome: .denied(), latency: .milliseconds(20), lockedOut: false),
+            .attemptDecided(
+                attemptID: "a4", kind: .pin, outcome: .granted(user: "cai"), latency: .milliseconds(20), lockedOut: false,
+                provenance: DecisionProvenance(remote: true)),
         ])
-        #expect(written.count == 3)
+        #expect(written.count == 4)
         #expect(written[0]["offline"] as? Bool == true && written[0]["replica_version"] as? Int == 12 && written[0]["user"] as? String == "bob")
         #expect(written[1]["offline"] == nil && written[1]["offline_refused"] as? String == "replica v12 was confirmed 25.0 h ago")
         #expect(written[1]["decision"] as? String == "error")
-        #expect(written[2]["offline"] == nil && written[2]["offline_refused"] == nil)
+        #expect(written[2]["offline"] == nil && written[2]["offline_refused"] == nil && written[2]["remote"] == nil)
+        #expect(written[3]["remote"] as? Bool == true && written[3]["offline"] == nil && written[3]["user"] as? String == "cai")
+    }
+
+    /// An attempt's decision whose provenance says the door decided it offline (or refused to).
+    static func decided(_ id: String, _ outcome: AttemptOutcome, offline: OfflineDecision) -> TerminalEvent {
+        .attemptDecided(
+            attemptID: id, kind: .pin, outcome: outcome, latency: .milliseconds(510), lockedOut: false, provenance: DecisionProvenance(offline: offline))
     }
 
     @Test func metricsCountOfflineDecisionsAndShowTheReplicasAge() async {
         let metrics = TerminalMetrics(replica: { (age: 125, version: 12) })
-        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a1", decision: "granted", replicaVersion: 12, refusal: nil)))
-        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a2", decision: "denied", replicaVersion: 12, refusal: nil)))
-        await metrics.handle(.decidedOffline(OfflineDecision(attemptID: "a3", decision: "denied", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(Self.decided("a1", .granted(user: "bob"), offline: OfflineDecision(decision: "granted", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(Self.decided("a2", .denied(), offline: OfflineDecision(decision: "denied", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(Self.decided("a3", .denied(), offline: OfflineDecision(decision: "denied", replicaVersion: 12, refusal: nil)))
+        await metrics.handle(.attemptDecided(attemptID: "a4", kind: .pin, outcome: .denied(), latency: .zero, lockedOut: false))
         let text = metrics.exposition()
         #expect(text.contains("kioskpad_offline_decisions_total{decision=\"granted\"} 1"), "\(text)")
         #expect(text.contains("kioskpad_offline_decisions_total{decision=\"denied\"} 2"))

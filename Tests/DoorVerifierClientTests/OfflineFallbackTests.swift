@@ -6,7 +6,6 @@ import KeypadTestSupport
 import KioskPadAccess
 import KioskPadCore
 import Logging
-import Synchronization
 import Testing
 
 /// `verifier.offline.mode: fallback` against real loopback servers: the door decides from
@@ -16,14 +15,8 @@ import Testing
 struct OfflineFallbackTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-fallback-\(UUID())")
 
-    /// What the verifier reported.
-    final class Reports: Sendable {
-        let list = Mutex<[OfflineDecision]>([])
-        func withLock<T>(_ body: ([OfflineDecision]) -> T) -> T { list.withLock { body($0) } }
-    }
-
-    /// A fallback verifier posting to `port`, holding a fresh replica with bob 1470; what it reported.
-    func fallback(port: Int, deadline: Duration = .milliseconds(400)) throws -> (OfflineFallbackVerifier, Reports) {
+    /// A fallback verifier posting to `port`, holding a fresh replica with bob 1470.
+    func fallback(port: Int, deadline: Duration = .milliseconds(400)) throws -> OfflineFallbackVerifier {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = Curve25519.Signing.PrivateKey()
         let keeper = ReplicaKeeper(
@@ -38,11 +31,7 @@ struct OfflineFallbackTests {
                         terminalID: "door-1", version: 7, issuedAt: Date(), timeZone: nil, schedules: [:], rules: [:], entries: [entry])), with: key),
             receivedAt: nil)
         let online = try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: deadline))
-        let reports = Reports()
-        let verifier = OfflineFallbackVerifier(online: online, keeper: keeper, logger: Logger(label: "test")) { note in
-            reports.list.withLock { $0.append(note) }
-        }
-        return (verifier, reports)
+        return OfflineFallbackVerifier(online: online, keeper: keeper, logger: Logger(label: "test"))
     }
 
     @Test(arguments: [
@@ -53,12 +42,14 @@ struct OfflineFallbackTests {
         let server = try behaviour.map { try RecordingHTTPServer($0) }
         let closed = try ClosedPort()
         defer { server?.stop() }
-        let (verifier, reports) = try fallback(port: server?.port ?? closed.port)
+        let verifier = try fallback(port: server?.port ?? closed.port)
         defer { Task { await verifier.shutdown() } }
-        #expect(await verifier.verify(attempt("1470", kind: .pin)) == .granted(user: "bob"), "\(name)")
-        #expect(await verifier.verify(attempt("9999", kind: .pin)) == .denied(), "\(name)")
-        #expect(await verifier.verify(attempt("1470", kind: .code)) == .unavailable, "\(name): codes are never decided offline")
-        let noted = reports.withLock { $0 }
+        let answers = [
+            await verifier.decide(attempt("1470", kind: .pin)), await verifier.decide(attempt("9999", kind: .pin)),
+            await verifier.decide(attempt("1470", kind: .code)),
+        ]
+        #expect(answers.map(\.outcome) == [.granted(user: "bob"), .denied(), .unavailable], "\(name): codes are never decided offline")
+        let noted = answers.compactMap(\.offline)
         #expect(noted.map(\.decision) == ["granted", "denied", "refused"], "\(name)")
         #expect(noted.prefix(2).allSatisfy { $0.replicaVersion == 7 && $0.refusal == nil })
         #expect(noted.last?.refusal?.contains("codes are never decided offline") == true)
@@ -75,9 +66,9 @@ struct OfflineFallbackTests {
         defer { server.stop() }
         // Each of these servers answers at once; a deadline of 5 s (not 400 ms) keeps a loaded
         // machine from turning the answer into "no answer", which the replica would decide.
-        let (verifier, reports) = try fallback(port: server.port, deadline: .seconds(5))
+        let verifier = try fallback(port: server.port, deadline: .seconds(5))
         defer { Task { await verifier.shutdown() } }
-        #expect(await verifier.verify(attempt("1470")) == expected, "\(name)")
-        #expect(reports.withLock { $0 }.isEmpty, "\(name)")
+        let answer = await verifier.decide(attempt("1470"))
+        #expect(answer.outcome == expected && answer.offline == nil, "\(name)")
     }
 }

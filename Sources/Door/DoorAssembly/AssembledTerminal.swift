@@ -110,8 +110,7 @@ extension TerminalAssembly {
     ) -> AssembledTerminal {
         var verifier = verifier
         if let replica = services.replica, let online = verifier as? HTTPVerifier {
-            let bus = services.bus
-            verifier = OfflineFallbackVerifier(online: online, keeper: replica.keeper, logger: logger) { bus.publish(.decidedOffline($0)) }
+            verifier = OfflineFallbackVerifier(online: online, keeper: replica.keeper, logger: logger)
         }
         let controller = KioskController(
             entry: configuration.entry, composer: composer(for: configuration.display), display: display,

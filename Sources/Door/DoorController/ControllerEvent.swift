@@ -8,7 +8,7 @@ enum ControllerEvent: Sendable {
     case tick
     /// `attempt` is the model's number for the entry, `id` the request's attempt_id, `kind`
     /// what was submitted (pin, code or card).
-    case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration)
+    case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, provenance: DecisionProvenance, latency: Duration)
     /// The case tamper switch tripped or was restored.
     case tamper(Bool)
     /// A PIN from a remote unlock command, checked as if typed here.

@@ -74,11 +74,11 @@ public actor KioskController {
 
     /// A remote unlock command's code (`mqtt.remote_unlock`): submitted exactly as a PIN
     /// typed at this door (same verifier, lockout and duress), or refused when the terminal
-    /// is not ready for it; either way a ``TerminalEvent/remoteUnlock(attemptID:refusal:)``
-    /// goes out on the bus.
+    /// is not ready for it (a ``TerminalEvent/remoteUnlockRefused(reason:)`` goes out on the
+    /// bus); a submitted one's decision carries a remote ``DecisionProvenance``.
     public func remoteCode(_ value: SecretDigits) {
         guard let continuation else {
-            bus.publish(.remoteUnlock(attemptID: nil, refusal: "busy"))
+            bus.publish(.remoteUnlockRefused(reason: "busy"))
             return
         }
         continuation.yield(.remote(value))
@@ -117,12 +117,12 @@ public actor KioskController {
                 bus.publish(.keyPressed)
             case .remote(let value):
                 if tampered && tamperStopsEntry {
-                    bus.publish(.remoteUnlock(attemptID: nil, refusal: "tampered"))
+                    bus.publish(.remoteUnlockRefused(reason: "tampered"))
                 } else if let submission = model.present(remote: value) {
                     backlight?.wake(at: clock.now)
                     verify(submission, remote: true)
                 } else {
-                    bus.publish(.remoteUnlock(attemptID: nil, refusal: model.phase == .lockedOut ? "locked_out" : "busy"))
+                    bus.publish(.remoteUnlockRefused(reason: model.phase == .lockedOut ? "locked_out" : "busy"))
                 }
             case .texts(let texts):
                 composer = FrameComposer(
@@ -137,10 +137,13 @@ public actor KioskController {
             case .tick:
                 model.tick()
                 _ = backlight?.expire(at: clock.now, idle: isIdle)
-            case .verdict(let attempt, let id, let kind, let outcome, let latency):
+            case .verdict(let attempt, let id, let kind, let outcome, let provenance, let latency):
                 backlight?.wake(at: clock.now)
                 if conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
-                    bus.publish(.attemptDecided(attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut))
+                    bus.publish(
+                        .attemptDecided(
+                            attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut,
+                            provenance: provenance))
                 }
                 await render()
                 replayDeferredKeys()
@@ -178,14 +181,17 @@ public actor KioskController {
             metadata: [
                 "attempt_id": "\(id)", "kind": "\(attempt.kind.rawValue)", "digits": "\(submission.value.count)",
             ])
-        if remote { bus.publish(.remoteUnlock(attemptID: id, refusal: nil)) }
         let verifier = self.verifier
         let continuation = self.continuation
         let clock = self.clock
         Task {
             let started = clock.now
-            let outcome = await verifier.verify(attempt)
-            continuation?.yield(.verdict(attempt: submission.attempt, id: id, kind: submission.kind, outcome: outcome, latency: clock.now - started))
+            let answer = await verifier.decide(attempt)
+            let provenance = DecisionProvenance(remote: remote, offline: answer.offline)
+            continuation?.yield(
+                .verdict(
+                    attempt: submission.attempt, id: id, kind: submission.kind, outcome: answer.outcome, provenance: provenance,
+                    latency: clock.now - started))
         }
     }
 

@@ -1,6 +1,23 @@
 import KioskPadAccess
 import KioskPadCore
 
+/// Where an attempt's decision came from, carried by the decision itself.
+public struct DecisionProvenance: Sendable, Equatable {
+    /// Submitted by a remote unlock command (Home Assistant), not typed at the door.
+    public let remote: Bool
+    /// Set when the verifier could not answer: the door decided from its credential replica,
+    /// or refused to.
+    public let offline: OfflineDecision?
+
+    public init(remote: Bool = false, offline: OfflineDecision? = nil) {
+        self.remote = remote
+        self.offline = offline
+    }
+
+    /// Typed or presented at the door and answered by the verifier.
+    public static let keypad = DecisionProvenance()
+}
+
 /// What happened at the terminal, for everything that reacts to it without being part of
 /// entry: the door relay, feedback outputs, the audit journal, metrics. Never carries the
 /// digits typed.
@@ -8,15 +25,15 @@ public enum TerminalEvent: Sendable, Equatable {
     case keyPressed
     /// A verifier answered (or failed) for one attempt; `attemptID` is the request's
     /// `attempt_id` (the same id in logs, journal and on the wire); `lockedOut` when this
-    /// denial started a lockout.
-    case attemptDecided(attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool)
-    /// The verifier could not answer this attempt and the door decided from its credential
-    /// replica, or refused to; published just before the attempt's ``attemptDecided``.
-    case decidedOffline(OfflineDecision)
-    /// A remote unlock command with a code (Home Assistant's `lock` entity, `mqtt.remote_unlock`):
-    /// submitted as the attempt `attemptID` (its ``attemptDecided`` follows), or refused
-    /// with `refusal` (`off`, `no_code`, `retained`, `busy`, `locked_out`, `tampered`).
-    case remoteUnlock(attemptID: String?, refusal: String?)
+    /// denial started a lockout; `provenance`: a remote unlock command or keys, and whether
+    /// the door decided it from its credential replica.
+    case attemptDecided(
+        attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool,
+        provenance: DecisionProvenance = .keypad)
+    /// A remote unlock command (Home Assistant's `lock` entity, `mqtt.remote_unlock`) that was
+    /// not submitted: `off`, `no_code`, `retained`, `busy`, `locked_out` or `tampered`. One
+    /// that was submitted is an ``attemptDecided`` with a remote provenance.
+    case remoteUnlockRefused(reason: String)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
     /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,

@@ -56,8 +56,6 @@ public actor HomeAssistantBridge: TerminalEventSink {
     private var lastUser: String?
     private var queue: [[UInt8]] = []
     private var droppedSinceConnect = 0
-    /// Remote unlock attempts waiting for their decision.
-    private var remoteAttempts: Set<String> = []
 
     /// A new inbox: give the continuation to the ``MQTTLink``'s report and the stream here.
     public static func makeInbox() -> (Inbox, Inbox.Continuation) {
@@ -147,8 +145,8 @@ public actor HomeAssistantBridge: TerminalEventSink {
 
     public func handle(_ event: TerminalEvent) async {
         switch event {
-        case .attemptDecided(let id, _, let outcome, _, let lockedOut):
-            let remote = remoteAttempts.remove(id) != nil
+        case .attemptDecided(_, _, let outcome, _, let lockedOut, let provenance):
+            let remote = provenance.remote
             switch outcome {
             case .granted:
                 if outcome.isDuress { emit("duress", user: outcome.user) }
@@ -163,8 +161,6 @@ public actor HomeAssistantBridge: TerminalEventSink {
             case .unavailable:
                 break
             }
-        case .remoteUnlock(let id, _):
-            if let id { remoteAttempts.insert(id) }
         case .door(let unlocked, _):
             locked = !unlocked
             publishLock()
@@ -243,7 +239,7 @@ public actor HomeAssistantBridge: TerminalEventSink {
 
     private func refuse(_ reason: String) {
         logger.warning("remote unlock refused", metadata: ["reason": "\(reason)"])
-        publishEvent(.remoteUnlock(attemptID: nil, refusal: reason))
+        publishEvent(.remoteUnlockRefused(reason: reason))
     }
 
     private func ignore(_ reason: String, _ message: MQTTInbound) {

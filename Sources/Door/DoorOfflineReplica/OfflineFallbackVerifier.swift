@@ -7,30 +7,32 @@ import Logging
 /// cannot answer (refused, reset, deadline, 5xx; never after a decision, a 4xx or a bad
 /// body) does the door decide from its replica, with the same hashes, rules and duress as
 /// the verifier. One-time and TOTP codes are never decided offline (their single use needs
-/// the server), nor is anything without a usable replica. `report` hears of every attempt
-/// the verifier could not answer, decided or not.
+/// the server), nor is anything without a usable replica. Every attempt the verifier could
+/// not answer, decided or not, carries an ``OfflineDecision`` in its answer.
 public final class OfflineFallbackVerifier: Verifier {
     private let online: HTTPVerifier
     private let keeper: ReplicaKeeper
-    private let report: @Sendable (OfflineDecision) -> Void
     private let logger: Logger
 
-    public init(online: HTTPVerifier, keeper: ReplicaKeeper, logger: Logger, report: @escaping @Sendable (OfflineDecision) -> Void) {
+    public init(online: HTTPVerifier, keeper: ReplicaKeeper, logger: Logger) {
         self.online = online
         self.keeper = keeper
         self.logger = logger
-        self.report = report
     }
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        await decide(attempt).outcome
+    }
+
+    public func decide(_ attempt: VerificationAttempt) async -> AttemptDecision {
         let id = attempt.attemptID.uuidString.lowercased()
         switch await online.answer(attempt) {
         case .decided(let outcome):
             keeper.noteDecidedOffline(false)
-            return outcome
+            return AttemptDecision(outcome)
         case .broken:
             keeper.noteDecidedOffline(false)
-            return .unavailable
+            return AttemptDecision(.unavailable)
         case .unreachable:
             guard attempt.kind != .code else {
                 return refuse(id, "one-time and TOTP codes are never decided offline: their single use needs the verifier")
@@ -45,16 +47,14 @@ public final class OfflineFallbackVerifier: Verifier {
                 logger.notice(
                     "decided offline from the credential replica",
                     metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
-                report(OfflineDecision(attemptID: id, decision: decision, replicaVersion: version, refusal: nil))
-                return outcome
+                return AttemptDecision(outcome, offline: OfflineDecision(decision: decision, replicaVersion: version, refusal: nil))
             }
         }
     }
 
-    private func refuse(_ id: String, _ why: String) -> AttemptOutcome {
+    private func refuse(_ id: String, _ why: String) -> AttemptDecision {
         logger.warning("not decided offline; door stays shut", metadata: ["attempt_id": "\(id)", "why": "\(why)"])
-        report(OfflineDecision(attemptID: id, decision: "refused", replicaVersion: keeper.held?.version, refusal: why))
-        return .unavailable
+        return AttemptDecision(.unavailable, offline: OfflineDecision(decision: "refused", replicaVersion: keeper.held?.version, refusal: why))
     }
 
     public func shutdown() async {

@@ -59,7 +59,7 @@ public final class DoorRelay: TerminalEventSink {
     }
 
     public func handle(_ event: TerminalEvent) async {
-        guard case .attemptDecided(_, _, let outcome, _, _) = event else { return }
+        guard case .attemptDecided(_, _, let outcome, _, _, _) = event else { return }
         if case .granted(_, let seconds, _, _) = outcome {
             let requested = seconds.map { Duration.seconds($0) } ?? defaultUnlock
             await unlock(for: min(max(requested, .seconds(1)), maxUnlock))

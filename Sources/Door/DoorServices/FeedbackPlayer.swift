@@ -33,7 +33,7 @@ public actor FeedbackPlayer: TerminalEventSink {
         switch event {
         case .keyPressed:
             play(FeedbackPlayer.click, on: buzzer)
-        case .attemptDecided(_, _, let outcome, _, let lockedOut):
+        case .attemptDecided(_, _, let outcome, _, let lockedOut, _):
             switch outcome {
             case .granted:
                 play(FeedbackPlayer.grantedBeep, on: buzzer)

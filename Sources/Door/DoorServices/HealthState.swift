@@ -28,7 +28,7 @@ public final class HealthState: TerminalEventSink {
         switch event {
         case .keypadHealth(let ok):
             state.withLock { $0.keypad = ok }
-        case .attemptDecided(_, _, let outcome, _, _):
+        case .attemptDecided(_, _, let outcome, _, _, _):
             state.withLock { $0.verifier = outcome != .unavailable }
         default:
             break

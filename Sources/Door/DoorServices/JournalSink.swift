@@ -15,10 +15,6 @@ public actor JournalSink: TerminalEventSink {
     private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
     /// What the next `status` record says, kept from the events as they pass.
     private var status = TerminalStatus()
-    /// Offline notes waiting for their attempt's record (it follows at once on the bus).
-    private var offline: [String: OfflineDecision] = [:]
-    /// Remote unlock attempts waiting for their attempt's record.
-    private var remote: Set<String> = []
     private let origin = ContinuousClock.now
     /// At most one `wiegand_dropped` record per this interval; each says how many frames
     /// were dropped since the previous one.
@@ -36,14 +32,14 @@ public actor JournalSink: TerminalEventSink {
         switch event {
         case .keyPressed, .displayError:
             return
-        case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut):
+        case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut, let provenance):
             var fields: [(String, JournalValue)] = [
                 ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(outcome.decision)),
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
             if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason))) }
-            if let note = offline.removeValue(forKey: id) {
+            if let note = provenance.offline {
                 if let refusal = note.refusal {
                     fields.append(("offline_refused", .text(refusal)))
                 } else {
@@ -51,18 +47,15 @@ public actor JournalSink: TerminalEventSink {
                     if let version = note.replicaVersion { fields.append(("replica_version", .number(Int(version)))) }
                 }
             }
-            if remote.remove(id) != nil { fields.append(("remote", .json("true"))) }
+            if provenance.remote { fields.append(("remote", .json("true"))) }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
                 await record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
             }
             await record("attempt", fields)
             if lockedOut { await record("lockout", []) }
-        case .remoteUnlock(let id, let refusal):
-            if let id { remote.insert(id) }
-            if let refusal { await record("remote_unlock_refused", [("reason", .text(refusal))]) }
-        case .decidedOffline(let note):
-            offline[note.attemptID] = note
+        case .remoteUnlockRefused(let reason):
+            await record("remote_unlock_refused", [("reason", .text(reason))])
         case .keypadFault(let kind, let detail):
             await record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
         case .wiegandFrameDropped(let reason):

@@ -60,7 +60,7 @@ public final class TerminalMetrics: TerminalEventSink {
         switch event {
         case .keyPressed:
             keys.increment()
-        case .attemptDecided(_, _, let outcome, let duration, let lockedOut):
+        case .attemptDecided(_, _, let outcome, let duration, let lockedOut, let provenance):
             switch outcome {
             case .granted:
                 granted.increment()
@@ -70,13 +70,12 @@ public final class TerminalMetrics: TerminalEventSink {
             }
             latency.recordNanoseconds(duration.wholeNanoseconds)
             if lockedOut { lockouts.increment() }
-        case .decidedOffline(let note):
-            Metrics.Counter(label: "kioskpad_offline_decisions_total", dimensions: [("decision", note.decision)], factory: factory)
-                .increment()
-        case .remoteUnlock(_, let refusal):
-            if let refusal {
-                Metrics.Counter(label: "kioskpad_remote_unlock_refused_total", dimensions: [("reason", refusal)], factory: factory).increment()
+            if let note = provenance.offline {
+                Metrics.Counter(label: "kioskpad_offline_decisions_total", dimensions: [("decision", note.decision)], factory: factory)
+                    .increment()
             }
+        case .remoteUnlockRefused(let reason):
+            Metrics.Counter(label: "kioskpad_remote_unlock_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()
         case .wiegandFrameDropped(let reason):

@@ -25,7 +25,7 @@ struct TerminalStatus: Sendable {
             case .tamper(let active): tamper = active
             case .exitRequest: break
             }
-        case .attemptDecided(_, _, let outcome, _, let locked):
+        case .attemptDecided(_, _, let outcome, _, let locked, _):
             lastDecision = outcome.decision
             lockedOut = locked
         default:

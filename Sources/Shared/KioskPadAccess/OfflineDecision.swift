@@ -3,14 +3,12 @@
 /// refused to (`refusal` says why: no replica, too old, no trusted time, a code). Never
 /// carries the digits typed.
 public struct OfflineDecision: Sendable, Equatable {
-    public let attemptID: String
     /// `granted`, `denied`, or `refused` (not decided: the door stays shut, as before).
     public let decision: String
     public let replicaVersion: Int64?
     public let refusal: String?
 
-    public init(attemptID: String, decision: String, replicaVersion: Int64?, refusal: String?) {
-        self.attemptID = attemptID
+    public init(decision: String, replicaVersion: Int64?, refusal: String?) {
         self.decision = decision
         self.replicaVersion = replicaVersion
         self.refusal = refusal

@@ -24,10 +24,30 @@ public struct VerificationAttempt: Sendable {
 /// ``AttemptOutcome/unavailable`` (fail secure).
 public protocol Verifier: Sendable {
     func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome
+    /// The outcome and where it came from. By default ``verify(_:)``'s, from the verifier
+    /// itself; a verifier that can fall back to the door's credential replica says so.
+    func decide(_ attempt: VerificationAttempt) async -> AttemptDecision
     /// Releases connections and threads; called once when the terminal stops.
     func shutdown() async
 }
 
 extension Verifier {
+    public func decide(_ attempt: VerificationAttempt) async -> AttemptDecision {
+        AttemptDecision(await verify(attempt))
+    }
+
     public func shutdown() async {}
+}
+
+/// A verifier's outcome for one attempt and where it came from: the verifier itself, or,
+/// when it could not answer, the door's credential replica (`offline`: decided from it, or
+/// refused to).
+public struct AttemptDecision: Sendable, Equatable {
+    public let outcome: AttemptOutcome
+    public let offline: OfflineDecision?
+
+    public init(_ outcome: AttemptOutcome, offline: OfflineDecision? = nil) {
+        self.outcome = outcome
+        self.offline = offline
+    }
 }
