@@ -342,7 +342,7 @@ let package = Package(
         .target(
             name: "KioskPadCommandLine",
             dependencies: [
-                "KioskPadCore", "KioskPadConfig", "KioskPadExecutors", "KeypadDisplay", "TerminalIO",
+                "KioskPadCore", "KioskPadConfig", "KioskPadExecutors", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -355,7 +355,7 @@ let package = Package(
             name: "DoorCLI",
             dependencies: [
                 "KioskPadCommandLine", "DoorAssembly", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
-                "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "KeypadHAL", "KeypadDisplay", "TerminalIO",
+                "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -4,6 +4,9 @@ import KioskPadCore
 
 /// Builds the GPIO matrix keypad from `keypad:` config.
 public enum KeypadAssembly {
+    /// The libgpiod this build drives (`libgpiod 1.6.3 (v1 API)`), for `--version`.
+    public static var gpioLibrary: String { GPIOBackendFactory.library }
+
     /// Scan period (start to start) while a key is down or a change is being debounced.
     public static let scanInterval: Duration = .milliseconds(2)
 

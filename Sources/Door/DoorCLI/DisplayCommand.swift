@@ -2,7 +2,6 @@ import ArgumentParser
 import DoorAssembly
 import DoorController
 import Foundation
-import KeypadDisplay
 import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadCore
@@ -41,17 +40,6 @@ struct DisplayTestCommand: AsyncParsableCommand {
         TerminalRestorer.shared.restoreOnTerminatingSignals()
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
-        let driver = try TerminalAssembly.display(for: configuration.display) { writeLine("display: \($0)") }
-        let lcd = driver as? HD44780Display
-        for (name, frame) in DisplayTestSequence.frames(composer: TerminalAssembly.composer(for: configuration.display)) {
-            if lcd != nil { writeLine("showing: \(name)") }
-            try await driver.show(frame)
-            if let lcd, !lcd.waitUntilShown(timeout: .seconds(5)) {
-                throw KeyedError(key: "display.i2c_address", message: "the LCD stopped answering while showing '\(name)'", kind: .unavailable(retryable: true))
-            }
-            try await Task.sleep(for: .milliseconds(pauseMs))
-        }
-        if let lcd { writeLine("display test done: \(lcd.statistics.bytes) bytes written") }
-        await driver.close()
+        try await DisplayCheck.run(configuration.display, pause: .milliseconds(pauseMs), print: { writeLine($0) })
     }
 }

@@ -1,7 +1,5 @@
 import ArgumentParser
 import DoorAssembly
-import DoorServices
-import KeypadHAL
 import KioskPadCommandLine
 import KioskPadConfig
 
@@ -36,13 +34,11 @@ struct DoorOffCommand: AsyncParsableCommand {
             return
         }
         var failures: [String] = []
-        for (key, line) in outputs {
-            do {
-                // Requesting the line drives it inactive; releasing it (end of scope) leaves it there.
-                _ = try GPIOOutputLine(line, key: key)
-                writeLine("door off: \(key) (line \(line.line) on '\(line.chip)') is off and released")
-            } catch {
+        for ((key, line), result) in zip(outputs, OutputLinesOff.switchOff(outputs)) {
+            if let error = result.error {
                 failures.append("\(error)")
+            } else {
+                writeLine("door off: \(key) (line \(line.line) on '\(line.chip)') is off and released")
             }
         }
         if !failures.isEmpty { throw RuntimeFailure(description: failures.joined(separator: "\n")) }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DoorAssembly
 import Foundation
-import KeypadDisplay
 import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadEndpoints
@@ -80,7 +79,7 @@ struct SimulateCommand: AsyncParsableCommand {
             logger.notice("metrics on http://127.0.0.1:\(port)/metrics")
         }
         if configuration.verifier == .demo {
-            PlainTextDisplay.standardOutput("demo PIN: \(TerminalAssembly.demoPIN)\n")
+            writeLine("demo PIN: \(TerminalAssembly.demoPIN)")
         }
         try await terminal.run(signals: [.sigterm, .sigint, .sighup], logger: logger)
     }

@@ -1,4 +1,5 @@
 import KioskPadCore
+import TerminalIO
 
 #if canImport(Glibc)
     import Glibc
@@ -29,12 +30,5 @@ public struct PlainTextDisplay: DisplayDriver {
     }
 
     /// Writes to stdout unbuffered, so a reader of a pipe sees each frame at once.
-    public static let standardOutput: @Sendable (String) -> Void = { text in
-        var remaining = Array(text.utf8)[...]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            remaining = remaining.dropFirst(written)
-        }
-    }
+    public static let standardOutput: @Sendable (String) -> Void = StandardOutput.write
 }

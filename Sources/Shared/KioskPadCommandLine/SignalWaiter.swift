@@ -1,5 +1,5 @@
 import Dispatch
-import KeypadDisplay
+import TerminalIO
 
 #if canImport(Glibc)
     import Glibc
@@ -27,5 +27,5 @@ public enum SignalWaiter {
 
 /// One line on unbuffered stdout (the plain display's writer), so a reader of a pipe sees it at once.
 public func writeLine(_ text: String) {
-    PlainTextDisplay.standardOutput(text + "\n")
+    StandardOutput.write(text + "\n")
 }
