@@ -67,6 +67,20 @@ struct AccessRulesEndToEndTests {
             }
         }
 
+        /// The door events the verifier stored (each record's JSON), oldest first.
+        func eventRecords() async throws -> [[String: Any]] {
+            let lines: [Substring]
+            if let postgres {
+                lines = try await postgres.database.query("SELECT record::text FROM kioskpad_events ORDER BY at, seq").split(separator: "\n")
+            } else {
+                let path = directory.appendingPathComponent("state/verifier.sqlite3").path
+                let script =
+                    "import sqlite3, sys\nfor (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'): print(record)"
+                lines = try await CLI.runTool("/usr/bin/python3", ["-c", script, path]).split(separator: "\n")
+            }
+            return lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+
         func close() async {
             if let postgres { await postgres.close() } else { try? FileManager.default.removeItem(at: directory) }
         }

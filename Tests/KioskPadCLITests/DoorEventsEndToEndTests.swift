@@ -33,25 +33,8 @@ struct DoorEventsEndToEndTests {
 
     /// `type decision user` of each stored event, oldest first.
     func eventTypes(_ site: AccessRulesEndToEndTests.Site) async throws -> [String] {
-        if let postgres = site.postgres {
-            return try await postgres.database.query(
-                """
-                SELECT concat_ws(' ', type, record->>'decision', record->>'user') FROM kioskpad_events ORDER BY at, seq
-                """
-            ).split(separator: "\n").map(String.init)
+        try await site.eventRecords().map { record in
+            [record["type"], record["decision"], record["user"]].compactMap { $0 as? String }.joined(separator: " ")
         }
-        let path = site.directory.appendingPathComponent("state/verifier.sqlite3").path
-        let output = try await CLI.runTool(
-            "/usr/bin/python3",
-            [
-                "-c",
-                """
-                import json, sqlite3, sys
-                for (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'):
-                    r = json.loads(record)
-                    print(' '.join(v for v in (r['type'], r.get('decision'), r.get('user')) if v))
-                """, path,
-            ])
-        return output.split(separator: "\n").map(String.init)
     }
 }

@@ -132,27 +132,8 @@ struct OfflineDoorEndToEndTests {
 
     /// `decision user` of the attempts the verifier stored with `offline: true`, oldest first.
     func offlineAttempts(_ site: AccessRulesEndToEndTests.Site) async throws -> [String] {
-        if let postgres = site.postgres {
-            return try await postgres.database.query(
-                """
-                SELECT concat_ws(' ', record->>'decision', record->>'user') FROM kioskpad_events
-                WHERE type = 'attempt' AND record->>'offline' = 'true' ORDER BY at, seq
-                """
-            ).split(separator: "\n").map(String.init)
+        try await site.eventRecords().filter { $0["type"] as? String == "attempt" && $0["offline"] as? Bool == true }.map { record in
+            [record["decision"], record["user"]].compactMap { $0 as? String }.joined(separator: " ")
         }
-        let path = site.directory.appendingPathComponent("state/verifier.sqlite3").path
-        let output = try await CLI.runTool(
-            "/usr/bin/python3",
-            [
-                "-c",
-                """
-                import json, sqlite3, sys
-                for (record,) in sqlite3.connect(sys.argv[1]).execute("SELECT record FROM kioskpad_events WHERE type = 'attempt' ORDER BY at, seq"):
-                    r = json.loads(record)
-                    if r.get('offline') is True:
-                        print(' '.join(v for v in (r['decision'], r.get('user')) if v))
-                """, path,
-            ])
-        return output.split(separator: "\n").map(String.init)
     }
 }

@@ -52,8 +52,7 @@ extension ReplicaKeeping {
 public struct CredentialService: Sendable {
     private let keeping: any ReplicaKeeping
     private let administration: any VerifierAdministration
-    private let store: any VerifierStore
-    private let siteSecret: WebhookSecret?
+    private let keys: DoorKeys
     private let key: Curve25519.Signing.PrivateKey
     private let clock: @Sendable () -> Date
 
@@ -63,27 +62,20 @@ public struct CredentialService: Sendable {
     ) {
         self.keeping = keeping
         self.administration = administration
-        self.store = store
-        self.siteSecret = siteSecret
+        keys = DoorKeys(store: store, siteSecret: siteSecret)
         self.key = key
         self.clock = clock
     }
 
     public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
-        guard ReferenceVerifier.isJSON(request.contentType) else { return .malformed("content-type must be application/json") }
         let claimed: String?
-        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
-        case .named(let named): claimed = named
-        case .invalid(let why): return .malformed(why)
-        }
-        do {
-            switch try await DoorSignature.check(request, terminal: claimed, store: store, siteSecret: siteSecret, now: clock()) {
-            case .noKey: return .unauthenticated("a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret")
-            case .refused(let why): return .unauthenticated(why)
-            case .signed: break
-            }
-        } catch {
-            return .unavailable
+        switch await DoorSignature.admit(
+            request, inBody: ReferenceVerifier.claimedTerminal,
+            unsigned: "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret", keys: keys,
+            now: clock())
+        {
+        case .success(let door): claimed = door
+        case .failure(let refused): return refused.outcome
         }
         // Parsed only now, signed.
         let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
@@ -105,7 +97,7 @@ public struct CredentialService: Sendable {
             // A captured request is answered once: its webhook-id is claimed like /verify's.
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return .malformed("webhook-id longer than 128 characters") }
-            guard try await store.claimRequestID(id, now: now) else { return .refused(.replayed, reason: "webhook-id was already used (replay)") }
+            guard try await keys.store.claimRequestID(id, now: now) else { return .refused(.replayed, reason: "webhook-id was already used (replay)") }
             let message: ReplicaMessage
             let current = try await keeping.replicaVersion()
             if have == current {

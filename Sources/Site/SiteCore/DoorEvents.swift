@@ -112,8 +112,7 @@ public struct DoorEventIntake: Sendable {
     /// fast as it can send: its flood then costs the server almost nothing but descriptors.
     public static let overQuotaPace: Duration = .seconds(1)
 
-    private let store: any VerifierStore
-    private let siteSecret: WebhookSecret?
+    private let keys: DoorKeys
     private let clock: @Sendable () -> Date
     private let keepDays: Int
     public let quota: EventQuota
@@ -124,26 +123,17 @@ public struct DoorEventIntake: Sendable {
         store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, quota: EventQuota = EventQuota(),
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.store = store
-        self.siteSecret = siteSecret
+        keys = DoorKeys(store: store, siteSecret: siteSecret)
         self.keepDays = keepDays
         self.quota = quota
         self.clock = clock
     }
 
     public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
-        guard ReferenceVerifier.isJSON(request.contentType) else { return .malformed("content-type must be application/json") }
         let terminal: String?
-        switch ClaimedTerminal.of(request, inBody: Self.claimedTerminal) {
-        case .named(let named): terminal = named
-        case .invalid(let why): return .malformed(why)
-        }
-        do {
-            if case .refused(let why) = try await DoorSignature.check(request, terminal: terminal, store: store, siteSecret: siteSecret, now: clock()) {
-                return .unauthenticated(why)
-            }
-        } catch {
-            return .unavailable
+        switch await DoorSignature.admit(request, inBody: Self.claimedTerminal, unsigned: nil, keys: keys, now: clock()) {
+        case .success(let claimed): terminal = claimed
+        case .failure(let refused): return refused.outcome
         }
         // A door refused and still within its Retry-After is answered before its batch is decoded.
         if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
@@ -163,11 +153,11 @@ public struct DoorEventIntake: Sendable {
             let over = quota.admit(door: door, records: events.count, bytes: events.reduce(0) { $0 + $1.json.utf8.count }, now: now)
         {
             // One record per door and window, so the Doors page shows it ("event_quota").
-            if over.first { _ = try? await store.storeEvents([Self.quotaRecord(door: door, over: over, now: now)]) }
+            if over.first { _ = try? await keys.store.storeEvents([Self.quotaRecord(door: door, over: over, now: now)]) }
             return Self.overQuota(door, over)
         }
         do {
-            let stored = try await store.storeEvents(events)
+            let stored = try await keys.store.storeEvents(events)
             return .done("{\"received\":\(events.count),\"stored\":\(stored)}")
         } catch {
             return .unavailable
