@@ -112,7 +112,8 @@ struct OfflineDoorEndToEndTests {
             #expect(stale.stdout.contains("refused now: replica v") && stale.stdout.contains("longer than max_age_h (1 h)"), "\(stale.stdout)")
             let tooOld = try await door.simulate("3691")
             #expect(tooOld.frames.last?.contains("Verifier unavailable") == true, "\(tooOld.frames.last ?? tooOld.stderr)")
-            #expect((try door.attempts().last?["offline_refused"] as? String)?.contains("longer than max_age_h") == true)
+            let refusedRecord = try door.attempts().last
+            #expect((refusedRecord?["offline_refused"] as? String)?.contains("longer than max_age_h") == true, "\(refusedRecord ?? [:]) \(tooOld.stderr)")
 
             // A tampered replica is refused, and `credentials show` says why.
             try door.configure(port: server.port)

@@ -128,8 +128,21 @@ public final class StoreUnderTest: Sendable {
         return try await database.read { Int(try await $0.execute("SELECT count(*) FROM \(table)").first?.columns.first?.data.integer ?? -1) }
     }
 
+    /// The rows of a query of the test's own (text columns), in the database's order.
+    public func rows(sqlite: String, postgres statement: String) async throws -> [[String]] {
+        if let postgres {
+            let server = postgres
+            let text = try await onOwnThread { try server.sql(statement) }
+            return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let database = (store as! SQLiteVerifierStore).database
+        return try await database.read { sql in
+            try await sql.execute(sqlite).map { row in row.columns.map { $0.data.string ?? $0.data.integer.map(String.init) ?? "" } }
+        }
+    }
+
     /// Runs a statement of the test's own on the database, as its owner.
-    private func execute(sqlite: String, postgres statement: String) async throws {
+    public func execute(sqlite: String, postgres statement: String) async throws {
         if let postgres {
             let server = postgres
             _ = try await onOwnThread { try server.sql(statement) }

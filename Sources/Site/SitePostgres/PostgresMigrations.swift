@@ -167,6 +167,17 @@ public enum PostgresMigrations {
                 "CREATE TRIGGER kioskpad_replica_users AFTER INSERT OR DELETE OR UPDATE OF name, kind, hash, enabled, replica_tag ON kioskpad_users FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()",
             ]
         ),
+        (
+            7,
+            [
+                // The same schema as SQLite's: the users' name index SQLite has had since v1,
+                // and the lockout history as LockoutHistory text (it was an array here).
+                "CREATE INDEX IF NOT EXISTS kioskpad_users_name ON kioskpad_users (name)",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures DROP DEFAULT",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures TYPE text USING array_to_string(failures, ',')",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures SET DEFAULT ''",
+            ]
+        ),
     ]
 
     /// The newest schema version this build knows.

@@ -122,9 +122,9 @@ struct VerifierQueries: Sendable {
             rows = try await connection.query(
                 "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(terminal)", logger: logger)
         }
-        for try await (failures, streak, lockedUntil) in rows.decode(([Double], Int, Double?).self) {
+        for try await (failures, streak, lockedUntil) in rows.decode((String, Int, Double?).self) {
             return LockoutTracker(
-                policy: policy, failureTimes: failures.map { Duration.seconds($0) }, streak: streak,
+                policy: policy, failureTimes: LockoutHistory.failures(failures), streak: streak,
                 lockedUntil: lockedUntil.map { Duration.seconds($0) })
         }
         guard !forUpdate else { throw PostgresVerifierDatabase.Failure(description: "the lockout row of terminal \(terminal) vanished") }
@@ -132,7 +132,7 @@ struct VerifierQueries: Sendable {
     }
 
     func saveLockout(terminal: String, tracker: LockoutTracker) async throws {
-        let failures = tracker.failureTimes.map(Self.seconds)
+        let failures = LockoutHistory.text(tracker.failureTimes)
         let lockedUntil = tracker.lockedUntil.map(Self.seconds)
         try await connection.query(
             """

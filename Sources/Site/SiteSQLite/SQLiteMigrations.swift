@@ -182,6 +182,13 @@ public enum SQLiteMigrations {
                 "CREATE TRIGGER kioskpad_replica_users_update AFTER UPDATE OF name, kind, hash, enabled, replica_tag ON kioskpad_users BEGIN UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1; END",
             ]
         ),
+        (
+            7,
+            [
+                // Nothing here: PostgreSQL's v7 brings its schema to this one (the users' name
+                // index, the lockout history as text), so both end at the same version.
+            ]
+        ),
     ]
 
     /// The newest schema version this build knows.

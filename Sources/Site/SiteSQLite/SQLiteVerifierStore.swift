@@ -215,7 +215,7 @@ enum SQLiteAudit {
     }
 }
 
-/// A terminal's lockout row: recent denials as seconds since 1970, comma-separated.
+/// A terminal's lockout row: recent denials as ``LockoutHistory`` text.
 enum SQLiteLockouts {
     static func read(terminal: String, policy: LockoutPolicy, _ sql: SQLiteStatements) async throws -> LockoutTracker {
         let rows = try await sql.execute(
@@ -227,14 +227,13 @@ enum SQLiteLockouts {
     /// The tracker in `row`'s columns `offset` (failures), +1 (streak), +2 (locked until).
     static func tracker(_ row: SQLiteRow, offset: Int, policy: LockoutPolicy) -> LockoutTracker {
         let columns = row.columns
-        let failures = (columns[offset].data.string ?? "").split(separator: ",").compactMap { Double($0) }
         return LockoutTracker(
-            policy: policy, failureTimes: failures.map { Duration.seconds($0) }, streak: Int(columns[offset + 1].data.integer ?? 0),
+            policy: policy, failureTimes: LockoutHistory.failures(columns[offset].data.string ?? ""), streak: Int(columns[offset + 1].data.integer ?? 0),
             lockedUntil: columns[offset + 2].data.double.map { Duration.seconds($0) })
     }
 
     static func save(terminal: String, tracker: LockoutTracker, _ sql: SQLiteStatements) async throws {
-        let failures = tracker.failureTimes.map { String($0.timeInterval) }.joined(separator: ",")
+        let failures = LockoutHistory.text(tracker.failureTimes)
         try await sql.execute(
             """
             INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES (?, ?, ?, ?)
