@@ -7,8 +7,8 @@ import VerifierTestSupport
 
 /// One schema over both databases (issue 44): after every migration, SQLite and PostgreSQL
 /// have the same tables, the same columns with types of the same meaning, the same primary
-/// keys and the same indexes; and a database as the previous release left it (version 6)
-/// upgrades in place with every row intact.
+/// keys and the same indexes; and a database as an earlier release left it (versions 4 and
+/// 6) upgrades in place with every row intact.
 @Suite("One schema over SQLite and PostgreSQL", .serialized, .heavy)
 struct SchemaParityTests {
     /// A database's schema as it describes itself.
@@ -111,10 +111,12 @@ struct SchemaParityTests {
         #expect(pg6.columns["kioskpad_lockout"] != lite.columns["kioskpad_lockout"])
     }
 
-    @Test(arguments: StoreUnderTest.Kind.allCases)
-    func aVersion6DatabaseUpgradesWithEveryRowIntact(_ kind: StoreUnderTest.Kind) async throws {
+    /// Version 4 (when this issue was filed) and 6 (the previous release) of each store.
+    @Test(arguments: StoreUnderTest.Kind.allCases, [4, 6])
+    func anOlderDatabaseUpgradesWithEveryRowIntact(_ kind: StoreUnderTest.Kind, _ version: Int) async throws {
         let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
-        let old = try await StoreUnderTest.make(kind, users: try UsersFile(parsing: "alice:\(alice)\nbob:\(alice):card\n", source: "users"), schemaVersion: 6)
+        let old = try await StoreUnderTest.make(
+            kind, users: try UsersFile(parsing: "alice:\(alice)\nbob:\(alice):card\n", source: "users"), schemaVersion: version)
         let now = Date()
         try await old.administration.setSchedule(name: "days", spec: "mon-fri 08:00-18:00")
         _ = try await old.administration.setAccess(user: "alice") { $0.schedule = "days" }
@@ -125,7 +127,7 @@ struct SchemaParityTests {
         ])
         try await old.store.audit([("time", "2026-11-27T08:00:00.000Z"), ("decision", "granted"), ("user", "alice")])
         #expect(try await old.console.addAdmin(name: "root", hash: alice))
-        // A lockout history as version 6 kept it: comma-separated text in SQLite, an array in PostgreSQL.
+        // A lockout history as versions 1 to 6 kept it: comma-separated text in SQLite, an array in PostgreSQL.
         try await old.execute(
             sqlite:
                 "INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES ('front-door', '1764230000.5,1764230001.25', 2, 1764230300)",
@@ -142,7 +144,7 @@ struct SchemaParityTests {
 
         let store = try await old.reopened()
         defer { Task { await store.destroy() } }
-        for table in tables { #expect(try await store.count(table) == before[table], "\(kind): \(table)") }
+        for table in tables { #expect(try await store.count(table) == before[table], "\(kind) v\(version): \(table)") }
         #expect(before["kioskpad_users"] == 2 && before["kioskpad_lockout"] == 1)
         let policy = LockoutPolicy(maxFailures: 5, window: .seconds(600_000_000))
         let lockouts = try await store.administration.lockouts(policy: policy)
