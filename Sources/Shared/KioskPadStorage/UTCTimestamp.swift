@@ -69,8 +69,9 @@ public enum UTCTimestamp {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil);
+    /// also what access rules' dates are counted in (`SiteDate`).
+    public static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -79,7 +80,8 @@ public enum UTCTimestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    /// Days in `month` (1 to 12) of `year`, Gregorian leap years included.
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -50,8 +50,6 @@ public enum DoorEventBatch {
             throw Invalid(description: "the body must be a JSON array of event envelopes")
         }
         guard (1...maxRecords).contains(items.count) else { throw Invalid(description: "a batch holds 1 to \(maxRecords) records, not \(items.count)") }
-        /// An RFC 3339 date-time, with or without fractional seconds.
-        let date = UTCTimestamp.parse
         var events: [DoorEvent] = []
         for (index, item) in items.enumerated() {
             let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }
@@ -63,7 +61,7 @@ public enum DoorEventBatch {
             }
             guard let terminal = data["terminal_id"] as? String, Identifier.isValid(terminal) else { throw fail("data.terminal_id must be a terminal_id") }
             guard let type = data["type"] as? String, Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
-            guard let text = data["time"] as? String, let time = date(text) else {
+            guard let text = data["time"] as? String, let time = UTCTimestamp.parse(text) else {
                 throw fail("data.time must be an RFC 3339 date-time")
             }
             if let now {
@@ -88,7 +86,7 @@ public enum DoorEventBatch {
             guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
             // The envelope as docs/openapi.yaml has it (the server keeps only `data`).
             guard envelope["type"] is String else { throw fail("type must be a string such as kioskpad.\(type)") }
-            guard let stamp = envelope["timestamp"] as? String, date(stamp) != nil else {
+            guard let stamp = envelope["timestamp"] as? String, UTCTimestamp.parse(stamp) != nil else {
                 throw fail("timestamp must be an RFC 3339 date-time")
             }
             events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))

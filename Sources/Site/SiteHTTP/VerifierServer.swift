@@ -149,7 +149,7 @@ public enum VerifierServer {
     static func doorResponse(_ outcome: DoorRequestOutcome) async -> Response {
         let reply = HTTPReply(outcome)
         var headers: HTTPFields = [.contentType: "application/json"]
-        if case .overQuota(_, _, let seconds) = outcome {
+        if let seconds = outcome.retryAfter {
             try? await Task.sleep(for: DoorEventIntake.overQuotaPace)
             headers[.retryAfter] = String(seconds)
         }

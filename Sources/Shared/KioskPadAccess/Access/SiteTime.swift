@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadStorage
 
 /// A moment in the site's wall-clock time, as access rules read it: seconds since
 /// 1970-01-01 00:00 *local* (the instant plus the zone's offset at that instant), so
@@ -49,7 +50,7 @@ public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
         guard bytes.count == 10 || (bytes.count == 16 && (bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "))),
             bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             let year = Self.number(bytes, 0..<4), let month = Self.number(bytes, 5..<7), let day = Self.number(bytes, 8..<10),
-            (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year)
+            (1...12).contains(month), day >= 1, day <= UTCTimestamp.daysIn(month: Int64(month), year: Int64(year))
         else { return nil }
         var minute: Int?
         if bytes.count == 16 {
@@ -83,7 +84,7 @@ public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
 
     /// The first local second it covers as a start (`valid_from`): its time, or the start of the day.
     public var start: SiteTime {
-        SiteTime(localSeconds: Self.daysFromCivil(year, month, day) * 86_400 + Int64(minute ?? 0) * 60)
+        SiteTime(localSeconds: UTCTimestamp.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400 + Int64(minute ?? 0) * 60)
     }
 
     /// The first local second after it as an end (`valid_until`): its time, or the start of the next day.
@@ -91,22 +92,4 @@ public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
         minute == nil ? SiteTime(localSeconds: start.localSeconds + 86_400) : start
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the date (proleptic Gregorian; H. Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }
