@@ -51,6 +51,7 @@ let package = Package(
         .library(name: "SiteConsole", targets: ["SiteConsole"]),
         // For Benchmarks/: the store's share of `verifier user add`.
         .library(name: "SiteSQLite", targets: ["SiteSQLite"]),
+        .library(name: "SiteSQL", targets: ["SiteSQL"]),
         // For Benchmarks/: the scanner, the LCD driver, and the mock key matrix they run on.
         .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
@@ -99,6 +100,11 @@ let package = Package(
         // The reference verifier's own database by default (`server.store: sqlite`): SQLite
         // compiled in (no system library), every call on NIO's thread pool, async like PostgresNIO.
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // The site's SQL written once for both stores (issue 44): SQLKit statements whose binds
+        // each engine's placeholders carry, over the same sqlite-nio and postgres-nio connections.
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         // The site console's pages (`server.console`): Mustache templates, HTML-escaped by default.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
@@ -176,13 +182,26 @@ let package = Package(
             path: "Sources/Site/SiteCore",
             swiftSettings: strict
         ),
-        // The reference verifier's state in PostgreSQL, shared by several instances: users,
-        // one-time codes, replay cache, lockout counters, TOTP steps, audit; migrations.
+        // The site's state in SQL, written once for SQLite and PostgreSQL: users, rules, codes,
+        // replay cache, lockout, audit, console, replicas; one migration list.
+        .target(
+            name: "SiteSQL",
+            dependencies: [
+                "SiteCore", "KioskPadAccess", "KioskPadCore", "KioskPadStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Sources/Site/SiteSQL",
+            swiftSettings: strict
+        ),
+        // The PostgreSQL pool the site's SQL runs on when several instances share it: time
+        // limits, TLS, errors without secrets.
         .target(
             name: "SitePostgres",
             dependencies: [
-                "SiteCore", "KioskPadAccess", "KioskPadCore",
+                "SiteSQL", "SiteCore", "KioskPadAccess", "KioskPadCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -190,13 +209,15 @@ let package = Package(
             path: "Sources/Site/SitePostgres",
             swiftSettings: strict
         ),
-        // The reference verifier's state in one SQLite file (the default store, one instance):
-        // the same tables and migration numbers as PostgreSQL, WAL with synchronous=FULL.
+        // The SQLite file the site's SQL runs on by default (one instance): one writer, WAL
+        // readers, synchronous=FULL.
         .target(
             name: "SiteSQLite",
             dependencies: [
-                "SiteCore", "KioskPadAccess", "KioskPadCore",
+                "SiteSQL", "KioskPadCore",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Site/SiteSQLite",
@@ -234,7 +255,7 @@ let package = Package(
         .target(
             name: "SiteAssembly",
             dependencies: [
-                "SiteHTTP", "SiteCore", "SiteSQLite", "SitePostgres",
+                "SiteHTTP", "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres",
                 "KioskPadConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -386,7 +407,7 @@ let package = Package(
         .target(
             name: "VerifierTestSupport",
             dependencies: [
-                "SiteCore", "SiteSQLite", "SitePostgres", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
+                "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/VerifierSupport", swiftSettings: strict),

@@ -40,7 +40,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "VerifierClient",
-            dependencies: benchmarkDependencies + [.product(name: "SiteSQLite", package: "KioskPad")],
+            dependencies: benchmarkDependencies + [.product(name: "SiteSQLite", package: "KioskPad"), .product(name: "SiteSQL", package: "KioskPad")],
             path: "Benchmarks/VerifierClient",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
@@ -74,7 +74,7 @@ let package = Package(
                 .product(name: "SiteConsole", package: "KioskPad"),
                 .product(name: "KioskPadCore", package: "KioskPad"),
                 .product(name: "SiteCore", package: "KioskPad"),
-                .product(name: "SiteSQLite", package: "KioskPad"),
+                .product(name: "SiteSQLite", package: "KioskPad"), .product(name: "SiteSQL", package: "KioskPad"),
                 .product(name: "KioskPadAccess", package: "KioskPad"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -115,7 +115,7 @@ let package = Package(
             name: "VerifierThroughput",
             dependencies: benchmarkDependencies + [
                 .product(name: "KeypadTestSupport", package: "KioskPad"),
-                .product(name: "SiteSQLite", package: "KioskPad"),
+                .product(name: "SiteSQLite", package: "KioskPad"), .product(name: "SiteSQL", package: "KioskPad"),
             ],
             path: "Benchmarks/VerifierThroughput",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

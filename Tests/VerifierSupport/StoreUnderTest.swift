@@ -5,6 +5,7 @@ import KioskPadCore
 import Logging
 import SiteCore
 import SitePostgres
+import SiteSQL
 import SiteSQLite
 import Synchronization
 
@@ -55,10 +56,11 @@ public final class StoreUnderTest: Sendable {
         case .sqlite:
             let path = directory.appendingPathComponent("verifier.sqlite3").path
             let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
-            try await SQLiteMigrations.apply(on: database, upTo: schemaVersion)
+            try await SiteMigrations.apply(on: database, location: path, upTo: schemaVersion)
             return StoreUnderTest(
-                kind: kind, store: SQLiteVerifierStore(database: database, instance: "test"), administration: SQLiteUserDirectory(database: database),
-                console: SQLiteConsoleStore(database: database), sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
+                kind: kind, store: SQLVerifierStore(database: database, instance: "test"),
+                administration: SQLUserDirectory(database: database, location: path, configKey: "server.sqlite.path"),
+                console: SQLConsoleStore(database: database), sqlitePath: path, directory: directory, postgres: nil, closing: { await database.close() })
         case .postgres:
             guard let postgres else { preconditionFailure("a PostgreSQL store needs its server") }
             let password = try String(contentsOfFile: postgres.passwordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
@@ -66,10 +68,11 @@ public final class StoreUnderTest: Sendable {
                 host: "127.0.0.1", port: postgres.port, user: postgres.user, database: postgres.database, password: password, tls: nil,
                 poolSize: 8, timeout: .seconds(10), logger: logger)
             let pool = Task { await database.run() }
-            try await PostgresMigrations.apply(on: database, upTo: schemaVersion)
+            try await SiteMigrations.apply(on: database, location: postgres.url, upTo: schemaVersion)
             return StoreUnderTest(
-                kind: kind, store: PostgresVerifierStore(database: database, instance: "test"),
-                administration: PostgresUserDirectory(database: database, location: postgres.url), console: PostgresConsoleStore(database: database),
+                kind: kind, store: SQLVerifierStore(database: database, instance: "test"),
+                administration: SQLUserDirectory(database: database, location: postgres.url, configKey: "server.postgres.url"),
+                console: SQLConsoleStore(database: database),
                 sqlitePath: nil, directory: directory,
                 postgres: postgres, closing: { pool.cancel() })
         }
@@ -124,8 +127,7 @@ public final class StoreUnderTest: Sendable {
             let server = postgres
             return Int(try await onOwnThread { try server.sql("SELECT count(*) FROM \(table)") }.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
-        let database = (store as! SQLiteVerifierStore).database
-        return try await database.read { Int(try await $0.execute("SELECT count(*) FROM \(table)").first?.columns.first?.data.integer ?? -1) }
+        return try await sqliteDatabase.onReader { Int(try await $0.query("SELECT count(*) FROM \(table)").first?.columns.first?.data.integer ?? -1) }
     }
 
     /// The rows of a query of the test's own (text columns), in the database's order.
@@ -135,9 +137,8 @@ public final class StoreUnderTest: Sendable {
             let text = try await onOwnThread { try server.sql(statement) }
             return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
         }
-        let database = (store as! SQLiteVerifierStore).database
-        return try await database.read { sql in
-            try await sql.execute(sqlite).map { row in row.columns.map { $0.data.string ?? $0.data.integer.map(String.init) ?? "" } }
+        return try await sqliteDatabase.onReader { connection in
+            try await connection.query(sqlite).map { row in row.columns.map { $0.data.string ?? $0.data.integer.map(String.init) ?? "" } }
         }
     }
 
@@ -146,9 +147,14 @@ public final class StoreUnderTest: Sendable {
         if let postgres {
             let server = postgres
             _ = try await onOwnThread { try server.sql(statement) }
-        } else if let database = (store as? SQLiteVerifierStore)?.database {
-            _ = try await database.write { try await $0.execute(sqlite) }
+        } else {
+            _ = try await sqliteDatabase.inWriteTransaction { try await $0.query(sqlite) }
         }
+    }
+
+    /// The SQLite store's database (a PostgreSQL store has none).
+    private var sqliteDatabase: SQLiteVerifierDatabase {
+        (store as! SQLVerifierStore).database as! SQLiteVerifierDatabase
     }
 
     /// Closes the connections (the database stays, for ``reopened()``).
@@ -185,7 +191,7 @@ public enum SQLiteAuditReader {
         logger.logLevel = .error
         let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), readers: 1, logger: logger)
         do {
-            let records = try await SQLiteUserDirectory(database: database).auditRecords(last: 100_000)
+            let records = try await SQLUserDirectory(database: database, location: path, configKey: "server.sqlite.path").auditRecords(last: 100_000)
             await database.close()
             return records
         } catch {

@@ -13,6 +13,7 @@ import Logging
 import NIOCore
 import SiteConsole
 import SiteCore
+import SiteSQL
 import SiteSQLite
 
 /// The site, made once per process in a temporary SQLite file.
@@ -28,23 +29,23 @@ enum ConsoleFixture {
         logger.logLevel = .error
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-console-bench-\(UUID()).sqlite3").path
         let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(30), logger: logger)
-        try await SQLiteMigrations.apply(on: database)
+        try await SiteMigrations.apply(on: database, location: database.path)
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4821")!, iterations: 1_000).description
         let now = Date().timeIntervalSince1970
-        _ = try await database.write { sql in
+        _ = try await database.inWriteTransaction { sql in
             // Rows made inside SQLite (a recursive counter), so setting up takes seconds.
-            try await sql.execute(
+            try await sql.query(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(users - 1))
                 INSERT INTO kioskpad_users (name, kind, hash) SELECT printf('user-%05d', i), 'pin', ? FROM n
                 """, [.text(hash)])
-            try await sql.execute(
+            try await sql.query(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 3 FROM n WHERE i < \(users - 3))
                 INSERT INTO kioskpad_access (user_name, rule) SELECT printf('user-%05d', i), printf('doors=door-%02d,door-%02d', i % \(doors), (i + 7) % \(doors)) FROM n
                 """)
             // A year of events, newest now: mostly heartbeats, then attempts, the door opening and closing.
-            try await sql.execute(
+            try await sql.query(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(events - 1))
                 INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record)
@@ -55,7 +56,7 @@ enum ConsoleFixture {
                             WHEN i % 20 < 17 THEN printf('{"decision":"granted","user":"user-%05d"}', i % \(users)) ELSE '{}' END
                 FROM n
                 """)
-            try await sql.execute(
+            try await sql.query(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(decisions - 1))
                 INSERT INTO kioskpad_audit (at, instance, record)
@@ -64,13 +65,13 @@ enum ConsoleFixture {
                               CASE WHEN i % 9 = 0 THEN 'denied' ELSE 'granted' END, i % \(doors), i % \(users))
                 FROM n
                 """)
-            try await sql.execute("ANALYZE")
+            try await sql.query("ANALYZE")
         }
-        let console = SQLiteConsoleStore(database: database)
+        let console = SQLConsoleStore(database: database)
         _ = try await console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000))
         return ConsoleServices(
-            administration: SQLiteUserDirectory(database: database), console: console,
-            store: SQLiteVerifierStore(database: database, instance: "bench"), lookupKey: nil, codeLength: 8)
+            administration: SQLUserDirectory(database: database, location: database.path, configKey: "server.sqlite.path"), console: console,
+            store: SQLVerifierStore(database: database, instance: "bench"), lookupKey: nil, codeLength: 8)
     }
 
     /// Runs `body` with a logged-in client of a console over the fixture.

@@ -7,18 +7,19 @@ import Logging
 import ServiceLifecycle
 import SiteCore
 import SiteHTTP
+import SiteSQL
 import SiteSQLite
 
 /// A new SQLite store holding `users`, in the temporary directory, open for the rest of the
 /// benchmark process.
-func benchmarkStore(users: [UserRecord]) async throws -> SQLiteVerifierStore {
+func benchmarkStore(users: [UserRecord]) async throws -> SQLVerifierStore {
     var logger = Logger(label: "bench-store")
     logger.logLevel = .error
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())/verifier.sqlite3").path
     let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
-    try await SQLiteMigrations.apply(on: database)
-    _ = try await SQLiteUserDirectory(database: database).importRecords { _ in users }
-    return SQLiteVerifierStore(database: database, instance: "bench")
+    try await SiteMigrations.apply(on: database, location: database.path)
+    _ = try await SQLUserDirectory(database: database, location: database.path, configKey: "server.sqlite.path").importRecords { _ in users }
+    return SQLVerifierStore(database: database, instance: "bench")
 }
 
 /// The reference verifier serving on 127.0.0.1 (a free port) for the rest of the benchmark

@@ -4,6 +4,7 @@ import KioskPadAccess
 import KioskPadCore
 import Logging
 import SiteCore
+import SiteSQL
 import SiteSQLite
 
 /// The store's share of `kioskpad verifier user add` with 10,000 users already in the
@@ -21,10 +22,10 @@ final class UserAddSite {
         logger.logLevel = .error
         database = try await SQLiteVerifierDatabase.open(
             path: directory.appendingPathComponent("verifier.sqlite3").path, busyTimeout: .seconds(5), logger: logger)
-        try await SQLiteMigrations.apply(on: database)
+        try await SiteMigrations.apply(on: database, location: database.path)
         hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
         let records = (0..<users).map { UserRecord(name: "user\($0)", pinHash: hash, lookupTag: "0123abcd." + String(format: "%032x", $0)) }
-        _ = try await SQLiteUserDirectory(database: database).importRecords { _ in records }
+        _ = try await SQLUserDirectory(database: database, location: database.path, configKey: "server.sqlite.path").importRecords { _ in records }
     }
 
     func close() async {
@@ -39,7 +40,7 @@ func userAddBenchmarks() {
         configuration: .init(metrics: [.wallClock], warmupIterations: 5, maxDuration: .seconds(10), maxIterations: 500)
     ) { benchmark in
         let site = try await UserAddSite(users: 10_000)
-        let directory = SQLiteUserDirectory(database: site.database)
+        let directory = SQLUserDirectory(database: site.database, location: site.database.path, configKey: "server.sqlite.path")
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
             try await directory.add(

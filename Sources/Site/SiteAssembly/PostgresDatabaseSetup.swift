@@ -4,6 +4,7 @@ import KioskPadCore
 import Logging
 import NIOSSL
 import SitePostgres
+import SiteSQL
 
 /// Opens the verifier's database from `server.postgres`, runs its connection pool while
 /// `body` runs, and first (unless `migrate` is false) brings the schema up to date
@@ -32,7 +33,7 @@ func withPostgresDatabase<R>(
         group.addTask { await database.run() }
         defer { group.cancelAll() }
         do {
-            if migrate { try await PostgresMigrations.apply(on: database) }
+            if migrate { try await SiteMigrations.apply(on: database, location: settings.displayURL) }
         } catch {
             throw KeyedError(
                 key: "server.postgres.url", message: "cannot prepare the database \(settings.displayURL): \(PostgresVerifierDatabase.describe(error))",

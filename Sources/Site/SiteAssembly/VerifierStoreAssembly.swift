@@ -4,6 +4,7 @@ import KioskPadCore
 import Logging
 import SiteCore
 import SitePostgres
+import SiteSQL
 import SiteSQLite
 
 /// The verifier's database as every server-side command uses it: the store the decisions
@@ -38,24 +39,24 @@ public enum VerifierStoreAssembly {
         switch settings.store {
         case .sqlite(let sqlite):
             return try await withSQLite(sqlite, logger: logger, migrate: migrate) { database in
-                let directory = SQLiteUserDirectory(database: database)
+                let directory = SQLUserDirectory(database: database, location: sqlite.path, configKey: "server.sqlite.path")
                 if migrate { _ = try await directory.signingKey() }
                 return try await body(
                     OpenedVerifierStore(
-                        store: SQLiteVerifierStore(database: database, instance: instance),
-                        administration: directory, console: SQLiteConsoleStore(database: database), replica: directory, location: sqlite.path,
+                        store: SQLVerifierStore(database: database, instance: instance),
+                        administration: directory, console: SQLConsoleStore(database: database), replica: directory, location: sqlite.path,
                         configKey: "server.sqlite.path",
                         pool: nil, backup: { try await database.backup(to: $0) }))
             }
         case .postgres(let postgres):
             return try await withPostgresDatabase(postgres, logger: logger, migrate: migrate) { database in
-                let directory = PostgresUserDirectory(database: database, location: postgres.displayURL)
+                let directory = SQLUserDirectory(database: database, location: postgres.displayURL, configKey: "server.postgres.url")
                 if migrate { _ = try await directory.signingKey() }
                 return try await body(
                     OpenedVerifierStore(
-                        store: PostgresVerifierStore(database: database, instance: instance),
+                        store: SQLVerifierStore(database: database, instance: instance),
                         administration: directory,
-                        console: PostgresConsoleStore(database: database), replica: directory,
+                        console: SQLConsoleStore(database: database), replica: directory,
                         location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }
@@ -66,16 +67,16 @@ public enum VerifierStoreAssembly {
         switch settings.store {
         case .sqlite(let sqlite):
             return try await withSQLite(sqlite, logger: logger, migrate: false) { database in
-                let applied = try await sqliteStep(sqlite) { try await SQLiteMigrations.apply(on: database) }
-                _ = try await SQLiteUserDirectory(database: database).signingKey()
-                return (sqlite.path, applied, SQLiteMigrations.latestVersion)
+                let applied = try await sqliteStep(sqlite) { try await SiteMigrations.apply(on: database, location: sqlite.path) }
+                _ = try await SQLUserDirectory(database: database, location: sqlite.path, configKey: "server.sqlite.path").signingKey()
+                return (sqlite.path, applied, SiteMigrations.latestVersion)
             }
         case .postgres(let postgres):
             return try await withPostgresDatabase(postgres, logger: logger, migrate: false) { database in
                 do {
-                    let applied = try await PostgresMigrations.apply(on: database)
-                    _ = try await PostgresUserDirectory(database: database, location: postgres.displayURL).signingKey()
-                    return (postgres.displayURL, applied, PostgresMigrations.latestVersion)
+                    let applied = try await SiteMigrations.apply(on: database, location: postgres.displayURL)
+                    _ = try await SQLUserDirectory(database: database, location: postgres.displayURL, configKey: "server.postgres.url").signingKey()
+                    return (postgres.displayURL, applied, SiteMigrations.latestVersion)
                 } catch {
                     throw KeyedError(
                         key: "server.postgres.url", message: "cannot migrate \(postgres.displayURL): \(PostgresVerifierDatabase.describe(error))",
@@ -94,7 +95,7 @@ public enum VerifierStoreAssembly {
             try await SQLiteVerifierDatabase.open(path: settings.path, busyTimeout: settings.busyTimeout, logger: logger)
         }
         do {
-            if migrate { _ = try await sqliteStep(settings) { try await SQLiteMigrations.apply(on: database) } }
+            if migrate { _ = try await sqliteStep(settings) { try await SiteMigrations.apply(on: database, location: settings.path) } }
             let result = try await body(database)
             await database.close()
             return result
@@ -109,6 +110,8 @@ public enum VerifierStoreAssembly {
         do {
             return try await step()
         } catch let failure as SQLiteVerifierDatabase.Failure {
+            throw KeyedError(key: "server.sqlite.path", message: failure.description, kind: .unavailable(retryable: false))
+        } catch let failure as SiteStoreFailure {
             throw KeyedError(key: "server.sqlite.path", message: failure.description, kind: .unavailable(retryable: false))
         }
     }

@@ -97,11 +97,6 @@ public final class PostgresVerifierDatabase: Service, Sendable {
     }
 
     /// As ``use(_:)``, inside a transaction (committed when `body` returns, rolled back when it throws).
-    /// Runs one statement ending in `RETURNING 1` on its own; returns how many rows it changed.
-    func rowsChanged(_ query: PostgresQuery) async throws -> Int {
-        try await use { [logger] connection in try await connection.query(query, logger: logger).count() }
-    }
-
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
         try await withDeadline { [self, logger] in
             try await leased { connection in

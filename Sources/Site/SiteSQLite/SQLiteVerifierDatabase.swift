@@ -1,7 +1,10 @@
 import Foundation
 import KioskPadCore
 import Logging
+import SQLKit
+import SQLiteKit
 import SQLiteNIO
+import SiteSQL
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,7 +17,9 @@ import Synchronization
 /// lock another process holds; the file is made with mode 0600. `synchronous=FULL`, because
 /// in WAL mode only FULL makes a commit survive a power cut. Errors are ``Failure``s that
 /// name the file and say what is wrong, never a bound value.
-public final class SQLiteVerifierDatabase: Sendable {
+public final class SQLiteVerifierDatabase: SiteDatabase {
+    public var engine: SiteEngine { .sqlite }
+
     /// A use of the database that failed, as a sentence naming the file.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -74,33 +79,41 @@ public final class SQLiteVerifierDatabase: Sendable {
     }
 
     /// Runs `body`'s statements outside any write transaction, on a reader connection.
-    public func read<R: Sendable>(_ body: @Sendable (SQLiteStatements) async throws -> R) async throws -> R {
-        let connection = readers[nextReader.next(of: readers.count)]
-        do {
-            return try await body(SQLiteStatements(connection: connection))
-        } catch {
-            throw describe(error)
-        }
+    public func read<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await onReader { try await body($0.sql(queryLogLevel: nil)) }
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committed when it returns
     /// and rolled back when it throws. One at a time in this process; another process's
     /// writer is waited for up to the busy timeout.
-    public func write<R: Sendable>(_ body: @Sendable (SQLiteStatements) async throws -> R) async throws -> R {
+    public func write<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await inWriteTransaction { try await body($0.sql(queryLogLevel: nil)) }
+    }
+
+    /// As ``read(_:)``, with sqlite-nio's own connection (tests and tools read raw rows so).
+    public func onReader<R: Sendable>(_ body: (SQLiteConnection) async throws -> R) async throws -> R {
+        do {
+            return try await body(readers[nextReader.next(of: readers.count)])
+        } catch {
+            throw describe(error)
+        }
+    }
+
+    /// As ``write(_:)``, with sqlite-nio's own connection.
+    public func inWriteTransaction<R: Sendable>(_ body: (SQLiteConnection) async throws -> R) async throws -> R {
         await writerLock.lock()
         defer { writerLock.unlock() }
-        let statements = SQLiteStatements(connection: writer)
         do {
-            try await statements.execute("BEGIN IMMEDIATE")
+            _ = try await writer.query("BEGIN IMMEDIATE")
         } catch {
             throw describe(error)
         }
         do {
-            let result = try await body(statements)
-            try await statements.execute("COMMIT")
+            let result = try await body(writer)
+            _ = try await writer.query("COMMIT")
             return result
         } catch {
-            _ = try? await statements.execute("ROLLBACK")
+            _ = try? await writer.query("ROLLBACK")
             throw describe(error)
         }
     }
@@ -113,13 +126,13 @@ public final class SQLiteVerifierDatabase: Sendable {
         }
         let previous = umask(0o077)
         defer { umask(previous) }
-        _ = try await read { try await $0.execute("VACUUM INTO ?", [.text(destination)]) }
+        _ = try await onReader { try await $0.query("VACUUM INTO ?", [.text(destination)]) }
     }
 
     /// Nil when the database answers now, else why not.
     public func healthProblem() async -> String? {
         do {
-            _ = try await read { try await $0.execute("SELECT 1") }
+            _ = try await onReader { try await $0.query("SELECT 1") }
             return nil
         } catch {
             return "\(error)"
@@ -175,17 +188,6 @@ public final class SQLiteVerifierDatabase: Sendable {
         default:
             return Failure(description: "\(path): \(said)")
         }
-    }
-}
-
-/// Statements on one connection: inside a write transaction or on a reader.
-public struct SQLiteStatements: Sendable {
-    let connection: SQLiteConnection
-
-    /// Runs one statement; returns its rows.
-    @discardableResult
-    public func execute(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try await connection.query(sql, binds)
     }
 }
 

@@ -1,0 +1,57 @@
+import Foundation
+import KioskPadAccess
+import SQLKit
+import SiteCore
+
+/// The replica's version, signing key and tag key (table `kioskpad_replica`, one row), and
+/// each credential's replica tag.
+extension SQLUserDirectory: ReplicaKeeping {
+    public func replicaVersion() async throws -> Int64 {
+        guard let row = try await database.read({ try await $0.raw("SELECT version FROM kioskpad_replica WHERE id = 1").first() }) else {
+            throw SiteStoreFailure("database: the replica version row is missing")
+        }
+        return try row.integer("version")
+    }
+
+    public func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        try await storedKey(.signingKey, make: make)
+    }
+
+    public func replicaTagKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        try await storedKey(.tagKey, make: make)
+    }
+
+    public func setReplicaTag(name: String, hash: PINHash, tag: String) async throws {
+        _ = try await database.write { sql in
+            try await sql.raw("UPDATE kioskpad_users SET replica_tag = \(bind: tag) WHERE name = \(bind: name) AND hash = \(bind: hash.description)").run()
+        }
+    }
+
+    public func replicaTags() async throws -> [String: String] {
+        let rows = try await database.read { try await $0.raw("SELECT hash, replica_tag FROM kioskpad_users WHERE replica_tag IS NOT NULL").all() }
+        var tags: [String: String] = [:]
+        for row in rows { tags[try row.text("hash")] = try row.text("replica_tag") }
+        return tags
+    }
+
+    /// A key column of the replica row.
+    private enum KeyColumn: String {
+        case signingKey = "signing_key"
+        case tagKey = "tag_key"
+    }
+
+    /// The key in `column`: the first caller's `make()` is stored, every later caller reads it.
+    private func storedKey(_ column: KeyColumn, make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        let name = column.rawValue
+        let stored = try await database.write { sql -> String? in
+            try await sql.raw(
+                "UPDATE kioskpad_replica SET \(unsafeRaw: name) = \(bind: Data(make()).base64EncodedString()) WHERE id = 1 AND \(unsafeRaw: name) IS NULL"
+            ).run()
+            return try await sql.raw("SELECT \(unsafeRaw: name) FROM kioskpad_replica WHERE id = 1").first()?.optionalText(name)
+        }
+        guard let stored, let raw = Data(base64Encoded: stored), raw.count == 32 else {
+            throw SiteStoreFailure("database: the replica's \(name) is missing or not 32 bytes")
+        }
+        return Array(raw)
+    }
+}

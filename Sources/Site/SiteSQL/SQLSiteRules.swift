@@ -1,0 +1,98 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SQLKit
+import SiteCore
+
+/// The site's access rules inside one transaction: `kioskpad_site` (the zone),
+/// `kioskpad_schedules`, `kioskpad_access` (one row per user with a rule; the rule as the
+/// users file writes it) and the user lines.
+struct SQLSiteRulesTransaction: SiteRulesTransaction {
+    let sql: any SQLDatabase
+    let dialect: SiteDialect
+
+    func readSite() async throws -> SiteRules {
+        let zone = try await sql.raw("SELECT value FROM kioskpad_site WHERE key = 'time_zone'").first().map { try $0.text("value") }
+        var schedules: [String: String] = [:]
+        for row in try await sql.raw("SELECT name, spec FROM kioskpad_schedules").all() {
+            schedules[try row.text("name")] = try row.text("spec")
+        }
+        var rules: [String: AccessRule] = [:]
+        for row in try await sql.raw("SELECT user_name, rule FROM kioskpad_access").all() {
+            rules[try row.text("user_name")] = try row.accessRule("rule")
+        }
+        return SiteRules(timeZone: zone, schedules: schedules, rules: rules)
+    }
+
+    func userExists(_ name: String) async throws -> Bool {
+        try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) LIMIT 1").first() != nil
+    }
+
+    func writeTimeZone(_ id: String) async throws {
+        try await sql.raw(
+            "INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(bind: id)) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        ).run()
+    }
+
+    func writeSchedule(name: String, spec: String?) async throws {
+        guard let spec else {
+            try await sql.raw("DELETE FROM kioskpad_schedules WHERE name = \(bind: name)").run()
+            return
+        }
+        try await sql.raw(
+            "INSERT INTO kioskpad_schedules (name, spec) VALUES (\(bind: name), \(bind: spec)) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec"
+        ).run()
+    }
+
+    func writeRule(user: String, rule: AccessRule) async throws {
+        guard !rule.isDefault else {
+            try await sql.raw("DELETE FROM kioskpad_access WHERE user_name = \(bind: user)").run()
+            return
+        }
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES (\(bind: user), \(bind: rule.fields.joined(separator: " ")), \(bind: rule.schedule))
+            ON CONFLICT (user_name) DO UPDATE SET rule = excluded.rule, schedule = excluded.schedule
+            """
+        ).run()
+    }
+
+    func records() async throws -> [UserRecord] {
+        try await sql.raw("SELECT \(unsafeRaw: userColumns) FROM kioskpad_users ORDER BY id").all().map { try $0.userRecord() }
+    }
+
+    func insert(_ record: UserRecord) async throws {
+        let tag = record.lookupTag
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
+            VALUES (\(bind: record.name), \(bind: record.kind), \(bind: record.pinHash.description), \(bind: tag),
+                \(bind: tag.map(LookupKey.keyID(ofTag:))), \(bind: record.totpSecret.map(TOTP.base32Encode)))
+            """
+        ).run()
+    }
+
+    func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool {
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
+            VALUES (\(bind: name), 'pin', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:))))
+            ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
+            """
+        ).all().count > 0
+    }
+
+    /// `name`'s rule, its schedule's spec and the zone, for an attempt; nil: no such user.
+    func access(user name: String) async throws -> UserAccess? {
+        let row = try await sql.raw(
+            """
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) LIMIT 1) AS found) AS known,
+                   (SELECT rule FROM kioskpad_access WHERE user_name = \(bind: name)) AS rule,
+                   (SELECT s.spec FROM kioskpad_access a JOIN kioskpad_schedules s ON s.name = a.schedule WHERE a.user_name = \(bind: name)) AS spec,
+                   (SELECT value FROM kioskpad_site WHERE key = 'time_zone') AS zone
+            """
+        ).first()
+        guard let row, try row.integer("known") > 0 else { return nil }
+        return UserAccess(ruleText: try row.optionalText("rule"), scheduleSpec: try row.optionalText("spec"), timeZone: try row.optionalText("zone") ?? "UTC")
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SQLKit
+import SiteCore
+
+/// The users, codes, doors and lockouts in a ``SiteDatabase`` (`kioskpad verifier
+/// user|code|terminal|lockout|import|export`): one row per PIN, duress PIN or card, as a
+/// users file has one line each. Each change is one transaction, so a running server sees it
+/// at its next attempt, and two commands at once both land (the second waits for the first).
+public struct SQLUserDirectory: VerifierAdministration {
+    public let database: any SiteDatabase
+    /// The database as messages name it: the SQLite path, or the PostgreSQL URL without its password.
+    public let location: String
+    /// The configuration key that names it (`server.sqlite.path`, `server.postgres.url`).
+    public let configKey: String
+
+    public init(database: any SiteDatabase, location: String, configKey: String) {
+        self.database = database
+        self.location = location
+        self.configKey = configKey
+    }
+
+    public func add(name: String, hash: PINHash, tag: String?) async throws {
+        let dialect = database.dialect
+        let inserted = try await database.write { try await SQLSiteRulesTransaction(sql: $0, dialect: dialect).addPIN(name: name, hash: hash, tag: tag) }
+        guard inserted else { throw UserEditError.alreadyThere(name, in: location) }
+    }
+
+    public func remove(name: String) async throws -> Int {
+        let removed = try await database.write { sql in
+            let lines = try await sql.raw("DELETE FROM kioskpad_users WHERE name = \(bind: name) RETURNING 1").all().count
+            try await sql.raw("DELETE FROM kioskpad_access WHERE user_name = \(bind: name)").run()
+            return lines
+        }
+        guard removed > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
+        return removed
+    }
+
+    public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
+        let changed = try await database.changed(
+            """
+            UPDATE kioskpad_users SET hash = \(bind: hash.description), lookup_tag = \(bind: tag), lookup_key_id = \(bind: tag.map(LookupKey.keyID(ofTag:)))
+            WHERE name = \(bind: name) AND kind = 'pin' RETURNING 1
+            """)
+        guard changed > 0 else { throw noPIN(name) }
+    }
+
+    public func setDuress(name: String, hash: PINHash, tag: String?) async throws {
+        let (error, forUpdate) = (noPIN(name), database.dialect.forUpdate)
+        try await database.write { sql in
+            guard try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) AND kind = 'pin'\(unsafeRaw: forUpdate)").first() != nil
+            else { throw error }
+            try await sql.raw("DELETE FROM kioskpad_users WHERE name = \(bind: name) AND kind = 'duress'").run()
+            try await sql.raw(
+                """
+                INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
+                VALUES (\(bind: name), 'duress', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:))))
+                """
+            ).run()
+        }
+    }
+
+    public func addCard(name: String, hash: PINHash, tag: String?) async throws {
+        _ = try await database.changed(
+            """
+            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
+            VALUES (\(bind: name), 'card', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:)))) RETURNING 1
+            """)
+    }
+
+    /// Checks the hash of each of `name`'s cards against `value`; deletes the ones that match.
+    public func removeCard(name: String, value: SecretDigits) async throws {
+        let cards = try await database.read { sql in
+            try await sql.raw("SELECT id, hash FROM kioskpad_users WHERE name = \(bind: name) AND kind = 'card'").all()
+                .map { (id: try $0.integer("id"), hash: try $0.text("hash")) }
+        }
+        // The hashes on the hashing pool's console lane (an administrator's edit).
+        let ids = try await HashingPool.shared.run(.console) { cards.filter { (try? PINHash(parsing: $0.hash))?.matches(value) == true }.map(\.id) }
+        guard !ids.isEmpty else { throw UserEditError(description: "user '\(name)' has no card with that number in \(location)") }
+        _ = try await database.changed("DELETE FROM kioskpad_users WHERE id IN (\(binds: ids)) RETURNING 1")
+    }
+
+    public func setTOTP(name: String, secret: [UInt8]) async throws {
+        let changed = try await database.changed(
+            "UPDATE kioskpad_users SET totp_secret = \(bind: TOTP.base32Encode(secret)), totp_last_step = NULL WHERE name = \(bind: name) AND kind = 'pin' RETURNING 1"
+        )
+        guard changed > 0 else { throw noPIN(name) }
+    }
+
+    public func list() async throws -> [UserSummary] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT name, count(*) FILTER (WHERE kind = 'pin') AS pins, count(*) FILTER (WHERE totp_secret IS NOT NULL) AS totps,
+                    count(*) FILTER (WHERE kind = 'duress') AS duress, count(*) FILTER (WHERE kind = 'card') AS cards
+                FROM kioskpad_users GROUP BY name ORDER BY min(id)
+                """
+            ).all()
+        }.map { row in
+            UserSummary(
+                name: try row.text("name"), hasPIN: try row.integer("pins") > 0, hasTOTP: try row.integer("totps") > 0,
+                hasDuressPIN: try row.integer("duress") > 0, cards: Int(try row.integer("cards")))
+        }
+    }
+
+    public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
+        let issued = try await database.changed(
+            """
+            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
+            SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door)
+            WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(bind: user)) RETURNING 1
+            """)
+        guard issued > 0 else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
+    }
+
+    public func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R {
+        let dialect = database.dialect
+        return try await database.write { sql in
+            for lock in dialect.siteEditLocks { try await sql.raw(lock).run() }
+            return try await body(SQLSiteRulesTransaction(sql: sql, dialect: dialect))
+        }
+    }
+
+    public func addDoor(terminalID: String, secret: WebhookSecret) async throws {
+        let added = try await database.changed(
+            "INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (\(bind: terminalID), \(bind: secret.text)) ON CONFLICT (terminal_id) DO NOTHING RETURNING 1"
+        )
+        guard added > 0 else {
+            throw UserEditError(
+                description: "door '\(terminalID)' has its own secret already; `kioskpad verifier terminal remove \(terminalID)` revokes it first")
+        }
+    }
+
+    public func doors() async throws -> [DoorIdentity] {
+        let created = database.dialect.createdText("created_at")
+        return try await database.read { sql in
+            try await sql.raw("SELECT terminal_id, \(unsafeRaw: created) FROM kioskpad_doors ORDER BY terminal_id").all()
+        }.map { DoorIdentity(terminalID: try $0.text("terminal_id"), createdAt: try $0.text("created_at")) }
+    }
+
+    public func removeDoor(terminalID: String) async throws -> Bool {
+        try await database.changed("DELETE FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID) RETURNING 1") > 0
+    }
+
+    public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {
+        try await database.read { sql in
+            try await sql.raw("SELECT terminal_id, failures, streak, locked_until FROM kioskpad_lockout ORDER BY terminal_id").all()
+        }.map { TerminalLockout(terminal: try $0.text("terminal_id"), tracker: try $0.lockoutTracker(policy: policy)) }
+    }
+
+    public func clearLockout(terminal: String) async throws -> Bool {
+        try await database.changed("DELETE FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal) RETURNING 1") > 0
+    }
+
+    public func records() async throws -> [UserRecord] {
+        let dialect = database.dialect
+        return try await database.read { try await SQLSiteRulesTransaction(sql: $0, dialect: dialect).records() }
+    }
+
+    public func auditRecords(last count: Int) async throws -> [String] {
+        let record = database.dialect.jsonText("record")
+        return try await database.read { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: record) FROM (SELECT id, record FROM kioskpad_audit ORDER BY id DESC LIMIT \(bind: Int64(count))) AS newest ORDER BY id"
+            ).all()
+        }.map { try $0.text("record") }
+    }
+
+    private func noPIN(_ name: String) -> UserEditError {
+        UserEditError(description: "no user '\(name)' with a PIN in \(location)")
+    }
+}

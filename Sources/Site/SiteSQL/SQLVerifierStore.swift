@@ -1,0 +1,220 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SQLKit
+import SiteCore
+
+/// The reference verifier's state in a ``SiteDatabase``: one SQLite file (one instance) or
+/// one PostgreSQL database shared by several. An attempt's hashes are checked against rows
+/// read without a lock; its claims (the request's id, a one-time code, a TOTP step), its
+/// terminal's lockout and its audit record are then one write transaction, committed before
+/// the answer is sent:
+/// - a `webhook-id` is a primary key, so a request replayed to another instance is refused;
+/// - the terminal's lockout row is held (PostgreSQL: `FOR UPDATE`; SQLite: the file's one
+///   writer), so the instances keep one exact count;
+/// - a code is used up, and a TOTP step claimed, by an `UPDATE` whose condition only one
+///   transaction can meet, so each opens the door once at most.
+/// Any database error or timeout throws (the terminal is answered 503).
+public final class SQLVerifierStore: VerifierStore {
+    public let database: any SiteDatabase
+    /// Who wrote an audit row (e.g. `host:port`).
+    public let instance: String
+    /// How long a `webhook-id` is remembered.
+    public let replayWindow: TimeInterval
+
+    public init(database: any SiteDatabase, instance: String, replayWindow: TimeInterval = ReplayWindow.seconds) {
+        self.database = database
+        self.instance = instance
+        self.replayWindow = replayWindow
+    }
+
+    /// With a tag: four index searches, not a scan. SQLite uses no index for the `OR` of
+    /// these conditions, nor for the ranges under an `ORDER BY id`, so the parts are joined
+    /// with `UNION ALL` on both engines and put in order here. A tag's rows carry its key's
+    /// id, so the parts are disjoint.
+    public func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
+        let rows = try await database.read { sql in
+            guard let lookupTag, let keyID else {
+                return try await sql.raw("SELECT id, \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled ORDER BY id").all()
+            }
+            let part: SQLQueryString = "SELECT id, \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled AND "
+            return try await sql.raw(
+                part + "lookup_tag = \(bind: lookupTag) UNION ALL " + part + "lookup_key_id IS NULL UNION ALL " + part
+                    + "lookup_key_id < \(bind: keyID) UNION ALL " + part + "lookup_key_id > \(bind: keyID)"
+            ).all().sorted { ((try? $0.integer("id")) ?? 0) < ((try? $1.integer("id")) ?? 0) }
+        }
+        return UsersFile(users: try rows.map { try $0.userRecord() })
+    }
+
+    public func totpUsers() async throws -> [UserRecord] {
+        try await database.read { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled AND kind = 'pin' AND totp_secret IS NOT NULL ORDER BY id"
+            ).all()
+        }.map { try $0.userRecord() }
+    }
+
+    public func liveCodes(now: Date) async throws -> [IssuedCode] {
+        let seconds = Int64(now.timeIntervalSince1970)
+        return try await database.read { sql in
+            try await sql.raw("SELECT id, user_name, hash, door FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(bind: seconds) ORDER BY id")
+                .all()
+        }.map { row in
+            IssuedCode(
+                id: try row.integer("id"), user: try row.text("user_name"), hash: try PINHash(parsing: try row.text("hash")),
+                door: try row.optionalText("door"))
+        }
+    }
+
+    public func doorSecret(terminal: String) async throws -> WebhookSecret? {
+        let text = try await database.read { sql in
+            try await sql.raw("SELECT secret FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)").first().map { try $0.text("secret") }
+        }
+        return try text.map { try WebhookSecret(parsing: $0) }
+    }
+
+    public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
+        try await database.read { sql in
+            try await sql.raw("SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal)").first()?
+                .lockoutTracker(policy: policy) ?? LockoutTracker(policy: policy)
+        }
+    }
+
+    public func commitAttempt<R: Sendable>(
+        terminal: String, policy: LockoutPolicy, _ body: @escaping @Sendable (inout LockoutTracker, any AttemptTransaction) async throws -> R
+    ) async throws -> R {
+        try await database.write { [self] sql in
+            let transaction = attempt(sql)
+            // The row first, so that even a terminal's first attempt has one to hold.
+            try await sql.raw("INSERT INTO kioskpad_lockout (terminal_id) VALUES (\(bind: terminal)) ON CONFLICT (terminal_id) DO NOTHING").run()
+            var tracker =
+                try await sql.raw(
+                    "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal)\(unsafeRaw: transaction.dialect.forUpdate)"
+                ).first()?.lockoutTracker(policy: policy) ?? LockoutTracker(policy: policy)
+            let result = try await body(&tracker, transaction)
+            try await sql.raw(
+                """
+                UPDATE kioskpad_lockout SET failures = \(bind: LockoutHistory.text(tracker.failureTimes)), streak = \(bind: Int64(tracker.streak)),
+                    locked_until = \(bind: tracker.lockedUntil?.timeInterval) WHERE terminal_id = \(bind: terminal)
+                """
+            ).run()
+            return result
+        }
+    }
+
+    public func storeEvents(_ events: [DoorEvent]) async throws -> Int {
+        let dialect = database.dialect
+        return try await database.write { sql in
+            var stored = 0
+            for event in events {
+                stored += try await sql.raw(
+                    """
+                    INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record)
+                    VALUES (\(bind: event.id), \(bind: event.terminalID), \(bind: event.type), \(bind: event.time.timeIntervalSince1970),
+                        \(bind: Int64(event.sequence)), \(dialect.json(event.json)))
+                    ON CONFLICT (id) DO NOTHING RETURNING 1
+                    """
+                ).all().count
+            }
+            return stored
+        }
+    }
+
+    public func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])] {
+        let record = database.dialect.jsonText("record")
+        return try await database.read { sql in
+            var doors: [(terminal: String, newestFirst: [DoorEvent])] = []
+            for row in try await sql.raw(SQLQueryString(DoorListQuery.sql)).all() {
+                let terminal = try row.text("id")
+                let rows = try await sql.raw(
+                    """
+                    SELECT id, type, at, seq, \(unsafeRaw: record) FROM kioskpad_events WHERE terminal_id = \(bind: terminal)
+                    ORDER BY at DESC, seq DESC LIMIT \(bind: Int64(limit))
+                    """
+                ).all()
+                let events = try rows.map { row in
+                    DoorEvent(
+                        id: try row.text("id"), terminalID: terminal, type: try row.text("type"), time: Date(timeIntervalSince1970: try row.double("at")),
+                        sequence: Int(try row.integer("seq")), json: try row.text("record"))
+                }
+                doors.append((terminal, events))
+            }
+            return doors
+        }
+    }
+
+    public func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int {
+        try await database.changed(
+            "DELETE FROM kioskpad_events WHERE at < \(bind: cutoff.timeIntervalSince1970) OR at > \(bind: future.timeIntervalSince1970) RETURNING 1")
+    }
+
+    public func claimRequestID(_ id: String, now: Date) async throws -> Bool {
+        try await database.write { [self] in try await attempt($0).claimRequestID(id, now: now) }
+    }
+
+    public func audit(_ fields: [(String, String)]) async throws {
+        try await database.write { [self] in try await attempt($0).audit(fields) }
+    }
+
+    public func healthProblem() async -> String? {
+        await database.healthProblem()
+    }
+
+    /// The statements of one attempt (or one claim, one audit record) in the transaction `sql`.
+    private func attempt(_ sql: any SQLDatabase) -> SQLAttemptTransaction {
+        SQLAttemptTransaction(database: sql, instance: instance, replayWindow: replayWindow, dialect: database.dialect)
+    }
+}
+
+/// One attempt's claims and audit record, inside its write transaction.
+struct SQLAttemptTransaction: AttemptTransaction {
+    let database: any SQLDatabase
+    let instance: String
+    let replayWindow: TimeInterval
+    let dialect: SiteDialect
+
+    /// Inserts the id, or takes over a row whose window has passed; false for a live id.
+    func claimRequestID(_ id: String, now: Date) async throws -> Bool {
+        let seconds = Int64(now.timeIntervalSince1970)
+        let claimed =
+            try await database.raw(
+                """
+                INSERT INTO kioskpad_replay (webhook_id, expires_at) VALUES (\(bind: id), \(bind: seconds + Int64(replayWindow)))
+                ON CONFLICT (webhook_id) DO UPDATE SET expires_at = excluded.expires_at WHERE kioskpad_replay.expires_at <= \(bind: seconds)
+                RETURNING 1
+                """
+            ).all().count > 0
+        if claimed && Int.random(in: 0..<64) == 0 {
+            // Now and then (1 request in 64 on average): forget the ids whose window passed.
+            try await database.raw("DELETE FROM kioskpad_replay WHERE expires_at <= \(bind: seconds)").run()
+        }
+        return claimed
+    }
+
+    func claimTOTPStep(user: String, step: Int) async throws -> Bool {
+        try await database.raw(
+            """
+            UPDATE kioskpad_users SET totp_last_step = \(bind: Int64(step))
+            WHERE name = \(bind: user) AND kind = 'pin' AND (totp_last_step IS NULL OR totp_last_step < \(bind: Int64(step)))
+            RETURNING 1
+            """
+        ).all().count > 0
+    }
+
+    func useCode(id: Int64, now: Date) async throws -> Bool {
+        let seconds = Int64(now.timeIntervalSince1970)
+        return try await database.raw(
+            "UPDATE kioskpad_codes SET used_at = \(bind: seconds) WHERE id = \(bind: id) AND used_at IS NULL AND expires_at > \(bind: seconds) RETURNING 1"
+        ).all().count > 0
+    }
+
+    func access(user name: String) async throws -> UserAccess? {
+        try await SQLSiteRulesTransaction(sql: database, dialect: dialect).access(user: name)
+    }
+
+    func audit(_ fields: [(String, String)]) async throws {
+        try await database.raw(
+            "INSERT INTO kioskpad_audit (instance, record) VALUES (\(bind: instance), \(dialect.json(try AuditRecordJSON.encode(fields))))"
+        ).run()
+    }
+}

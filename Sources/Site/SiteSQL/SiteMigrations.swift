@@ -1,0 +1,215 @@
+import Foundation
+import SQLKit
+
+/// The site's schema: one list of numbered steps for both engines, applied in order, each
+/// once, in one transaction that records the versions it brings. Applying them again changes
+/// nothing; a database written by a newer kioskpad is refused. Every released step stays as
+/// it was: where the two engines' histories differ the step says so, and every
+/// version ends in the same tables, columns, keys and indexes on both.
+public enum SiteMigrations {
+    /// The newest schema version this build knows.
+    public static var latestVersion: Int { steps.count }
+
+    /// Applies the steps the database lacks, up to `version` (tests make an older schema
+    /// with it); returns the versions applied (empty: up to date). `location` names the
+    /// database in the error for a newer schema; `hostZone` becomes the site's zone when the
+    /// schema first has a place for it.
+    @discardableResult
+    public static func apply(
+        on database: any SiteDatabase, location: String, upTo version: Int = .max, hostZone: String = TimeZone.current.identifier
+    ) async throws -> [Int] {
+        let types = SchemaTypes(engine: database.engine)
+        return try await database.write { sql in
+            if database.engine == .postgres {
+                // One instance at a time; released at commit. (SQLite: the file's one writer.)
+                try await sql.raw("SELECT pg_advisory_xact_lock(7305001)").run()
+            }
+            try await sql.raw(
+                "CREATE TABLE IF NOT EXISTS kioskpad_schema_migrations (version \(unsafeRaw: types.integer) PRIMARY KEY, applied_at \(unsafeRaw: types.now))"
+            ).run()
+            let applied = Set(try await sql.raw("SELECT version FROM kioskpad_schema_migrations").all().map { Int(try $0.integer("version")) })
+            if let newest = applied.max(), newest > latestVersion {
+                throw SiteStoreFailure(
+                    "\(location) was written by a newer kioskpad (schema version \(newest); this one knows up to \(latestVersion)); upgrade kioskpad")
+            }
+            var done: [Int] = []
+            for (index, step) in steps.enumerated() where !applied.contains(index + 1) && index + 1 <= version {
+                for statement in step(types) { try await sql.raw(SQLQueryString(statement)).run() }
+                try await sql.raw("INSERT INTO kioskpad_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
+                done.append(index + 1)
+            }
+            if version >= 2 {
+                try await sql.raw("INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(bind: hostZone)) ON CONFLICT (key) DO NOTHING").run()
+            }
+            return done
+        }
+    }
+
+    /// Version N is `steps[N - 1]`. Append new steps; never change a released one.
+    static let steps: [@Sendable (SchemaTypes) -> [String]] = [
+        { t in
+            var statements = [
+                """
+                CREATE TABLE kioskpad_users (
+                    id \(t.serial),
+                    name \(t.text) NOT NULL,
+                    kind \(t.text) NOT NULL CHECK (kind IN ('pin', 'duress', 'card')),
+                    hash \(t.text) NOT NULL,
+                    lookup_tag \(t.text),
+                    lookup_key_id \(t.text),
+                    totp_secret \(t.text),
+                    totp_last_step \(t.bigint),
+                    enabled \(t.flagOn),
+                    created_at \(t.now),
+                    CHECK (totp_secret IS NULL OR kind = 'pin')
+                )
+                """,
+                "CREATE UNIQUE INDEX kioskpad_users_one_pin ON kioskpad_users (name) WHERE kind = 'pin'",
+                "CREATE UNIQUE INDEX kioskpad_users_one_duress ON kioskpad_users (name) WHERE kind = 'duress'",
+                "CREATE INDEX kioskpad_users_lookup_tag ON kioskpad_users (lookup_tag)",
+                "CREATE INDEX kioskpad_users_lookup_key_id ON kioskpad_users (lookup_key_id)",
+            ]
+            // History: SQLite's version 1 had these two indexes; PostgreSQL's gained them in versions 2 and 7.
+            statements += t.sqliteOnly([
+                "CREATE INDEX kioskpad_users_name ON kioskpad_users (name)",
+                "CREATE INDEX kioskpad_users_totp ON kioskpad_users (id) WHERE totp_secret IS NOT NULL",
+            ])
+            return statements
+                + [
+                    """
+                    CREATE TABLE kioskpad_codes (
+                        id \(t.serial),
+                        user_name \(t.text) NOT NULL,
+                        hash \(t.text) NOT NULL,
+                        expires_at \(t.bigint) NOT NULL,
+                        used_at \(t.bigint)
+                    )
+                    """,
+                    "CREATE INDEX kioskpad_codes_live ON kioskpad_codes (expires_at) WHERE used_at IS NULL",
+                    "CREATE TABLE kioskpad_replay (webhook_id \(t.text) PRIMARY KEY, expires_at \(t.bigint) NOT NULL)",
+                    "CREATE INDEX kioskpad_replay_expires ON kioskpad_replay (expires_at)",
+                    """
+                    CREATE TABLE kioskpad_lockout (
+                        terminal_id \(t.text) PRIMARY KEY,
+                        failures \(t.engine == .sqlite ? "TEXT NOT NULL DEFAULT ''" : "double precision[] NOT NULL DEFAULT '{}'"),
+                        streak \(t.integer) NOT NULL DEFAULT 0,
+                        locked_until \(t.double)
+                    )
+                    """,
+                    """
+                    CREATE TABLE kioskpad_audit (
+                        id \(t.serial),
+                        at \(t.now),
+                        instance \(t.text) NOT NULL,
+                        record \(t.json) NOT NULL
+                    )
+                    """,
+                ]
+        },
+        { t in
+            // Who may enter where and when: the site's zone, named schedules, each user's rule
+            // (absent: every door, always), doors' own secrets, codes for one door.
+            [
+                "CREATE TABLE kioskpad_site (key \(t.text) PRIMARY KEY, value \(t.text) NOT NULL)",
+                "CREATE TABLE kioskpad_schedules (name \(t.text) PRIMARY KEY, spec \(t.text) NOT NULL)",
+                "CREATE TABLE kioskpad_access (user_name \(t.text) PRIMARY KEY, rule \(t.text) NOT NULL, schedule \(t.text))",
+                "CREATE INDEX kioskpad_access_schedule ON kioskpad_access (schedule)",
+                """
+                CREATE TABLE kioskpad_doors (
+                    terminal_id \(t.text) PRIMARY KEY,
+                    secret \(t.text) NOT NULL,
+                    created_at \(t.now)
+                )
+                """,
+                "ALTER TABLE kioskpad_codes ADD COLUMN door \(t.text)",
+            ] + t.postgresOnly(["CREATE INDEX kioskpad_users_totp ON kioskpad_users (id) WHERE totp_secret IS NOT NULL"])
+        },
+        { t in
+            // The journal records terminals forward (POST /v1/events), once each.
+            [
+                """
+                CREATE TABLE kioskpad_events (
+                    id \(t.text) PRIMARY KEY,
+                    terminal_id \(t.text) NOT NULL,
+                    type \(t.text) NOT NULL,
+                    at \(t.double) NOT NULL,
+                    seq \(t.bigint) NOT NULL,
+                    record \(t.json) NOT NULL,
+                    received_at \(t.now)
+                )
+                """,
+                "CREATE INDEX kioskpad_events_door_time ON kioskpad_events (terminal_id, at)",
+                "CREATE INDEX kioskpad_events_time ON kioskpad_events (at)",
+            ]
+        },
+        { t in
+            // The site console: administrators, their sessions (token hashes), alert
+            // acknowledgements; who entered: decisions by time, door and user, door events by
+            // type and time.
+            let decided = "WHERE \(t.dialect.jsonField("record", "decision")) IN ('granted', 'denied')"
+            return [
+                """
+                CREATE TABLE kioskpad_admins (
+                    name \(t.text) PRIMARY KEY,
+                    hash \(t.text) NOT NULL,
+                    failed_logins \(t.integer) NOT NULL DEFAULT 0,
+                    locked_until \(t.double),
+                    totp_secret \(t.text),
+                    totp_last_step \(t.bigint),
+                    created_at \(t.now)
+                )
+                """,
+                """
+                CREATE TABLE kioskpad_console_sessions (
+                    token_hash \(t.text) PRIMARY KEY,
+                    admin_name \(t.text) NOT NULL,
+                    csrf \(t.text) NOT NULL,
+                    created_at \(t.double) NOT NULL,
+                    expires_at \(t.double) NOT NULL,
+                    idle_until \(t.double) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_console_sessions_admin ON kioskpad_console_sessions (admin_name)",
+                """
+                CREATE TABLE kioskpad_alert_acks (
+                    terminal_id \(t.text) NOT NULL,
+                    alert \(t.text) NOT NULL,
+                    admin_name \(t.text) NOT NULL,
+                    at \(t.double) NOT NULL,
+                    PRIMARY KEY (terminal_id, alert)
+                )
+                """,
+                "CREATE INDEX kioskpad_audit_decisions ON kioskpad_audit (id) \(decided)",
+                "CREATE INDEX kioskpad_audit_decisions_door ON kioskpad_audit (\(t.indexed(t.dialect.jsonField("record", "terminal_id"))), id) \(decided)",
+                "CREATE INDEX kioskpad_audit_decisions_user ON kioskpad_audit (\(t.indexed(t.dialect.jsonField("record", "user"))), id) \(decided)",
+                "CREATE INDEX kioskpad_events_type_time ON kioskpad_events (type, at)",
+            ]
+        },
+        { t in
+            // Doors' credential replicas (POST /v1/credentials): a version every change of who
+            // may enter raises (triggers), and the key replicas are signed with.
+            [
+                "CREATE TABLE kioskpad_replica (id \(t.integer) PRIMARY KEY CHECK (id = 1), version \(t.bigint) NOT NULL, signing_key \(t.text))",
+                "INSERT INTO kioskpad_replica (id, version) VALUES (1, 1)",
+            ] + t.replicaVersionTriggers(usersColumns: "name, kind, hash, enabled")
+        },
+        { t in
+            // Replica tags: a key made once, and each credential's tag under it (set when its
+            // PIN or card is set), so a door offline checks about two hashes per attempt.
+            [
+                "ALTER TABLE kioskpad_replica ADD COLUMN tag_key \(t.text)",
+                "ALTER TABLE kioskpad_users ADD COLUMN replica_tag \(t.text)",
+            ] + t.replacingUsersTrigger(usersColumns: "name, kind, hash, enabled, replica_tag")
+        },
+        { t in
+            // PostgreSQL's schema brought to SQLite's: the users' name index, and the lockout
+            // history as LockoutHistory text (it was an array). Nothing on SQLite.
+            t.postgresOnly([
+                "CREATE INDEX IF NOT EXISTS kioskpad_users_name ON kioskpad_users (name)",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures DROP DEFAULT",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures TYPE text USING array_to_string(failures, ',')",
+                "ALTER TABLE kioskpad_lockout ALTER COLUMN failures SET DEFAULT ''",
+            ])
+        },
+    ]
+}
