@@ -2,6 +2,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadCore
 import SiteCore
+import SiteSQL
 import Testing
 import VerifierTestSupport
 
@@ -155,5 +156,43 @@ struct SchemaParityTests {
         #expect(
             try await store.rows(sqlite: "SELECT max(version) FROM kioskpad_schema_migrations", postgres: "SELECT max(version) FROM kioskpad_schema_migrations")
                 == [["7"]])
+    }
+
+    /// A version-4 database exactly as the released kioskpad made it (its own migration
+    /// statements, kept as SQL text in Fixtures/, made by make-v4-fixtures.py), with a row in
+    /// every table, upgrades to the latest version with every row intact and readable.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aReleasedVersion4DatabaseUpgradesWithEveryRowIntact(_ kind: StoreUnderTest.Kind) async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let store = try await StoreUnderTest.restoring(kind, dump: fixtures.appendingPathComponent("v4-\(kind).sql"))
+        defer { Task { await store.destroy() } }
+        let tables = [
+            "kioskpad_users", "kioskpad_codes", "kioskpad_schedules", "kioskpad_access", "kioskpad_doors", "kioskpad_events", "kioskpad_audit",
+            "kioskpad_admins", "kioskpad_console_sessions", "kioskpad_alert_acks", "kioskpad_lockout", "kioskpad_site",
+        ]
+        for table in tables { #expect(try await store.count(table) == 1 + (table == "kioskpad_users" ? 1 : 0), "\(kind): \(table)") }
+        #expect(
+            try await store.rows(sqlite: "SELECT max(version) FROM kioskpad_schema_migrations", postgres: "SELECT max(version) FROM kioskpad_schema_migrations")
+                == [[String(SiteMigrations.latestVersion)]])
+        let hash = "$pbkdf2-sha256$i=75000$RXpcpu5tyMBIf6cWSoa2eA$5H9HMrsr2xEBJwjjGIdpbfqlPEOLUsgHHCw/zGRkCS0"
+        let records = try await store.administration.records()
+        #expect(records.map { "\($0.name) \($0.kind) \($0.pinHash)" } == ["alice pin \(hash)", "bob card \(hash)"], "\(kind)")
+        let site = try await store.administration.siteRules()
+        #expect(site.timeZone == "Europe/Berlin" && site.schedules["days"] == "mon-fri 08:00-18:00" && site.rules["alice"]?.schedule == "days", "\(kind)")
+        let now = Date(timeIntervalSince1970: 1_764_230_000)
+        #expect(try await store.console.unusedCodes(now: now).map { "\($0.user) \($0.door ?? "-")" } == ["alice front-door"], "\(kind)")
+        #expect(try await store.administration.doors().map(\.terminalID) == ["front-door"], "\(kind)")
+        let events = try await store.store.recentEvents(perTerminal: 5)
+        #expect(events.map(\.terminal) == ["front-door"] && events.first?.newestFirst.map(\.id) == ["e1"], "\(kind)")
+        let audit = try await store.auditRecords()
+        #expect(audit.map { $0["user"] } == ["alice"], "\(kind)")
+        #expect(try await store.console.adminNames() == ["root"], "\(kind)")
+        #expect(try await store.console.session(tokenHash: "tokenhash1", now: now, idle: 600)?.admin == "root", "\(kind)")
+        #expect(try await store.console.acknowledgements().map(\.alert) == ["offline"], "\(kind)")
+        let lockouts = try await store.administration.lockouts(policy: LockoutPolicy(maxFailures: 5, window: .seconds(600_000_000)))
+        #expect(
+            lockouts.first?.tracker.failureTimes == [.seconds(1_764_230_000.5), .seconds(1_764_230_001.25)] && lockouts.first?.tracker.streak == 2, "\(kind)")
+        // The replica's version row came with version 5, its keys with the upgrade's first start.
+        #expect(try await store.count("kioskpad_replica") == 1, "\(kind)")
     }
 }

@@ -44,6 +44,31 @@ public final class StoreUnderTest: Sendable {
         return made
     }
 
+    /// A store of `kind` restored from `dump` (SQL text: sqlite3's `iterdump` or a plain
+    /// `pg_dump`), a database as an earlier kioskpad left it, then opened and brought up to
+    /// date as `verifier serve` would.
+    public static func restoring(_ kind: Kind, dump: URL) async throws -> StoreUnderTest {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-store-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        switch kind {
+        case .sqlite:
+            let path = directory.appendingPathComponent("verifier.sqlite3").path
+            // Python's sqlite3 runs the script whole (sqlite-nio prepares one statement at a time).
+            let script = "import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(open(sys.argv[2]).read())"
+            let (status, _) = try await onOwnThread { try SpawnedChild.run(["/usr/bin/env", "python3", "-c", script, path, dump.path]) }
+            guard status == 0 else { throw SiteStoreFailure("python3 could not restore \(dump.lastPathComponent) (exit \(status))") }
+            return try await open(kind, directory: directory, postgres: nil)
+        case .postgres:
+            let server = try await onOwnThread { try PostgresTestServer() }
+            // A copy the server's own user can read, wherever the checkout is.
+            let copy = server.directory.appendingPathComponent("restore.sql")
+            try FileManager.default.copyItem(at: dump, to: copy)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
+            try await onOwnThread { try server.sql(file: copy.path) }
+            return try await open(kind, directory: directory, postgres: server)
+        }
+    }
+
     /// The same database opened again with new connections, as after a restart (close this one first).
     public func reopened() async throws -> StoreUnderTest {
         try await StoreUnderTest.open(kind, directory: directory, postgres: postgres)

@@ -62,24 +62,12 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
     }
 
     func insert(_ record: UserRecord) async throws {
-        let tag = record.lookupTag
-        try await sql.raw(
-            """
-            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret)
-            VALUES (\(bind: record.name), \(bind: record.kind), \(bind: record.pinHash.description), \(bind: tag),
-                \(bind: tag.map(LookupKey.keyID(ofTag:))), \(bind: record.totpSecret.map(TOTP.base32Encode)))
-            """
-        ).run()
+        try await sql.raw(insertUserLine(record)).run()
     }
 
     func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool {
-        try await sql.raw(
-            """
-            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
-            VALUES (\(bind: name), 'pin', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:))))
-            ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1
-            """
-        ).all().count > 0
+        let line = UserRecord(name: name, pinHash: hash, lookupTag: tag)
+        return try await sql.raw(insertUserLine(line, then: "ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1")).all().count > 0
     }
 
     /// `name`'s rule, its schedule's spec and the zone, for an attempt; nil: no such user.
@@ -95,4 +83,14 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         guard let row, try row.integer("known") > 0 else { return nil }
         return UserAccess(ruleText: try row.optionalText("rule"), scheduleSpec: try row.optionalText("spec"), timeZone: try row.optionalText("zone") ?? "UTC")
     }
+}
+
+/// The `INSERT` of one user line: its kind, hash, lookup tag with the tag's key id, and TOTP
+/// secret; `then` follows it (a conflict clause, `RETURNING 1`).
+func insertUserLine(_ record: UserRecord, then: String = "") -> SQLQueryString {
+    let (tag, secret) = (record.lookupTag, record.totpSecret.map(TOTP.base32Encode))
+    return """
+        INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id, totp_secret) VALUES (\(bind: record.name), \(bind: record.kind),
+            \(bind: record.pinHash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:))), \(bind: secret)) \(unsafeRaw: then)
+        """
 }

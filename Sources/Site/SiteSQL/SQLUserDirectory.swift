@@ -52,21 +52,12 @@ public struct SQLUserDirectory: VerifierAdministration {
             guard try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) AND kind = 'pin'\(unsafeRaw: forUpdate)").first() != nil
             else { throw error }
             try await sql.raw("DELETE FROM kioskpad_users WHERE name = \(bind: name) AND kind = 'duress'").run()
-            try await sql.raw(
-                """
-                INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
-                VALUES (\(bind: name), 'duress', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:))))
-                """
-            ).run()
+            try await sql.raw(insertUserLine(UserRecord(name: name, pinHash: hash, duress: true, lookupTag: tag))).run()
         }
     }
 
     public func addCard(name: String, hash: PINHash, tag: String?) async throws {
-        _ = try await database.changed(
-            """
-            INSERT INTO kioskpad_users (name, kind, hash, lookup_tag, lookup_key_id)
-            VALUES (\(bind: name), 'card', \(bind: hash.description), \(bind: tag), \(bind: tag.map(LookupKey.keyID(ofTag:)))) RETURNING 1
-            """)
+        _ = try await database.changed(insertUserLine(UserRecord(name: name, pinHash: hash, card: true, lookupTag: tag), then: "RETURNING 1"))
     }
 
     /// Checks the hash of each of `name`'s cards against `value`; deletes the ones that match.
