@@ -154,17 +154,3 @@ public struct EntryRow: Sendable, Equatable {
     /// The door event types "who entered" shows (heartbeats and the rest are left out).
     public static let eventTypes = ["door_opened", "door_closed", "held_open", "forced_open", "tamper", "duress", "exit_request"]
 }
-
-/// Every door with forwarded records, sorted, read as a skip scan of the (terminal_id, at)
-/// index (one index probe per door) instead of a DISTINCT over every record: the same
-/// statement in SQLite and PostgreSQL.
-public enum DoorListQuery {
-    public static let sql = """
-        WITH RECURSIVE doors(id) AS (
-            SELECT min(terminal_id) FROM kioskpad_events
-            UNION ALL
-            SELECT (SELECT min(terminal_id) FROM kioskpad_events WHERE terminal_id > doors.id) FROM doors WHERE doors.id IS NOT NULL
-        )
-        SELECT id FROM doors WHERE id IS NOT NULL
-        """
-}

@@ -16,6 +16,10 @@ extension PostgresVerifierDatabase: SiteDatabase {
         try await transaction { try await body($0.sql(queryLogLevel: nil)) }
     }
 
+    public func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await use { try await body($0.sql(queryLogLevel: nil)) }
+    }
+
     public func healthProblem() async -> String? {
         do {
             try await use { [logger] in _ = try await $0.query("SELECT 1", logger: logger) }

@@ -85,7 +85,7 @@ public struct SQLConsoleStore: ConsoleStore {
 
     public func session(tokenHash: String, now: Date, idle: TimeInterval) async throws -> ConsoleSession? {
         let at = now.timeIntervalSince1970
-        let row = try await database.write { sql in
+        let row = try await database.writeEach { sql in
             try await sql.raw(
                 """
                 UPDATE kioskpad_console_sessions SET idle_until = \(bind: at + idle)

@@ -22,7 +22,7 @@ extension SQLUserDirectory: ReplicaKeeping {
     }
 
     public func setReplicaTag(name: String, hash: PINHash, tag: String) async throws {
-        _ = try await database.write { sql in
+        _ = try await database.writeEach { sql in
             try await sql.raw("UPDATE kioskpad_users SET replica_tag = \(bind: tag) WHERE name = \(bind: name) AND hash = \(bind: hash.description)").run()
         }
     }

@@ -17,6 +17,10 @@ public protocol SiteDatabase: Sendable {
     func read<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R
     /// One write transaction, committed when `body` returns and rolled back when it throws.
     func write<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R
+    /// Statements that each stand alone (no two need to commit together): PostgreSQL runs
+    /// them in autocommit, one round trip each, without `BEGIN` and `COMMIT` around them;
+    /// SQLite as ``write(_:)``, on its one writer.
+    func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R
     /// Nil when the database answers now, else why not (for `/healthz`).
     func healthProblem() async -> String?
 }
@@ -35,8 +39,8 @@ extension SiteDatabase {
     /// The engine's spellings of the statements that differ.
     var dialect: SiteDialect { SiteDialect(engine: engine) }
 
-    /// Runs one statement ending in `RETURNING 1` in its own transaction; how many rows it changed.
+    /// Runs one statement ending in `RETURNING 1` on its own; how many rows it changed.
     func changed(_ statement: SQLQueryString) async throws -> Int {
-        try await write { try await $0.raw(statement).all().count }
+        try await writeEach { try await $0.raw(statement).all().count }
     }
 }

@@ -90,6 +90,11 @@ public final class SQLiteVerifierDatabase: SiteDatabase {
         try await inWriteTransaction { try await body($0.sql(queryLogLevel: nil)) }
     }
 
+    /// As ``write(_:)``: every change goes through the one writer.
+    public func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await write(body)
+    }
+
     /// As ``read(_:)``, with sqlite-nio's own connection (tests and tools read raw rows so).
     public func onReader<R: Sendable>(_ body: (SQLiteConnection) async throws -> R) async throws -> R {
         do {
