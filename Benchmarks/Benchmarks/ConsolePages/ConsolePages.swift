@@ -23,11 +23,17 @@ enum ConsoleFixture {
     static let decisions = 250_000
     static let doors = 50
     static let password = "benchmark password"
+    /// This process's database file.
+    static var path: String { FileManager.default.temporaryDirectory.appendingPathComponent("kp-console-bench-\(getpid()).sqlite3").path }
 
     static let services: Task<ConsoleServices, any Error> = Task {
         var logger = Logger(label: "console-benchmark")
         logger.logLevel = .error
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kp-console-bench-\(UUID()).sqlite3").path
+        let path = ConsoleFixture.path
+        // The file (about 270 MB, and as much again of WAL) goes when the process ends.
+        atexit {
+            for suffix in ["", "-wal", "-shm"] { unlink(ConsoleFixture.path + suffix) }
+        }
         let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(30), logger: logger)
         try await SiteMigrations.apply(on: database, location: database.path)
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4821")!, iterations: 1_000).description
