@@ -57,6 +57,19 @@ struct DoorAndSetupCommandTests {
         #expect(ready.stdout == "ok\n")
     }
 
+    @Test func configCheckWithFilesWarnsOfAStateDirectoryInMemory() async throws {
+        let state = "/dev/shm/kp-state-\(UUID())"
+        let config = try temporaryFile(
+            "state_dir: \(state)\nverifier:\n  kind: http\n  url: https://verifier.example/verify\n  secret_credential: verifier-secret\n")
+        let result = try await CLI.run(["config", "check", "--with-files", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("ok\n"))
+        #expect(
+            result.stderr.contains("warning: state_dir: \(state) (judged by /dev/shm, the nearest directory that exists) is in memory (tmpfs)"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state), "the check makes nothing")
+    }
+
     @Test func configCheckWithFilesLeavesSystemdCredentialsToSystemd() async throws {
         let config = try temporaryFile("verifier:\n  kind: http\n  url: https://verifier.example/verify\n  secret_credential: verifier-secret\n")
         let result = try await CLI.run(["config", "check", "--with-files", config])

@@ -23,7 +23,9 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             Environment overrides (KIOSKPAD__SECTION__KEY=value) are applied and checked too. \
             With --with-files it also reads what `run` reads at start: the users file (it must \
             list at least one user), secret and token files, and TLS files, so it fails exactly \
-            where the first start would. Systemd credentials (*_credential) are read only when \
+            where the first start would, and the state directory (state_dir): an error when it \
+            cannot be written, a warning when it is in memory (tmpfs) or on an overlay, where the \
+            journal would vanish at the next boot. Systemd credentials (*_credential) are read only when \
             $CREDENTIALS_DIRECTORY is set, as it is under systemd.
             """
     )
@@ -31,7 +33,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
     @Argument(help: "The YAML config file to check.")
     var file: String
 
-    @Flag(help: "Also read the files the config names (users file, secrets, certificates), as `run` does at start.")
+    @Flag(help: "Also read the files the config names (users file, secrets, certificates) and check state_dir, as `run` does at start.")
     var withFiles = false
 
     func run() async throws {
@@ -58,6 +60,11 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         }
         let verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
         await verifier.shutdown()
+        let stateDirectory = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
+        for finding in StateDirectoryCheck.check(stateDirectory) {
+            if finding.isError { throw KeyedError(key: "state_dir", message: finding.text) }
+            FileHandle.standardError.write(Data("warning: state_dir: \(finding.text)\n".utf8))
+        }
         if let source = configuration.daemon.events?.secret, credentials || !isCredential(source) {
             do {
                 _ = try WebhookSecret(reading: source)
