@@ -8,7 +8,7 @@ public enum SiteEngine: String, Sendable {
 }
 
 /// A database the site's stores keep their state in: SQLite's file (one instance) or a
-/// PostgreSQL pool (several). Every query the stores make goes through these two entries,
+/// PostgreSQL pool (several). Every query the stores make goes through these entries,
 /// as SQLKit statements whose binds the engine's own placeholders carry.
 public protocol SiteDatabase: Sendable {
     var engine: SiteEngine { get }
@@ -25,8 +25,8 @@ public protocol SiteDatabase: Sendable {
     func healthProblem() async -> String?
 }
 
-/// A stored value that is not what the schema promises, as a sentence naming the column;
-/// never a bound value.
+/// A database that is not what this kioskpad expects (a column that does not hold what the
+/// schema promises, a schema newer than this build), as a sentence; never a bound value.
 public struct SiteStoreFailure: Error, CustomStringConvertible {
     public let description: String
 
