@@ -9,7 +9,6 @@ import SiteCore
 /// users file writes it) and the user lines.
 struct SQLSiteRulesTransaction: SiteRulesTransaction {
     let sql: any SQLDatabase
-    let dialect: SiteDialect
 
     func readSite() async throws -> SiteRules {
         let zone = try await sql.raw("SELECT value FROM kioskpad_site WHERE key = 'time_zone'").first().map { try $0.text("value") }

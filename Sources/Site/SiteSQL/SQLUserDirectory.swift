@@ -22,8 +22,7 @@ public struct SQLUserDirectory: VerifierAdministration {
     }
 
     public func add(name: String, hash: PINHash, tag: String?) async throws {
-        let dialect = database.dialect
-        let inserted = try await database.write { try await SQLSiteRulesTransaction(sql: $0, dialect: dialect).addPIN(name: name, hash: hash, tag: tag) }
+        let inserted = try await database.write { try await SQLSiteRulesTransaction(sql: $0).addPIN(name: name, hash: hash, tag: tag) }
         guard inserted else { throw UserEditError.alreadyThere(name, in: location) }
     }
 
@@ -109,7 +108,7 @@ public struct SQLUserDirectory: VerifierAdministration {
         let dialect = database.dialect
         return try await database.write { sql in
             for lock in dialect.siteEditLocks { try await sql.raw(lock).run() }
-            return try await body(SQLSiteRulesTransaction(sql: sql, dialect: dialect))
+            return try await body(SQLSiteRulesTransaction(sql: sql))
         }
     }
 
@@ -145,8 +144,7 @@ public struct SQLUserDirectory: VerifierAdministration {
     }
 
     public func records() async throws -> [UserRecord] {
-        let dialect = database.dialect
-        return try await database.read { try await SQLSiteRulesTransaction(sql: $0, dialect: dialect).records() }
+        try await database.read { try await SQLSiteRulesTransaction(sql: $0).records() }
     }
 
     public func auditRecords(last count: Int) async throws -> [String] {

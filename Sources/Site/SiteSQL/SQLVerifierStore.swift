@@ -74,10 +74,7 @@ public final class SQLVerifierStore: VerifierStore {
     }
 
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {
-        try await database.read { sql in
-            try await sql.raw("SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal)").first()?
-                .lockoutTracker(policy: policy) ?? LockoutTracker(policy: policy)
-        }
+        try await database.read { try await Self.lockout(terminal: terminal, policy: policy, $0) }
     }
 
     public func commitAttempt<R: Sendable>(
@@ -87,10 +84,7 @@ public final class SQLVerifierStore: VerifierStore {
             let transaction = attempt(sql)
             // The row first, so that even a terminal's first attempt has one to hold.
             try await sql.raw("INSERT INTO kioskpad_lockout (terminal_id) VALUES (\(bind: terminal)) ON CONFLICT (terminal_id) DO NOTHING").run()
-            var tracker =
-                try await sql.raw(
-                    "SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal)\(unsafeRaw: transaction.dialect.forUpdate)"
-                ).first()?.lockoutTracker(policy: policy) ?? LockoutTracker(policy: policy)
+            var tracker = try await Self.lockout(terminal: terminal, policy: policy, sql, lock: transaction.dialect.forUpdate)
             let result = try await body(&tracker, transaction)
             try await sql.raw(
                 """
@@ -160,6 +154,13 @@ public final class SQLVerifierStore: VerifierStore {
         await database.healthProblem()
     }
 
+    /// `terminal`'s lockout row as a tracker (a new one when it has none); `lock` follows the
+    /// query (``SiteDialect/forUpdate`` inside an attempt).
+    private static func lockout(terminal: String, policy: LockoutPolicy, _ sql: any SQLDatabase, lock: String = "") async throws -> LockoutTracker {
+        try await sql.raw("SELECT failures, streak, locked_until FROM kioskpad_lockout WHERE terminal_id = \(bind: terminal)\(unsafeRaw: lock)").first()?
+            .lockoutTracker(policy: policy) ?? LockoutTracker(policy: policy)
+    }
+
     /// Every door with forwarded records, sorted, read as a skip scan of the (terminal_id, at)
     /// index (one index probe per door) instead of a DISTINCT over every record.
     private static let doorsWithRecords: SQLQueryString = """
@@ -220,7 +221,7 @@ struct SQLAttemptTransaction: AttemptTransaction {
     }
 
     func access(user name: String) async throws -> UserAccess? {
-        try await SQLSiteRulesTransaction(sql: database, dialect: dialect).access(user: name)
+        try await SQLSiteRulesTransaction(sql: database).access(user: name)
     }
 
     func audit(_ fields: [(String, String)]) async throws {
