@@ -41,6 +41,15 @@ final class GatedSink: TerminalEventSink {
     var held: Int { state.withLock { $0.waiting.count } }
 }
 
+/// A controller on a 16x2 display whose one user, `demo`, has PIN 1234, typed by a script.
+func demoController(display: RecordingDisplay, bus: TerminalEventBus, recordWait: Duration = KioskController.defaultRecordWait) -> KioskController {
+    let hash = try! PINHash.make(pin: SecretDigits(ascii: "1234")!, iterations: 1_000)
+    return KioskController(
+        entry: EntryOptions(), composer: FrameComposer(geometry: .lcd1602), display: display,
+        verifier: LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)])),
+        source: ScriptedKeySource(text: "1234"), terminalID: "test", bus: bus, recordWait: recordWait)
+}
+
 /// Polls `condition` every millisecond for up to 5 s.
 func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<5_000 {
@@ -114,11 +123,7 @@ struct TerminalEventBusTests {
         let bus = TerminalEventBus()
         bus.start(sinks: [stuck])
         let display = RecordingDisplay(geometry: .lcd1602)
-        let hash = try! PINHash.make(pin: SecretDigits(ascii: "1234")!, iterations: 1_000)
-        let controller = KioskController(
-            entry: EntryOptions(), composer: FrameComposer(geometry: .lcd1602), display: display,
-            verifier: LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)])),
-            source: ScriptedKeySource(text: "1234"), terminalID: "test", bus: bus)
+        let controller = demoController(display: display, bus: bus)
         let ending = await controller.run()
         #expect(ending == .inputEnded)
         #expect(display.frames.last?.rows[0].contains("Access granted") == true)

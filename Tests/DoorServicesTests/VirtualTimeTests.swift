@@ -152,12 +152,15 @@ struct FailingKeys: KeySource {
 /// A keypad that runs until stopped, and says when it is.
 struct HeldKeys: KeySource {
     let stopped: @Sendable () -> Void
+    /// What the reader's watchdog probe answers.
+    var readerAlive = true
     var isScripted: Bool { false }
 
     func start(
         deliver: @escaping @Sendable (KeySourceEvent) -> Void,
         finished: @escaping @Sendable ((any Error)?) -> Void
     ) -> KeySourceRun {
-        KeySourceRun(stop: stopped)
+        let alive = readerAlive
+        return KeySourceRun(stop: stopped, probe: { _ in alive })
     }
 }

@@ -60,11 +60,17 @@ struct ControllerService: Service {
     }
 }
 
-/// Pings the systemd watchdog at half its interval while the entry loop answers, so a hung
-/// loop gets the unit restarted. A keypad that is down is not a reason to restart: it is
-/// reopened in-process with back-off (``RetryingKeySource``) while the relay, journal and
-/// metrics keep working; it shows in the status line and `/healthz`.
+/// Pings the systemd watchdog at half its interval, each time only after proof that the door
+/// works (``KioskController/heartbeat(within:)``): the entry loop reached a probe (so it is not
+/// stuck drawing the display) and the GPIO keypad's scan thread went round its loop. A hung
+/// loop or scan thread gets the unit restarted. A keypad that is down is not a reason to
+/// restart: it is reopened in-process with back-off (``RetryingKeySource``) while the relay,
+/// journal and metrics keep working; it shows in the status line and `/healthz`.
 struct WatchdogService: Service {
+    /// How long each part of the proof may take: well within the half interval between pings
+    /// (the unit's `WatchdogSec=30` pings every 15 s).
+    static func proofLimit(interval: Duration) -> Duration { min(.seconds(5), interval / 3) }
+
     let notifier: SystemdNotifier
     let interval: Duration
     let health: HealthState
@@ -74,10 +80,15 @@ struct WatchdogService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                if await controller.heartbeat() {
+                switch await controller.heartbeat(within: WatchdogService.proofLimit(interval: interval)) {
+                case .alive:
                     notifier.watchdog()
-                } else {
-                    logger.warning("watchdog not fed: the entry loop does not answer")
+                case .notRunning:
+                    break
+                case .loopStuck:
+                    logger.error("watchdog not fed: the entry loop does not answer (stuck drawing the display or on an attempt)")
+                case .keypadStuck:
+                    logger.error("watchdog not fed: the keypad's scan thread does not go round its loop")
                 }
                 notifier.status(health.summary)
                 try? await Task.sleep(for: interval)

@@ -15,4 +15,6 @@ enum ControllerEvent: Sendable {
     case remote(SecretDigits)
     /// New display texts (a reload).
     case texts(DisplayTexts)
+    /// The watchdog asks whether the loop still handles events: answered true when reached.
+    case probe(OneShotAnswer)
 }

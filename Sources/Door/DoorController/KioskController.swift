@@ -20,6 +20,12 @@ public actor KioskController {
         case inputEnded
     }
 
+    /// How long an attempt's result waits by default for the journal's record of it (its write
+    /// and fsync) before it is shown anyway: a stalled card delays the result, never the loop
+    /// for good.
+    public static let defaultRecordWait: Duration = .seconds(2)
+
+    private let recordWait: Duration
     private let model: EntryModel
     private var composer: FrameComposer
     private let display: any DisplayDriver
@@ -31,6 +37,8 @@ public actor KioskController {
     private let bus: TerminalEventBus
 
     private var continuation: AsyncStream<ControllerEvent>.Continuation?
+    /// The key reader while ``run()`` runs, for the watchdog's probe.
+    private var reader: KeySourceRun?
     private var timer: Task<Void, Never>?
     private var lastFrame: Frame?
     private var deferredKeys = KeyQueue()
@@ -46,8 +54,9 @@ public actor KioskController {
         verifier: any Verifier, source: any KeySource, terminalID: String,
         clock: TerminalClock = .continuous, logger: Logger = Logger(label: "kioskpad"),
         bus: TerminalEventBus = TerminalEventBus(), tamperStopsEntry: Bool = false,
-        backlightTimeout: Duration? = nil
+        backlightTimeout: Duration? = nil, recordWait: Duration = KioskController.defaultRecordWait
     ) {
+        self.recordWait = recordWait
         self.tamperStopsEntry = tamperStopsEntry
         backlight = backlightTimeout.map { BacklightTimer(timeout: $0, at: clock.now) }
         model = EntryModel(options: entry, clock: clock)
@@ -84,8 +93,29 @@ public actor KioskController {
         continuation.yield(.remote(value))
     }
 
-    /// Answers at once unless the entry loop is stuck (for the watchdog).
-    public func heartbeat() -> Bool { true }
+    /// What the watchdog's probe found (``heartbeat(within:)``).
+    public enum Liveness: Equatable, Sendable {
+        /// The entry loop handled the probe and the key reader went round its loop.
+        case alive
+        /// ``run()`` has not started (or has ended): nothing to prove yet.
+        case notRunning
+        /// The entry loop did not reach the probe: stuck drawing the display, or worse.
+        case loopStuck
+        /// The key reader did not go round its loop (a GPIO keypad's scan thread stuck in a call).
+        case keypadStuck
+    }
+
+    /// Proves the door works, for the watchdog: the entry loop reaches an event sent to it,
+    /// behind everything queued before it (so it is not stuck drawing the display or on an
+    /// attempt), and the key reader goes round its loop, each within `limit`.
+    public func heartbeat(within limit: Duration) async -> Liveness {
+        guard let continuation, let reader else { return .notRunning }
+        let answer = OneShotAnswer()
+        continuation.yield(.probe(answer))
+        guard await answer.wait(within: limit) else { return .loopStuck }
+        guard await reader.probe(within: limit) else { return .keypadStuck }
+        return .alive
+    }
 
     /// Runs until the user quits or a scripted input has been played out.
     public func run() async -> Ending {
@@ -95,7 +125,9 @@ public actor KioskController {
         let reader = source.start(
             deliver: { continuation.yield(.input($0)) },
             finished: { _ in continuation.yield(.inputEnded) })
+        self.reader = reader
         defer {
+            self.reader = nil
             reader.stop()
             timer?.cancel()
             continuation.finish()
@@ -134,16 +166,23 @@ public actor KioskController {
                 if active && tamperStopsEntry { _ = model.handle(.action(.clear)) }
             case .inputEnded:
                 inputEnded = true
+            case .probe(let answer):
+                answer.give(true)
             case .tick:
                 model.tick()
                 _ = backlight?.expire(at: clock.now, idle: isIdle)
             case .verdict(let attempt, let id, let kind, let outcome, let provenance, let latency):
                 backlight?.wake(at: clock.now)
                 if conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
-                    bus.publish(
-                        .attemptDecided(
-                            attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut,
-                            provenance: provenance))
+                    // The journal records the attempt (fsynced) before its result is shown.
+                    let decided = TerminalEvent.attemptDecided(
+                        attemptID: id, kind: kind, outcome: outcome, latency: latency, lockedOut: model.phase == .lockedOut,
+                        provenance: provenance)
+                    if await !bus.publishRecorded(decided, within: recordWait) {
+                        logger.warning(
+                            "the journal has not recorded the attempt; its result is shown anyway",
+                            metadata: ["attempt_id": "\(id)", "waited_ms": "\(recordWait.wholeMilliseconds)"])
+                    }
                 }
                 await render()
                 replayDeferredKeys()

@@ -59,6 +59,14 @@ public enum TerminalEvent: Sendable, Equatable {
 /// Receives ``TerminalEvent``s in order, from its own queue of a ``TerminalEventBus``.
 public protocol TerminalEventSink: Sendable {
     func handle(_ event: TerminalEvent) async
+    /// True for the durable record (the journal): an attempt's result is shown only once this
+    /// sink has handled its event (``TerminalEventBus/publishRecorded(_:within:)``), so a power
+    /// cut never loses an attempt whose result the door showed. False by default.
+    var isDurableRecord: Bool { get }
+}
+
+extension TerminalEventSink {
+    public var isDurableRecord: Bool { false }
 }
 
 /// An event from the door's inputs (`door.contact`, `door.exit_button`, `tamper`), as the

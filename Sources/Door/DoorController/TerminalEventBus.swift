@@ -15,8 +15,15 @@ public final class TerminalEventBus: Sendable {
 
     private struct Lane: Sendable {
         let name: String
-        let continuation: AsyncStream<TerminalEvent>.Continuation
+        let isDurableRecord: Bool
+        let continuation: AsyncStream<Delivery>.Continuation
         let drain: Task<Void, Never>
+    }
+
+    /// An event in a lane's queue, with what to tell once that lane's sink has handled it.
+    private struct Delivery: Sendable {
+        let event: TerminalEvent
+        let recorded: RecordedSignal?
     }
 
     private struct State {
@@ -38,11 +45,15 @@ public final class TerminalEventBus: Sendable {
     /// Events published before this are not delivered; call it once, before producers start.
     public func start(sinks: [any TerminalEventSink]) {
         let lanes = sinks.map { sink in
-            let (stream, continuation) = AsyncStream.makeStream(of: TerminalEvent.self, bufferingPolicy: .bufferingOldest(capacity))
+            let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .bufferingOldest(capacity))
             let drain = Task {
-                for await event in stream { await sink.handle(event) }
+                for await delivery in stream {
+                    await sink.handle(delivery.event)
+                    delivery.recorded?.arrived(recorded: true)
+                }
             }
-            return Lane(name: String(describing: type(of: sink)), continuation: continuation, drain: drain)
+            return Lane(
+                name: String(describing: type(of: sink)), isDurableRecord: sink.isDurableRecord, continuation: continuation, drain: drain)
         }
         state.withLock { state in
             state.lanes = lanes
@@ -53,12 +64,34 @@ public final class TerminalEventBus: Sendable {
 
     /// Hands `event` to every sink's queue and returns at once.
     public func publish(_ event: TerminalEvent) {
+        publish(event, recorded: nil)
+    }
+
+    /// Hands `event` to every sink's queue, then waits until each durable record (the journal,
+    /// ``TerminalEventSink/isDurableRecord``) has handled it, for at most `limit`: the door
+    /// shows an attempt's result only after this, so a power cut cannot lose an attempt whose
+    /// result was shown. True when every durable record handled it in time (also when there is
+    /// none); false when one had not (a stalled card), could not queue it, or the bus is
+    /// finished. The other sinks (the relay among them) are not waited for.
+    public func publishRecorded(_ event: TerminalEvent, within limit: Duration) async -> Bool {
+        let signal = RecordedSignal()
+        publish(event, recorded: signal)
+        return await signal.wait(within: limit)
+    }
+
+    private func publish(_ event: TerminalEvent, recorded: RecordedSignal?) {
         let reports: [TerminalEvent] = state.withLock { state in
-            guard !state.finished else { return [] }
+            guard !state.finished else {
+                recorded?.refuse()
+                return []
+            }
             var reports: [TerminalEvent] = []
             for (index, lane) in state.lanes.enumerated() {
-                switch lane.continuation.yield(event) {
+                let waitedFor = lane.isDurableRecord ? recorded : nil
+                waitedFor?.expect()
+                switch lane.continuation.yield(Delivery(event: event, recorded: waitedFor)) {
                 case .dropped:
+                    waitedFor?.arrived(recorded: false)
                     state.unreported[index] += 1
                     state.total[index] += 1
                 case .enqueued:
@@ -67,11 +100,12 @@ public final class TerminalEventBus: Sendable {
                         state.unreported[index] = 0
                     }
                 case .terminated:
-                    break
+                    waitedFor?.arrived(recorded: false)
                 @unknown default:
-                    break
+                    waitedFor?.arrived(recorded: false)
                 }
             }
+            recorded?.close()
             return reports
         }
         for report in reports { publish(report) }

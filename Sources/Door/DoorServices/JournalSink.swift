@@ -27,6 +27,9 @@ public actor JournalSink: TerminalEventSink {
         self.appended = appended
     }
 
+    /// Attempts are shown only once their records are written and fsynced here.
+    public nonisolated var isDurableRecord: Bool { true }
+
     public func handle(_ event: TerminalEvent) async {
         status.note(event)
         switch event {

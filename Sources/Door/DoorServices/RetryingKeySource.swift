@@ -32,6 +32,7 @@ public final class RetryingKeySource: KeySource, Sendable {
         let open = self.open
         let report = self.report
         let clock = self.clock
+        let current = CurrentRun()
         let task = Task {
             var delay: Duration = .seconds(1)
             var failing = false
@@ -41,7 +42,8 @@ public final class RetryingKeySource: KeySource, Sendable {
                     if failing { await report(true, nil) }
                     failing = false
                     delay = .seconds(1)
-                    let ended = await RunningSource.run(source, deliver: deliver)
+                    let ended = await RunningSource.run(source, deliver: deliver, current: current)
+                    current.set(nil)
                     if Task.isCancelled { break }
                     deliver(.key(.action(.clear)))  // digits typed before it failed are wiped, not kept for its return
                     await report(false, ended.map { "\($0)" } ?? "the keypad stopped")
@@ -53,8 +55,17 @@ public final class RetryingKeySource: KeySource, Sendable {
                 delay = min(delay * 2, .seconds(30))
             }
         }
-        return KeySourceRun(stop: { task.cancel() })
+        // While the keypad is down and waiting to be reopened there is no reader to prove:
+        // that is not a hang (it shows in the status and /healthz), so the probe answers true.
+        return KeySourceRun(stop: { task.cancel() }, probe: { await current.get()?.probe(within: $0) ?? true })
     }
+}
+
+/// The reader of the keypad opened now, if any, for the watchdog's probe.
+private final class CurrentRun: Sendable {
+    private let run = Mutex<KeySourceRun?>(nil)
+    func set(_ value: KeySourceRun?) { run.withLock { $0 = value } }
+    func get() -> KeySourceRun? { run.withLock { $0 } }
 }
 
 /// One opened key source, run until it finishes or the waiting task is cancelled (which
@@ -69,12 +80,14 @@ private final class RunningSource: Sendable {
 
     private let state = Mutex(State())
 
-    static func run(_ source: any KeySource, deliver: @escaping @Sendable (KeySourceEvent) -> Void) async -> (any Error)? {
+    static func run(_ source: any KeySource, deliver: @escaping @Sendable (KeySourceEvent) -> Void, current: CurrentRun) async -> (any Error)? {
         let running = RunningSource()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 running.arm(continuation)
-                running.set(source.start(deliver: deliver, finished: { running.finish($0) }))
+                let run = source.start(deliver: deliver, finished: { running.finish($0) })
+                current.set(run)
+                running.set(run)
             }
         } onCancel: {
             running.cancel()

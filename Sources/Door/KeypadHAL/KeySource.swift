@@ -39,16 +39,28 @@ public protocol KeySource: Sendable {
     ) -> KeySourceRun
 }
 
-/// A running key reader; ``stop()`` ends it (idempotent).
+/// A running key reader; ``stop()`` ends it (idempotent); ``probe(within:)`` proves it still
+/// reads (for the watchdog).
 public struct KeySourceRun: Sendable {
     private let stopping: @Sendable () -> Void
+    private let probing: @Sendable (Duration) async -> Bool
 
-    public init(stop: @escaping @Sendable () -> Void) {
+    /// `probe` makes the reader go round its loop once and answers whether it did within the
+    /// time given; a reader with nothing to prove (a terminal, a script, one blocked in the
+    /// kernel's `read`) leaves it out and always answers true.
+    public init(stop: @escaping @Sendable () -> Void, probe: @escaping @Sendable (Duration) async -> Bool = { _ in true }) {
         stopping = stop
+        probing = probe
     }
 
     public func stop() {
         stopping()
+    }
+
+    /// True when the reader went round its loop within `limit` (a GPIO keypad: its scan
+    /// thread woke and looked at the lines).
+    public func probe(within limit: Duration) async -> Bool {
+        await probing(limit)
     }
 }
 

@@ -17,6 +17,8 @@ public final class ScanThread: @unchecked Sendable {
 
     private let loop: MatrixScanLoop
     private let stopping = Mutex(false)
+    /// Rounds of the scan loop so far (each scan or idle wait that ended), for ``probe(within:)``.
+    private let rounds = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
     public init(loop: MatrixScanLoop) {
@@ -37,7 +39,11 @@ public final class ScanThread: @unchecked Sendable {
             defer { finished.signal() }
             started()
             do {
-                try loop.run(shouldStop: { isStopping }, deliver: deliver)
+                try loop.run(
+                    shouldStop: {
+                        rounds.add(1, ordering: .relaxed)
+                        return isStopping
+                    }, deliver: deliver)
             } catch {
                 failed(error)
             }
@@ -52,6 +58,20 @@ public final class ScanThread: @unchecked Sendable {
     }
 
     private var isStopping: Bool { stopping.withLock { $0 } }
+
+    /// Wakes the scan thread (as ``stop()`` does, without stopping it) and answers whether it
+    /// went round its loop within `limit`: false when it is stuck in a GPIO call or has ended.
+    /// Waits by sleeping the task, never blocking a thread.
+    public func probe(within limit: Duration) async -> Bool {
+        let before = rounds.load(ordering: .relaxed)
+        loop.backend.wake()
+        let deadline = ContinuousClock.now + limit
+        while rounds.load(ordering: .relaxed) == before {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
 
     /// Stops the thread and waits (up to `timeout`) until it has ended; then returns the
     /// scan statistics: scans, idle waits, the GPIO value calls of the costliest steady scan,

@@ -36,6 +36,6 @@ public final class MatrixKeySource: KeySource, Sendable {
                 diagnostics(event)
             },
             failed: { error in finished(error) })
-        return KeySourceRun(stop: { thread.stop() })
+        return KeySourceRun(stop: { thread.stop() }, probe: { await thread.probe(within: $0) })
     }
 }
