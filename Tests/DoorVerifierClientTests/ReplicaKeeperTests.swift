@@ -195,3 +195,29 @@ struct ReplicaKeeperTests {
         #expect(try await decide(keeper, "9999") == .denied())
     }
 }
+
+/// An idle door syncs once a minute; its card should not be written each time (issue 47).
+@Suite("Replica keeper: confirmations on disk")
+struct ReplicaConfirmationWriteTests {
+    let base = ReplicaKeeperTests()
+
+    @Test func unchangedSyncsRewriteTheConfirmationOnlyOnceItsIntervalHasPassed() throws {
+        defer { try? FileManager.default.removeItem(at: base.directory) }
+        #expect(ReplicaKeeper.confirmationWriteInterval(maxAge: .seconds(24 * 3600)) == .seconds(3600))
+        #expect(ReplicaKeeper.confirmationWriteInterval(maxAge: .seconds(3600)) == .seconds(900))
+        let keeper = base.keeper()
+        try keeper.accept(try base.replica(version: 3), receivedAt: base.boot.instant)
+        let path = URL(fileURLWithPath: base.directory.appendingPathComponent("replica-confirmation.json").path)
+        let afterReplica = try Data(contentsOf: path)
+        // 59 unchanged syncs a minute apart: the door's own clock moves on, the file does not.
+        for minute in 1...59 {
+            try keeper.accept(try base.confirmation(version: 3, after: Double(minute * 60)), receivedAt: base.boot.instant)
+        }
+        #expect(keeper.held?.confirmedAt == base.issued.addingTimeInterval(59 * 60))
+        #expect(try Data(contentsOf: path) == afterReplica, "not rewritten within the hour")
+        #expect(base.keeper().held?.confirmedAt == base.issued, "a restart now counts from the replica's own issue")
+        try keeper.accept(try base.confirmation(version: 3, after: 3600), receivedAt: base.boot.instant)
+        #expect(try Data(contentsOf: path) != afterReplica, "rewritten once the one on disk is an hour old")
+        #expect(base.keeper().held?.confirmedAt == base.issued.addingTimeInterval(3600))
+    }
+}

@@ -35,7 +35,8 @@ public struct HeldReplica: Sendable {
     }
 
     /// `replica-confirmation.json`: the newest confirmation and the boot clock when it came,
-    /// rewritten by every sync (a few hundred bytes, so an unchanged sync writes little).
+    /// rewritten by a new replica and, after unchanged syncs, once the one on disk is old
+    /// (``ReplicaKeeper/confirmationWriteInterval(maxAge:)``).
     public func confirmationFileContents() throws -> [UInt8] {
         var object: [String: Any] = ["format": 1, "version": version]
         object["confirmation"] = confirmation?.jsonObject ?? NSNull()

@@ -63,6 +63,18 @@ public final class ReplicaKeeper: Sendable {
         var problem: String?
         /// Set by an offline decision, cleared by the verifier's next answer.
         var decidingOffline = false
+        /// When the confirmation on disk was issued (nil: none written yet).
+        var confirmationWritten: Date?
+    }
+
+    /// An unchanged sync (once a minute by default) rewrites `replica-confirmation.json` only
+    /// when the one on disk was issued this long before, so an idle door does not write to
+    /// its card every minute (issue 47): an hour, or a quarter of `max_age_h` if that is less.
+    /// After a restart the replica's age then counts from the older confirmation on disk:
+    /// offline decisions end up to this much sooner, never later, and the first sync
+    /// renews it.
+    public static func confirmationWriteInterval(maxAge: Duration) -> Duration {
+        min(.seconds(3600), maxAge / 4)
     }
 
     public let settings: Settings
@@ -89,6 +101,7 @@ public final class ReplicaKeeper: Sendable {
                 }
                 initial.verifier = try ReplicaKeeper.verifier(for: held.replica, clock: clock, settings: settings)
                 initial.held = held
+                initial.confirmationWritten = held.confirmedAt
                 clock.confirm(at: held.confirmedAt, anchor: held.anchor)
             } catch {
                 initial.problem = "\(settings.path) refused: \(error)"
@@ -145,16 +158,21 @@ public final class ReplicaKeeper: Sendable {
         if next.version > ReplicaKeeper.highestAccepted(settings) {
             try DurableFile.replace(path: settings.highestPath, contents: Array("\(next.version)\n".utf8), mode: 0o600, owner: owner)
         }
-        // After an unchanged sync (once a minute by default) the confirmation is not fsynced:
-        // one lost to a power cut, or left empty, is ignored at the next start, and
-        // the replica's age then counts from its own, older issued_at (and without a boot
-        // anchor until the next sync): offline decisions end sooner, never later.
-        try DurableFile.replace(
-            path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
+        // After an unchanged sync the confirmation is written only now and then, and not
+        // fsynced: one lost to a power cut, left empty, or not written is ignored at the next
+        // start, and the replica's age then counts from an older issued_at (and without a
+        // boot anchor until the next sync): offline decisions end sooner, never later.
+        let written = state.withLock { $0.confirmationWritten }
+        let due = written.map { next.confirmedAt.timeIntervalSince($0) >= Self.confirmationWriteInterval(maxAge: settings.maxAge).timeInterval } ?? true
+        if verifier != nil || due {
+            try DurableFile.replace(
+                path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
+        }
         clock.confirm(at: next.confirmedAt, anchor: next.anchor)
         state.withLock { state in
             state.held = next
             if let verifier { state.verifier = verifier }
+            if verifier != nil || due { state.confirmationWritten = next.confirmedAt }
             state.problem = nil
         }
         return SyncSummary(version: next.version, users: next.userCount, changed: verifier != nil)
