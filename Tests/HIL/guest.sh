@@ -31,20 +31,7 @@ config() { # config FILE CHIP [DEBOUNCE_MS] [VERIFIER_YAML]
   users_file: $USERS"}
     cat > $1 <<YAML
 terminal_id: hil-door
-keypad:
-  driver: gpio
-  chip: $2
-  rows: [ROW0, ROW1, ROW2, ROW3]
-  columns: [4, 5, 6, 7]
-  keys: "123A456B789C*0#D"
-  settle_us: 3000
-  debounce_press_ms: ${3:-10}
-  debounce_release_ms: ${3:-10}
-  hold_ms: 0
-display:
-  driver: plain
-  columns: 16
-  rows: 2
+$(keypad_yaml $2 ${3:-10})
 verifier:
 $verifier_yaml
 YAML
@@ -63,19 +50,9 @@ start_keytest() { # start_keytest CONFIG OUTFILE
     i=0; while ! grep -q '^keytest:' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 stop_keytest() { kill -INT $KT 2>/dev/null; wait $KT 2>/dev/null; }
-emulate() { taskset -c 1 chrt -f 10 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
+. $REPO/Tests/HIL/keypad-typing.sh
 presses() { sed -n "s/^press   row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
 releases() { sed -n "s/^release row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
-key_rc() { # key_rc LABEL -> "R C"
-    keys=123A456B789C*0#D; i=0
-    while [ $i -lt 16 ]; do
-        [ "$(echo "$keys" | cut -c$((i + 1)))" = "$1" ] && { echo "$((i / 4)) $((i % 4))"; return; }
-        i=$((i + 1))
-    done
-}
-tap() { # tap LABEL [BOUNCE_MS] -> script lines
-    rc=$(key_rc "$1"); echo "press $rc ${2:-0}"; echo "wait 120"; echo "release $rc ${2:-0}"; echo "wait 120"
-}
 
 # ---- 1. every key of the 4x4 keypad, chip found by label ------------------------------
 : > $W/all.script
@@ -270,8 +247,6 @@ run_door() { # run_door CONFIG OUT -> RUN pid
     RUN=$!
     i=0; while ! grep -q 'keypad ready' $2 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
-type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
-wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }
 
 # 9a. a grant: on, then off after about unlock_s
 watch_relay $W/relay-grant.log
@@ -771,6 +746,8 @@ if grep -q '^<4>kioskpad.run: keypad fault' $W/stuck.err; then pass "stuck key u
 if grep -q '^<5>kioskpad.run: terminal ready' $W/stuck.err; then pass "notice lines carry <5>"; else fail "no <5> terminal ready line"; fi
 if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got priority prefixes"; else pass "without JOURNAL_STREAM lines are plain"; fi
 
+# ---- 11b. a read-only root, the state on a writable data partition (issue 47) ------------
+. $REPO/Tests/HIL/readonly-root.sh
 
 fi
 # ---- 12. the installed service under systemd (when the suite was given a Debian root) -----

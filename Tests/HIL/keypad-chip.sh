@@ -1,7 +1,8 @@
 # Sourced inside the HIL guest (by guest.sh and latency-guest.sh), with W set to a work
 # directory: makes a 4x4 keypad chip on gpio-sim (lines 0-3 rows ROW0-ROW3, lines 4-7 columns
 # COL0-COL3, label keypad-sim) and sets C (its configfs dir), CHIP, SIM (its sysfs dir) and
-# BASE, and exports TRACE_BASE/TRACE_STATE for the emulator (keypad-emu).
+# BASE, and exports TRACE_BASE/TRACE_STATE for the emulator (keypad-emu). keypad_yaml prints
+# a config's keypad and display sections for it.
 # ---- a 4x4 keypad chip: lines 0-3 rows, 4-7 columns ------------------------------------
 C=/sys/kernel/config/gpio-sim/kp
 mkdir $C $C/bank0
@@ -25,3 +26,24 @@ if [ -z "$BASE" ]; then
 fi
 echo "global GPIO base $BASE"
 export TRACE_BASE=$BASE TRACE_STATE=$W/rows.state
+
+# keypad_yaml CHIP [DEBOUNCE_MS] [SETTLE_US]: the keypad section of a config for this chip
+# (the 4x4 keys, or $KEYS; debounce 10 ms, settle 3 ms by default) and the plain 16x2 display.
+keypad_yaml() {
+    cat <<YAML
+keypad:
+  driver: gpio
+  chip: $1
+  rows: [ROW0, ROW1, ROW2, ROW3]
+  columns: [4, 5, 6, 7]
+  keys: "${KEYS:-123A456B789C*0#D}"
+  settle_us: ${3:-3000}
+  debounce_press_ms: ${2:-10}
+  debounce_release_ms: ${2:-10}
+  hold_ms: 0
+display:
+  driver: plain
+  columns: 16
+  rows: 2
+YAML
+}

@@ -14,20 +14,7 @@ mkdir -p $W/state
 config() { # config FILE SETTLE_US PROGRAM
     cat > $1 <<YAML
 terminal_id: latency
-keypad:
-  driver: gpio
-  chip: keypad-sim
-  rows: [ROW0, ROW1, ROW2, ROW3]
-  columns: [4, 5, 6, 7]
-  keys: "$KEYS"
-  settle_us: $2
-  debounce_press_ms: 10
-  debounce_release_ms: 10
-  hold_ms: 0
-display:
-  driver: plain
-  columns: 16
-  rows: 2
+$(keypad_yaml keypad-sim 10 $2)
 entry:
   mode: code
   min_length: 8

@@ -1,0 +1,19 @@
+# Sourced inside the HIL guest after keypad-chip.sh (EMU the keypad-emu binary, SIM and W set):
+# types on the emulated 4x4 keypad (keys "123A456B789C*0#D", rows 0-3, columns 4-7).
+#   emulate SCRIPT          runs an emulator script (press/release/wait lines) on guest CPU 1
+#   tap LABEL [BOUNCE_MS]   prints the script lines of one key press and release
+#   type_pin DIGITS         taps each digit in turn
+#   wait_for FILE TEXT      waits until TEXT is in FILE (6 s at most)
+emulate() { taskset -c 1 chrt -f 10 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
+key_rc() { # key_rc LABEL -> "R C"
+    keys=123A456B789C*0#D; i=0
+    while [ $i -lt 16 ]; do
+        [ "$(echo "$keys" | cut -c$((i + 1)))" = "$1" ] && { echo "$((i / 4)) $((i % 4))"; return; }
+        i=$((i + 1))
+    done
+}
+tap() { # tap LABEL [BOUNCE_MS] -> script lines
+    rc=$(key_rc "$1"); echo "press $rc ${2:-0}"; echo "wait 120"; echo "release $rc ${2:-0}"; echo "wait 120"
+}
+type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
+wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Starts the door on a replayed state (powercut-replay.py mounts it; W/check.yaml points at
+# it, with the verifier offline), types the right PIN on the emulated keypad, waits for the
+# decision and stops the door with SIGTERM. Usage: powercut-door.sh BIN_DIR W OUTFILE
+# (EMU and SIM in the environment, as powercut-guest.sh exports them). Exit 0 when the door
+# started, decided something and stopped with exit 0.
+BIN=$1; W=$2; OUTFILE=$3
+. "$(dirname "$0")/keypad-typing.sh"
+taskset -c 0 $BIN/kioskpad run --config $W/check.yaml --display plain > $OUTFILE 2>&1 &
+door=$!
+i=0; while ! grep -q 'keypad ready' $OUTFILE && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q 'keypad ready' $OUTFILE || { kill -9 $door; echo "no 'keypad ready' in 30 s"; exit 1; }
+type_pin 2468
+i=0; while ! grep -q -e 'Access granted' -e 'Access denied' -e 'Verifier unavailable' $OUTFILE && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $door; wait $door; rc=$?
+[ $rc = 0 ] || { echo "the door stopped with exit $rc"; exit 1; }
