@@ -39,6 +39,6 @@ while [ $n -lt $BUSY_N ]; do
 done
 mark busy-end
 kill -TERM $DOOR; wait $DOOR
-say "wear workload: idle ${IDLE_S} s, then $n attempts at 36 s, $(decisions) decided; $(grep -c 'credential replica synced' $W/door.out) replica syncs"
+say "wear workload: idle ${IDLE_S} s, then $n attempts at 36 s, $(decisions) decided"
 umount $SD; dmsetup remove kplog
 python3 $REPO/Tests/HIL/powercut-replay.py --wear-only --log $LOG --summary $OUT/wear.txt
