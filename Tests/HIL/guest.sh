@@ -502,9 +502,7 @@ if command -v mosquitto >/dev/null && command -v mosquitto_sub >/dev/null; then
     sleep 2.5
     after=$(cat $DSIM/sim_gpio0/value)
     # A typed grant, then the door held open past held_open_s (2 s), then closed.
-    grants=$(grep -c 'Access granted' $W/mqtt.out)
-    type_pin 2468
-    i=0; while [ $(grep -c 'Access granted' $W/mqtt.out) -le $grants ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+    type_pin_until $W/mqtt.out 'Access granted' 2468
     pin_level 2 pull-up; sleep 3; pin_level 2 pull-down; sleep 0.5
     kill -TERM $RUN; wait $RUN; rc=$?; kill $WATCH; sleep 0.5
     kill $SUB $MQ; wait $SUB $MQ 2>/dev/null

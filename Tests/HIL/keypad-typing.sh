@@ -4,6 +4,10 @@
 #   tap LABEL [BOUNCE_MS]   prints the script lines of one key press and release
 #   type_pin DIGITS         taps each digit in turn
 #   wait_for FILE TEXT      waits until TEXT is in FILE (6 s at most)
+#   type_pin_until FILE TEXT DIGITS   types DIGITS until FILE has one more TEXT line (6 s
+#                           each try, 3 tries; between tries '*' deletes what was typed), for
+#                           checks about something else than the keypad: under emulation a
+#                           key is now and then missed (the key checks count every press)
 emulate() { taskset -c 1 chrt -f 10 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
 key_rc() { # key_rc LABEL -> "R C"
     keys=123A456B789C*0#D; i=0
@@ -17,3 +21,15 @@ tap() { # tap LABEL [BOUNCE_MS] -> script lines
 }
 type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
 wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }
+type_pin_until() {
+    seen=$(grep -c "$2" $1); tries=0
+    while [ $tries -lt 3 ]; do
+        tries=$((tries + 1))
+        type_pin "$3"
+        i=0; while [ $(grep -c "$2" $1) -le $seen ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+        [ $(grep -c "$2" $1) -gt $seen ] && return 0
+        echo "type_pin_until: no new '$2' after typing, try $tries" >> $W/emu.log
+        : > $W/delete.script; for n in 1 2 3 4; do tap '*' >> $W/delete.script; done; emulate $W/delete.script
+    done
+    return 1
+}
