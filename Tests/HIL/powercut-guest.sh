@@ -18,9 +18,6 @@ die() { say "FAIL $*"; echo "powercut: 0 states checked, 1 failed"; exit 1; }
 
 . $REPO/Tests/HIL/state-device.sh
 door_config $W/door.yaml $STATE http://127.0.0.1:$PORT/verify http://127.0.0.1:$PORT/v1/credentials
-decisions() { grep -c 'attempt decided' $1; }
-# Waits (15 s at most) until FILE has more than COUNT lines matching TEXT.
-wait_count() { i=0; while [ "$(grep -c "$2" $1)" -le $3 ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done; [ "$(grep -c "$2" $1)" -gt $3 ]; }
 taskset -c 0 $KP run --config $W/door.yaml --display plain > $W/door.out 2>&1 &
 DOOR=$!
 wait_count $W/door.out 'keypad ready' 0 || die "the door did not start: $(tail -5 $W/door.out)"
@@ -34,8 +31,7 @@ for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
     if [ $((n % 2)) = 1 ]; then pin=2468; else pin=1357; fi
     seen=$(decisions $W/door.out)
     type_pin $pin
-    i=0; while [ "$(decisions $W/door.out)" -le $seen ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
-    [ "$(decisions $W/door.out)" -gt $seen ] || die "attempt $n was not decided: $(tail -3 $W/door.out)"
+    wait_count $W/door.out 'attempt decided' $seen || die "attempt $n was not decided: $(tail -3 $W/door.out)"
     attempts=$n
     mark shown-$n
     if [ $((n % 4)) = 0 ]; then

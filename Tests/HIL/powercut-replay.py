@@ -46,6 +46,12 @@ class Entry:
         return not self.flags & MARK and self.count > 0
 
     @property
+    def mark_name(self):
+        """A mark's name and the guest's uptime when it was made (NAME@SECONDS)."""
+        name, _, when = self.mark.partition("@")
+        return name, float(when or 0)
+
+    @property
     def is_flush(self):
         return bool(self.flags & (FLUSH | FUA))
 
@@ -90,12 +96,7 @@ class Replayer:
 
 def marks_before(entries, position):
     """{name: seconds} of the marks logged before entry `position`."""
-    found = {}
-    for entry in entries[:position]:
-        if entry.mark:
-            name, _, when = entry.mark.partition("@")
-            found[name] = float(when or 0)
-    return found
+    return dict(entry.mark_name for entry in entries[:position] if entry.mark)
 
 
 def read_journal(directory):
@@ -300,7 +301,7 @@ def check_controls(args, entries, flushes, replayer, image_path, final_records, 
     """Impossible states, to show the checks can fail: up to the first flush point after the
     mark shown-K, but without any write logged between the marks shown-(K-1) and shown-K
     (the writes that put attempt K on the card). Each must be flagged; True per flagged one."""
-    where = {e.mark.partition("@")[0]: e.index for e in entries if e.mark}
+    where = {e.mark_name[0]: e.index for e in entries if e.mark}
     flagged = []
     for k in (3, 8):
         if f"shown-{k}" not in where or f"shown-{k - 1}" not in where:
@@ -329,8 +330,8 @@ def wear_figures(entries, sector_size):
             written += entry.count * sector_size
         flushes += 1 if entry.is_flush else 0
         if entry.mark:
-            name, _, when = entry.mark.partition("@")
-            marks[name] = (written, flushes, float(when or 0))
+            name, when = entry.mark_name
+            marks[name] = (written, flushes, when)
     for window in ("idle", "busy"):
         if f"{window}-start" in marks and f"{window}-end" in marks:
             (b0, f0, t0), (b1, f1, t1) = marks[f"{window}-start"], marks[f"{window}-end"]

@@ -5,7 +5,8 @@
 # records every write and flush (the record in $LOG, the file system as mkfs left it in
 # $W/base.img), mounted at $SD (state_dir $STATE). Defines mark NAME (a mark in the record)
 # and door_config FILE STATE_DIR VERIFIER_URL CREDENTIALS_URL (HEARTBEAT_S, SYNC_S and
-# MQTT_PORT from the environment).
+# MQTT_PORT from the environment), decisions FILE (attempts a door's log decided) and
+# wait_count FILE TEXT COUNT (15 s at most, until more than COUNT lines match TEXT).
 . $REPO/Tests/HIL/keypad-chip.sh
 . $REPO/Tests/HIL/keypad-typing.sh
 
@@ -74,3 +75,5 @@ metrics:
 YAML
     if [ -n "${MQTT_PORT:-}" ]; then printf 'mqtt:\n  url: mqtt://127.0.0.1:%s\n' "$MQTT_PORT" >> $1; fi
 }
+decisions() { grep -c 'attempt decided' $1; }
+wait_count() { i=0; while [ "$(grep -c "$2" $1)" -le $3 ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done; [ "$(grep -c "$2" $1)" -gt $3 ]; }

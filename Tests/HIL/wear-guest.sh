@@ -20,14 +20,12 @@ HEARTBEAT_S=300 SYNC_S=60 JOURNAL_MAX_BYTES=4194304 door_config $W/door.yaml $ST
     http://127.0.0.1:$PORT/verify http://127.0.0.1:$PORT/v1/credentials
 taskset -c 0 $KP run --config $W/door.yaml --display plain > $W/door.out 2>&1 &
 DOOR=$!
-i=0; while ! grep -q 'credential replica synced' $W/door.out && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q 'credential replica synced' $W/door.out || die "the door did not start and sync: $(tail -5 $W/door.out)"
+wait_count $W/door.out 'credential replica synced' 0 || die "the door did not start and sync: $(tail -5 $W/door.out)"
 sleep 5
 mark idle-start
 sleep $IDLE_S
 mark idle-end
 mark busy-start
-decisions() { grep -c 'attempt decided' $W/door.out; }
 read started _ < /proc/uptime
 n=0
 while [ $n -lt $BUSY_N ]; do
@@ -39,6 +37,6 @@ while [ $n -lt $BUSY_N ]; do
 done
 mark busy-end
 kill -TERM $DOOR; wait $DOOR
-say "wear workload: idle ${IDLE_S} s, then $n attempts at 36 s, $(decisions) decided"
+say "wear workload: idle ${IDLE_S} s, then $n attempts at 36 s, $(decisions $W/door.out) decided"
 umount $SD; dmsetup remove kplog
 python3 $REPO/Tests/HIL/powercut-replay.py --wear-only --log $LOG --summary $OUT/wear.txt

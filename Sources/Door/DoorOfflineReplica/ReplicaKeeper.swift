@@ -164,7 +164,8 @@ public final class ReplicaKeeper: Sendable {
         // boot anchor until the next sync): offline decisions end sooner, never later.
         let written = state.withLock { $0.confirmationWritten }
         let due = written.map { next.confirmedAt.timeIntervalSince($0) >= Self.confirmationWriteInterval(maxAge: settings.maxAge).timeInterval } ?? true
-        if verifier != nil || due {
+        let writing = verifier != nil || due
+        if writing {
             try DurableFile.replace(
                 path: settings.confirmationPath, contents: try next.confirmationFileContents(), mode: 0o600, owner: owner, flush: verifier != nil)
         }
@@ -172,7 +173,7 @@ public final class ReplicaKeeper: Sendable {
         state.withLock { state in
             state.held = next
             if let verifier { state.verifier = verifier }
-            if verifier != nil || due { state.confirmationWritten = next.confirmedAt }
+            if writing { state.confirmationWritten = next.confirmedAt }
             state.problem = nil
         }
         return SyncSummary(version: next.version, users: next.userCount, changed: verifier != nil)
