@@ -57,6 +57,8 @@ let package = Package(
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
         .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
         .library(name: "DoorServices", targets: ["DoorServices"]),
+        // For Benchmarks/: an OSDP reader's key to the entry model.
+        .library(name: "DoorOSDP", targets: ["DoorOSDP"]),
         // For Benchmarks/: a grant's way to Home Assistant (bridge, link, broker, subscriber).
         .library(name: "DoorHomeAssistant", targets: ["DoorHomeAssistant", "DoorController"]),
     ],
@@ -144,6 +146,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Door/DoorHomeAssistant",
+            swiftSettings: strict
+        ),
+        // OSDP readers (SIA OSDP v2.2, the control panel's side with the Secure Channel) on an
+        // RS-485 serial line: packets, CRC, sessions, polling on a thread of its own, feedback.
+        .target(
+            name: "DoorOSDP",
+            dependencies: [
+                "KioskPadCore", "KeypadHAL", "DoorController",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Door/DoorOSDP",
             swiftSettings: strict
         ),
         // Whether the kernel reports the wall clock synchronised (adjtimex), for clock.trust.
@@ -346,7 +360,7 @@ let package = Package(
         .target(
             name: "DoorAssembly",
             dependencies: [
-                "DoorController", "DoorServices", "KioskPadConfig", "DoorHomeAssistant",
+                "DoorController", "DoorServices", "KioskPadConfig", "DoorHomeAssistant", "DoorOSDP",
                 "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -413,6 +427,10 @@ let package = Package(
             path: "Tests/VerifierSupport", swiftSettings: strict),
         .testTarget(name: "KioskPadCoreTests", dependencies: ["KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(name: "KeypadHALTests", dependencies: ["KeypadHAL", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
+        // The OSDP codec, Secure Channel and sessions; and the bus against libosdp's reader
+        // (PyPI) over a pseudo-terminal pair (socat).
+        .testTarget(
+            name: "DoorOSDPTests", dependencies: ["DoorOSDP", "KeypadHAL", "DoorController", "KioskPadCore", "KioskPadAccess"], swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"],

@@ -10,8 +10,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/apt-install-missing.sh"
 apt_install_missing libgpiod-dev libmosquitto-dev pkg-config
 
 # Independent implementations the tests check us against (PyPI): Standard Webhooks
-# signatures (standardwebhooks) and the Prometheus text format (prometheus_client).
-for module in standardwebhooks:standardwebhooks prometheus_client:prometheus-client; do
+# signatures (standardwebhooks), the Prometheus text format (prometheus_client), and OSDP
+# readers (libosdp: the reference C implementation's binding, played by Tests/OSDP/osdp-reader.py).
+for module in standardwebhooks:standardwebhooks prometheus_client:prometheus-client osdp:libosdp==3.2.9; do
     if ! python3 -c "import ${module%%:*}" 2>/dev/null; then
         echo "setup: installing ${module#*:} (PyPI) for the interop tests" >&2
         python3 -m pip install --quiet --disable-pip-version-check "${module#*:}" >&2 2>/dev/null \

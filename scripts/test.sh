@@ -10,6 +10,8 @@ apt_install_missing postgresql
 apt_install_missing libqrencode4 zbar-tools
 # The MQTT tests run a real broker on loopback (mosquitto) and watch it with mosquitto_sub.
 apt_install_missing mosquitto mosquitto-clients
+# The OSDP tests join the door to libosdp's reader with a pseudo-terminal pair that socat makes.
+apt_install_missing socat
 swift build --build-tests
 # One run of every test. Tests that start real servers or child processes, or hold a time
 # limit, are marked `.heavy` and run a few at a time (Tests/Support/HeavyTestLimit.swift).

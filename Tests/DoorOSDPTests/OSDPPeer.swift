@@ -1,0 +1,92 @@
+import Foundation
+import KeypadTestSupport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real OSDP reader for the tests: libosdp's peripheral device (Tests/OSDP/osdp-reader.py,
+/// PyPI `libosdp`) on one end of a pseudo-terminal pair that socat makes; the door's side
+/// opens ``panelDevice``. What the reader was sent arrives as JSON lines in ``lines``.
+final class OSDPPeer: @unchecked Sendable {
+    // @unchecked: `received` is a Mutex; the children are fixed after init.
+    let folder: String
+    let panelDevice: String
+    private let line: SpawnedChild
+    private let reader: SpawnedChild
+    private let received = OSDPEventLog()
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("OSDP/osdp-reader.py").path
+
+    init(address: Int = 1, arguments: [String] = []) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("kp-osdp-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        panelDevice = folder + "/panel"
+        line = try SpawnedChild(["socat", "pty,raw,echo=0,link=\(folder)/panel", "pty,raw,echo=0,link=\(folder)/reader"])
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: folder + "/reader") { usleep(10_000) }
+        reader = try SpawnedChild(
+            ["python3", Self.script, "--device", folder + "/reader", "--address", "\(address)"] + arguments, stdin: .pipe, stdout: .pipe,
+            stderr: .file(folder + "/reader.log"))
+        let output = reader.output!
+        let received = self.received
+        Thread.detachNewThread {
+            var pending = ""
+            SpawnedChild.read(output) { chunk in
+                pending += String(decoding: chunk, as: UTF8.self)
+                while let newline = pending.firstIndex(of: "\n") {
+                    let text = String(pending[..<newline])
+                    pending.removeSubrange(...newline)
+                    received.note(text)
+                }
+            }
+        }
+    }
+
+    deinit {
+        reader.write("quit\n")
+        _ = reader.terminate()
+        _ = line.terminate()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Sends one command line to the reader (see the script's help).
+    func send(_ command: String) {
+        reader.write(command + "\n")
+    }
+
+    var lines: [String] { received.all }
+
+    /// The reader's output lines that contain `text`.
+    func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
+
+    /// Waits up to `seconds` for the reader to say it is ready.
+    func waitUntilReady(seconds: Int = 10) async -> Bool {
+        for _ in 0..<(seconds * 100) {
+            if !lines(containing: "\"ready\"").isEmpty { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+/// Collects what a reader session reported, for waiting on.
+final class OSDPEventLog: Sendable {
+    private let events = Mutex<[String]>([])
+
+    func note(_ text: String) { events.withLock { $0.append(text) } }
+
+    var all: [String] { events.withLock { $0 } }
+
+    /// Waits up to `seconds` until an entry equals `text`.
+    func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+        while clock.now < deadline {
+            if all.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return all.contains(text)
+    }
+}
