@@ -117,7 +117,7 @@ struct WiegandConfigTests {
         #expect(found.contains { $0.hasPrefix("keypad.d1: is the same line as d0") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("keypad.frame_gap_ms:") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("keypad.rows: is only used with driver: gpio") }, "\(found)")
-        #expect(found.contains { $0.hasPrefix("keypad.device: is only used with driver: evdev") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("keypad.device: is only used with driver: evdev or osdp") }, "\(found)")
         let missing = configProblems("verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: c}\n")
         #expect(missing.contains { $0.hasPrefix("keypad.d0: is required with driver: wiegand") }, "\(missing)")
         #expect(missing.contains { $0.hasPrefix("keypad.d1: is required with driver: wiegand") }, "\(missing)")

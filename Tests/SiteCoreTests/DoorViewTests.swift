@@ -29,6 +29,24 @@ struct DoorViewTests {
         #expect(closed.lastSeen == start.addingTimeInterval(2))
     }
 
+    @Test func anOSDPReaderOfflineOrTamperedStandsUntilThatReaderIsBack() throws {
+        let down = try #require(
+            view([
+                ("reader_online", "\"reader\":1,\"secure\":true"), ("reader_online", "\"reader\":2,\"secure\":true"),
+                ("reader_offline", "\"reader\":1"), ("reader_refused", "\"reader\":2,\"reason\":\"key\""), ("reader_tamper", "\"reader\":2"),
+            ]))
+        #expect(down.alerts == ["reader_offline", "reader_tamper"] && down.readersDown == [1, 2] && down.readersTampered == [2])
+        // Reader 1 back: reader 2 is still refused, so the alert stands.
+        let one = try #require(view([("reader_offline", "\"reader\":1"), ("reader_refused", "\"reader\":2"), ("reader_online", "\"reader\":1")]))
+        #expect(one.alerts == ["reader_offline"] && one.readersDown == [2])
+        let back = try #require(
+            view([
+                ("reader_offline", "\"reader\":1"), ("reader_tamper", "\"reader\":1"), ("reader_online", "\"reader\":1"),
+                ("reader_tamper_cleared", "\"reader\":1"),
+            ]))
+        #expect(back.alerts.isEmpty)
+    }
+
     @Test func tamperKeypadDuressAndSilenceStandUntilCleared() throws {
         let bad = try #require(
             view([

@@ -1,4 +1,5 @@
 import DoorController
+import DoorOSDP
 import DoorOfflineReplica
 import DoorServices
 import DoorVerifierClient
@@ -52,7 +53,7 @@ public struct AssembledTerminal: Sendable {
 }
 
 extension TerminalAssembly {
-    /// `kioskpad run`: the keypad (GPIO matrix, input device or Wiegand; reopened with back-off), the configured display and
+    /// `kioskpad run`: the keypad (GPIO matrix, input device, Wiegand or OSDP readers; reopened with back-off), the configured display and
     /// verifier, the door relay and feedback outputs, journal, events and metrics. The door
     /// relay is off before anything can fail, and off again if anything after it does.
     public static func doorTerminal(_ configuration: KioskPadConfiguration, logger: Logger) throws -> AssembledTerminal {
@@ -76,6 +77,9 @@ extension TerminalAssembly {
                 source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)
             } else if let wiegand = configuration.keypad.wiegand {
                 source = try KeypadAssembly.retryingWiegandSource(wiegand, entry: configuration.entry, bus: services.bus, logger: logger)
+            } else if let osdp = configuration.keypad.osdp {
+                source = try KeypadAssembly.retryingOSDPSource(
+                    osdp, commands: services.osdpCommands ?? OSDPCommandQueue(), bus: services.bus, logger: logger)
             } else {
                 guard let evdev = configuration.keypad.evdev else {
                     throw KeyedError(key: "keypad.device", message: "is required with driver: evdev")

@@ -1,4 +1,5 @@
 import DoorController
+import DoorOSDP
 import DoorServices
 import DoorVerifierClient
 import Foundation
@@ -24,6 +25,9 @@ public final class DaemonServices: Sendable {
     private let poster: SignedPoster?
     private let metricsService: (any Service)?
     private let feedback: FeedbackPlayer?
+    /// The OSDP readers' LED and buzzer commands (`driver: osdp`): fed by the feedback sink,
+    /// sent by the key source's bus.
+    let osdpCommands: OSDPCommandQueue?
     /// The door contact, exit button and tamper logic (nil without any of these inputs).
     public let doorMonitor: DoorMonitor?
     private let doorInputs: DoorInputsService?
@@ -101,6 +105,7 @@ public final class DaemonServices: Sendable {
         }
         var door: DoorRelay?
         var feedback: FeedbackPlayer?
+        var osdpCommands: OSDPCommandQueue?
         if outputs {
             if let config = daemon.door {
                 let relay = try DoorRelay(
@@ -110,6 +115,11 @@ public final class DaemonServices: Sendable {
                     observer: { on, seconds in bus.publish(.door(unlocked: on, seconds: seconds)) })
                 door = relay
                 sinks.insert(relay, at: 0)  // its queue is fed first on every publish
+            }
+            if configuration.keypad.driver == .osdp {
+                let commands = OSDPCommandQueue()
+                osdpCommands = commands
+                sinks.append(OSDPReaderFeedback(commands: commands))
             }
             if let config = daemon.feedback {
                 let player = FeedbackPlayer(
@@ -142,6 +152,7 @@ public final class DaemonServices: Sendable {
         self.doorInputs = inputs
         self.door = door
         self.feedback = feedback
+        self.osdpCommands = osdpCommands
         self.forwarder = forwarder
         self.poster = poster
         bus.start(sinks: sinks)

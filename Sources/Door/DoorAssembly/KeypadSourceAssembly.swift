@@ -68,7 +68,7 @@ extension KeypadAssembly {
 
 /// Hands what was opened at start (the scan loop, the input device; nil if it did not open)
 /// to the first keypad open, once.
-private final class OpenedAtStart<Value>: Sendable {
+final class OpenedAtStart<Value>: Sendable {
     private let slot: Mutex<Value?>
 
     init(_ value: sending Value?) {

@@ -1,3 +1,4 @@
+import DoorOSDP
 import KeypadHAL
 import KioskPadConfig
 import KioskPadCore
@@ -49,6 +50,14 @@ public final class KeypadWiringCheck: Sendable {
                     if case .label = key { return true }
                     return false
                 })
+        } else if keypad.driver == .osdp, let osdp = keypad.osdp {
+            let readers = try KeypadAssembly.osdpReaders(osdp)
+            let source = try OSDPKeySource(
+                device: osdp.device, baud: osdp.baud, readers: readers, pollInterval: osdp.pollInterval, offlineAfter: osdp.offlineAfter,
+                commands: OSDPCommandQueue(), report: { address, event in KeypadWiringCheck.osdpLine(address: address, event).map(print) })
+            banner =
+                "keytest: OSDP on \(osdp.device) at \(osdp.baud) baud, readers \(readers.map { "\($0.address)" }.joined(separator: ", ")); type keys or present a card, Ctrl-C to stop"
+            reader = .keys(source, ended: "the line closed", shown: { _ in true })
         } else {
             let gpio = try KeypadAssembly.gpioConfiguration(keypad)
             let thread = ScanThread(loop: try KeypadAssembly.scanLoop(gpio))
@@ -97,6 +106,28 @@ public final class KeypadWiringCheck: Sendable {
         let value = String(data)
         let padded = String(repeating: "0", count: max(0, digits - value.count)) + value
         return "card    \(bits) bits: facility \(data >> 16), number \(data & 0xFFFF), value \(padded)"
+    }
+
+    /// What keytest prints for a reader's report: its state, and a card's value (to enrol it);
+    /// keys are printed as they reach the entry.
+    static func osdpLine(address: UInt8, _ event: OSDPReaderEvent) -> String? {
+        switch event {
+        case .online(let secure): return "reader  \(address) online\(secure ? ", Secure Channel" : ", in the clear")"
+        case .offline: return "warning: reader \(address) offline"
+        case .refused(let reason): return "warning: reader \(address) refused: \(reason)"
+        case .tamper(let active): return "reader  \(address) tamper \(active ? "active" : "cleared")"
+        case .power(let ok): return "reader  \(address) power \(ok ? "restored" : "failed")"
+        case .dropped(let reason): return "warning: reader \(address) message dropped: \(reason)"
+        case .nak(let code): return "warning: reader \(address) refused a command (NAK \(code))"
+        case .card(let card):
+            switch OSDPKeySource.digits(of: card) {
+            case .success(let digits):
+                return
+                    "card    \(card.bits) \(card.rawFormat == nil ? "characters" : "bits"): value \(digits.withASCIIBytes { String(decoding: $0, as: UTF8.self) })"
+            case .failure(let reason): return "warning: reader \(address) card dropped: \(reason.rawValue)"
+            }
+        case .keys, .keySetAccepted: return nil
+        }
     }
 
     static func line(for key: KeyInput) -> String {

@@ -41,6 +41,12 @@ public enum TerminalEvent: Sendable, Equatable {
     case wiegandFrameDropped(reason: String)
     /// The keypad stopped or came back.
     case keypadHealth(ok: Bool)
+    /// An OSDP reader (by its address) came online, went offline, reported tamper or power,
+    /// or was refused.
+    case reader(address: Int, report: ReaderReport)
+    /// A message from an OSDP reader was dropped (`reason`: `check`, `length`, `sequence`, ...);
+    /// one event per message.
+    case readerMessageDropped(reason: String)
     case displayError
     /// The door relay was energised for `seconds`, or released (`unlocked` false).
     case door(unlocked: Bool, seconds: Int)
@@ -92,6 +98,28 @@ public enum DoorInputEvent: Sendable, Equatable {
         case .forcedOpen: return "forced_open"
         case .exitRequest: return "exit_request"
         case .tamper(let active): return active ? "tamper" : "tamper_cleared"
+        }
+    }
+}
+
+/// What an OSDP reader's supervision reported; ``recordType`` names its journal record.
+public enum ReaderReport: Sendable, Equatable {
+    /// Ready: through the Secure Channel when `secure`.
+    case online(secure: Bool)
+    case offline
+    case tamper(active: Bool)
+    /// `ok` false: the reader reported a power failure.
+    case power(ok: Bool)
+    /// Not used: `clear_text`, `key`, `no_secure_channel` or `mac`.
+    case refused(reason: String)
+
+    public var recordType: String {
+        switch self {
+        case .online: return "reader_online"
+        case .offline: return "reader_offline"
+        case .tamper(let active): return active ? "reader_tamper" : "reader_tamper_cleared"
+        case .power(let ok): return ok ? "reader_power_restored" : "reader_power_failed"
+        case .refused: return "reader_refused"
         }
     }
 }

@@ -13,6 +13,8 @@ public actor JournalSink: TerminalEventSink {
     private let logger: Logger
     private let appended: @Sendable () -> Void
     private var wiegandDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
+    /// Dropped OSDP messages, rate-limited as Wiegand frames are (`reader_message_dropped`).
+    private var readerDrops = ReportLimiter(interval: JournalSink.wiegandDropInterval)
     /// What the next `status` record says, kept from the events as they pass.
     private var status = TerminalStatus()
     private let origin = ContinuousClock.now
@@ -67,6 +69,15 @@ public actor JournalSink: TerminalEventSink {
             }
         case .keypadHealth(let ok):
             await record(ok ? "keypad_recovered" : "keypad_failed", [])
+        case .reader(let address, let report):
+            var fields: [(String, JournalValue)] = [("reader", .number(address))]
+            if case .online(let secure) = report { fields.append(("secure", .json(secure ? "true" : "false"))) }
+            if case .refused(let reason) = report { fields.append(("reason", .text(reason))) }
+            await record(report.recordType, fields)
+        case .readerMessageDropped(let reason):
+            if let count = readerDrops.note(at: origin.duration(to: .now)) {
+                await record("reader_message_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+            }
         case .door(let unlocked, let seconds):
             await record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
         case .doorInput(let input):

@@ -83,6 +83,16 @@ public final class TerminalMetrics: TerminalEventSink {
                 .increment()
         case .keypadHealth(let ok):
             keypadUp.record(ok ? 1 : 0)
+        case .reader(let address, let report):
+            Metrics.Counter(label: "kioskpad_reader_events_total", dimensions: [("event", report.recordType)], factory: factory).increment()
+            switch report {
+            case .online: Metrics.Gauge(label: "kioskpad_reader_online", dimensions: [("reader", "\(address)")], factory: factory).record(1)
+            case .offline, .refused:
+                Metrics.Gauge(label: "kioskpad_reader_online", dimensions: [("reader", "\(address)")], factory: factory).record(0)
+            default: break
+            }
+        case .readerMessageDropped(let reason):
+            Metrics.Counter(label: "kioskpad_reader_messages_dropped_total", dimensions: [("reason", reason)], factory: factory).increment()
         case .displayError:
             displayErrors.increment()
         case .door(let unlocked, _):

@@ -81,7 +81,7 @@ public enum ConfigLoader {
         if entry.challenge != .none && !display.texts.challenge.contains("{code}") {
             log.report("display.texts.challenge", "must contain {code} while entry.challenge is on: it is where the code to type back is shown", at: nil)
         }
-        let keypad = KeypadSection.read(top.child("keypad"), entry: entry)
+        let keypad = KeypadSection.read(top.child("keypad"), entry: entry, baseDirectory: baseDirectory)
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
         var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)

@@ -10,11 +10,12 @@ enum KeypadSection {
     static let wiegandKeys = ["d0", "d1", "frame_gap_ms", "long_frames"]
     static let maxLines = MatrixLimits.maxLines
 
-    static func read(_ reader: MappingReader, entry: EntryOptions) -> KeypadConfiguration {
+    static func read(_ reader: MappingReader, entry: EntryOptions, baseDirectory: String = ".") -> KeypadConfiguration {
         let driver: KeypadDriverKind = reader.choice("driver", default: .terminal)
         var gpio: GPIOKeypadConfiguration?
         var evdev: EvdevKeypadConfiguration?
         var wiegand: WiegandKeypadConfiguration?
+        var osdp: OSDPKeypadConfiguration?
         if driver != .gpio && driver != .wiegand && reader.has("chip") {
             reader.log.report(reader.keyPath("chip"), "is only used with driver: gpio or wiegand", at: reader.value("chip"))
         }
@@ -34,13 +35,23 @@ enum KeypadSection {
         }
         if driver == .evdev {
             evdev = readEvdev(reader)
+        } else if driver == .osdp {
+            osdp = readOSDP(reader, baseDirectory: baseDirectory)
         } else {
-            for key in ["device", "key_map"] where reader.has(key) {
-                reader.log.report(reader.keyPath(key), "is only used with driver: evdev", at: reader.value(key))
+            for key in ["device"] where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with driver: evdev or osdp", at: reader.value(key))
+            }
+        }
+        if driver != .evdev, reader.has("key_map") {
+            reader.log.report(reader.keyPath("key_map"), "is only used with driver: evdev", at: reader.value("key_map"))
+        }
+        if driver != .osdp {
+            for key in osdpKeys where reader.has(key) {
+                reader.log.report(reader.keyPath(key), "is only used with driver: osdp", at: reader.value(key))
             }
         }
         reader.finish()
-        return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev, wiegand: wiegand)
+        return KeypadConfiguration(driver: driver, gpio: gpio, evdev: evdev, wiegand: wiegand, osdp: osdp)
     }
 
     /// `chip`, `d0` and `d1` (required: offsets or line names), `frame_gap_ms` and `long_frames`.

@@ -99,6 +99,8 @@ public enum KeypadDriverKind: String, Sendable, CaseIterable {
     case evdev
     /// A Wiegand keypad on two GPIO inputs (D0, D1).
     case wiegand
+    /// OSDP readers (SIA OSDP v2.2) on an RS-485 serial line.
+    case osdp
 }
 
 /// `keypad:` - the key source and, for a GPIO matrix, its wiring.
@@ -107,15 +109,54 @@ public struct KeypadConfiguration: Sendable {
     public var gpio: GPIOKeypadConfiguration?
     public var evdev: EvdevKeypadConfiguration?
     public var wiegand: WiegandKeypadConfiguration?
+    public var osdp: OSDPKeypadConfiguration?
 
     public init(
         driver: KeypadDriverKind, gpio: GPIOKeypadConfiguration?, evdev: EvdevKeypadConfiguration? = nil,
-        wiegand: WiegandKeypadConfiguration? = nil
+        wiegand: WiegandKeypadConfiguration? = nil, osdp: OSDPKeypadConfiguration? = nil
     ) {
         self.driver = driver
         self.gpio = gpio
         self.evdev = evdev
         self.wiegand = wiegand
+        self.osdp = osdp
+    }
+}
+
+/// `driver: osdp`: the serial line (a USB RS-485 adapter or a UART with an RS-485 transceiver)
+/// and the readers on it, each by address, with the file of its Secure Channel key.
+public struct OSDPKeypadConfiguration: Equatable, Sendable {
+    /// `keypad.device`: `/dev/ttyUSB0`, `/dev/ttyAMA0`, `/dev/serial/by-id/...`.
+    public var device: String
+    /// `keypad.baud`: 9600 (every reader's default), 19200, 38400, 57600, 115200 or 230400.
+    public var baud: Int
+    public var readers: [OSDPReaderConfiguration]
+    /// `keypad.poll_ms`: a poll cycle starts this often.
+    public var pollInterval: Duration
+    /// `keypad.offline_s`: no valid reply for this long makes a reader offline.
+    public var offlineAfter: Duration
+
+    public init(
+        device: String, baud: Int = 9600, readers: [OSDPReaderConfiguration], pollInterval: Duration = .milliseconds(50),
+        offlineAfter: Duration = .seconds(8)
+    ) {
+        self.device = device
+        self.baud = baud
+        self.readers = readers
+        self.pollInterval = pollInterval
+        self.offlineAfter = offlineAfter
+    }
+}
+
+/// One OSDP reader: `address` 0...126 and `scbk_file` (32 hex digits; none: the reader is used
+/// in the clear).
+public struct OSDPReaderConfiguration: Equatable, Sendable {
+    public var address: Int
+    public var scbkFile: String?
+
+    public init(address: Int, scbkFile: String?) {
+        self.address = address
+        self.scbkFile = scbkFile
     }
 }
 

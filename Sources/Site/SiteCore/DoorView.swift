@@ -14,14 +14,20 @@ public struct DoorView: Sendable, Equatable {
     public var lastDecision: String?
     public var lastUser: String?
     /// Alert names, in the order they were raised: `held_open`, `forced_open`, `tamper`,
-    /// `duress`, `keypad_failed`, `silent`.
+    /// `duress`, `keypad_failed`, `reader_offline` (an OSDP reader offline or refused),
+    /// `reader_tamper`, `silent`.
     public var alerts: [String] = []
+    /// The OSDP readers (by address) that are offline or refused, and that report tamper.
+    public var readersDown: Set<Int> = []
+    public var readersTampered: Set<Int> = []
     /// When each standing alert was (last) raised: an acknowledgement older than that no
     /// longer covers it.
     public var raisedAt: [String: Date] = [:]
 
     /// Every alert name a view can raise.
-    public static let alertNames = ["held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent", "event_quota"]
+    public static let alertNames = [
+        "held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent", "event_quota", "reader_offline", "reader_tamper",
+    ]
 
     public init(terminalID: String, lastSeen: Date) {
         self.terminalID = terminalID
@@ -83,6 +89,14 @@ public struct DoorView: Sendable, Equatable {
             case "keypad_recovered":
                 view.keypad = "ok"
                 clear("keypad_failed")
+            case "reader_offline", "reader_refused", "reader_online":
+                guard let reader = fields["reader"] as? Int else { break }
+                if record.type == "reader_online" { view.readersDown.remove(reader) } else { view.readersDown.insert(reader) }
+                if view.readersDown.isEmpty { clear("reader_offline") } else { raise("reader_offline") }
+            case "reader_tamper", "reader_tamper_cleared":
+                guard let reader = fields["reader"] as? Int else { break }
+                if record.type == "reader_tamper" { view.readersTampered.insert(reader) } else { view.readersTampered.remove(reader) }
+                if view.readersTampered.isEmpty { clear("reader_tamper") } else { raise("reader_tamper") }
             case "lockout": view.lockedOut = "yes"
             case "duress" where now.timeIntervalSince(record.time) < duressFor: raise("duress")
             // The server's own record: the door went over its event quota (stands a day).

@@ -1,5 +1,4 @@
 import Foundation
-import KeypadTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,10 +8,10 @@ import Synchronization
 /// A real OSDP reader for the tests: libosdp's peripheral device (Tests/OSDP/osdp-reader.py,
 /// PyPI `libosdp`) on one end of a pseudo-terminal pair that socat makes; the door's side
 /// opens ``panelDevice``. What the reader was sent arrives as JSON lines in ``lines``.
-final class OSDPPeer: @unchecked Sendable {
+public final class OSDPPeer: @unchecked Sendable {
     // @unchecked: `received` is a Mutex; the children are fixed after init.
-    let folder: String
-    let panelDevice: String
+    public let folder: String
+    public let panelDevice: String
     private let line: SpawnedChild
     private let reader: SpawnedChild
     private let received = OSDPEventLog()
@@ -20,7 +19,7 @@ final class OSDPPeer: @unchecked Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("OSDP/osdp-reader.py").path
 
-    init(address: Int = 1, arguments: [String] = []) throws {
+    public init(address: Int = 1, arguments: [String] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("kp-osdp-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         panelDevice = folder + "/panel"
@@ -52,17 +51,17 @@ final class OSDPPeer: @unchecked Sendable {
     }
 
     /// Sends one command line to the reader (see the script's help).
-    func send(_ command: String) {
+    public func send(_ command: String) {
         reader.write(command + "\n")
     }
 
-    var lines: [String] { received.all }
+    public var lines: [String] { received.all }
 
     /// The reader's output lines that contain `text`.
-    func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
+    public func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
 
     /// Waits up to `seconds` for the reader to say it is ready.
-    func waitUntilReady(seconds: Int = 10) async -> Bool {
+    public func waitUntilReady(seconds: Int = 10) async -> Bool {
         for _ in 0..<(seconds * 100) {
             if !lines(containing: "\"ready\"").isEmpty { return true }
             try? await Task.sleep(for: .milliseconds(10))
@@ -72,15 +71,17 @@ final class OSDPPeer: @unchecked Sendable {
 }
 
 /// Collects what a reader session reported, for waiting on.
-final class OSDPEventLog: Sendable {
+public final class OSDPEventLog: Sendable {
+    public init() {}
+
     private let events = Mutex<[String]>([])
 
-    func note(_ text: String) { events.withLock { $0.append(text) } }
+    public func note(_ text: String) { events.withLock { $0.append(text) } }
 
-    var all: [String] { events.withLock { $0 } }
+    public var all: [String] { events.withLock { $0 } }
 
     /// Waits up to `seconds` until an entry equals `text`.
-    func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
+    public func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(seconds * 1000))
         while clock.now < deadline {

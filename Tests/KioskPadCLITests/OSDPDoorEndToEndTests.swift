@@ -1,0 +1,102 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `kioskpad run` with `keypad: {driver: osdp}` against libosdp's reader over a pseudo-terminal
+/// pair: a PIN typed at the reader and a card presented to it are granted from the users file,
+/// the reader's LED answers, and its supervision is journaled; `kioskpad osdp keyset` gives a
+/// reader in install mode its own key.
+@Suite(.heavy)
+struct OSDPDoorEndToEndTests {
+    static let key = "5a1f00d3c2b4e6a798310fedcba98765"
+
+    func journal(_ state: URL) -> String {
+        (try? String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)) ?? ""
+    }
+
+    /// True when one attempt record has every one of `fields`.
+    func attempted(_ state: URL, _ fields: String...) -> Bool {
+        journal(state).split(separator: "\n").contains { line in line.contains("\"type\":\"attempt\"") && fields.allSatisfy { line.contains($0) } }
+    }
+
+    @Test func aPINAndACardAtASecureReaderOpenTheDoorAndItsSupervisionIsJournaled() async throws {
+        let peer = try OSDPPeer(arguments: ["--key", Self.key, "--enforce-secure"])
+        #expect(await peer.waitUntilReady())
+        let folder = URL(fileURLWithPath: peer.folder)
+        let keyFile = folder.appendingPathComponent("reader1.scbk")
+        try (Self.key + "\n").write(to: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile.path, 0o600)
+        let pin = try await CLI.run(["pin", "hash", "--user", "ana", "--iterations", "1000"], stdin: "2580\n")
+        // Facility 12, number 3456 as a 26-bit card: the value a Wiegand reader gives, 00789888.
+        let card = try await CLI.run(["pin", "hash", "--user", "carla", "--iterations", "1000"], stdin: "00789888\n")
+        let users = folder.appendingPathComponent("users")
+        try (pin.stdout + card.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + ":card\n").write(to: users, atomically: true, encoding: .utf8)
+        let state = folder.appendingPathComponent("state")
+        let config = folder.appendingPathComponent("door.yaml")
+        try """
+        terminal_id: osdp-door
+        state_dir: \(state.path)
+        entry: {min_length: 4, max_length: 4}
+        keypad:
+          driver: osdp
+          device: \(peer.panelDevice)
+          baud: 115200
+          offline_s: 2
+          readers: [{address: 1, scbk_file: \(keyFile.path)}]
+        display: {driver: plain}
+        verifier: {kind: local, users_file: \(users.path)}
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let door = try SpawnedChild(
+            [CLI.binary.path, "run", "--config", config.path], stdout: .file(folder.appendingPathComponent("out").path),
+            stderr: .file(folder.appendingPathComponent("err").path))
+        defer { _ = door.terminate() }
+        let log = { (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
+        #expect(await eventually { self.journal(state).contains("\"type\":\"reader_online\"") }, "\(log())")
+        #expect(journal(state).contains("\"reader\":1,\"secure\":true"), "\(journal(state))")
+        peer.send("keys 2580")
+        #expect(await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"ana\"") }, "\(journal(state))")
+        #expect(await eventually { peer.lines(containing: "\"on_color\": 2").count == 1 }, "\(peer.lines)")
+        peer.send("card 26 0606c040")
+        #expect(await eventually { self.attempted(state, "\"kind\":\"card\"", "\"decision\":\"granted\"", "\"user\":\"carla\"") }, "\(journal(state))")
+        peer.send("keys 1111")
+        #expect(await eventually { self.attempted(state, "\"decision\":\"denied\"") })
+        #expect(await eventually { peer.lines(containing: "\"on_color\": 1").count == 1 }, "\(peer.lines)")
+        peer.send("pause")
+        #expect(await eventually { self.journal(state).contains("\"type\":\"reader_offline\"") }, "\(journal(state))")
+        // Neither the key nor the card number is in the journal or the log.
+        for secret in [Self.key, "00789888"] {
+            #expect(!journal(state).contains(secret) && !log().contains(secret))
+        }
+    }
+
+    @Test func keysetGivesAReaderInInstallModeItsOwnKeyAndNeverPrintsIt() async throws {
+        let peer = try OSDPPeer(arguments: ["--install-mode"])
+        #expect(await peer.waitUntilReady())
+        let folder = URL(fileURLWithPath: peer.folder)
+        let config = folder.appendingPathComponent("door.yaml")
+        try """
+        keypad: {driver: osdp, device: \(peer.panelDevice), baud: 115200, readers: [{address: 1}]}
+        display: {driver: plain}
+        verifier: {kind: local, users_file: \(CLI.root.appendingPathComponent("config/users.example").path)}
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let keyFile = folder.appendingPathComponent("new.scbk").path
+        let result = try await CLI.run(["osdp", "keyset", "--config", config.path, "--address", "1", "--key-file", keyFile, "--generate"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("reader 1 now uses the key in \(keyFile)"))
+        let written = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(written.count == 32)
+        #expect(!result.stdout.contains(written) && !result.stderr.contains(written))
+        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Again: the reader has left install mode, so the default key is refused, and the key
+        // file is never overwritten.
+        let again = try await CLI.run(["osdp", "keyset", "--config", config.path, "--address", "1", "--key-file", keyFile, "--generate"])
+        #expect(again.status != 0 && again.stderr.contains("--key-file") && again.stderr.contains("exists"), "\(again.stderr)")
+        let refused = try await CLI.run(["osdp", "keyset", "--config", config.path, "--address", "1", "--key-file", keyFile])
+        #expect(refused.status != 0 && refused.stderr.contains("not in install mode"), "\(refused.stderr)")
+    }
+}
