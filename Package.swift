@@ -153,7 +153,7 @@ let package = Package(
         .target(
             name: "DoorOSDP",
             dependencies: [
-                "KioskPadCore", "KeypadHAL", "DoorController",
+                "KioskPadCore", "KeypadHAL", "KeypadDisplay", "DoorController",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -430,7 +430,8 @@ let package = Package(
         // The OSDP codec, Secure Channel and sessions; and the bus against libosdp's reader
         // (PyPI) over a pseudo-terminal pair (socat).
         .testTarget(
-            name: "DoorOSDPTests", dependencies: ["DoorOSDP", "KeypadHAL", "DoorController", "KioskPadCore", "KioskPadAccess"], swiftSettings: strict),
+            name: "DoorOSDPTests", dependencies: ["DoorOSDP", "KeypadHAL", "KeypadDisplay", "DoorController", "KioskPadCore", "KioskPadAccess"],
+            swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"],

@@ -1,5 +1,6 @@
 import DoorController
 import DoorOSDP
+import KeypadDisplay
 import KeypadHAL
 import KioskPadAccess
 import KioskPadCore
@@ -57,5 +58,17 @@ struct OSDPCardAndKeyTests {
             for: .attemptDecided(attemptID: "a", kind: .pin, outcome: .denied(), latency: .zero, lockedOut: true))
         #expect(denied[0].data[5] == OSDPReaderFeedback.red && denied[0].data[4] > 0)  // flashing for a lockout
         #expect(OSDPReaderFeedback.commands(for: .keyPressed).isEmpty)
+    }
+}
+
+/// The readers' text panel as the terminal's display.
+struct OSDPTextDisplayTests {
+    @Test func onlyChangedRowsAreSentPaddedToTheWidth() {
+        let first = OSDPTextDisplay.commands(from: [], to: Frame(rows: ["Enter PIN", "____"]), width: 16)
+        #expect(first.map(\.command) == [.text, .text])
+        #expect(first[0].data == [0, 1, 0, 1, 1, 16] + Array("Enter PIN       ".utf8))
+        #expect(first[1].data[3] == 2)
+        let next = OSDPTextDisplay.commands(from: ["Enter PIN       ", "____            "], to: Frame(rows: ["Enter PIN", "*___"]), width: 16)
+        #expect(next.count == 1 && next[0].data[3] == 2 && next[0].data.suffix(16) == ArraySlice("*___            ".utf8))
     }
 }

@@ -47,7 +47,7 @@ struct OSDPDoorEndToEndTests {
           baud: 115200
           offline_s: 2
           readers: [{address: 1, scbk_file: \(keyFile.path)}]
-        display: {driver: plain}
+        display: {driver: osdp, columns: 16, rows: 2}
         verifier: {kind: local, users_file: \(users.path)}
         """.write(to: config, atomically: true, encoding: .utf8)
         let door = try SpawnedChild(
@@ -60,6 +60,10 @@ struct OSDPDoorEndToEndTests {
         peer.send("keys 2580")
         #expect(await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"ana\"") }, "\(journal(state))")
         #expect(await eventually { peer.lines(containing: "\"on_color\": 2").count == 1 }, "\(peer.lines)")
+        // The reader's text panel showed the prompt, the masked slots and the result, never the PIN.
+        #expect(await eventually { !peer.lines(containing: "Access granted").isEmpty }, "\(peer.lines)")
+        #expect(!peer.lines(containing: "Enter PIN").isEmpty && !peer.lines(containing: "* * * *").isEmpty, "\(peer.lines)")
+        #expect(peer.lines(containing: "2580").isEmpty)
         peer.send("card 26 0606c040")
         #expect(await eventually { self.attempted(state, "\"kind\":\"card\"", "\"decision\":\"granted\"", "\"user\":\"carla\"") }, "\(journal(state))")
         peer.send("keys 1111")

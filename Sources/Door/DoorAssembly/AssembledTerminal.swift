@@ -71,7 +71,7 @@ extension TerminalAssembly {
             outputs: true, logger: logger)
         do {
             let verifier = try TerminalAssembly.verifier(for: configuration.verifier, clockTrust: configuration.daemon.clockTrust, logger: logger)
-            let display = try TerminalAssembly.display(for: configuration.display) { logger.warning("\($0)") }
+            let display = try TerminalAssembly.display(for: configuration.display, osdpCommands: services.osdpCommands) { logger.warning("\($0)") }
             let source: RetryingKeySource
             if let gpio {
                 source = try KeypadAssembly.retryingSource(gpio, bus: services.bus, logger: logger)

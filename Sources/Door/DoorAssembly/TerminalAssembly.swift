@@ -1,3 +1,4 @@
+import DoorOSDP
 import DoorVerifierClient
 import Foundation
 import KeypadDisplay
@@ -79,9 +80,14 @@ public enum TerminalAssembly {
     /// The configured display: an ANSI panel, plain text, or an HD44780 LCD on I2C (opened
     /// and probed now, so a missing device stops start-up with an error naming the key).
     public static func display(
-        for configuration: DisplayConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }
+        for configuration: DisplayConfiguration, osdpCommands: OSDPCommandQueue? = nil, log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws -> any DisplayDriver {
         switch configuration.driver {
+        case .osdp:
+            guard let osdpCommands else {
+                throw KeyedError(key: "display.driver", message: "osdp needs keypad.driver: osdp (and kioskpad run)")
+            }
+            return OSDPTextDisplay(geometry: configuration.geometry, commands: osdpCommands)
         case .ansi: return ANSITerminalDisplay(geometry: configuration.geometry)
         case .plain: return PlainTextDisplay(geometry: configuration.geometry)
         case .hd44780:

@@ -82,6 +82,9 @@ public enum ConfigLoader {
             log.report("display.texts.challenge", "must contain {code} while entry.challenge is on: it is where the code to type back is shown", at: nil)
         }
         let keypad = KeypadSection.read(top.child("keypad"), entry: entry, baseDirectory: baseDirectory)
+        if display.driver == .osdp && keypad.driver != .osdp {
+            log.report("display.driver", "osdp shows text on the OSDP readers' panels and needs keypad.driver: osdp", at: nil)
+        }
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
         var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)

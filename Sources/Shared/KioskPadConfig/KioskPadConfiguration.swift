@@ -38,6 +38,8 @@ public enum DisplayDriverKind: String, Sendable, CaseIterable {
     case ansi
     case plain
     case hd44780
+    /// The text panel of the OSDP readers (`keypad.driver: osdp`), through osdp_TEXT.
+    case osdp
 }
 
 /// `display:` - driver, geometry, mask character, texts and (for an LCD) the I2C bus.
