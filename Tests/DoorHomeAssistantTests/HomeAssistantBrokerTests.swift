@@ -79,6 +79,34 @@ struct HomeAssistantBrokerTests {
         await harness.stop()
     }
 
+    @Test("each OSDP reader is a problem sensor: on while offline, refused or tampered, off when it is back")
+    func readerProblems() async throws {
+        let broker = try await MosquittoTestBroker.started()
+        let harness = BridgeHarness(broker: broker, features: .init(doorContact: false, tamper: false, remoteUnlock: false, readers: [1, 2]))
+        let watcher = try await broker.watch("homeassistant/binary_sensor/#")
+        let states = try await broker.watch("kioskpad/door-1/reader/#")
+        await harness.start()
+        #expect(await harness.connected())
+        #expect(await watcher.wait { $0.filter { $0.topic.contains("/reader_") }.count == 2 })
+        let config = try #require(watcher.messages(on: "homeassistant/binary_sensor/kioskpad_door-1/reader_2/config").first)
+        #expect(config.payload.contains(#""device_class":"problem""#) && config.payload.contains(#""state_topic":"kioskpad/door-1/reader/2""#))
+        for event: TerminalEvent in [
+            .reader(address: 1, report: .online(secure: true)), .reader(address: 2, report: .refused(reason: "key")),
+            .reader(address: 1, report: .tamper(active: true)), .reader(address: 1, report: .tamper(active: false)),
+        ] {
+            await harness.bridge.handle(event)
+        }
+        #expect(await states.wait { $0.filter { $0.topic.hasSuffix("/reader/1") }.count == 3 })
+        #expect(states.messages(on: harness.topics.readerProblem(1)).map(\.payload) == ["OFF", "ON", "OFF"])
+        #expect(states.messages(on: harness.topics.readerProblem(2)).map(\.payload) == ["ON"])
+        // Retained: a subscriber that comes later gets each reader's state at once.
+        let later = try await broker.watch("kioskpad/door-1/reader/#")
+        #expect(await later.wait { $0.count == 2 })
+        #expect(later.messages(on: harness.topics.readerProblem(1)).map(\.payload) == ["OFF"])
+        #expect(later.messages(on: harness.topics.readerProblem(2)).first?.retained == true)
+        await harness.stop()
+    }
+
     @Test("broker stopped and started again: the client reconnects by itself, says online again and sends what waited")
     func reconnects() async throws {
         let broker = try await MosquittoTestBroker.started()

@@ -39,7 +39,8 @@ public struct MQTTParts: Sendable {
         let link = MQTTLink(settings: settings, logger: logger) { inbox.1.yield(.link($0)) }
         let features = HomeAssistantDiscovery.Features(
             doorContact: doorInputs && configuration.daemon.door?.contact != nil,
-            tamper: doorInputs && configuration.daemon.tamper != nil, remoteUnlock: mqtt.remoteUnlock)
+            tamper: doorInputs && configuration.daemon.tamper != nil, remoteUnlock: mqtt.remoteUnlock,
+            readers: configuration.keypad.driver == .osdp ? (configuration.keypad.osdp?.readers.map(\.address) ?? []) : [])
         let discovery = HomeAssistantDiscovery(
             topics: topics, terminalID: configuration.terminalID, version: KioskPadVersion.version, features: features)
         let bridge = HomeAssistantBridge(

@@ -52,6 +52,8 @@ public actor HomeAssistantBridge: TerminalEventSink {
     private var door: Bool?
     private var tamper: Bool?
     private var keypadOK = true
+    /// Per OSDP reader address: offline or refused, tampered, power failed.
+    private var readerProblems: [Int: (down: Bool, tamper: Bool, powerFailed: Bool)] = [:]
     private var locked = true
     private var lastUser: String?
     private var queue: [[UInt8]] = []
@@ -130,6 +132,9 @@ public actor HomeAssistantBridge: TerminalEventSink {
         if let door { send(topics.door, door ? "ON" : "OFF", retain: true) }
         if let tamper { send(topics.tamper, tamper ? "ON" : "OFF", retain: true) }
         if let lastUser { send(topics.lastUser, lastUser, retain: true) }
+        for (address, problem) in readerProblems {
+            send(topics.readerProblem(address), problem.down || problem.tamper || problem.powerFailed ? "ON" : "OFF", retain: true)
+        }
     }
 
     /// The lock entity's state, from the relay.
@@ -183,6 +188,16 @@ public actor HomeAssistantBridge: TerminalEventSink {
         case .keypadHealth(let ok):
             keypadOK = ok
             send(topics.keypadProblem, ok ? "OFF" : "ON", retain: true)
+        case .reader(let address, let report):
+            var problem = readerProblems[address] ?? (false, false, false)
+            switch report {
+            case .online: problem.down = false
+            case .offline, .refused: problem.down = true
+            case .tamper(let active): problem.tamper = active
+            case .power(let ok): problem.powerFailed = !ok
+            }
+            readerProblems[address] = problem
+            send(topics.readerProblem(address), problem.down || problem.tamper || problem.powerFailed ? "ON" : "OFF", retain: true)
         default:
             break
         }

@@ -10,11 +10,14 @@ public struct HomeAssistantDiscovery: Sendable {
         public var doorContact: Bool
         public var tamper: Bool
         public var remoteUnlock: Bool
+        /// The addresses of the OSDP readers (`keypad.driver: osdp`): a problem sensor each.
+        public var readers: [Int]
 
-        public init(doorContact: Bool, tamper: Bool, remoteUnlock: Bool) {
+        public init(doorContact: Bool, tamper: Bool, remoteUnlock: Bool, readers: [Int] = []) {
             self.doorContact = doorContact
             self.tamper = tamper
             self.remoteUnlock = remoteUnlock
+            self.readers = readers
         }
     }
 
@@ -75,6 +78,16 @@ public struct HomeAssistantDiscovery: Sendable {
                     ]
                 ))
         }
+        for reader in features.readers {
+            entities.append(
+                (
+                    "binary_sensor", "reader_\(reader)",
+                    [
+                        "name": "Reader \(reader)", "state_topic": topics.readerProblem(reader), "device_class": "problem",
+                        "entity_category": "diagnostic",
+                    ]
+                ))
+        }
         return entities.map { entity in
             var fields = entity.fields
             fields["unique_id"] = "\(nodeID)_\(entity.object)"
@@ -126,6 +139,8 @@ public struct HomeAssistantTopics: Sendable, Equatable {
     public var door: String { "\(base)/door" }
     public var tamper: String { "\(base)/tamper" }
     public var keypadProblem: String { "\(base)/keypad" }
+    /// An OSDP reader's problem: `ON` while it is offline, refused, tampered or without power.
+    public func readerProblem(_ address: Int) -> String { "\(base)/reader/\(address)" }
     public var lock: String { "\(base)/lock" }
     public var lockCommand: String { "\(base)/lock/set" }
     public var lastUser: String { "\(base)/last_user" }
