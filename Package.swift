@@ -389,7 +389,7 @@ let package = Package(
         .executableTarget(
             name: "DoorCLI",
             dependencies: [
-                "KioskPadCommandLine", "DoorAssembly", "DoorController", "DoorOSDP", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
+                "KioskPadCommandLine", "DoorAssembly", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
                 "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -39,6 +39,18 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "OSDPReaders",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "DoorOSDP", package: "KioskPad"),
+                .product(name: "KeypadHAL", package: "KioskPad"),
+                .product(name: "KioskPadCore", package: "KioskPad"),
+                .product(name: "KeypadTestSupport", package: "KioskPad"),
+            ],
+            path: "Benchmarks/OSDPReaders",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "VerifierClient",
             dependencies: benchmarkDependencies + [.product(name: "SiteSQLite", package: "KioskPad"), .product(name: "SiteSQL", package: "KioskPad")],
             path: "Benchmarks/VerifierClient",

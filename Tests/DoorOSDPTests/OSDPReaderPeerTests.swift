@@ -51,6 +51,23 @@ struct OSDPReaderPeerTests {
         #expect(peer.lines(containing: "\"secure\": true").count == 1)
     }
 
+    @Test func fourReadersShareOneLineEachWithItsOwnSession() async throws {
+        let peer = try OSDPPeer(arguments: ["--key", Self.key, "--more-readers", "2,3,4"])
+        #expect(await peer.waitUntilReady())
+        let log = OSDPEventLog()
+        let source = try OSDPKeySource(
+            device: peer.panelDevice, baud: 115_200, readers: (1...4).map { OSDPReaderSetup(address: $0, key: OSDPKey(hex: Self.key)) },
+            commands: OSDPCommandQueue(), report: { address, event in log.note("\(address) \(event)") })
+        let run = source.start(
+            deliver: { event in if case .key(.label(let label)) = event { log.note("key \(label)") } }, finished: { _ in })
+        defer { run.stop() }
+        for address in 1...4 { #expect(await log.waitFor("\(address) online(secure: true)"), "\(log.all)") }
+        peer.send("keys 42")
+        #expect(await log.waitFor("key 2"))
+        #expect(log.all.filter { $0.hasPrefix("key") } == ["key 4", "key 2"])
+        #expect(!log.all.contains { $0.contains("dropped") || $0.contains("offline") }, "\(log.all)")
+    }
+
     @Test func aWiegandCardReadsAsTheWiegandSourceReadsIt() async throws {
         let peer = try OSDPPeer(arguments: ["--key", Self.key])
         #expect(await peer.waitUntilReady())
@@ -118,7 +135,7 @@ struct OSDPReaderPeerTests {
         defer { run.stop() }
         #expect(await log.waitFor("1 online(secure: true)"))
         peer.send("pause")
-        #expect(await log.waitFor("1 offline"))
+        #expect(await log.waitFor("1 offline"), "\(log.all)")
         peer.send("resume")
         #expect(await eventually { log.all.filter { $0 == "1 online(secure: true)" }.count == 2 })
         peer.send("keys 5#")

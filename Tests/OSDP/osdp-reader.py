@@ -3,6 +3,10 @@
 implementation, through its PyPI binding) on a tty, driven from stdin, reporting on stdout.
 
     osdp-reader.py --device /dev/pts/N --address 1 [--key HEX | --install-mode] [--enforce-secure]
+                   [--more-readers 2,3,4]
+
+With --more-readers, further readers (same key and flags) share the line as on an RS-485 bus:
+every reader sees every byte and answers its own address; the commands below go to the first.
 
 stdin, one command a line:
     keys 1234#          keys typed at the reader (* and # sent as OSDP's 0x7F and 0x0D)
@@ -18,32 +22,54 @@ import argparse
 import json
 import os
 import sys
+import time
+import threading
 import tty
 
 import osdp
 
 
-class TtyChannel(osdp.Channel):
-    def __init__(self, path):
-        super().__init__()
-        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+class Line:
+    """The tty, read by one thread that hands every byte to every reader on it (a bus)."""
+
+    def __init__(self, path, readers):
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
         tty.setraw(self.fd)
+        self.lock = threading.Lock()
+        self.buffers = [bytearray() for _ in range(readers)]
         self.paused = False
+        threading.Thread(target=self.pump, daemon=True).start()
+
+    def pump(self):
+        while True:
+            data = os.read(self.fd, 512)
+            if not data:
+                return
+            if self.paused:
+                continue
+            with self.lock:
+                for buffer in self.buffers:
+                    buffer.extend(data)
+
+
+class BusChannel(osdp.Channel):
+    def __init__(self, line, index):
+        super().__init__()
+        self.line = line
+        self.index = index
 
     def read(self, max_bytes):
-        try:
-            data = os.read(self.fd, max_bytes)
-        except BlockingIOError:
-            return b""
-        return b"" if self.paused else data
+        with self.line.lock:
+            buffer = self.line.buffers[self.index]
+            data = bytes(buffer[:max_bytes])
+            del buffer[:max_bytes]
+        return data
 
     def write(self, buf):
-        if self.paused:
+        if self.line.paused:
             return len(buf)
-        try:
-            return os.write(self.fd, bytes(buf))
-        except BlockingIOError:
-            return 0
+        with self.line.lock:
+            return os.write(self.line.fd, bytes(buf))
 
     def flush(self):
         pass
@@ -68,16 +94,17 @@ def main():
     parser.add_argument("--install-mode", action="store_true")
     parser.add_argument("--enforce-secure", action="store_true")
     parser.add_argument("--no-secure-channel", action="store_true", help="do not offer the Secure Channel")
+    parser.add_argument("--more-readers", default="", help="more addresses on the same line, e.g. 2,3,4")
     args = parser.parse_args()
 
-    channel = TtyChannel(args.device)
+    addresses = [args.address] + [int(a) for a in args.more_readers.split(",") if a]
+    bus = Line(args.device, len(addresses))
     flags = []
     if args.install_mode:
         flags.append(osdp.LibFlag.InstallMode)
     if args.enforce_secure:
         flags.append(osdp.LibFlag.EnforceSecure)
     key = bytes.fromhex(args.key) if args.key else None
-    info = osdp.PDInfo(args.address, channel, scbk=key, flags=flags)
     capabilities = [
         (osdp.Capability.LEDControl, 1, 1),
         (osdp.Capability.AudibleControl, 1, 1),
@@ -101,9 +128,14 @@ def main():
                        "report": bytes(local_status)}
         return 0, None
 
-    pd = osdp.PeripheralDevice(info, osdp.PDCapabilities(capabilities), log_level=osdp.LogLevel.Error,
-                               command_handler=on_command)
-    pd.start()
+    devices = []
+    for index, address in enumerate(addresses):
+        info = osdp.PDInfo(address, BusChannel(bus, index), scbk=key, flags=flags)
+        device = osdp.PeripheralDevice(info, osdp.PDCapabilities(capabilities), log_level=osdp.LogLevel.Error,
+                                       command_handler=on_command if index == 0 else None)
+        device.start()
+        devices.append(device)
+    pd = devices[0]
     say({"ready": True})
     for line in sys.stdin:
         words = line.split()
@@ -122,14 +154,19 @@ def main():
             pd.submit_event({"event": osdp.Event.Status, "type": osdp.StatusReportType.Local,
                              "nr_entries": 2, "report": bytes(local_status)})
         elif verb == "pause":
-            channel.paused = True
+            bus.paused = True
         elif verb == "resume":
-            channel.paused = False
+            bus.paused = False
         elif verb == "state":
             say({"online": pd.is_online(), "secure": pd.is_sc_active()})
+        elif verb == "stamp":
+            # The monotonic clock (CLOCK_MONOTONIC, as the door's), then keys: for latency.
+            say({"stamp_ns": time.monotonic_ns()})
+            pd.submit_event({"event": osdp.Event.KeyPress, "reader_no": 0, "data": bytes(words[1], "ascii")})
         elif verb == "quit":
             break
-    pd.stop()
+    for device in devices:
+        device.stop()
 
 
 if __name__ == "__main__":

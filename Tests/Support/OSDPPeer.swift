@@ -60,6 +60,15 @@ public final class OSDPPeer: @unchecked Sendable {
     /// The reader's output lines that contain `text`.
     public func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
 
+    /// Waits up to 10 s, on this thread, for the reader to say it is ready (benchmarks).
+    public func waitUntilReadyBlocking() -> Bool {
+        for _ in 0..<1000 {
+            if !lines(containing: "\"ready\"").isEmpty { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Waits up to `seconds` for the reader to say it is ready.
     public func waitUntilReady(seconds: Int = 10) async -> Bool {
         for _ in 0..<(seconds * 100) {

@@ -1,10 +1,7 @@
 import ArgumentParser
 import DoorAssembly
-import DoorOSDP
-import Foundation
 import KioskPadCommandLine
 import KioskPadConfig
-import KioskPadCore
 
 /// `kioskpad osdp`: tools for OSDP readers.
 struct OSDPCommand: AsyncParsableCommand {
@@ -36,43 +33,7 @@ struct OSDPKeySetCommand: AsyncParsableCommand {
     var generate = false
 
     func run() async throws {
-        let configuration = try ConfigLoader.load(path: config)
-        guard configuration.keypad.driver == .osdp, let osdp = configuration.keypad.osdp else {
-            throw KeyedError(key: "keypad.driver", message: "is '\(configuration.keypad.driver.rawValue)'; this command needs driver: osdp")
-        }
-        guard (0...126).contains(address) else {
-            throw KeyedError(key: "--address", message: "\(address) is not an OSDP address; valid: 0...126")
-        }
-        let key: OSDPKey
-        if generate {
-            key = OSDPKey.random()
-            try Self.writeNew(key, to: keyFile)
-            writeLine("osdp keyset: wrote a new key to \(keyFile) (mode 600)")
-        } else {
-            key = try KeypadAssembly.osdpKey(keyFile, key: "--key-file")
-        }
-        writeLine("osdp keyset: reader \(address) on \(osdp.device) at \(osdp.baud) baud; opening a session with the default key (install mode)")
-        try await OSDPKeySetup.setKey(key, address: UInt8(address), on: osdp) { step in
-            switch step {
-            case .installSession: writeLine("osdp keyset: Secure Channel open with the default key; sending the new key")
-            case .keySent: writeLine("osdp keyset: the reader took the new key; checking a session with it")
-            case .confirmed: writeLine("osdp keyset: reader \(address) now uses the key in \(keyFile); set its scbk_file to that file")
-            }
-        }
-    }
-
-    /// Writes `key` to a new file with mode 600 (an existing file is an error: it may be a
-    /// reader's key still in use).
-    static func writeNew(_ key: OSDPKey, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let reason = errno == EEXIST ? "it exists (a key still in use is never overwritten)" : String(cString: strerror(errno))
-            throw KeyedError(key: "--key-file", message: "cannot create \(path): \(reason)", kind: .unavailable(retryable: false))
-        }
-        defer { close(fd) }
-        let text = Array((key.hex + "\n").utf8)
-        guard text.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == text.count, fsync(fd) == 0 else {
-            throw KeyedError(key: "--key-file", message: "cannot write \(path): \(String(cString: strerror(errno)))", kind: .unavailable(retryable: true))
-        }
+        try await OSDPKeySetup.run(
+            configuration: try ConfigLoader.load(path: config), address: address, keyFile: keyFile, generate: generate, print: { writeLine($0) })
     }
 }

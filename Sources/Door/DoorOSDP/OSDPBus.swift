@@ -43,13 +43,18 @@ final class OSDPBus: @unchecked Sendable {
     private let pollInterval: Duration
     private let replyTimeout: Duration
     private let commands: OSDPCommandQueue
+    private let cycleObserver: (@Sendable (Duration) -> Void)?
     private var reader = OSDPPacketReader()
     let stopped = Atomic<Bool>(false)
     /// Cycles completed, for the watchdog's probe.
     let rounds = Atomic<Int>(0)
     private let origin = ContinuousClock.now
 
-    init(port: OSDPSerialPort, links: [OSDPReaderLink], pollInterval: Duration, replyTimeout: Duration, commands: OSDPCommandQueue) {
+    init(
+        port: OSDPSerialPort, links: [OSDPReaderLink], pollInterval: Duration, replyTimeout: Duration, commands: OSDPCommandQueue,
+        cycleObserver: (@Sendable (Duration) -> Void)? = nil
+    ) {
+        self.cycleObserver = cycleObserver
         self.port = port
         self.links = links
         self.pollInterval = pollInterval
@@ -78,6 +83,7 @@ final class OSDPBus: @unchecked Sendable {
                 try exchange(index, report: report)
             }
             rounds.add(1, ordering: .sequentiallyConsistent)
+            cycleObserver?(now - cycleStart)
             let rest = cycleStart + pollInterval - now
             if rest > .zero, commandsWaiting() == false {
                 // Bytes between exchanges answer no message sent (a late reply, noise): dropped.

@@ -32,11 +32,15 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
     private let installMode: Bool
     private let commands: OSDPCommandQueue
     private let report: @Sendable (UInt8, OSDPReaderEvent) -> Void
+    /// Each poll cycle's length, from its first message to its last reply (benchmarks).
+    public let cycleObserver: (@Sendable (Duration) -> Void)?
 
     public init(
         device: String, baud: Int, readers: [OSDPReaderSetup], pollInterval: Duration = .milliseconds(50), offlineAfter: Duration = .seconds(8),
-        installMode: Bool = false, commands: OSDPCommandQueue, report: @escaping @Sendable (UInt8, OSDPReaderEvent) -> Void = { _, _ in }
+        installMode: Bool = false, commands: OSDPCommandQueue, report: @escaping @Sendable (UInt8, OSDPReaderEvent) -> Void = { _, _ in },
+        cycleObserver: (@Sendable (Duration) -> Void)? = nil
     ) throws {
+        self.cycleObserver = cycleObserver
         self.device = device
         self.port = try OSDPSerialPort(path: device, baud: baud)
         self.readers = readers
@@ -52,7 +56,8 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
         finished: @escaping @Sendable ((any Error)?) -> Void
     ) -> KeySourceRun {
         let links = readers.map { OSDPReaderLink(address: $0.address, key: $0.key, installMode: installMode, offlineAfter: offlineAfter) }
-        let bus = OSDPBus(port: port, links: links, pollInterval: pollInterval, replyTimeout: .milliseconds(200), commands: commands)
+        let bus = OSDPBus(
+            port: port, links: links, pollInterval: pollInterval, replyTimeout: .milliseconds(200), commands: commands, cycleObserver: cycleObserver)
         let report = self.report
         let thread = Thread {
             do {
