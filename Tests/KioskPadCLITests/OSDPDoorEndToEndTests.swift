@@ -77,6 +77,30 @@ struct OSDPDoorEndToEndTests {
         }
     }
 
+    @Test func configCheckWithFilesReadsTheKeyFilesAsRunDoes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kp-osdp-check-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = folder.appendingPathComponent("reader.scbk")
+        try "not a key\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile.path, 0o644)
+        let config = folder.appendingPathComponent("door.yaml")
+        try """
+            state_dir: \(folder.path)
+            keypad: {driver: osdp, device: /dev/ttyUSB0, readers: [{address: 1}, {address: 2, scbk_file: reader.scbk}]}
+            verifier: {kind: local, users_file: \(CLI.root.appendingPathComponent("config/users.example").path)}
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let open = try await CLI.run(["config", "check", "--with-files", config.path])
+        #expect(open.status == 2 && open.stderr.contains("keypad.readers[1].scbk_file") && open.stderr.contains("chmod 600"), "\(open.stderr)")
+        chmod(keyFile.path, 0o600)
+        let bad = try await CLI.run(["config", "check", "--with-files", config.path])
+        #expect(bad.status == 2 && bad.stderr.contains("must hold the reader's Secure Channel key as 32 hex digits"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("not a key"))
+        try "A1B2C3D4E5F60718293A4B5C6D7E8F90\n".write(to: keyFile, atomically: false, encoding: .utf8)
+        let good = try await CLI.run(["config", "check", "--with-files", config.path])
+        #expect(good.status == 0, "\(good.stderr)")
+    }
+
     @Test func keysetGivesAReaderInInstallModeItsOwnKeyAndNeverPrintsIt() async throws {
         let peer = try OSDPPeer(arguments: ["--install-mode"])
         #expect(await peer.waitUntilReady())

@@ -19,6 +19,11 @@ extension KeypadAssembly {
         }
     }
 
+    /// `config check --with-files`: reads every OSDP reader's key file as `run` does at start.
+    public static func checkOSDPKeyFiles(_ keypad: KeypadConfiguration) throws {
+        if keypad.driver == .osdp, let osdp = keypad.osdp { _ = try osdpReaders(osdp) }
+    }
+
     /// The key in the file at `path`; errors name `key`.
     public static func osdpKey(_ path: String, key: String) throws -> OSDPKey {
         let attributes: [FileAttributeKey: Any]

@@ -21,7 +21,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         abstract: "Validate a config file: prints ok, or one line per problem naming the key path (exit 2).",
         discussion: """
             Environment overrides (KIOSKPAD__SECTION__KEY=value) are applied and checked too. \
-            With --with-files it also reads what `run` reads at start: the users file (it must \
+            With --with-files it also reads what `run` reads at start: the OSDP readers' key files, the users file (it must \
             list at least one user), secret and token files, and TLS files, so it fails exactly \
             where the first start would, and the state directory (state_dir): an error when it \
             cannot be written, a warning when it is in memory (tmpfs) or on an overlay, where the \
@@ -60,6 +60,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         }
         let verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
         await verifier.shutdown()
+        try KeypadAssembly.checkOSDPKeyFiles(configuration.keypad)
         let stateDirectory = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
         for finding in StateDirectoryCheck.check(stateDirectory) {
             if finding.isError { throw KeyedError(key: "state_dir", message: finding.text) }
