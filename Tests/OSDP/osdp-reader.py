@@ -129,13 +129,28 @@ def main():
         return 0, None
 
     devices = []
+    lock = threading.Lock()
     for index, address in enumerate(addresses):
         info = osdp.PDInfo(address, BusChannel(bus, index), scbk=key, flags=flags)
         device = osdp.PeripheralDevice(info, osdp.PDCapabilities(capabilities), log_level=osdp.LogLevel.Error,
                                        command_handler=on_command if index == 0 else None)
-        device.start()
+        device.lock = lock
         devices.append(device)
     pd = devices[0]
+    stopping = threading.Event()
+
+    def refresh():
+        # libosdp asks for a refresh at least every 50 ms; its Python wrapper's own thread sleeps
+        # 20 ms between them, which would add up to 20 ms to every reply. A real reader answers
+        # in a few ms, so the readers here are refreshed every millisecond.
+        while not stopping.is_set():
+            with lock:
+                for device in devices:
+                    device.ctx.refresh()
+            time.sleep(0.001)
+
+    refresher = threading.Thread(target=refresh, daemon=True)
+    refresher.start()
     say({"ready": True})
     for line in sys.stdin:
         words = line.split()
@@ -165,8 +180,8 @@ def main():
             pd.submit_event({"event": osdp.Event.KeyPress, "reader_no": 0, "data": bytes(words[1], "ascii")})
         elif verb == "quit":
             break
-    for device in devices:
-        device.stop()
+    stopping.set()
+    refresher.join(2)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
             port: port, links: links, pollInterval: pollInterval, replyTimeout: .milliseconds(200), commands: commands, cycleObserver: cycleObserver)
         let report = self.report
         let thread = Thread {
+            Self.nameThisThread()
             do {
                 try bus.run { address, event in
                     switch event {
@@ -93,6 +94,15 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
                 }
                 return false
             })
+    }
+
+    /// Names the calling thread `kp-osdp` for the kernel (`top -H`, `/proc`), through
+    /// /proc/thread-self/comm (Glibc's pthread_setname_np is not visible to Swift).
+    static func nameThisThread() {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = threadName.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
     }
 
     /// The label of an osdp_KEYPAD byte: ASCII digits and `A`-`D`, `*` (0x7F or `*`), `#`
