@@ -36,13 +36,22 @@ struct OSDPReaderPeerTests {
             }, finished: { error in log.note("finished \(String(describing: error))") })
     }
 
-    @Test func keysTypedAtASecureReaderReachTheEntryInOrder() async throws {
-        let peer = try OSDPPeer(arguments: ["--key", Self.key, "--enforce-secure"])
+    /// A reader with `arguments` and the door's side with ``key``, waited until the reader is
+    /// online through the Secure Channel.
+    func secureReader(
+        _ arguments: [String], commands: OSDPCommandQueue = OSDPCommandQueue()
+    ) async throws -> (OSDPPeer, OSDPEventLog, KeySourceRun) {
+        let peer = try OSDPPeer(arguments: arguments)
         #expect(await peer.waitUntilReady())
         let log = OSDPEventLog()
-        let run = try start(peer, key: Self.key, log: log)
-        defer { run.stop() }
+        let run = try start(peer, key: Self.key, commands: commands, log: log)
         #expect(await log.waitFor("1 online(secure: true)"))
+        return (peer, log, run)
+    }
+
+    @Test func keysTypedAtASecureReaderReachTheEntryInOrder() async throws {
+        let (peer, log, run) = try await secureReader(["--key", Self.key, "--enforce-secure"])
+        defer { run.stop() }
         peer.send("keys 1234*#")
         #expect(await log.waitFor("key #"))
         #expect(log.all.filter { $0.hasPrefix("key ") } == ["key 1", "key 2", "key 3", "key 4", "key *", "key #"])
@@ -69,12 +78,8 @@ struct OSDPReaderPeerTests {
     }
 
     @Test func aWiegandCardReadsAsTheWiegandSourceReadsIt() async throws {
-        let peer = try OSDPPeer(arguments: ["--key", Self.key])
-        #expect(await peer.waitUntilReady())
-        let log = OSDPEventLog()
-        let run = try start(peer, key: Self.key, log: log)
+        let (peer, log, run) = try await secureReader(["--key", Self.key])
         defer { run.stop() }
-        #expect(await log.waitFor("1 online(secure: true)"))
         // Facility 12, card 3456: 24 data bits between the parity bits.
         let bits = WiegandFrame.numberBits(12 << 16 | 3456, bits: 26)
         var bytes = [UInt8](repeating: 0, count: 4)
@@ -85,13 +90,9 @@ struct OSDPReaderPeerTests {
     }
 
     @Test func theDoorsFeedbackArrivesAtTheReader() async throws {
-        let peer = try OSDPPeer(arguments: ["--key", Self.key])
-        #expect(await peer.waitUntilReady())
-        let log = OSDPEventLog()
         let commands = OSDPCommandQueue()
-        let run = try start(peer, key: Self.key, commands: commands, log: log)
+        let (peer, _, run) = try await secureReader(["--key", Self.key], commands: commands)
         defer { run.stop() }
-        #expect(await log.waitFor("1 online(secure: true)"))
         commands.send(.led(color: OSDPReaderFeedback.green, onTenths: 20, offTenths: 0, forTenths: 20))
         commands.send(.buzzer(onTenths: 1, offTenths: 1, count: 2))
         commands.send(.text("Enter PIN", row: 1))
@@ -128,12 +129,8 @@ struct OSDPReaderPeerTests {
     }
 
     @Test func aSilentReaderGoesOfflineAndComesBack() async throws {
-        let peer = try OSDPPeer(arguments: ["--key", Self.key])
-        #expect(await peer.waitUntilReady())
-        let log = OSDPEventLog()
-        let run = try start(peer, key: Self.key, log: log)
+        let (peer, log, run) = try await secureReader(["--key", Self.key])
         defer { run.stop() }
-        #expect(await log.waitFor("1 online(secure: true)"))
         peer.send("pause")
         #expect(await log.waitFor("1 offline"), "\(log.all)")
         peer.send("resume")
@@ -143,12 +140,8 @@ struct OSDPReaderPeerTests {
     }
 
     @Test func tamperAndPowerReportsReachTheDoor() async throws {
-        let peer = try OSDPPeer(arguments: ["--key", Self.key])
-        #expect(await peer.waitUntilReady())
-        let log = OSDPEventLog()
-        let run = try start(peer, key: Self.key, log: log)
+        let (peer, log, run) = try await secureReader(["--key", Self.key])
         defer { run.stop() }
-        #expect(await log.waitFor("1 online(secure: true)"))
         peer.send("status 1 0")
         #expect(await log.waitFor("1 tamper(active: true)"))
         peer.send("status 0 1")

@@ -86,10 +86,10 @@ struct OSDPDoorEndToEndTests {
         chmod(keyFile.path, 0o644)
         let config = folder.appendingPathComponent("door.yaml")
         try """
-            state_dir: \(folder.path)
-            keypad: {driver: osdp, device: /dev/ttyUSB0, readers: [{address: 1}, {address: 2, scbk_file: reader.scbk}]}
-            verifier: {kind: local, users_file: \(CLI.root.appendingPathComponent("config/users.example").path)}
-            """.write(to: config, atomically: true, encoding: .utf8)
+        state_dir: \(folder.path)
+        keypad: {driver: osdp, device: /dev/ttyUSB0, readers: [{address: 1}, {address: 2, scbk_file: reader.scbk}]}
+        verifier: {kind: local, users_file: \(CLI.root.appendingPathComponent("config/users.example").path)}
+        """.write(to: config, atomically: true, encoding: .utf8)
         let open = try await CLI.run(["config", "check", "--with-files", config.path])
         #expect(open.status == 2 && open.stderr.contains("keypad.readers[1].scbk_file") && open.stderr.contains("chmod 600"), "\(open.stderr)")
         chmod(keyFile.path, 0o600)

@@ -68,7 +68,7 @@ extension KeypadAssembly {
 
 /// Hands what was opened at start (the scan loop, the input device; nil if it did not open)
 /// to the first keypad open, once.
-final class OpenedAtStart<Value>: Sendable {
+private final class OpenedAtStart<Value>: Sendable {
     private let slot: Mutex<Value?>
 
     init(_ value: sending Value?) {
@@ -124,7 +124,20 @@ extension KeypadAssembly {
                     }
                 })
         }
-        var first: WiegandKeySource?
+        return try retrying(
+            open, bus: bus, logger: logger,
+            ready: [
+                "chip": "\(wiegand.chip)", "wiegand": "d0 \(wiegand.d0), d1 \(wiegand.d1)", "library": "\(GPIOBackendFactory.library)",
+            ])
+    }
+
+    /// A key source reopened with back-off (1 s doubling to 30 s): opened once now, where an
+    /// error that a retry may clear is logged and retried while the rest of the terminal runs
+    /// (one that needs a config change throws); `ready` is logged at each open.
+    static func retrying<Source: KeySource>(
+        _ open: @escaping @Sendable () throws -> Source, bus: TerminalEventBus, logger: Logger, ready: Logger.Metadata
+    ) throws -> RetryingKeySource {
+        var first: Source?
         do {
             first = try open()
         } catch let error as KeyedError where !error.needsConfigChange {
@@ -134,12 +147,7 @@ extension KeypadAssembly {
         return RetryingKeySource(
             open: {
                 let source = try pending.take() ?? open()
-                logger.notice(
-                    "keypad ready",
-                    metadata: [
-                        "chip": "\(wiegand.chip)", "wiegand": "d0 \(wiegand.d0), d1 \(wiegand.d1)",
-                        "library": "\(GPIOBackendFactory.library)",
-                    ])
+                logger.notice("keypad ready", metadata: ready)
                 return source
             },
             report: healthReport(bus: bus, logger: logger))

@@ -59,25 +59,12 @@ extension KeypadAssembly {
                 device: osdp.device, baud: osdp.baud, readers: readers, pollInterval: osdp.pollInterval, offlineAfter: osdp.offlineAfter,
                 commands: commands, report: report)
         }
-        var first: OSDPKeySource?
-        do {
-            first = try open()
-        } catch let error as KeyedError where !error.needsConfigChange {
-            logger.error("keypad unavailable at start; retrying with back-off", metadata: ["problem": "\(error)"])
-        }
-        let pending = OpenedAtStart(first)
-        return RetryingKeySource(
-            open: {
-                let source = try pending.take() ?? open()
-                logger.notice(
-                    "keypad ready",
-                    metadata: [
-                        "device": "\(osdp.device)", "baud": "\(osdp.baud)",
-                        "readers": "\(readers.map { "\($0.address)\($0.key == nil ? " (clear)" : " (secure)")" }.joined(separator: ", "))",
-                    ])
-                return source
-            },
-            report: healthReport(bus: bus, logger: logger))
+        return try retrying(
+            open, bus: bus, logger: logger,
+            ready: [
+                "device": "\(osdp.device)", "baud": "\(osdp.baud)",
+                "readers": "\(readers.map { "\($0.address)\($0.key == nil ? " (clear)" : " (secure)")" }.joined(separator: ", "))",
+            ])
     }
 
     /// Turns a reader's reports into terminal events and log lines.
