@@ -69,4 +69,18 @@ struct SystemdAndJournalTests {
         await health.handle(.keypadHealth(ok: false))
         #expect(!health.healthy && !health.keypadOK)
     }
+
+    @Test func anOSDPReaderOfflineOrRefusedMakesTheDoorUnhealthyUntilItIsBack() async {
+        let health = HealthState()
+        await health.handle(.reader(address: 1, report: .online(secure: true)))
+        await health.handle(.reader(address: 2, report: .tamper(active: true)))
+        #expect(health.healthy)
+        await health.handle(.reader(address: 1, report: .offline))
+        await health.handle(.reader(address: 2, report: .refused(reason: "key")))
+        #expect(!health.healthy && health.summary == "keypad ok, readers 1, 2 offline, verifier ok")
+        await health.handle(.reader(address: 1, report: .online(secure: true)))
+        #expect(health.summary == "keypad ok, reader 2 offline, verifier ok")
+        await health.handle(.reader(address: 2, report: .online(secure: true)))
+        #expect(health.healthy && health.summary == "keypad ok, verifier ok")
+    }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// The verifier path counts as broken after an attempt ends in a verifier error, until one
 /// gets a clear answer again.
 public final class HealthState: TerminalEventSink {
-    private let state = Mutex<(keypad: Bool, verifier: Bool)>((true, true))
+    private let state = Mutex<(keypad: Bool, verifier: Bool, readersDown: Set<Int>)>((true, true, []))
     /// Why the wall clock does not count for a local verifier's rules now (nil: it does).
     private let clockProblem: @Sendable () -> String?
     /// `verifier offline: deciding from replica vN, ...` while the door decides offline.
@@ -30,6 +30,10 @@ public final class HealthState: TerminalEventSink {
             state.withLock { $0.keypad = ok }
         case .attemptDecided(_, _, let outcome, _, _, _):
             state.withLock { $0.verifier = outcome != .unavailable }
+        case .reader(let address, .online):
+            state.withLock { _ = $0.readersDown.remove(address) }
+        case .reader(let address, .offline), .reader(let address, .refused):
+            state.withLock { _ = $0.readersDown.insert(address) }
         default:
             break
         }
@@ -37,14 +41,21 @@ public final class HealthState: TerminalEventSink {
 
     public var keypadOK: Bool { state.withLock { $0.keypad } }
     public var verifierOK: Bool { state.withLock { $0.verifier } }
-    public var healthy: Bool { keypadOK && verifierOK }
+    /// The OSDP readers (by address) that are offline or refused.
+    public var readersDown: Set<Int> { state.withLock { $0.readersDown } }
+    /// Unhealthy while the keypad failed, the verifier cannot answer, or an OSDP reader is
+    /// offline or refused (a door with two readers still opens from the other, but someone
+    /// should look).
+    public var healthy: Bool { keypadOK && verifierOK && readersDown.isEmpty }
 
     /// A line for `/healthz` and the systemd status. An untrusted clock is said, but does
     /// not make the terminal unhealthy: users without time rules still get in. Nor does a
     /// verifier the door decides without from its replica (said instead of `verifier ok`).
     public var summary: String {
         let verifier = verifierOK ? (offlineLine() ?? "verifier ok") : "verifier unavailable"
-        return "keypad \(keypadOK ? "ok" : "failed"), \(verifier)" + (clockProblem().map { "; \($0)" } ?? "")
+        let down = readersDown.sorted()
+        let readers = down.isEmpty ? "" : ", reader\(down.count == 1 ? "" : "s") \(down.map(String.init).joined(separator: ", ")) offline"
+        return "keypad \(keypadOK ? "ok" : "failed")\(readers), \(verifier)" + (clockProblem().map { "; \($0)" } ?? "")
     }
 
     /// `/healthz`'s body: the summary, then the version and any extra lines (the MQTT
