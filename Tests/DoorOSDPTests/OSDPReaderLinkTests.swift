@@ -88,4 +88,44 @@ struct OSDPReaderLinkTests {
         #expect(try exchange(&link, at: .zero, .keypad, [0, 9, 0x31]).1 == [.dropped(reason: "reply_length")])
         #expect(try exchange(&link, at: .zero, .nak, [3]).1 == [.nak(code: 3)])
     }
+
+    /// A link online through the Secure Channel, its handshake answered as a reader with
+    /// `key` answers it.
+    func secureLink(_ key: OSDPKey) throws -> OSDPReaderLink {
+        var link = OSDPReaderLink(address: 1, key: key)
+        _ = try exchange(&link, at: .zero, .id, [])
+        _ = try exchange(&link, at: .zero, .capabilities, [9, 1, 1])
+        let challenge = try parse(try link.message(at: .zero)).packet
+        let reader = try OSDPSecureChannel(key: key, serverRandom: challenge.data, clientRandom: Array(repeating: 7, count: 8))
+        let crypt = OSDPPacket(
+            address: 1, isReply: true, sequence: challenge.sequence, security: (0x12, [1]), code: OSDPReply.clientCryptogram.rawValue,
+            data: Array(repeating: 0, count: 8) + Array(repeating: 7, count: 8) + (try reader.expectedClientCryptogram()))
+        #expect(try link.handle(try parse(crypt.encoded()), at: .zero) == [])
+        let scrypt = try parse(try link.message(at: .zero)).packet
+        let expected = try reader.serverCryptogram()
+        #expect(scrypt.code == OSDPCommand.serverCryptogram.rawValue && scrypt.data == expected)
+        let answer = OSDPPacket(
+            address: 1, isReply: true, sequence: scrypt.sequence, security: (0x14, [1]), code: OSDPReply.initialMAC.rawValue,
+            data: try reader.initialMAC())
+        #expect(try link.handle(try parse(answer.encoded()), at: .zero) == [.online(secure: true)])
+        return link
+    }
+
+    @Test func aSecureReaderThatLostItsSessionGetsANewOneWithoutGoingOffline() throws {
+        let key = try #require(OSDPKey(hex: "000102030405060708090a0b0c0d0e0f"))
+        var link = try secureLink(key)
+        let status = try parse(try link.message(at: .zero)).packet
+        #expect(status.security?.type == 0x15 && status.mac?.count == 4)
+        // The reader restarted: it answers in the clear with NAK 6 (security conditions not met).
+        let nak = OSDPPacket(address: 1, isReply: true, sequence: status.sequence, code: OSDPReply.nak.rawValue, data: [6])
+        #expect(try link.handle(try parse(nak.encoded()), at: .zero) == [.dropped(reason: "session_lost")])
+        #expect(link.isOnline)
+        let restart = try parse(try link.message(at: .zero)).packet
+        #expect(restart.code == OSDPCommand.id.rawValue && restart.sequence == 0)
+        // Any other reply in the clear from a secure reader is refused.
+        var other = try secureLink(key)
+        let poll = try parse(try other.message(at: .zero)).packet
+        let clear = OSDPPacket(address: 1, isReply: true, sequence: poll.sequence, code: OSDPReply.keypad.rawValue, data: [0, 1, 0x31])
+        #expect(try other.handle(try parse(clear.encoded()), at: .zero) == [.offline, .refused(reason: "clear_text")])
+    }
 }

@@ -139,6 +139,24 @@ struct OSDPReaderPeerTests {
         #expect(await log.waitFor("key 5"))
     }
 
+    @Test func aReaderSilentForLessThanTheOfflineTimeIsNotReportedAndItsKeysWorkAfter() async throws {
+        let peer = try OSDPPeer(arguments: ["--key", Self.key])
+        #expect(await peer.waitUntilReady())
+        let log = OSDPEventLog()
+        let run = try start(peer, key: Self.key, offlineAfter: .seconds(6), log: log)
+        defer { run.stop() }
+        #expect(await log.waitFor("1 online(secure: true)"))
+        // Silent for 1.5 s (the door resends its message with the same sequence number): whether
+        // the reader kept its session or a new one was made, no report and no refusal.
+        peer.send("pause")
+        try await Task.sleep(for: .milliseconds(1500))
+        peer.send("resume")
+        try await Task.sleep(for: .milliseconds(500))
+        peer.send("keys 8")
+        #expect(await log.waitFor("key 8"))
+        #expect(!log.all.contains("1 offline") && !log.all.contains { $0.contains("refused") }, "\(log.all)")
+    }
+
     @Test func tamperAndPowerReportsReachTheDoor() async throws {
         let (peer, log, run) = try await secureReader(["--key", Self.key])
         defer { run.stop() }

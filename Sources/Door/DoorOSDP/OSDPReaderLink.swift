@@ -144,6 +144,14 @@ public struct OSDPReaderLink: Sendable {
                 let mac = packet.mac
             else {
                 awaitingReply = false
+                if packet.security == nil, packet.code == OSDPReply.nak.rawValue {
+                    // The reader no longer has the session (it restarted, or dropped it after a
+                    // silence) and says so in the clear: a new session at once, without an
+                    // offline report. It is used again only once the new handshake succeeds.
+                    phase = .identify
+                    self.channel = nil
+                    return [.dropped(reason: "session_lost")]
+                }
                 return refuse("clear_text", at: now)
             }
             guard try channel.verifyReply(received.bytesBeforeMAC, mac: mac) else {

@@ -91,10 +91,16 @@ public struct OSDPSecureChannel: Sendable {
         try Self.block(clientRandom + serverRandom, key: encryption)
     }
 
+    /// The initial R-MAC a reader with this session sends: AES(S-MAC2, AES(S-MAC1, this
+    /// side's cryptogram)) (for tests that play a reader).
+    public func initialMAC() throws -> [UInt8] {
+        try Self.block(try Self.block(try serverCryptogram(), key: mac1), key: mac2)
+    }
+
     /// Checks the reader's initial R-MAC (its answer to this side's cryptogram) in constant
     /// time, and starts the MAC chain from it.
     public mutating func acceptInitialMAC(_ mac: [UInt8]) throws -> Bool {
-        let expected = try Self.block(try Self.block(try serverCryptogram(), key: mac1), key: mac2)
+        let expected = try initialMAC()
         guard Self.constantTimeEqual(expected, mac) else { return false }
         replyMAC = expected
         return true

@@ -49,7 +49,9 @@ extension KeypadSection {
         }
         return OSDPKeypadConfiguration(
             device: device, baud: baud, readers: readers,
-            pollInterval: .milliseconds(reader.int("poll_ms", default: 50, range: 20...1000)),
+            // Readers drop a secure session after a silence (libosdp's: 800 ms), so polls stay
+            // well within it.
+            pollInterval: .milliseconds(reader.int("poll_ms", default: 50, range: 20...500)),
             offlineAfter: .seconds(reader.int("offline_s", default: 8, range: 1...60)))
     }
 }
