@@ -72,7 +72,7 @@ public struct OSDPSecureChannel: Sendable {
     public init(key: OSDPKey, serverRandom: [UInt8], clientRandom: [UInt8]) throws {
         let base = SymmetricKey(data: key.bytes)
         func derive(_ first: UInt8, _ second: UInt8) throws -> SymmetricKey {
-            SymmetricKey(data: try Self.block([first, second] + serverRandom.prefix(6) + [UInt8](repeating: 0, count: 8), key: base))
+            SymmetricKey(data: try Self.block([first, second] + Array(serverRandom.prefix(6)) + [UInt8](repeating: 0, count: 8), key: base))
         }
         encryption = try derive(0x01, 0x82)
         mac1 = try derive(0x01, 0x01)
