@@ -27,7 +27,6 @@ public struct OSDPReaderLink: Sendable {
     var channel: OSDPSecureChannel?
     var serverRandom: [UInt8] = []
     var lastValidReply: Duration?
-    var sessionStarted: Duration?
     var notBefore: Duration = .zero
     public private(set) var isOnline = false
     var refusal: String?
@@ -63,7 +62,6 @@ public struct OSDPReaderLink: Sendable {
     /// next step of the session.
     public mutating func message(at now: Duration) throws -> [UInt8] {
         if awaitingReply { return sentBytes }
-        if sessionStarted == nil { sessionStarted = now }
         let (command, security, data): (OSDPCommand, (type: UInt8, data: [UInt8])?, [UInt8])
         switch phase {
         case .identify:
@@ -119,7 +117,6 @@ public struct OSDPReaderLink: Sendable {
         phase = .identify
         channel = nil
         awaitingReply = false
-        sessionStarted = nil
         lastValidReply = nil
         notBefore = now + retryAfter
         return wasOnline ? [.offline] : []
