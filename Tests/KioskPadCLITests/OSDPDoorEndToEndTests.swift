@@ -77,6 +77,31 @@ struct OSDPDoorEndToEndTests {
         }
     }
 
+    @Test func keytestShowsTheReaderItsKeysAndACardsValueToEnrolIt() async throws {
+        let peer = try OSDPPeer(arguments: ["--key", Self.key])
+        #expect(await peer.waitUntilReady())
+        let folder = URL(fileURLWithPath: peer.folder)
+        let keyFile = folder.appendingPathComponent("reader1.scbk")
+        try (Self.key + "\n").write(to: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile.path, 0o600)
+        let config = folder.appendingPathComponent("door.yaml")
+        try """
+        keypad: {driver: osdp, device: \(peer.panelDevice), baud: 115200, readers: [{address: 1, scbk_file: \(keyFile.path)}]}
+        verifier: {kind: demo}
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("keytest.out")
+        let keytest = try SpawnedChild([CLI.binary.path, "keytest", "--config", config.path], stdout: .file(output.path), stderr: .file(output.path))
+        let printed: @Sendable () -> String = { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+        #expect(await eventually { printed().contains("reader  1 online, Secure Channel") }, "\(printed())")
+        peer.send("keys 7#")
+        peer.send("card 26 0606c040")
+        #expect(await eventually { printed().contains("card    26 bits: value 00789888") }, "\(printed())")
+        #expect(printed().contains("press   key '7'") && printed().contains("press   key '#'"), "\(printed())")
+        #expect(printed().hasPrefix("keytest: OSDP on \(peer.panelDevice) at 115200 baud, readers 1"))
+        #expect(keytest.terminate() == 0, "\(printed())")
+        #expect(!printed().contains(Self.key))
+    }
+
     @Test func configCheckWithFilesReadsTheKeyFilesAsRunDoes() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kp-osdp-check-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
