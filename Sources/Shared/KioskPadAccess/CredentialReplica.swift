@@ -100,6 +100,10 @@ public enum ReplicaMessage: Sendable, Equatable {
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
 
+    /// The rule names in a payload's `requires` this door applies (none yet beyond the base
+    /// rules: doors, schedules, validity, disabled).
+    public static let understoodRules: Set<String> = []
+
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
@@ -109,6 +113,17 @@ public enum ReplicaMessage: Sendable, Equatable {
         guard let version = (object["version"] as? NSNumber)?.int64Value, version > 0 else { throw ReplicaError("version must be a positive integer") }
         guard let stamp = object["issued_at"] as? String, let issued = ReplicaTime.parse(stamp) else {
             throw ReplicaError("issued_at must be an RFC 3339 time")
+        }
+        // Rules a newer site adds (holidays, two factors, lockdown, ...) come with their names
+        // in `requires`: a door that does not know one refuses the whole message, so it never
+        // decides offline by fewer rules than the server decides by.
+        if let required = object["requires"] {
+            guard let names = required as? [String] else { throw ReplicaError("requires must be a list of rule names") }
+            if let unknown = names.first(where: { !ReplicaMessage.understoodRules.contains($0) }) {
+                throw ReplicaError(
+                    "the replica requires '\(unknown)', rules this version of kioskpad does not apply; update the door (it will not decide offline by fewer rules than the site)"
+                )
+            }
         }
         switch object["kind"] as? String {
         case "confirmation":
