@@ -110,8 +110,7 @@ extension KeypadAssembly {
     public static func retryingWiegandSource(
         _ wiegand: WiegandKeypadConfiguration, entry: EntryOptions, bus: TerminalEventBus, logger: Logger
     ) throws -> RetryingKeySource {
-        let limiter = Mutex(ReportLimiter(interval: .seconds(10)))
-        let origin = ContinuousClock.now
+        let limiter = LockedReportLimiter(interval: .seconds(10))
         let open: @Sendable () throws -> WiegandKeySource = {
             try WiegandKeySource(
                 chip: wiegand.chip, d0: wiegand.d0, d1: wiegand.d1, frameGap: wiegand.frameGap,
@@ -119,7 +118,7 @@ extension KeypadAssembly {
                 report: { report in
                     guard case .dropped(let reason) = report else { return }
                     bus.publish(.wiegandFrameDropped(reason: reason))
-                    if let count = limiter.withLock({ $0.note(at: origin.duration(to: .now)) }) {
+                    if let count = limiter.note() {
                         logger.warning("wiegand frame dropped", metadata: ["reason": "\(reason)", "dropped_since_last_report": "\(count)"])
                     }
                 })
@@ -151,5 +150,22 @@ extension KeypadAssembly {
                 return source
             },
             report: healthReport(bus: bus, logger: logger))
+    }
+}
+
+/// A ``ReportLimiter`` behind a lock, timed from its creation, for a report callback any
+/// thread calls (dropped Wiegand frames, dropped OSDP messages).
+final class LockedReportLimiter: Sendable {
+    private let limiter: Mutex<ReportLimiter>
+    private let origin = ContinuousClock.now
+
+    init(interval: Duration) {
+        limiter = Mutex(ReportLimiter(interval: interval))
+    }
+
+    /// The number of reports since the last one let through, when this one is; nil otherwise.
+    func note() -> Int? {
+        let now = origin.duration(to: .now)
+        return limiter.withLock { $0.note(at: now) }
     }
 }

@@ -6,7 +6,6 @@ import KeypadHAL
 import KioskPadConfig
 import KioskPadCore
 import Logging
-import Synchronization
 
 extension KeypadAssembly {
     /// The readers of `driver: osdp` with their keys read from their `scbk_file`s. A key file
@@ -69,7 +68,7 @@ extension KeypadAssembly {
 
     /// Turns a reader's reports into terminal events and log lines.
     static func osdpReport(bus: TerminalEventBus, logger: Logger) -> @Sendable (UInt8, OSDPReaderEvent) -> Void {
-        let limiter = LockedLimiter()
+        let limiter = LockedReportLimiter(interval: .seconds(10))
         return { address, event in
             let reader = Int(address)
             var report: ReaderReport?
@@ -101,16 +100,5 @@ extension KeypadAssembly {
             }
             if let report { bus.publish(.reader(address: reader, report: report)) }
         }
-    }
-}
-
-/// A ``ReportLimiter`` of 10 s behind a lock, for a callback any thread calls.
-private final class LockedLimiter: Sendable {
-    private let limiter = Mutex(ReportLimiter(interval: .seconds(10)))
-    private let origin = ContinuousClock.now
-
-    func note() -> Int? {
-        let now = origin.duration(to: .now)
-        return limiter.withLock { $0.note(at: now) }
     }
 }

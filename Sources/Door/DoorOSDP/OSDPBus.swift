@@ -18,6 +18,9 @@ public final class OSDPCommandQueue: Sendable {
         waker.withLock { $0 }?()
     }
 
+    /// Whether a command waits (the bus then starts its next cycle at once).
+    var hasPending: Bool { pending.withLock { !$0.isEmpty } }
+
     func take() -> [(address: UInt8?, outgoing: OSDPOutgoing)] {
         pending.withLock { queue in
             defer { queue.removeAll() }
@@ -85,27 +88,19 @@ final class OSDPBus: @unchecked Sendable {
             rounds.add(1, ordering: .sequentiallyConsistent)
             cycleObserver?(now - cycleStart)
             let rest = cycleStart + pollInterval - now
-            if rest > .zero, commandsWaiting() == false {
+            if rest > .zero, !commands.hasPending {
                 // Bytes between exchanges answer no message sent (a late reply, noise): dropped.
                 _ = try port.receive(within: rest)
             }
         }
     }
 
-    private var held: [(address: UInt8?, outgoing: OSDPOutgoing)] = []
-
     private func takeCommands() {
-        for (address, outgoing) in held + commands.take() {
+        for (address, outgoing) in commands.take() {
             for index in links.indices where address == nil || links[index].address == address {
                 links[index].enqueue(outgoing)
             }
         }
-        held = []
-    }
-
-    private func commandsWaiting() -> Bool {
-        held = commands.take()
-        return !held.isEmpty
     }
 
     /// Sends reader `index` its next message and reads until its reply or the timeout.

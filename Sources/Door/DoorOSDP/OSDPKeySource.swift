@@ -143,15 +143,6 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
         guard card.bits <= 64 else { return .failure(.format) }
         let value = bits.reduce(UInt64(0)) { $0 << 1 | ($1 ? 1 : 0) }
         let width = String(card.bits == 64 ? UInt64.max : (UInt64(1) << UInt64(card.bits)) - 1).count
-        let buffer = DigitBuffer(capacity: width)
-        var divisor: UInt64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            _ = buffer.append(UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-        return .success(buffer.take())
+        return .success(SecretDigits.zeroPadded(value, width: width))
     }
 }

@@ -108,6 +108,21 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible, C
         self.init(copying: secret)
     }
 
+    /// `value` as decimal digits, zero-padded on the left to `width` (a card's number);
+    /// `width` must hold every digit of `value`.
+    public static func zeroPadded(_ value: UInt64, width: Int) -> SecretDigits {
+        let buffer = DigitBuffer(capacity: width)
+        var divisor: UInt64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            buffer.append(UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+        return buffer.take()
+    }
+
     private convenience init(copying other: SecretDigits) {
         let pointer = UnsafeBufferPointer(start: other.storage, count: other.count)
         self.init(copying: pointer)

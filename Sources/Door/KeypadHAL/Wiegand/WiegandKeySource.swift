@@ -172,17 +172,7 @@ public final class WiegandKeySource: KeySource, @unchecked Sendable {
     /// A card's data bits as the value sent: decimal, zero-padded to
     /// ``WiegandLongFrames/cardDigits(bits:)``.
     public static func card(_ data: UInt32, bits: Int) -> SecretDigits {
-        let width = WiegandLongFrames.cardDigits(bits: bits)
-        let buffer = DigitBuffer(capacity: width)
-        var divisor: UInt64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = UInt64(data)
-        while divisor > 0 {
-            buffer.append(UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-        return buffer.take()
+        SecretDigits.zeroPadded(UInt64(data), width: WiegandLongFrames.cardDigits(bits: bits))
     }
 
     static func monotonicNow() -> Duration {
