@@ -9,7 +9,8 @@ import Testing
 /// that answers in the clear, and broken messages, none of which may type a key.
 @Suite(.heavy)
 struct OSDPLineFaultTests {
-    func start(_ reader: ScriptedOSDPReader, key: OSDPKey?, log: OSDPEventLog) throws -> KeySourceRun {
+    func start(_ reader: ScriptedOSDPReader, key: OSDPKey?, log: OSDPEventLog) async throws -> KeySourceRun {
+        #expect(await reader.waitUntilReady())
         let source = try OSDPKeySource(
             device: reader.panelDevice, baud: 9600, readers: [OSDPReaderSetup(address: 2, key: key)], offlineAfter: .seconds(3),
             commands: OSDPCommandQueue(), report: { address, event in log.note("\(address) \(event)") })
@@ -25,7 +26,7 @@ struct OSDPLineFaultTests {
             return ScriptedOSDPReader.reply(to: command, .keypad, [0, 2, 0x31, 0x0D])
         }
         let log = OSDPEventLog()
-        let run = try start(reader, key: OSDPKey(hex: "000102030405060708090a0b0c0d0e0f"), log: log)
+        let run = try await start(reader, key: OSDPKey(hex: "000102030405060708090a0b0c0d0e0f"), log: log)
         defer { run.stop() }
         #expect(await log.waitFor("2 refused(reason: \"no_secure_channel\")"))
         #expect(!log.all.contains { $0.hasPrefix("key") })
@@ -37,7 +38,7 @@ struct OSDPLineFaultTests {
             return ScriptedOSDPReader.reply(to: command, .keypad, [0, 2, 0x31, 0x0D])
         }
         let log = OSDPEventLog()
-        let run = try start(reader, key: OSDPKey(hex: "000102030405060708090a0b0c0d0e0f"), log: log)
+        let run = try await start(reader, key: OSDPKey(hex: "000102030405060708090a0b0c0d0e0f"), log: log)
         defer { run.stop() }
         #expect(await log.waitFor("2 refused(reason: \"clear_text\")"))
         #expect(!log.all.contains { $0.hasPrefix("key") })
@@ -64,7 +65,7 @@ struct OSDPLineFaultTests {
             }
         }
         let log = OSDPEventLog()
-        let run = try start(reader, key: nil, log: log)
+        let run = try await start(reader, key: nil, log: log)
         defer { run.stop() }
         #expect(await log.waitFor("2 online(secure: false)"))
         #expect(await log.waitFor("key 7"), "\(log.all)")

@@ -11,12 +11,10 @@ import Synchronization
 /// the door sends is parsed and `answer` gives the bytes sent back (nil: silence). For what
 /// libosdp will not do: answer in the clear, send broken messages.
 final class ScriptedOSDPReader: @unchecked Sendable {
-    // @unchecked: the descriptor is used by the answering thread; `stopped` and the command
-    // log are synchronised.
+    // @unchecked: `stopped` and the command log are synchronised; the rest is fixed after init.
     let folder: String
     let panelDevice: String
     private let line: SpawnedChild
-    private let fd: Int32
     private let stopped = TestCounter()
     let commands = OSDPEventLog()
 
@@ -25,13 +23,21 @@ final class ScriptedOSDPReader: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         panelDevice = folder + "/panel"
         line = try SpawnedChild(["socat", "pty,raw,echo=0,link=\(folder)/panel", "pty,raw,echo=0,link=\(folder)/reader"])
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: folder + "/reader") { usleep(10_000) }
-        fd = open(folder + "/reader", O_RDWR | O_NOCTTY)
-        guard fd >= 0 else { throw CocoaError(.fileNoSuchFile) }
-        let fd = self.fd
+        let path = folder + "/reader"
         let stopped = self.stopped
         let commands = self.commands
+        // The answering thread waits for socat's link and opens it itself, so this init never
+        // sleeps on the caller's thread (a cooperative one in the tests); it closes the end
+        // when it stops.
         Thread.detachNewThread {
+            var fd: Int32 = -1
+            for _ in 0..<500 where stopped.value == 0 {
+                fd = open(path, O_RDWR | O_NOCTTY)
+                if fd >= 0 { break }
+                usleep(10_000)
+            }
+            guard fd >= 0 else { return }
+            defer { close(fd) }
             var reader = OSDPPacketReader()
             var buffer = [UInt8](repeating: 0, count: 256)
             while stopped.value == 0 {
@@ -50,11 +56,16 @@ final class ScriptedOSDPReader: @unchecked Sendable {
     }
 
     deinit {
+        // The thread sees this within 50 ms and closes its end; socat is killed and reaped on
+        // a thread of its own (a deinit may run on a cooperative thread).
         stopped.next()
-        usleep(100_000)
-        close(fd)
-        _ = line.terminate()
+        line.terminateInBackground()
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Waits up to 5 s, without blocking the thread, for socat's link to the door's end.
+    func waitUntilReady() async -> Bool {
+        await eventually { FileManager.default.fileExists(atPath: self.panelDevice) }
     }
 
     /// A reply to `command` from reader `address`, with the command's sequence number.

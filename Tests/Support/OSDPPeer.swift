@@ -24,10 +24,11 @@ public final class OSDPPeer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         panelDevice = folder + "/panel"
         line = try SpawnedChild(["socat", "pty,raw,echo=0,link=\(folder)/panel", "pty,raw,echo=0,link=\(folder)/reader"])
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: folder + "/reader") { usleep(10_000) }
+        // The child waits for socat's link (up to 5 s), so this init never sleeps on the
+        // caller's thread (a cooperative one in the tests).
         reader = try SpawnedChild(
-            ["python3", Self.script, "--device", folder + "/reader", "--address", "\(address)"] + arguments, stdin: .pipe, stdout: .pipe,
-            stderr: .file(folder + "/reader.log"))
+            Self.afterLink(folder + "/reader") + ["python3", Self.script, "--device", folder + "/reader", "--address", "\(address)"] + arguments,
+            stdin: .pipe, stdout: .pipe, stderr: .file(folder + "/reader.log"))
         let output = reader.output!
         let received = self.received
         Thread.detachNewThread {
@@ -44,10 +45,15 @@ public final class OSDPPeer: @unchecked Sendable {
     }
 
     deinit {
-        reader.write("quit\n")
-        _ = reader.terminate()
-        _ = line.terminate()
+        // Killed and reaped on threads of their own: a deinit may run on a cooperative thread.
+        reader.terminateInBackground()
+        line.terminateInBackground()
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A command prefix that waits (up to 5 s) for `path` to exist, then runs the rest.
+    public static func afterLink(_ path: String) -> [String] {
+        ["bash", "-c", #"for _ in $(seq 500); do [ -e "$1" ] && break; sleep 0.01; done; shift; exec "$@""#, "wait-for-link", path]
     }
 
     /// Sends one command line to the reader (see the script's help).

@@ -32,8 +32,10 @@ public enum OSDPKeySetup {
         }
         let key: OSDPKey
         if generate {
-            key = OSDPKey.random()
-            try writeNew(key, to: keyFile)
+            let made = OSDPKey.random()
+            // The write and its fsync on the file thread, never on a cooperative thread.
+            try await WorkThreads.files.run { try writeNew(made, to: keyFile) }
+            key = made
             print("osdp keyset: wrote a new key to \(keyFile) (mode 600)")
         } else {
             key = try KeypadAssembly.osdpKey(keyFile, key: "--key-file")
