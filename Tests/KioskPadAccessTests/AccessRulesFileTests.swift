@@ -43,7 +43,7 @@ struct AccessRulesFileTests {
         ("@access ana doors=front valid_until=friday", "line 2: @access ana: valid_until=friday is not YYYY-MM-DD"),
         ("@access ana colour=red", "'colour=red' is not a rule"),
         ("@time_zone Mars/Olympus", "'Mars/Olympus' is not an IANA time zone"),
-        ("@holiday 2026-12-25", "'@holiday' is not a known line"),
+        ("@lockdown front-door", "'@lockdown' is not a known line"),
         ("@access ana doors=front\n@access ana disabled", "line 3: @access ana is given twice"),
     ])
     func aBadRuleLineIsRefusedNamingItsLineAndPart(line: String, message: String) {

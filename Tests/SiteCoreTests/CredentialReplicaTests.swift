@@ -51,6 +51,10 @@ struct CredentialReplicaTests {
         #expect(try await moved { _ = try await store.administration.setAccess(user: "ann") { $0.disabled = true } })
         #expect(try await moved { try await store.administration.setTimeZone("Europe/Berlin") })
         #expect(try await moved { try await store.administration.addDoor(terminalID: "front", secret: .generate()) })
+        #expect(try await moved { try await store.administration.setHoliday(try Holiday(day: "2027-12-25", words: [])) })
+        #expect(try await moved { try await store.administration.setMode(.lockdown, door: "front", by: "test", at: Date()) })
+        #expect(try await moved { try await store.administration.setMode(nil, door: "front", by: "test", at: Date()) })
+        #expect(try await moved { try await store.administration.removeHoliday(day: SiteDate(parsing: "2027-12-25")!) })
         #expect(try await moved { _ = try await store.administration.remove(name: "ann") })
         // What happens at the doors does not change the replica.
         try await store.administration.add(name: "bo", hash: try hash("4822"), tag: nil)
@@ -108,6 +112,7 @@ struct CredentialReplicaTests {
         #expect(replica.rules == ["eve": "doors=back,front schedule=office"] && replica.schedules == ["office": "mon-fri 08:00-18:00"])
         let text = String(decoding: signed.payload, as: UTF8.self)
         #expect(!text.contains("totp") && !text.contains("ben") && !text.contains("cat") && !text.contains("dan"))
+        #expect(replica.holidays.isEmpty && replica.mode == nil && !text.contains("requires"))
         // The door already holds it: a signed confirmation renews its age.
         let publicKey = try await keeping.publicKey()
         let same = try SignedReplica(json: await service.handle(request(terminal: "front", have: replica.version, secret: siteSecret)).json ?? [])
@@ -117,6 +122,14 @@ struct CredentialReplicaTests {
         payload[payload.count / 2] ^= 0x01
         #expect(throws: ReplicaError.self) { try SignedReplica(payload: payload, signature: signed.signature).open(with: publicKey) }
         #expect(throws: ReplicaError.self) { try signed.open(with: ReplicaPublicKey(Curve25519.Signing.PrivateKey().publicKey)) }
+        // Holidays from yesterday on, with the schedules they name, and the door's mode: the
+        // rules the door must apply are listed in `requires`.
+        try await admin.setSchedule(name: "short", spec: "daily 10:00-12:00")
+        for day in ["2020-12-25", "2027-01-14", "2027-12-24"] { try await admin.setHoliday(try Holiday(day: day, words: ["schedule=short"])) }
+        try await admin.setMode(.lockdown, door: nil, by: "ops", at: clock.now)
+        let ruled = try await service.replica(for: "front", now: clock.now)
+        #expect(ruled.holidays == ["2027-01-14": "schedule=short", "2027-12-24": "schedule=short"] && ruled.schedules["short"] == "daily 10:00-12:00")
+        #expect(ruled.mode?.mode == .lockdown && ruled.mode?.setBy == "ops" && ruled.requires == ["holidays", "lockdown"])
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

@@ -112,15 +112,17 @@ struct SchemaParityTests {
         #expect(pg6.columns["kioskpad_lockout"] != lite.columns["kioskpad_lockout"])
     }
 
-    /// Version 4 (when this issue was filed) and 6 (the previous release) of each store.
-    @Test(arguments: StoreUnderTest.Kind.allCases, [4, 6])
+    /// Version 4 (when this issue was filed), 6 and 7 (the release before holidays) of each store.
+    @Test(arguments: StoreUnderTest.Kind.allCases, [4, 6, 7])
     func anOlderDatabaseUpgradesWithEveryRowIntact(_ kind: StoreUnderTest.Kind, _ version: Int) async throws {
         let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
         let old = try await StoreUnderTest.make(
             kind, users: try UsersFile(parsing: "alice:\(alice)\nbob:\(alice):card\n", source: "users"), schemaVersion: version)
         let now = Date()
         try await old.administration.setSchedule(name: "days", spec: "mon-fri 08:00-18:00")
-        _ = try await old.administration.setAccess(user: "alice") { $0.schedule = "days" }
+        // Written as the old schema holds it (today's commands read tables it does not have yet).
+        let rule = "INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES ('alice', 'schedule=days', 'days')"
+        try await old.execute(sqlite: rule, postgres: rule)
         _ = try await old.issueCode(user: "alice", ttl: 600, now: now)
         try await old.administration.addDoor(terminalID: "front-door", secret: WebhookSecret.generate())
         _ = try await old.store.storeEvents([
@@ -128,12 +130,12 @@ struct SchemaParityTests {
         ])
         try await old.store.audit([("time", "2026-11-27T08:00:00.000Z"), ("decision", "granted"), ("user", "alice")])
         #expect(try await old.console.addAdmin(name: "root", hash: alice))
-        // A lockout history as versions 1 to 6 kept it: comma-separated text in SQLite, an array in PostgreSQL.
+        // A lockout history as versions 1 to 6 kept it: comma-separated text in SQLite, an array in PostgreSQL (text from 7).
         try await old.execute(
             sqlite:
                 "INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES ('front-door', '1764230000.5,1764230001.25', 2, 1764230300)",
             postgres:
-                "INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES ('front-door', '{1764230000.5,1764230001.25}', 2, 1764230300)"
+                "INSERT INTO kioskpad_lockout (terminal_id, failures, streak, locked_until) VALUES ('front-door', '\(version < 7 ? "{1764230000.5,1764230001.25}" : "1764230000.5,1764230001.25")', 2, 1764230300)"
         )
         let tables = [
             "kioskpad_users", "kioskpad_codes", "kioskpad_schedules", "kioskpad_access", "kioskpad_doors", "kioskpad_events", "kioskpad_audit",
@@ -155,7 +157,12 @@ struct SchemaParityTests {
         #expect(try await store.administration.siteRules().rules["alice"]?.schedule == "days", "\(kind)")
         #expect(
             try await store.rows(sqlite: "SELECT max(version) FROM kioskpad_schema_migrations", postgres: "SELECT max(version) FROM kioskpad_schema_migrations")
-                == [["7"]])
+                == [[String(SiteMigrations.latestVersion)]])
+        // The tables the upgrade brought are there and used.
+        try await store.administration.setHoliday(try Holiday(day: "2027-12-25", words: ["schedule=days"]))
+        try await store.administration.setMode(.lockdown, door: "front-door", by: "test", at: now)
+        let site = try await store.administration.siteRules()
+        #expect(site.holidays.map(\.line) == ["2027-12-25 schedule=days"] && site.modes.mode(at: "front-door") == .lockdown, "\(kind)")
     }
 
     /// A version-4 database exactly as the released kioskpad made it (its own migration

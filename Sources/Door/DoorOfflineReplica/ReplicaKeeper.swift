@@ -249,7 +249,16 @@ public final class ReplicaKeeper: Sendable {
                 throw ReplicaError("the rule of '\(user)' in replica v\(replica.version): \(error)")
             }
         }
-        let site = SiteRules(timeZone: replica.timeZone, schedules: replica.schedules, rules: rules)
+        var holidays: [Holiday] = []
+        for (day, rule) in replica.holidays {
+            do {
+                holidays.append(try Holiday(day: day, words: rule.split(separator: " ")))
+            } catch {
+                throw ReplicaError("the holiday \(day) in replica v\(replica.version): \(error)")
+            }
+        }
+        let site = SiteRules(
+            timeZone: replica.timeZone, schedules: replica.schedules, rules: rules, holidays: holidays, modes: DoorModes(site: replica.mode))
         do {
             _ = try CompiledSiteRules(site)
         } catch {

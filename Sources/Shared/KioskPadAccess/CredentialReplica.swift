@@ -4,8 +4,8 @@ import KioskPadStorage
 
 /// What one door may admit when its verifier cannot answer (`POST /v1/credentials`): the
 /// users who may open it with the hashes of their PINs, duress PINs and cards (never a PIN,
-/// never a TOTP secret or one-time code), their rules, the schedules those name and the
-/// site's zone, under a version that only grows. The verifier signs it with its Ed25519
+/// never a TOTP secret or one-time code), their rules, the schedules those name, the site's
+/// holidays and zone, and the door's mode (lockdown, release), under a version that only grows. The verifier signs it with its Ed25519
 /// key; a terminal pins the public key, so it can check a replica but never make one.
 public struct CredentialReplica: Sendable, Equatable {
     /// One hash a user may open with.
@@ -39,11 +39,17 @@ public struct CredentialReplica: Sendable, Equatable {
     /// The key of the entries' tags (``ReplicaTagKey``), and how many bits of each are kept.
     public let tagKey: [UInt8]?
     public let tagBits: Int
+    /// Holidays by date (`2026-12-25`): their rule (``Holiday/rule``).
+    public let holidays: [String: String]
+    /// The mode the door follows (the site's or its own), nil for normal.
+    public let mode: DoorModes.Setting?
 
     public init(
         terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
-        tagKey: [UInt8]? = nil, tagBits: Int = 0
+        tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil
     ) {
+        self.holidays = holidays
+        self.mode = mode
         self.tagKey = tagKey
         self.tagBits = tagBits
         self.terminalID = terminalID
@@ -53,6 +59,14 @@ public struct CredentialReplica: Sendable, Equatable {
         self.schedules = schedules
         self.rules = rules
         self.entries = entries
+    }
+
+    /// The rules beyond the base ones this replica uses (``ReplicaMessage/understoodRules``).
+    public var requires: [String] {
+        var names: [String] = []
+        if !holidays.isEmpty { names.append("holidays") }
+        if mode != nil || rules.values.contains(where: { $0.split(separator: " ").contains("responder") }) { names.append("lockdown") }
+        return names
     }
 }
 
@@ -93,6 +107,12 @@ public enum ReplicaMessage: Sendable, Equatable {
             }
             object["tag_key"] = replica.tagKey.map { Data($0).base64EncodedString() } ?? NSNull()
             object["tag_bits"] = replica.tagBits
+            if !replica.holidays.isEmpty { object["holidays"] = replica.holidays }
+            if let mode = replica.mode {
+                object["mode"] = ["mode": mode.mode.rawValue, "set_by": mode.setBy, "set_at": ReplicaTime.format(mode.setAt)]
+            }
+            let requires = replica.requires
+            if !requires.isEmpty { object["requires"] = requires }
         case .confirmation(_, _, let issuedAt):
             object["kind"] = "confirmation"
             object["issued_at"] = ReplicaTime.format(issuedAt)
@@ -100,9 +120,9 @@ public enum ReplicaMessage: Sendable, Equatable {
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
 
-    /// The rule names in a payload's `requires` this door applies (none yet beyond the base
-    /// rules: doors, schedules, validity, disabled).
-    public static let understoodRules: Set<String> = []
+    /// The rule names in a payload's `requires` this door applies beyond the base rules
+    /// (doors, schedules, validity, disabled).
+    public static let understoodRules: Set<String> = ["holidays", "lockdown"]
 
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
@@ -145,10 +165,19 @@ public enum ReplicaMessage: Sendable, Equatable {
             }
             let bits = (object["tag_bits"] as? NSNumber)?.intValue ?? 0
             guard (0...32).contains(bits) else { throw ReplicaError("tag_bits must be 0 to 32") }
+            let holidays = object["holidays"] ?? [String: String]()
+            guard let holidays = holidays as? [String: String] else { throw ReplicaError("holidays must be an object of date to rule") }
+            var mode: DoorModes.Setting?
+            if let raw = object["mode"] {
+                guard let fields = raw as? [String: String], let name = fields["mode"].flatMap(DoorMode.init(rawValue:)),
+                    let setBy = fields["set_by"], let setAt = fields["set_at"].flatMap(ReplicaTime.parse)
+                else { throw ReplicaError("mode must be {mode: normal, lockdown or release; set_by; set_at: RFC 3339}") }
+                mode = DoorModes.Setting(mode: name, setBy: setBy, setAt: setAt)
+            }
             self = .replica(
                 CredentialReplica(
                     terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
-                    schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits))
+                    schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

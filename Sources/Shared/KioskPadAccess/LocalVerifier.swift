@@ -50,8 +50,9 @@ public struct LocalVerifier: Verifier {
             return .unavailable
         }
         guard let matched = found else { return .denied() }
-        if let rule = rules.rules[matched.name] {
-            let now: Date? = rule.needsClock && !clockTrusted() ? nil : clock()
+        let rule = rules.rules[matched.name]
+        if rule != nil || rules.modes.isSet {
+            let now: Date? = rule?.needsClock == true && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {
                 return .denied(reason: refusal.rawValue)
             }

@@ -41,8 +41,9 @@ public struct UserRecord: Equatable, Sendable {
 /// per card. Blank lines and lines starting with `#` are ignored. Names are letters, digits, `.`, `_` and `-`.
 ///
 /// Access rules (see ``SiteRules``) are lines starting with `@`: `@time_zone Europe/Berlin`,
-/// `@schedule NAME SPEC` (a ``WeeklySchedule``) and `@access NAME doors=ID,ID schedule=NAME
-/// valid_from=DATE valid_until=DATE disabled` (any of them, for a user in the file).
+/// `@schedule NAME SPEC` (a ``WeeklySchedule``), `@holiday DATE [HH:MM-HH:MM]
+/// [schedule=NAME] [LABEL]` (a ``Holiday``) and `@access NAME doors=ID,ID schedule=NAME
+/// valid_from=DATE valid_until=DATE disabled responder` (any of them, for a user in the file).
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
     /// The site's time zone, schedules and the users' rules (empty: every user, every door, always).
@@ -154,6 +155,14 @@ public struct UsersFile: Equatable, Sendable {
                 throw fail("@access \(name): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
             }
         }
+        for holiday in site.holidays {
+            if let schedule = holiday.schedule, site.schedules[schedule] == nil {
+                throw ParseError(
+                    source: source, line: ruleLines["@holiday \(holiday.day)"] ?? 0,
+                    reason: "@holiday \(holiday.day): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
+            }
+        }
+        site.holidays.sort { $0.day.start < $1.day.start }
         self.init(users: users, site: site)
     }
 
@@ -191,8 +200,15 @@ public struct UsersFile: Equatable, Sendable {
                 throw fail("@access \(name): \(error.description)")
             }
             ruleLines[name] = number
+        case "@holiday":
+            guard words.count >= 2 else { throw fail("write @holiday \(Holiday.grammar)") }
+            let holiday = try Holiday(day: String(words[1]), words: Array(words.dropFirst(2)))
+            let key = "@holiday \(holiday.day)"
+            guard ruleLines[key] == nil else { throw fail("@holiday \(holiday.day) is given twice") }
+            ruleLines[key] = number
+            site.holidays.append(holiday)
         default:
-            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @access")
+            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @holiday, @access")
         }
     }
 
@@ -278,6 +294,7 @@ public struct UsersFile: Equatable, Sendable {
         var text = "# \(header)\n" + users.map { line(for: $0) + "\n" }.joined()
         if let zone = site.timeZone { text += "@time_zone \(zone)\n" }
         for (name, spec) in site.schedules.sorted(by: { $0.key < $1.key }) { text += "@schedule \(name) \(spec)\n" }
+        for holiday in site.holidays { text += "@holiday \(holiday.line)\n" }
         for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
             text += "@access \(name) \(rule.fields.joined(separator: " "))\n"
         }

@@ -18,6 +18,8 @@ struct AccessRuleOptions: ParsableArguments {
     var validFrom: String?
     @Option(help: "Last day (through its end) or the moment the user stops being valid: YYYY-MM-DD or YYYY-MM-DDTHH:MM (none: no end).")
     var validUntil: String?
+    @Option(help: "yes: the user still enters doors in lockdown (security, first aid); no: they do not (the default).")
+    var responder: String?
 
     func validate() throws {
         if allDoors && doors != nil { throw ValidationError("--doors and --all-doors: give one") }
@@ -25,7 +27,7 @@ struct AccessRuleOptions: ParsableArguments {
     }
 
     /// Whether any option was given.
-    var isEmpty: Bool { doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil }
+    var isEmpty: Bool { doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil && responder == nil }
 
     /// The change these options make to a rule; an error names the option and what is valid.
     func change() throws -> @Sendable (inout AccessRule) -> Void {
@@ -47,8 +49,14 @@ struct AccessRuleOptions: ParsableArguments {
         if case (let start??, let end??) = (from, until), start.start >= end.end {
             throw ValidationError("--valid-from \(start) is not before --valid-until \(end)")
         }
-        let (newDoors, newSchedule) = (doors, schedule)
+        var isResponder: Bool?
+        if let responder {
+            guard ["yes", "no"].contains(responder) else { throw ValidationError("--responder \(responder): give yes or no") }
+            isResponder = responder == "yes"
+        }
+        let (newDoors, newSchedule, newResponder) = (doors, schedule, isResponder)
         return { rule in
+            if let newResponder { rule.responder = newResponder }
             if let newDoors { rule.doors = newDoors }
             if let newSchedule { rule.schedule = newSchedule }
             if let from { rule.validFrom = from }

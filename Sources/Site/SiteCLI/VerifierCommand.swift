@@ -16,7 +16,8 @@ struct VerifierCommand: AsyncParsableCommand {
         discussion: "Exit codes: 0 normal, 2 bad usage or config, 1 runtime failure.",
         version: "kioskpad verifier \(KioskPadVersion.version)",
         subcommands: [
-            VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierSiteCommand.self,
+            VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierHolidayCommand.self,
+            VerifierModeCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
             VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierPublicKeyCommand.self,

@@ -125,7 +125,8 @@ public struct CredentialService: Sendable {
     }
 
     /// Who may open `terminal` (their rule names it or no door; not disabled; not expired at
-    /// `now`), their hashes, rules, and the schedules those rules name.
+    /// `now`), their hashes, rules, the schedules those rules name, the holidays from
+    /// yesterday on, and the mode the door follows.
     /// Entries whose hash has a tag in `tags` carry it cut to the bits the door's count of
     /// tagged entries needs.
     public static func replica(
@@ -154,10 +155,20 @@ public struct CredentialService: Sendable {
                 entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description]))
             }
         }
+        // Holidays from yesterday on (a door's clock may be a day behind the server's), only
+        // while someone here has a schedule they could change; with the schedules they name.
+        var holidays: [String: String] = [:]
+        if !schedules.isEmpty {
+            for holiday in site.holidays where holiday.day.end.localSeconds > today.localSeconds - 86_400 {
+                holidays[holiday.day.description] = holiday.rule
+                if let schedule = holiday.schedule { schedules[schedule] = site.schedules[schedule] }
+            }
+        }
+        let mode = site.modes.setting(at: terminal)
         guard let tagKey else {
             return CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
-                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) })
+                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode)
         }
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
@@ -165,6 +176,6 @@ public struct CredentialService: Sendable {
             entries: entries.map {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
-            tagKey: tagKey.raw, tagBits: bits)
+            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode)
     }
 }

@@ -302,13 +302,13 @@ public actor ReferenceVerifier {
             case .none, .credential(nil):
                 return noMatch
             case .credential(let matched?):
-                guard let access = try await transaction.access(user: matched.name) else { return noMatch }
+                guard let access = try await transaction.access(user: matched.name, door: door, at: now) else { return noMatch }
                 if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
                 return .decided(user: matched.name, duress: matched.duress)
             case .code(let steps, let issued):
                 var refused: Outcome?
                 for match in steps {
-                    guard let access = try await transaction.access(user: match.name) else { continue }
+                    guard let access = try await transaction.access(user: match.name, door: door, at: now) else { continue }
                     if let refusal = rules.refusal(access, door: door, at: now) {
                         refused = refused ?? .refused(user: match.name, duress: false, refusal)
                     } else if try await transaction.claimTOTPStep(user: match.name, step: match.step) {
@@ -317,7 +317,7 @@ public actor ReferenceVerifier {
                 }
                 guard let issued else { return refused ?? noMatch }
                 if let only = issued.door, only != door { return .refused(user: issued.user, duress: false, .notPermittedHere) }
-                guard let access = try await transaction.access(user: issued.user) else {
+                guard let access = try await transaction.access(user: issued.user, door: door, at: now) else {
                     _ = try await transaction.useCode(id: issued.id, now: now)
                     return noMatch
                 }

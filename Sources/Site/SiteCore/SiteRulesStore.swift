@@ -21,6 +21,10 @@ public protocol SiteRulesTransaction: Sendable {
     func insert(_ record: UserRecord) async throws
     /// Adds `name`'s PIN line; false when the user has a PIN already.
     func addPIN(name: String, hash: PINHash, tag: String?) async throws -> Bool
+    /// Stores the holiday on `day`, or deletes it for nil.
+    func writeHoliday(day: SiteDate, holiday: Holiday?) async throws
+    /// Stores the mode of `scope` (``DoorModes/siteScope`` or a `terminal_id`), or clears it for nil.
+    func writeMode(scope: String, setting: DoorModes.Setting?) async throws
 }
 
 /// Where the rules are changed: a store that runs a body as one write transaction.
@@ -77,6 +81,13 @@ extension SiteRulesEditing {
             let site = try await transaction.readSite()
             guard site.schedules[name] != nil else { throw UserEditError(description: "no schedule '\(name)' in \(location)") }
             let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
+            let holidays = site.holidays.filter { $0.schedule == name }.map(\.day.description)
+            guard holidays.isEmpty else {
+                throw UserEditError(
+                    description:
+                        "schedule '\(name)' is the schedule of the holiday \(holidays.joined(separator: ", ")); change or remove the holiday first (`kioskpad verifier holiday`)"
+                )
+            }
             guard users.isEmpty else {
                 throw UserEditError(
                     description:
@@ -110,17 +121,37 @@ extension SiteRulesEditing {
 }
 
 /// A user's rule as a store keeps it (the text the users file writes after `@access NAME`),
-/// with the schedule's spec and the site's zone: what one decision reads.
+/// with the schedule's spec, the site's zone, the door's mode and the holidays near the
+/// attempt: what one decision reads.
 public struct UserAccess: Sendable, Equatable {
+    /// One holiday as stored: its date, its ``Holiday/rule`` and its schedule's spec.
+    public struct HolidayRow: Sendable, Equatable {
+        public let day: String
+        public let rule: String
+        public let scheduleSpec: String?
+
+        public init(day: String, rule: String, scheduleSpec: String?) {
+            self.day = day
+            self.rule = rule
+            self.scheduleSpec = scheduleSpec
+        }
+    }
+
     /// Nil: the default rule (every door, always).
     public let ruleText: String?
     public let scheduleSpec: String?
     public let timeZone: String
+    /// The mode the door follows now.
+    public let mode: DoorMode
+    /// The holidays on the dates around the attempt (read only for a user with a schedule).
+    public let holidays: [HolidayRow]
 
-    public init(ruleText: String?, scheduleSpec: String?, timeZone: String) {
+    public init(ruleText: String?, scheduleSpec: String?, timeZone: String, mode: DoorMode = .normal, holidays: [HolidayRow] = []) {
         self.ruleText = ruleText
         self.scheduleSpec = scheduleSpec
         self.timeZone = timeZone
+        self.mode = mode
+        self.holidays = holidays
     }
 }
 
@@ -142,11 +173,27 @@ public final class AccessCompilationCache: Sendable {
     /// refuses (`disabled`: fail secure); while the host does not know the site's zone, a
     /// rule that needs the clock refuses (`clock_not_trusted`).
     public func refusal(_ access: UserAccess, door: String, at instant: Date) -> AccessRefusal? {
-        guard let text = access.ruleText else { return nil }
+        let lockdown = access.mode == .lockdown
+        guard let text = access.ruleText else { return lockdown ? .lockdown : nil }
         guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
-        let schedule = access.scheduleSpec.flatMap { cached(\.schedules, $0, limit: 4096) { try? WeeklySchedule(parsing: $0) } }
+        let schedule = access.scheduleSpec.flatMap(compiledSchedule)
         let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
-        return AccessEvaluator.refusal(rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) })
+        var holidays = HolidayCalendar.none
+        if !access.holidays.isEmpty {
+            // A holiday that cannot be read refuses scheduled users that day (its schedule: none).
+            holidays = HolidayCalendar(
+                access.holidays.compactMap { row -> (Holiday, WeeklySchedule?)? in
+                    guard let day = SiteDate(parsing: row.day) else { return nil }
+                    let holiday = (try? Holiday(day: row.day, words: row.rule.split(separator: " "))) ?? (try? Holiday(day: day))
+                    return holiday.map { ($0, row.scheduleSpec.flatMap(compiledSchedule)) }
+                })
+        }
+        return AccessEvaluator.refusal(
+            rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) }, holidays: holidays, lockdown: lockdown)
+    }
+
+    private func compiledSchedule(_ spec: String) -> WeeklySchedule? {
+        cached(\.schedules, spec, limit: 4096) { try? WeeklySchedule(parsing: $0) }
     }
 
     private func cached<Value: Sendable>(

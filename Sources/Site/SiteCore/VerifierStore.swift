@@ -60,8 +60,9 @@ public protocol AttemptTransaction: Sendable {
     func claimTOTPStep(user: String, step: Int) async throws -> Bool
     /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.
     func useCode(id: Int64, now: Date) async throws -> Bool
-    /// `name`'s access rule with its schedule and the site's zone; nil when there is no such user.
-    func access(user name: String) async throws -> UserAccess?
+    /// `name`'s access rule with its schedule, the site's zone, the mode `door` follows and
+    /// the holidays around `instant`; nil when there is no such user.
+    func access(user name: String, door: String, at instant: Date) async throws -> UserAccess?
     /// Appends the attempt's audit record (never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
 }

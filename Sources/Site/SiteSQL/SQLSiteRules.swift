@@ -20,7 +20,7 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         for row in try await sql.raw("SELECT user_name, rule FROM kioskpad_access").all() {
             rules[try row.text("user_name")] = try row.accessRule("rule")
         }
-        return SiteRules(timeZone: zone, schedules: schedules, rules: rules)
+        return SiteRules(timeZone: zone, schedules: schedules, rules: rules, holidays: try await holidays(), modes: try await modes())
     }
 
     func userExists(_ name: String) async throws -> Bool {
@@ -69,18 +69,24 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         return try await sql.raw(insertUserLine(line, then: "ON CONFLICT (name) WHERE kind = 'pin' DO NOTHING RETURNING 1")).all().count > 0
     }
 
-    /// `name`'s rule, its schedule's spec and the zone, for an attempt; nil: no such user.
-    func access(user name: String) async throws -> UserAccess? {
+    /// `name`'s rule, its schedule's spec, the zone and the mode `door` follows, for an
+    /// attempt at `instant` (with the holidays near it when the rule has a schedule); nil: no such user.
+    func access(user name: String, door: String, at instant: Date) async throws -> UserAccess? {
         let row = try await sql.raw(
             """
             SELECT (SELECT count(*) FROM (SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) LIMIT 1) AS found) AS known,
                    (SELECT rule FROM kioskpad_access WHERE user_name = \(bind: name)) AS rule,
                    (SELECT s.spec FROM kioskpad_access a JOIN kioskpad_schedules s ON s.name = a.schedule WHERE a.user_name = \(bind: name)) AS spec,
-                   (SELECT value FROM kioskpad_site WHERE key = 'time_zone') AS zone
+                   (SELECT value FROM kioskpad_site WHERE key = 'time_zone') AS zone,
+                   (SELECT mode FROM kioskpad_door_modes WHERE scope IN (\(bind: door), '*') ORDER BY scope = '*' LIMIT 1) AS mode
             """
         ).first()
         guard let row, try row.integer("known") > 0 else { return nil }
-        return UserAccess(ruleText: try row.optionalText("rule"), scheduleSpec: try row.optionalText("spec"), timeZone: try row.optionalText("zone") ?? "UTC")
+        let spec = try row.optionalText("spec")
+        return UserAccess(
+            ruleText: try row.optionalText("rule"), scheduleSpec: spec, timeZone: try row.optionalText("zone") ?? "UTC",
+            mode: try row.optionalText("mode").flatMap(DoorMode.init(rawValue:)) ?? .normal,
+            holidays: spec == nil ? [] : try await holidays(near: instant))
     }
 }
 

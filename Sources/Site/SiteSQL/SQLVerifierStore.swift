@@ -220,8 +220,8 @@ struct SQLAttemptTransaction: AttemptTransaction {
         ).all().count > 0
     }
 
-    func access(user name: String) async throws -> UserAccess? {
-        try await SQLSiteRulesTransaction(sql: database).access(user: name)
+    func access(user name: String, door: String, at instant: Date) async throws -> UserAccess? {
+        try await SQLSiteRulesTransaction(sql: database).access(user: name, door: door, at: instant)
     }
 
     func audit(_ fields: [(String, String)]) async throws {

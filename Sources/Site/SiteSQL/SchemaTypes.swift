@@ -60,6 +60,16 @@ struct SchemaTypes: Sendable {
             }
     }
 
+    /// Triggers that raise the replica's version on every change of `table` (a table added
+    /// after version 5 whose rows change who may enter); the PostgreSQL function is version 5's.
+    func replicaVersionTriggers(table: String) -> [String] {
+        let name = table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")
+        guard engine == .postgres else {
+            return ["insert", "update", "delete"].map { "CREATE TRIGGER \(name)_\($0) AFTER \($0.uppercased()) ON \(table) BEGIN \(Self.bump); END" }
+        }
+        return ["CREATE TRIGGER \(name) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"]
+    }
+
     /// The users' update trigger again, watching `usersColumns`.
     func replacingUsersTrigger(usersColumns: String) -> [String] {
         engine == .sqlite

@@ -211,5 +211,28 @@ public enum SiteMigrations {
                 "ALTER TABLE kioskpad_lockout ALTER COLUMN failures SET DEFAULT ''",
             ])
         },
+        { t in
+            // Holidays (a date, the part of it, a schedule in place of users' own, a label),
+            // and lockdown or release for the site ('*') or one door, with who set it.
+            [
+                """
+                CREATE TABLE kioskpad_holidays (
+                    day \(t.text) PRIMARY KEY,
+                    rule \(t.text) NOT NULL,
+                    schedule \(t.text),
+                    label \(t.text) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_holidays_schedule ON kioskpad_holidays (schedule)",
+                """
+                CREATE TABLE kioskpad_door_modes (
+                    scope \(t.text) PRIMARY KEY,
+                    mode \(t.text) NOT NULL CHECK (mode IN ('normal', 'lockdown', 'release')),
+                    set_by \(t.text) NOT NULL,
+                    set_at \(t.double) NOT NULL
+                )
+                """,
+            ] + t.replicaVersionTriggers(table: "kioskpad_holidays") + t.replicaVersionTriggers(table: "kioskpad_door_modes")
+        },
     ]
 }

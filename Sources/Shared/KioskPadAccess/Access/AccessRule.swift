@@ -2,8 +2,8 @@ import Foundation
 import KioskPadCore
 
 /// Who may use which door when, for one user: the doors (nil: every door), a named
-/// schedule (nil: always), a validity window in the site's time zone, and whether the user
-/// is switched off. A user without a rule has the default: every door, always, no end.
+/// schedule (nil: always), a validity window in the site's time zone, whether the user is
+/// switched off, and whether they are a responder (who may still enter in a lockdown). A user without a rule has the default: every door, always, no end.
 public struct AccessRule: Sendable, Equatable {
     /// The `terminal_id`s the user may open, sorted; nil means every door.
     public var doors: [String]?
@@ -12,13 +12,19 @@ public struct AccessRule: Sendable, Equatable {
     public var validFrom: SiteDate?
     public var validUntil: SiteDate?
     public var disabled: Bool
+    /// Enters during a lockdown (security, first aid, the fire brigade's key holder).
+    public var responder: Bool
 
-    public init(doors: [String]? = nil, schedule: String? = nil, validFrom: SiteDate? = nil, validUntil: SiteDate? = nil, disabled: Bool = false) {
+    public init(
+        doors: [String]? = nil, schedule: String? = nil, validFrom: SiteDate? = nil, validUntil: SiteDate? = nil, disabled: Bool = false,
+        responder: Bool = false
+    ) {
         self.doors = doors.map { Array(Set($0)).sorted() }
         self.schedule = schedule
         self.validFrom = validFrom
         self.validUntil = validUntil
         self.disabled = disabled
+        self.responder = responder
     }
 
     /// Every door, always, valid, enabled: what a user without a rule has.
@@ -28,7 +34,7 @@ public struct AccessRule: Sendable, Equatable {
     public var needsClock: Bool { schedule != nil || validFrom != nil || validUntil != nil }
 
     /// A rule as `user list` and the users file write it: `doors=a,b schedule=x valid_from=...
-    /// valid_until=... disabled`, leaving out what is the default (empty for the default).
+    /// valid_until=... disabled responder`, leaving out what is the default (empty for the default).
     public var fields: [String] {
         var fields: [String] = []
         if let doors { fields.append("doors=" + doors.joined(separator: ",")) }
@@ -36,6 +42,7 @@ public struct AccessRule: Sendable, Equatable {
         if let validFrom { fields.append("valid_from=\(validFrom)") }
         if let validUntil { fields.append("valid_until=\(validUntil)") }
         if disabled { fields.append("disabled") }
+        if responder { fields.append("responder") }
         return fields
     }
 
@@ -55,8 +62,9 @@ public struct AccessRule: Sendable, Equatable {
                 guard let date = SiteDate(parsing: value) else { throw RuleError(description: "\(key)=\(value) is not \(SiteDate.format)") }
                 if key == "valid_from" { validFrom = date } else { validUntil = date }
             case "disabled" where value.isEmpty: disabled = true
+            case "responder" where value.isEmpty: responder = true
             default:
-                throw RuleError(description: "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled")
+                throw RuleError(description: "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder")
             }
         }
     }
@@ -89,6 +97,10 @@ public enum AccessRefusal: String, Sendable, Equatable, CaseIterable {
     case notYetValid = "not_yet_valid"
     case expired
     case outsideSchedule = "outside_schedule"
+    /// A holiday: the user's schedule does not apply today (or the holiday's own excludes now).
+    case holiday
+    /// The door is in lockdown and the user is not a responder.
+    case lockdown
 }
 
 extension Substring {

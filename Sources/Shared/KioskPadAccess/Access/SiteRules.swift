@@ -1,8 +1,9 @@
 import Foundation
 
-/// The access rules of a whole site as one value: its time zone, its named schedules and
-/// each user's rule. The users file carries it (`@time_zone`, `@schedule`, `@access` lines)
-/// for a terminal's local verifier; `verifier export` writes it from the database.
+/// The access rules of a whole site as one value: its time zone, its named schedules, its
+/// holidays, each user's rule and the doors' modes (lockdown, release). The users file
+/// carries all but the modes (`@time_zone`, `@schedule`, `@holiday`, `@access` lines) for a
+/// terminal's local verifier; `verifier export` writes it from the database.
 public struct SiteRules: Sendable, Equatable {
     /// An IANA zone id (`Europe/Berlin`); nil in a users file that names none (the host's zone).
     public var timeZone: String?
@@ -10,11 +11,30 @@ public struct SiteRules: Sendable, Equatable {
     public var schedules: [String: String]
     /// Rules by user name; users not here have the default.
     public var rules: [String: AccessRule]
+    /// The site's holidays, one per date, by date.
+    public var holidays: [Holiday]
+    /// Lockdown and release, site-wide and per door.
+    public var modes: DoorModes
 
-    public init(timeZone: String? = nil, schedules: [String: String] = [:], rules: [String: AccessRule] = [:]) {
+    public init(
+        timeZone: String? = nil, schedules: [String: String] = [:], rules: [String: AccessRule] = [:], holidays: [Holiday] = [],
+        modes: DoorModes = DoorModes()
+    ) {
         self.timeZone = timeZone
         self.schedules = schedules
         self.rules = rules.filter { !$0.value.isDefault }
+        self.holidays = holidays.sorted { $0.day.start < $1.day.start }
+        self.modes = modes
+    }
+
+    /// The rule names beyond the base ones (doors, schedules, validity, disabled) that this
+    /// site's rules use, as a replica's `requires` lists them: a door that does not apply
+    /// one must not decide offline by these rules.
+    public var requires: [String] {
+        var names: [String] = []
+        if !holidays.isEmpty { names.append("holidays") }
+        if modes.isSet || rules.values.contains(where: \.responder) { names.append("lockdown") }
+        return names
     }
 
     /// The doors named by any rule, sorted.
@@ -43,6 +63,8 @@ public struct CompiledSiteRules: Sendable {
     public var zone: TimeZone { siteZone ?? .current }
     public let schedules: [String: WeeklySchedule]
     public let rules: [String: AccessRule]
+    public let holidays: HolidayCalendar
+    public let modes: DoorModes
     /// Whether any rule needs the wall clock (a terminal checks its clock only then).
     public let needsClock: Bool
 
@@ -58,7 +80,14 @@ public struct CompiledSiteRules: Sendable {
             }
         }
         self.schedules = schedules
+        for holiday in site.holidays {
+            if let name = holiday.schedule, schedules[name] == nil {
+                throw AccessRule.RuleError(description: "holiday \(holiday.day): schedule '\(name)' is not defined")
+            }
+        }
+        holidays = HolidayCalendar(site.holidays, schedules: schedules)
         rules = site.rules
+        modes = site.modes
         needsClock = site.needsClock
     }
 
@@ -67,19 +96,23 @@ public struct CompiledSiteRules: Sendable {
     public init(unchecked site: SiteRules, hostZone: TimeZone? = nil) {
         siteZone = site.timeZone.flatMap { TimeZone(identifier: $0) } ?? hostZone
         schedules = site.schedules.compactMapValues { try? WeeklySchedule(parsing: $0) }
+        holidays = HolidayCalendar(site.holidays, schedules: schedules)
         rules = site.rules
+        modes = site.modes
         needsClock = site.needsClock
     }
 
     /// Why `user` may not open `door` at `instant` (nil: they may); `instant` nil when the
     /// clock is not trusted.
     public func refusal(user: String, door: String, at instant: Date?) -> AccessRefusal? {
-        rules[user].flatMap { refusal($0, door: door, at: instant) }
+        refusal(rules[user], door: door, at: instant)
     }
 
-    /// Why `rule` (a user's, from ``rules``) does not let its user open `door` at `instant`.
-    public func refusal(_ rule: AccessRule, door: String, at instant: Date?) -> AccessRefusal? {
+    /// Why `rule` (a user's, from ``rules``; nil: the default) does not let its user open
+    /// `door` at `instant`.
+    public func refusal(_ rule: AccessRule?, door: String, at instant: Date?) -> AccessRefusal? {
         AccessEvaluator.refusal(
-            rule, schedule: rule.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) })
+            rule, schedule: rule?.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) },
+            holidays: holidays, lockdown: modes.mode(at: door) == .lockdown)
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+
+extension SiteRulesEditing {
+    /// Adds or replaces the holiday on its date; refused when it names a schedule that does not exist.
+    public func setHoliday(_ holiday: Holiday) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            if let schedule = holiday.schedule, try await transaction.readSite().schedules[schedule] == nil {
+                throw UserEditError(
+                    description:
+                        "holiday \(holiday.day): schedule=\(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`)"
+                )
+            }
+            try await transaction.writeHoliday(day: holiday.day, holiday: holiday)
+        }
+    }
+
+    /// Removes the holiday on `day`; refused when there is none.
+    public func removeHoliday(day: SiteDate) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            guard try await transaction.readSite().holidays.contains(where: { $0.day == day }) else {
+                throw UserEditError(description: "no holiday on \(day) in \(location)")
+            }
+            try await transaction.writeHoliday(day: day, holiday: nil)
+        }
+    }
+
+    /// Sets the site's mode (`door` nil) or one door's own; `mode` nil clears a door's own
+    /// (it follows the site's again), and the site's `normal` clears the site's. Returns the
+    /// site's modes now.
+    @discardableResult
+    public func setMode(_ mode: DoorMode?, door: String?, by who: String, at instant: Date) async throws -> DoorModes {
+        if let door, !Identifier.isValid(door) {
+            throw UserEditError(description: "--door \(door): a door id is a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        if door == nil && mode == nil { throw UserEditError(description: "the site's mode is normal, lockdown or release") }
+        let scope = door ?? DoorModes.siteScope
+        let setting = mode.flatMap { mode in door == nil && mode == .normal ? nil : DoorModes.Setting(mode: mode, setBy: who, setAt: instant) }
+        return try await editSite { transaction in
+            try await transaction.writeMode(scope: scope, setting: setting)
+            return try await transaction.readSite().modes
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Crypto
+import DoorOfflineReplica
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import KioskPadStorage
+import Testing
+
+/// A door deciding offline applies the holidays and the mode its replica carries, as the
+/// server would.
+extension ReplicaKeeperTests {
+    func ruledReplica(version: Int64, holidays: [String: String], mode: DoorModes.Setting?) throws -> SignedReplica {
+        let entries = try [("bob", "1470"), ("carl", "2581"), ("dana", "3691")].map { user, pin in
+            CredentialReplica.Entry(user: user, kind: "pin", hash: try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1000))
+        }
+        return try SignedReplica(
+            signing: .replica(
+                CredentialReplica(
+                    terminalID: "front-door", version: version, issuedAt: issued, timeZone: "UTC", schedules: ["any-day": "daily"],
+                    rules: ["bob": "schedule=any-day", "dana": "responder"], entries: entries, holidays: holidays, mode: mode)), with: key)
+    }
+
+    @Test func aReplicasHolidaysAndLockdownDecideOffline() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keeper = keeper(wallTrusted: true)
+        // The keeper's wall clock: issued + 600 s; that date is the holiday.
+        let today = String(UTCTimestamp.rfc3339(issued.addingTimeInterval(600)).prefix(10))
+        let lockdown = DoorModes.Setting(mode: .lockdown, setBy: "ops", setAt: issued)
+        let signed = try ruledReplica(version: 3, holidays: [today: ""], mode: lockdown)
+        #expect(String(decoding: signed.payload, as: UTF8.self).contains("\"requires\":[\"holidays\",\"lockdown\"]"))
+        try keeper.accept(signed, receivedAt: boot.instant)
+        #expect(try await decide(keeper, "1470") == .denied(reason: "lockdown"))
+        #expect(try await decide(keeper, "2581") == .denied(reason: "lockdown"))
+        #expect(try await decide(keeper, "3691") == .granted(user: "dana"))
+        // The lockdown lifted at the next sync; the holiday still refuses bob's schedule.
+        try keeper.accept(try ruledReplica(version: 4, holidays: [today: ""], mode: nil), receivedAt: boot.instant)
+        #expect(try await decide(keeper, "1470") == .denied(reason: "holiday"))
+        #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
+        try keeper.accept(try ruledReplica(version: 5, holidays: [:], mode: nil), receivedAt: boot.instant)
+        #expect(try await decide(keeper, "1470") == .granted(user: "bob"))
+    }
+}
