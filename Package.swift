@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "DoorHomeAssistant",
             dependencies: [
-                "KioskPadCore", "DoorController", "KioskPadStorage",
+                "KioskPadCore", "KioskPadAccess", "DoorController", "KioskPadStorage",
                 .target(name: "CMosquitto", condition: .when(platforms: [.linux], traits: ["MQTT"])),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -5,7 +5,8 @@ console on, and terminals run as `kioskpad simulate` pointed at it.
 
 One run per store (--store sqlite|postgres). It logs in, adds a user, sees the user's grant
 reach the Doors page and Who entered without a reload, issues a one-time code and uses it
-once, disables the user and sees the next attempt denied, then raises a held-open alert in
+once, puts the site in lockdown and back, saves and removes a holiday, disables the user
+and sees the next attempt denied, then raises a held-open alert in
 the simulated event stream (a signed batch to /v1/events) and acknowledges it; on the way
 it enrols the user in TOTP (a QR code drawn by libqrencode). With
 --screenshots DIR it saves a PNG of each page. Exit 0 when every step held.
@@ -285,6 +286,49 @@ def main():
         driver.get(console + "/users?q=dana")
         assert key not in driver.page_source and "TOTP" in driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana]").text
         step("enrolled dana in TOTP: a QR code and the key, shown once")
+
+        # Lockdown from the Site page: dana (not a responder) is refused, and Who entered says why.
+        driver.get(console + "/site")
+        form = driver.find_element(By.CSS_SELECTOR, "#site-mode form")
+        Select(form.find_element(By.NAME, "mode")).select_by_value("lockdown")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "Mode set." in d.find_element(By.ID, "notice").text, "the mode notice")
+        assert driver.find_element(By.ID, "mode-now").text == "lockdown"
+        assert "set by alice" in driver.find_element(By.ID, "site-mode").text
+        shot(driver, args.screenshots, "site-lockdown")
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert not granted and "Access denied" in frames, frames
+        driver.get(console + "/entries")
+        Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
+        driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
+        wait_for(driver, lambda d: "lockdown" in d.find_element(By.ID, "entries").text, "the denied attempt with reason lockdown")
+        driver.get(console + "/site")
+        form = driver.find_element(By.CSS_SELECTOR, "#site-mode form")
+        Select(form.find_element(By.NAME, "mode")).select_by_value("normal")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "mode-now") and d.find_element(By.ID, "mode-now").text == "normal", "the site back to normal")
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert granted, frames
+        step("put the site in lockdown from the Site page: dana was refused (reason lockdown); back to normal she entered")
+
+        # A holiday: saved with its hours and label, listed, removed; a bad one is refused naming the field.
+        form = driver.find_element(By.ID, "add-holiday")
+        form.find_element(By.NAME, "date").send_keys("12252030")  # the date input, typed as month, day, year
+        form.find_element(By.NAME, "hours").send_keys("12:00-24:00")
+        form.find_element(By.NAME, "label").send_keys("Christmas Day")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: "2030-12-25" in d.find_element(By.ID, "holidays").text, "the holiday in the list")
+        assert "12:00-24:00" in driver.find_element(By.ID, "holidays").text and "Christmas Day" in driver.find_element(By.ID, "holidays").text
+        shot(driver, args.screenshots, "site")
+        form = driver.find_element(By.ID, "add-holiday")
+        form.find_element(By.NAME, "date").send_keys("12262030")
+        form.find_element(By.NAME, "schedule").send_keys("no-such-schedule")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "error") and "no-such-schedule" in d.find_element(By.ID, "error").text, "the refused holiday")
+        assert "2030-12-26" not in driver.find_element(By.ID, "holidays").text
+        driver.find_element(By.CSS_SELECTOR, "#holidays form button").click()
+        wait_for(driver, lambda d: "No holidays." in d.find_element(By.ID, "holidays").text, "the holiday removed")
+        step("saved a holiday from the Site page, had a bad one refused naming its schedule, removed the first")
 
         # Disable dana: her next attempt is denied, and Who entered says why.
         driver.get(console + "/users")

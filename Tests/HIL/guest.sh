@@ -216,7 +216,7 @@ if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>
 D=/sys/kernel/config/gpio-sim/door
 mkdir $D $D/bank0; echo 6 > $D/bank0/num_lines; echo door-sim > $D/bank0/label
 mkdir $D/bank0/line0; echo RELAY > $D/bank0/line0/name
-for l in 2:CONTACT 3:EXIT 4:TAMPER; do mkdir $D/bank0/line${l%%:*}; echo ${l#*:} > $D/bank0/line${l%%:*}/name; done
+for l in 2:CONTACT 3:EXIT 4:TAMPER 5:FIRE; do mkdir $D/bank0/line${l%%:*}; echo ${l#*:} > $D/bank0/line${l%%:*}/name; done
 echo 1 > $D/live
 DCHIP=$(cat $D/bank0/chip_name); DSIM=/sys/devices/platform/$(cat $D/dev_name)/$DCHIP
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -c /dev/$DCHIP ] && break; sleep 0.2; done
@@ -466,6 +466,35 @@ if grep -v ' kioskpad\.run: ' $W/door.out | grep -qi duress; then fail "a frame 
 if grep -c '"type":"attempt"' $W/state-door/journal.jsonl | grep -qx 2 && ! grep -q '"type":"attempt".*exit' $W/state-door/journal.jsonl; then pass "the exit button is not an attempt (2 attempts: the two PINs)"; else fail "attempts: $(grep -c '"type":"attempt"' $W/state-door/journal.jsonl)"; fi
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/state-door/journal.jsonl $W/door.out | grep -q -e 2468 -e 2469; then fail "a PIN appears in the door journal or output"; else pass "no typed PIN in the door journal or output"; fi
 cp $W/state-door/journal.jsonl $OUT/door-journal.jsonl 2>/dev/null
+
+# ---- 9k1. a fire-alarm release (issue 48): the relay held while the alarm line is in ------
+# alarm, journaled, and the door back to normal when the line drops. Here the alarm panel's
+# contact closes to ground in alarm (released_when: active): the line's pull-up holds it
+# inactive until then, so the door starts normal (a normally closed contact, the default,
+# would read as an alarm until it is wired).
+relay_config $W/fire.yaml
+sed -i "s|^state_dir: .*|state_dir: $W/state-fire|; s|^  max_unlock_s: 10|  max_unlock_s: 10\n  fire_release: {chip: door-sim, line: FIRE, released_when: active}|" $W/fire.yaml
+rm -rf $W/state-fire
+watch_relay $W/fire-relay.log
+run_door $W/fire.yaml $W/fire.out
+sleep 0.5; fire_before=$(cat $DSIM/sim_gpio0/value)
+pin_level 5 pull-down; sleep 0.6
+fire_on=$(cat $DSIM/sim_gpio0/value)
+grep -q 'Door released' $W/fire.out && fire_shown=yes || fire_shown=no
+sleep 3  # past unlock_s (2): a release is not an unlock that times out
+fire_held=$(cat $DSIM/sim_gpio0/value)
+type_pin 2468; wait_for $W/fire.out 'Access granted'; sleep 2.5  # a grant's timer ends: still held
+fire_after_grant=$(cat $DSIM/sim_gpio0/value)
+pin_level 5 pull-up; sleep 0.6
+fire_off=$(cat $DSIM/sim_gpio0/value)
+kill -TERM $RUN; wait $RUN; rc=$?; kill $WATCH
+check "fire release: daemon exit code" 0 $rc
+check "fire release: relay off, on in alarm, still on after 3 s and after a grant's time, off when the alarm ends" "0 1 1 1 0" \
+    "$fire_before $fire_on $fire_held $fire_after_grant $fire_off"
+check "fire release: the display showed the release text" yes $fire_shown
+modes=$(sed -n 's/.*"type":"door_mode".*"mode":"\([a-z]*\)".*"source":"\([a-z_]*\)".*/\1:\2/p' $W/state-fire/journal.jsonl | tr '\n' ' ')
+check "fire release: journaled as release by the fire alarm, then normal" "release:fire_alarm normal:normal " "$modes"
+cp $W/state-fire/journal.jsonl $OUT/fire-journal.jsonl 2>/dev/null
 
 # ---- 9k2. Home Assistant over MQTT (issue 31): the door contact moves the door sensor and ---
 # sends forced_open and held_open; a remote unlock with the right code pulses the relay, a

@@ -32,7 +32,7 @@ struct SQLiteVerifierTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let again = try await CLI.run(["verifier", "migrate", "--config", directory.appendingPathComponent("verifier.yaml").path])
-        #expect(again.status == 0 && again.stdout.contains("at version 7 (already)"), "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 0 && again.stdout.contains("at version 8 (already)"), "\(again.stdout)\(again.stderr)")
         let pragmas = try await python(
             """
             import sqlite3, sys
@@ -40,12 +40,12 @@ struct SQLiteVerifierTests {
             print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('SELECT count(*) FROM kioskpad_schema_migrations').fetchone()[0])
             c.execute('INSERT INTO kioskpad_schema_migrations (version) VALUES (99)'); c.commit()
             """, path)
-        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 7")
+        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 8")
         let refused = try await CLI.run(["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(refused.status == 1)
         #expect(
             refused.stderr.contains(
-                "server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 7); upgrade kioskpad"),
+                "server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 8); upgrade kioskpad"),
             "\(refused.stderr)")
     }
 
@@ -138,13 +138,13 @@ struct SQLiteVerifierTests {
         let mount = directory.appendingPathComponent("mnt").path
         let config = directory.appendingPathComponent("verifier.yaml").path
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        _ = try await CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount])
+        _ = try await CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount])
         // A lazy unmount (the syscall `umount -l` makes): it returns at once.
         defer { _ = umount2(mount, Int32(MNT_DETACH)) }
         let path = mount + "/verifier.sqlite3"
         #expect(try await CLI.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", config]).status == 0)
         // Full: fill the rest of the tmpfs, then add users until a write cannot be made.
-        _ = try? await CLI.runTool("/bin/dd", ["if=/dev/zero", "of=\(mount)/filler", "bs=4k", "count=1000"])
+        _ = try? await CLI.runTool("/bin/dd", ["if=/dev/zero", "of=\(mount)/filler", "bs=4k", "count=2000"])
         let full = try await CLI.run(["verifier", "user", "add", "zoe", "--iterations", "1000", "--config", config], stdin: "2222\n")
         #expect(full.status == 1)
         #expect(full.stderr.contains("server.sqlite.path:") && full.stderr.contains("the disk is full"), "\(full.stderr)")

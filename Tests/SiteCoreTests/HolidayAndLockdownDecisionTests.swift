@@ -90,4 +90,19 @@ extension AccessDecisionTests {
         #expect(site.modes.site == nil && site.modes.doors.keys.sorted() == ["back-door"] && site.modes.mode(at: "back-door") == .release)
         await #expect(throws: UserEditError.self) { try await admin.setMode(.lockdown, door: "front door", by: "ops", at: clock.now) }
     }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func importAddsAFilesHolidaysOnceAndRefusesAnotherForTheSameDate(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        let text = "@schedule short daily 10:00-12:00\n@holiday 2027-12-24 12:00-24:00 schedule=short Christmas Eve\n"
+        _ = try await admin.importUsers(try UsersFile(parsing: text, source: "users"))
+        #expect(try await admin.siteRules().holidays.map(\.line) == ["2027-12-24 12:00-24:00 schedule=short Christmas Eve"])
+        _ = try await admin.importUsers(try UsersFile(parsing: text, source: "users"))  // the same again: nothing to add
+        await #expect(throws: UsersImport.Clash.self) {
+            try await admin.importUsers(try UsersFile(parsing: "@holiday 2027-12-24 Christmas Eve\n", source: "users"))
+        }
+        #expect(try await admin.siteRules().holidays.count == 1)
+    }
 }

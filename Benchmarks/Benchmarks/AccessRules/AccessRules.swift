@@ -27,6 +27,38 @@ enum AccessFixture {
     }()
 
     static let instants: [Date] = (0..<(14 * 1440)).map { Date(timeIntervalSince1970: 1_795_000_000 + Double($0) * 60) }
+
+    /// The site with a holiday every 7th day of the fortnight's year (one of them part of a
+    /// day with its own schedule), and a responder in every 50 users: a decision reads the
+    /// calendar on every attempt of a scheduled user.
+    static let siteWithHolidays: SiteRules = {
+        var site = AccessFixture.site
+        site.schedules["holiday-hours"] = "daily 10:00-14:00"
+        site.holidays = (0..<52).map { week in
+            let day = Date(timeIntervalSince1970: 1_790_000_000 + Double(week) * 7 * 86_400)
+            let text = utcDate(day)
+            return try! Holiday(day: text, words: week % 2 == 0 ? ["12:00-24:00", "schedule=holiday-hours"] : [])
+        }
+        for index in stride(from: 0, to: users, by: 50) { site.rules["u\(index)"]?.responder = true }
+        return site
+    }()
+
+    /// `instant`'s date in UTC, `YYYY-MM-DD`.
+    static func utcDate(_ instant: Date) -> String {
+        let days = Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(days) * 86_400))
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    /// The holidays a server reads for an attempt at `instant` (the UTC dates either side), as rows.
+    static func holidayRows(near instant: Date) -> [UserAccess.HolidayRow] {
+        let days = Set((-1...1).map { utcDate(instant.addingTimeInterval(Double($0) * 86_400)) })
+        return siteWithHolidays.holidays.filter { days.contains($0.day.description) }.map {
+            UserAccess.HolidayRow(day: $0.day.description, rule: $0.rule, scheduleSpec: $0.schedule.flatMap { siteWithHolidays.schedules[$0] })
+        }
+    }
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -58,6 +90,42 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
             blackHole(cache.refusal(rows[index % rows.count], door: "front-door", at: instants[index % instants.count]))
+        }
+    }
+
+    Benchmark(
+        "Rules, terminal: one decision with 52 holidays and responders (10,000 users, 100 schedules)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        let compiled = try CompiledSiteRules(AccessFixture.siteWithHolidays)
+        let instants = AccessFixture.instants
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            blackHole(compiled.refusal(user: "u\(index % AccessFixture.users)", door: "front-door", at: instants[index % instants.count]))
+        }
+    }
+
+    Benchmark(
+        "Rules, server: one decision from the stored row with the day's holidays (rule, schedule, zone, holiday rows as read)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        let site = AccessFixture.siteWithHolidays
+        let instants = AccessFixture.instants
+        // What the store reads per attempt: the user's row, and the holidays near the instant
+        // (read for a user with a schedule: every user here).
+        let rows = (0..<AccessFixture.users).map { index -> UserAccess in
+            let rule = site.rules["u\(index)"]!
+            let instant = instants[index % instants.count]
+            return UserAccess(
+                ruleText: rule.fields.joined(separator: " "), scheduleSpec: site.schedules[rule.schedule!], timeZone: "Europe/Berlin",
+                holidays: AccessFixture.holidayRows(near: instant))
+        }
+        let cache = AccessCompilationCache()
+        for (index, row) in rows.enumerated() { blackHole(cache.refusal(row, door: "front-door", at: instants[index % instants.count])) }
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            let row = index % rows.count
+            blackHole(cache.refusal(rows[row], door: "front-door", at: instants[row % instants.count]))
         }
     }
 

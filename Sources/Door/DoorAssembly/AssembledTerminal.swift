@@ -28,6 +28,10 @@ public struct AssembledTerminal: Sendable {
             let controller = self.controller
             await monitor.onTamperChange { await controller.tamperChanged($0) }
         }
+        // The mode the held replica says, before the first frame (each sync then updates it).
+        if let replica = services.replica { await services.modes.siteMode(replica.keeper.held?.replica.mode) }
+        let shown = self.controller
+        await services.modes.onShow { await shown.modeChanged($0) }
         if let mqtt = services.mqtt {
             let controller = self.controller
             await mqtt.bridge.onRemoteCode { await controller.remoteCode($0) }

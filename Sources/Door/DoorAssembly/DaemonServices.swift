@@ -30,6 +30,8 @@ public final class DaemonServices: Sendable {
     let osdpCommands: OSDPCommandQueue?
     /// The door contact, exit button and tamper logic (nil without any of these inputs).
     public let doorMonitor: DoorMonitor?
+    /// The door's mode: the site's lockdown or release (from the replica) and the fire alarm's release.
+    public let modes: DoorModeController
     private let doorInputs: DoorInputsService?
     private let logger: Logger
     /// `events.heartbeat_s` when events are forwarded.
@@ -130,6 +132,8 @@ public final class DaemonServices: Sendable {
                 sinks.append(player)
             }
         }
+        let modes = DoorModeController(relay: door, bus: bus, logger: logger)
+        self.modes = modes
         var monitor: DoorMonitor?
         var inputs: DoorInputsService?
         if outputs, !daemon.inputLines.isEmpty {
@@ -141,7 +145,7 @@ public final class DaemonServices: Sendable {
                     relockOnOpen: doorConfig?.relockOnOpen ?? true, exitUnlock: doorConfig?.unlock ?? .seconds(5)),
                 logger: logger, publish: { bus.publish($0) })
             do {
-                inputs = try DoorInputsService(configuration: daemon, monitor: made, logger: logger)
+                inputs = try DoorInputsService(configuration: daemon, monitor: made, modes: modes, logger: logger)
             } catch {
                 door?.shutdown()
                 throw error
@@ -183,7 +187,7 @@ public final class DaemonServices: Sendable {
         if let forwarder { list.append(ForwarderService(forwarder: forwarder)) }
         if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
-        if let replica { list.append(ReplicaSyncService(loop: replica.sync)) }
+        if let replica { list.append(ReplicaSyncService(loop: replica.sync, modes: modes)) }
         if let mqtt { list.append(MQTTService(parts: mqtt)) }
         return list
     }

@@ -5,15 +5,16 @@ import KioskPadCore
 import Logging
 import ServiceLifecycle
 
-/// The door contact, exit button and tamper inputs: each line opened at start (so a wrong
-/// chip or line stops start-up naming its key), each watched by its own `kp-input` thread
-/// while the service group runs, each debounced level handed to the ``DoorMonitor``.
+/// The door contact, exit button, fire-release and tamper inputs: each line opened at start
+/// (so a wrong chip or line stops start-up naming its key), each watched by its own
+/// `kp-input` thread while the service group runs, each debounced level handed to the
+/// ``DoorMonitor`` (the fire release to the ``DoorModeController``).
 final class DoorInputsService: Service {
     private let watchers: [(key: String, thread: InputWatchThread, report: @Sendable (Bool, Bool) async -> Void)]
     private let monitor: DoorMonitor
     private let logger: Logger
 
-    init(configuration: DaemonConfiguration, monitor: DoorMonitor, logger: Logger) throws {
+    init(configuration: DaemonConfiguration, monitor: DoorMonitor, modes: DoorModeController, logger: Logger) throws {
         self.monitor = monitor
         self.logger = logger
         var watchers: [(key: String, thread: InputWatchThread, report: @Sendable (Bool, Bool) async -> Void)] = []
@@ -26,6 +27,8 @@ final class DoorInputsService: Service {
                 report = { active, initial in await monitor.contact(open: active == eventWhenActive, initial: initial) }
             case .exitButton:
                 report = { active, initial in await monitor.exitButton(pressed: active, initial: initial) }
+            case .fireRelease:
+                report = { active, _ in await modes.fireAlarm(active: active == eventWhenActive) }
             case .tamper:
                 report = { active, initial in await monitor.tamper(active: active == eventWhenActive, initial: initial) }
             }

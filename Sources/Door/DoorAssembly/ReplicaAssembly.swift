@@ -1,4 +1,5 @@
 import DoorOfflineReplica
+import DoorServices
 import DoorVerifierClient
 import Foundation
 import KioskPadAccess
@@ -51,13 +52,17 @@ extension TerminalAssembly {
     }
 }
 
-/// Runs the replica's sync loop until the service group shuts down.
+/// Runs the replica's sync loop until the service group shuts down; the site's mode for
+/// this door (lockdown, release) goes to the door from each replica a sync brings (the
+/// one held at start is applied before the terminal runs).
 struct ReplicaSyncService: Service {
     let loop: ReplicaSyncLoop
+    let modes: DoorModeController
 
     func run() async throws {
+        let (keeper, modes) = (loop.keeper, self.modes)
         await cancelWhenGracefulShutdown {
-            await loop.run()
+            await loop.run(afterSync: { await modes.siteMode(keeper.held?.replica.mode) })
         }
     }
 }

@@ -77,6 +77,8 @@ struct CredentialsShowCommand: AsyncParsableCommand {
             "issued \(CredentialsShowCommand.stamp(replica.issuedAt)), last confirmed \(CredentialsShowCommand.stamp(held.confirmedAt))"
                 + (keeper.age().map { " (\(ReplicaKeeper.describe($0)) ago)" } ?? " (age unknown: no trusted time)"))
         writeLine("time zone \(replica.timeZone ?? "(the door's own)"); schedules: \(replica.schedules.keys.sorted().joined(separator: ", ").ifEmpty("none"))")
+        writeLine("holidays: \(replica.holidays.keys.sorted().joined(separator: ", ").ifEmpty("none"))")
+        writeLine("mode: " + (replica.mode.map { "\($0.mode.rawValue) (set by \($0.setBy) at \(CredentialsShowCommand.stamp($0.setAt)))" } ?? "normal"))
         var kinds: [String: [String: Int]] = [:]
         for entry in replica.entries { kinds[entry.user, default: [:]][entry.kind, default: 0] += 1 }
         writeLine("\(kinds.count) user\(kinds.count == 1 ? "" : "s"):")

@@ -1,4 +1,5 @@
 import KeypadHAL
+import KioskPadAccess
 import KioskPadCore
 
 /// Everything the controller's single loop reacts to, in arrival order.
@@ -11,6 +12,8 @@ enum ControllerEvent: Sendable {
     case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, provenance: DecisionProvenance, latency: Duration)
     /// The case tamper switch tripped or was restored.
     case tamper(Bool)
+    /// The door's mode changed (lockdown, release, normal).
+    case mode(DoorMode)
     /// A PIN from a remote unlock command, checked as if typed here.
     case remote(SecretDigits)
     /// New display texts (a reload).

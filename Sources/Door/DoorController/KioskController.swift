@@ -45,6 +45,8 @@ public actor KioskController {
     private var inputEnded = false
     private var displayFailing = false
     private var tampered = false
+    /// The door's mode: lockdown and release show their text in place of the prompt.
+    private var mode = DoorMode.normal
     private let tamperStopsEntry: Bool
     /// `display.backlight_timeout_s`; nil keeps the backlight on.
     private var backlight: BacklightTimer?
@@ -74,6 +76,16 @@ public actor KioskController {
     /// prompt while it is tripped, and with `tamper.stop_entry` keys are ignored.
     public func tamperChanged(_ active: Bool) {
         continuation?.yield(.tamper(active))
+    }
+
+    /// The door's mode changed: the display shows `texts.lockdown` or `texts.released` in
+    /// place of the prompt (the tamper text wins); entry goes on (responders still enter).
+    public func modeChanged(_ mode: DoorMode) {
+        guard let continuation else {
+            self.mode = mode  // before run(): its first frame shows it
+            return
+        }
+        continuation.yield(.mode(mode))
     }
 
     /// Shows `texts` from the next frame on (SIGHUP reload); entry goes on undisturbed.
@@ -164,6 +176,9 @@ public actor KioskController {
                 tampered = active
                 if active { backlight?.wake(at: clock.now) }
                 if active && tamperStopsEntry { _ = model.handle(.action(.clear)) }
+            case .mode(let next):
+                mode = next
+                backlight?.wake(at: clock.now)
             case .inputEnded:
                 inputEnded = true
             case .probe(let answer):
@@ -255,8 +270,18 @@ public actor KioskController {
         return true
     }
 
+    /// What replaces the prompt: the tamper text, else the mode's.
+    private var alert: String? {
+        if tampered { return composer.texts.tamper }
+        switch mode {
+        case .normal: return nil
+        case .lockdown: return composer.texts.lockdown
+        case .release: return composer.texts.released
+        }
+    }
+
     private func render() async {
-        var frame = composer.compose(model.snapshot(), alert: tampered ? composer.texts.tamper : nil)
+        var frame = composer.compose(model.snapshot(), alert: alert)
         frame.backlight = backlight?.isLit ?? true
         guard frame != lastFrame else { return }
         do {

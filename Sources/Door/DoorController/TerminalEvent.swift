@@ -52,6 +52,9 @@ public enum TerminalEvent: Sendable, Equatable {
     case door(unlocked: Bool, seconds: Int)
     /// What the door's own inputs said: contact, exit button, tamper.
     case doorInput(DoorInputEvent)
+    /// The door's mode changed: lockdown or release set by the site (`source` `site`, with
+    /// who set it), release from the fire-alarm input (`fire_alarm`), or back to normal.
+    case doorMode(DoorModeChange)
     /// The terminal started, or began to stop (the last event a sink gets).
     case started
     case stopping
@@ -121,5 +124,20 @@ public enum ReaderReport: Sendable, Equatable {
         case .power(let ok): return ok ? "reader_power_restored" : "reader_power_failed"
         case .refused: return "reader_refused"
         }
+    }
+}
+
+/// The door's mode now and what put it there, as the journal, metrics and Home Assistant see it.
+public struct DoorModeChange: Sendable, Equatable {
+    public let mode: DoorMode
+    /// `site` (the verifier's, from the door's replica), `fire_alarm` (`door.fire_release`), or `normal`.
+    public let source: String
+    /// Who set the site's mode (an administrator, `cli:USER`); nil for the fire alarm.
+    public let setBy: String?
+
+    public init(mode: DoorMode, source: String, setBy: String? = nil) {
+        self.mode = mode
+        self.source = source
+        self.setBy = setBy
     }
 }

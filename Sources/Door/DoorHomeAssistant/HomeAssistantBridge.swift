@@ -1,5 +1,6 @@
 import DoorController
 import Foundation
+import KioskPadAccess
 import KioskPadCore
 import KioskPadStorage
 import Logging
@@ -51,6 +52,8 @@ public actor HomeAssistantBridge: TerminalEventSink {
     private var connected = false
     private var door: Bool?
     private var tamper: Bool?
+    /// The door's mode (lockdown, release), as the last `doorMode` event said.
+    private var mode = DoorMode.normal
     private var keypadOK = true
     /// Per OSDP reader address: offline or refused, tampered, power failed.
     private var readerProblems: [Int: (down: Bool, tamper: Bool, powerFailed: Bool)] = [:]
@@ -131,6 +134,7 @@ public actor HomeAssistantBridge: TerminalEventSink {
         publishLock()
         if let door { send(topics.door, door ? "ON" : "OFF", retain: true) }
         if let tamper { send(topics.tamper, tamper ? "ON" : "OFF", retain: true) }
+        send(topics.mode, mode.rawValue, retain: true)
         if let lastUser { send(topics.lastUser, lastUser, retain: true) }
         for (address, problem) in readerProblems {
             send(topics.readerProblem(address), problem.down || problem.tamper || problem.powerFailed ? "ON" : "OFF", retain: true)
@@ -185,6 +189,9 @@ public actor HomeAssistantBridge: TerminalEventSink {
             case .exitRequest:
                 break
             }
+        case .doorMode(let change):
+            mode = change.mode
+            send(topics.mode, change.mode.rawValue, retain: true)
         case .keypadHealth(let ok):
             keypadOK = ok
             send(topics.keypadProblem, ok ? "OFF" : "ON", retain: true)

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadAccess
 
 /// Home Assistant's MQTT discovery for one terminal: one retained config per entity under
 /// `<prefix>/<component>/<node>/<object>/config` (works with every Home Assistant release
@@ -59,6 +60,13 @@ public struct HomeAssistantDiscovery: Sendable {
             ),
             ("lock", "lock", lockFields),
             ("sensor", "last_user", ["name": "Last user", "state_topic": topics.lastUser, "icon": "mdi:account-key"]),
+            (
+                "sensor", "mode",
+                [
+                    "name": "Mode", "state_topic": topics.mode, "device_class": "enum", "options": DoorMode.allCases.map(\.rawValue),
+                    "icon": "mdi:shield-lock",
+                ]
+            ),
             (
                 "binary_sensor", "keypad",
                 [
@@ -144,6 +152,8 @@ public struct HomeAssistantTopics: Sendable, Equatable {
     public var lock: String { "\(base)/lock" }
     public var lockCommand: String { "\(base)/lock/set" }
     public var lastUser: String { "\(base)/last_user" }
+    /// The door's mode: `normal`, `lockdown` or `release`, retained.
+    public var mode: String { "\(base)/mode" }
     /// Home Assistant's own `online` / `offline`.
     public var homeAssistantStatus: String { "\(prefix)/status" }
 

@@ -29,12 +29,13 @@ public struct ReplicaSyncLoop: Sendable {
         return try await WorkThreads.files.run { try keeper.accept(signed, receivedAt: received) }
     }
 
-    /// Syncs until cancelled.
-    public func run() async {
+    /// Syncs until cancelled; `afterSync` runs after each sync that succeeded.
+    public func run(afterSync: @Sendable () async -> Void = {}) async {
         var failures = 0
         while !Task.isCancelled {
             do {
                 let summary = try await syncOnce()
+                await afterSync()
                 if failures > 0 || summary.changed {
                     logger.notice(
                         "credential replica synced", metadata: ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"])

@@ -4,8 +4,9 @@ import KioskPadCore
 import Logging
 import Synchronization
 
-/// The door relay: energised for the unlock time on a grant, and only then. Off at start,
-/// off when the time is up, off on shutdown, off on any error. A grant's `unlock_seconds`
+/// The door relay: energised for the unlock time on a grant, and held energised while the
+/// door is released (``hold(_:)``), and only then. Off at start, off when the time is up,
+/// off on shutdown, off on any error. A grant's `unlock_seconds`
 /// overrides the default and is clamped to the maximum. Every write to the relay happens
 /// under one lock, so after ``shutdown()`` (callable from a signal handler) it can never
 /// be energised again, not even by an answer that was already on its way.
@@ -14,6 +15,8 @@ public final class DoorRelay: TerminalEventSink {
         var generation = 0
         var stopped = false
         var energised = false
+        /// Held on by the door's mode (release): no unlock time drops it until the hold ends.
+        var held = false
         /// When the relay last went off (a ``TerminalClock`` reading), for forced-open checks.
         var releasedAt: Duration?
     }
@@ -53,9 +56,37 @@ public final class DoorRelay: TerminalEventSink {
         }
     }
 
-    /// Drops the relay now (re-lock on open), ending the current unlock early.
+    /// Drops the relay now (re-lock on open), ending the current unlock early; not while held.
     public func lock() async {
         await release(ifGeneration: nil)
+    }
+
+    /// Holds the relay energised (a release: fire alarm or the site's) until `hold(false)`,
+    /// which drops it. Nothing else drops a held relay but ``shutdown()``.
+    public func hold(_ on: Bool) async {
+        if on {
+            let result: Result<Void, any Error>? = state.withLock { state in
+                guard !state.stopped else { return nil }
+                state.held = true
+                state.generation += 1
+                do {
+                    try output.set(true)
+                    state.energised = true
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if case .failure(let error) = result {
+                logger.critical("door relay could not be held energised for the release; retrying at the next change", metadata: ["error": "\(error)"])
+            } else if result != nil {
+                logger.notice("door relay held energised (release)")
+                await observer(true, 0)
+            }
+        } else {
+            state.withLock { $0.held = false }
+            await release(ifGeneration: nil)
+        }
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -69,7 +100,7 @@ public final class DoorRelay: TerminalEventSink {
     /// Energises the relay for `duration` (restarting the timer if already open).
     public func unlock(for duration: Duration) async {
         let result: Result<Int, any Error>? = state.withLock { state in
-            guard !state.stopped else { return nil }
+            guard !state.stopped, !state.held else { return nil }
             do {
                 try output.set(true)
                 state.generation += 1
@@ -99,7 +130,7 @@ public final class DoorRelay: TerminalEventSink {
     private func release(ifGeneration generation: Int?) async {
         let now = clock.now
         let changed = state.withLock { state -> Bool in
-            guard generation == nil || generation == state.generation else { return false }
+            guard !state.held, generation == nil || generation == state.generation else { return false }
             let was = state.energised
             DoorRelay.forceOff(output, logger)
             state.energised = false
@@ -113,6 +144,7 @@ public final class DoorRelay: TerminalEventSink {
     public func shutdown() {
         state.withLock { state in
             state.stopped = true
+            state.held = false
             state.generation += 1
             DoorRelay.forceOff(output, logger)
             state.energised = false

@@ -86,6 +86,10 @@ public actor JournalSink: TerminalEventSink {
             } else {
                 await record(input.recordType, [])
             }
+        case .doorMode(let change):
+            var fields: [(String, JournalValue)] = [("mode", .text(change.mode.rawValue)), ("source", .text(change.source))]
+            if let who = change.setBy { fields.append(("set_by", .text(who))) }
+            await record("door_mode", fields)
         case .started:
             await record("start", [("version", .text(KioskPadVersion.version))])
         case .stopping:

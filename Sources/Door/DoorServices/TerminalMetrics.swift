@@ -1,4 +1,5 @@
 import DoorController
+import KioskPadAccess
 import KioskPadCore
 import Metrics
 import Prometheus
@@ -6,7 +7,7 @@ import Prometheus
 /// Counters and a latency histogram in Prometheus text format, through swift-metrics with a
 /// swift-prometheus factory: keys, attempts by result, verifier latency, lockouts, keypad
 /// faults, dropped Wiegand frames by reason, display errors, door unlocks, duress grants, door contact / exit / tamper events
-/// and the door's and tamper's state, events a sink's queue dropped. Nothing derived
+/// and the door's and tamper's state, the door's mode, events a sink's queue dropped. Nothing derived
 /// from a PIN is ever recorded.
 public final class TerminalMetrics: TerminalEventSink {
     public let registry: PrometheusCollectorRegistry
@@ -104,6 +105,11 @@ public final class TerminalMetrics: TerminalEventSink {
             case .opened, .closed: doorOpen.record(input == .opened ? 1 : 0)
             case .tamper(let active): tampered.record(active ? 1 : 0)
             default: break
+            }
+        case .doorMode(let change):
+            // One gauge per mode, 1 for the one the door is in.
+            for mode in DoorMode.allCases {
+                Metrics.Gauge(label: "kioskpad_door_mode", dimensions: [("mode", mode.rawValue)], factory: factory).record(mode == change.mode ? 1 : 0)
             }
         case .eventsDropped(let sink, let count):
             Metrics.Counter(label: "kioskpad_events_dropped_total", dimensions: [("sink", sink)], factory: factory)

@@ -46,6 +46,9 @@ public struct DoorConfiguration: Equatable, Sendable {
     public var contact: InputLineConfiguration?
     /// `door.exit_button`: request-to-exit, unlocks for `unlock_s`.
     public var exitButton: InputLineConfiguration?
+    /// `door.fire_release`: a fire-alarm contact; while it is in alarm (`released_when`,
+    /// default `inactive`: a normally closed contact that opens) the relay is held energised.
+    public var fireRelease: InputLineConfiguration?
     /// `door.held_open_s`: how long the door may stand open before `held_open`.
     public var heldOpen: Duration
     /// `door.open_grace_s`: an opening this soon after the relay dropped is not forced.
@@ -56,8 +59,9 @@ public struct DoorConfiguration: Equatable, Sendable {
     public init(
         relay: OutputLineConfiguration, unlock: Duration, maxUnlock: Duration, contact: InputLineConfiguration? = nil,
         exitButton: InputLineConfiguration? = nil, heldOpen: Duration = .seconds(30), openGrace: Duration = .seconds(3),
-        relockOnOpen: Bool = true
+        relockOnOpen: Bool = true, fireRelease: InputLineConfiguration? = nil
     ) {
+        self.fireRelease = fireRelease
         self.relay = relay
         self.unlock = unlock
         self.maxUnlock = maxUnlock
@@ -222,6 +226,7 @@ enum DaemonSection {
             }
             let contact = reader.has("contact") ? inputLine(reader.child("contact"), whenKey: "open_when") : nil
             let exitButton = reader.has("exit_button") ? inputLine(reader.child("exit_button"), whenKey: nil) : nil
+            let fireRelease = reader.has("fire_release") ? inputLine(reader.child("fire_release"), whenKey: "released_when") : nil
             let heldOpen = reader.seconds("held_open_s", default: 30, range: 1...3600)
             let openGrace = reader.seconds("open_grace_s", default: 3, range: 0...60)
             let relockOnOpen = reader.bool("relock_on_open", default: true)
@@ -229,7 +234,7 @@ enum DaemonSection {
             if let relay {
                 daemon.door = DoorConfiguration(
                     relay: relay, unlock: unlock, maxUnlock: maxUnlock, contact: contact, exitButton: exitButton,
-                    heldOpen: heldOpen, openGrace: openGrace, relockOnOpen: relockOnOpen)
+                    heldOpen: heldOpen, openGrace: openGrace, relockOnOpen: relockOnOpen, fireRelease: fireRelease)
             }
         }
         if top.has("feedback") {
@@ -300,6 +305,7 @@ extension DaemonSection {
 public enum DoorInputRole: String, Sendable, CaseIterable {
     case contact = "door.contact"
     case exitButton = "door.exit_button"
+    case fireRelease = "door.fire_release"
     case tamper
 }
 
@@ -309,6 +315,7 @@ extension DaemonConfiguration {
         var lines: [(role: DoorInputRole, line: InputLineConfiguration)] = []
         if let contact = door?.contact { lines.append((.contact, contact)) }
         if let exit = door?.exitButton { lines.append((.exitButton, exit)) }
+        if let fire = door?.fireRelease { lines.append((.fireRelease, fire)) }
         if let tamper { lines.append((.tamper, tamper.input)) }
         return lines
     }

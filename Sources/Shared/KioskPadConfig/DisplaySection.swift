@@ -83,7 +83,7 @@ enum DisplaySection {
             ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
             ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
             ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
-            ("tamper", \.tamper),
+            ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released),
         ]
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])

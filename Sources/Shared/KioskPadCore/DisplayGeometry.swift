@@ -37,6 +37,10 @@ public struct DisplayTexts: Equatable, Sendable {
     public var hint = "#=OK *=Delete"
     /// Shown instead of the prompt while the case tamper switch is tripped.
     public var tamper = "Tamper alarm"
+    /// Shown instead of the prompt while the door is in lockdown (only responders enter).
+    public var lockdown = "Lockdown"
+    /// Shown instead of the prompt while the door is released (held unlocked).
+    public var released = "Door released"
 
     public init() {}
 }

@@ -22,6 +22,7 @@ public enum UsersImport {
         public var timeZone: String?
         public var schedules: [(String, String)]
         public var rules: [(String, AccessRule)]
+        public var holidays: [Holiday] = []
     }
 
     /// The lines and rules of `file` to write to a database that holds `existing` and
@@ -57,6 +58,15 @@ public enum UsersImport {
             case let stored?: clash.rules.append("@schedule \(name): the database has it as \"\(stored)\"")
             }
         }
+        var holidays: [Holiday] = []
+        let storedHolidays = Dictionary(site.holidays.map { ($0.day.description, $0) }, uniquingKeysWith: { $1 })
+        for holiday in file.site.holidays {
+            switch storedHolidays[holiday.day.description] {
+            case nil: holidays.append(holiday)
+            case let stored? where stored.rule == holiday.rule: break
+            case let stored?: clash.rules.append("@holiday \(holiday.day): the database has it as \"\(stored.line)\"")
+            }
+        }
         let existingNames = Set(existing.map(\.name))
         var rules: [(String, AccessRule)] = []
         for name in Set(file.users.map(\.name)).sorted() {
@@ -69,7 +79,7 @@ public enum UsersImport {
             }
         }
         guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }
-        return Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules)
+        return Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules, holidays: holidays)
     }
 
     /// The lines of `file` to add to a database that holds `existing`; throws ``Clash``.

@@ -45,6 +45,7 @@ extension VerifierAdministration {
             if let zone = plan.timeZone { try await transaction.writeTimeZone(zone) }
             for (name, spec) in plan.schedules { try await transaction.writeSchedule(name: name, spec: spec) }
             for (user, rule) in plan.rules { try await transaction.writeRule(user: user, rule: rule) }
+            for holiday in plan.holidays { try await transaction.writeHoliday(day: holiday.day, holiday: holiday) }
             return plan.records.count
         }
     }

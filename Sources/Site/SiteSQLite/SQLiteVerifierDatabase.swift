@@ -175,6 +175,11 @@ public final class SQLiteVerifierDatabase: SiteDatabase {
     static func describe(_ error: any Error, path: String, busyTimeout: Duration) -> any Error {
         guard let error = error as? SQLiteError else { return error }
         let said = error.message
+        // SQLite says "disk I/O error" when the disk is full as it makes its shared-memory or
+        // WAL file: the free space says which it is (checked only on this error path).
+        if error.reason != .full, said.contains("I/O error"), diskIsFull(directoryOf: path) {
+            return Failure(description: "\(path) cannot be written: the disk is full (\(said))")
+        }
         switch error.reason {
         case .notADatabase:
             return Failure(description: "\(path) is not a SQLite database (\(said))")
@@ -194,6 +199,15 @@ public final class SQLiteVerifierDatabase: SiteDatabase {
             return Failure(description: "\(path): \(said)")
         }
     }
+}
+
+/// Whether the file system holding `path` has less than 64 KiB left for an unprivileged writer.
+func diskIsFull(directoryOf path: String) -> Bool {
+    var stats = statvfs()
+    guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &stats) == 0 else {
+        return false
+    }
+    return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 65_536
 }
 
 /// One writer at a time, first come first served, across suspension points.

@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+
+/// The Site page: lockdown and release for the site or one door (who set each and when),
+/// and the holiday calendar. Every change is audited with the administrator's name.
+extension ConsoleHandler {
+    func sitePage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let notices = ["mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed."]
+        return try await renderSite(context.visit, notice: context.form["done"].flatMap { notices[$0] })
+    }
+
+    func renderSite(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let site = try await services.administration.siteRules()
+        let zone = site.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        var data: [String: Any] = [
+            "siteMode": (site.modes.site?.mode ?? .normal).rawValue,
+            "doorModes": site.modes.doors.sorted { $0.key < $1.key }.map { door, setting -> [String: Any] in
+                ["door": door, "mode": setting.mode.rawValue, "setBy": setting.setBy, "setAt": ConsoleTime.local(setting.setAt, zone)]
+            },
+            "holidays": site.holidays.map { holiday -> [String: Any] in
+                [
+                    "date": holiday.day.description, "hours": holiday.minutes == 0..<1440 ? "whole day" : holiday.rule.split(separator: " ")[0],
+                    "schedule": holiday.schedule ?? "none", "label": holiday.label,
+                ]
+            },
+        ]
+        if let setting = site.modes.site {
+            data["siteSetBy"] = setting.setBy
+            data["siteSetAt"] = ConsoleTime.local(setting.setAt, zone)
+        }
+        return ConsoleResponse.page("site", title: "Site", page: "site", visit: visit, data: data, notice: notice, error: error, status: status)
+    }
+
+    func setMode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        let door = form.text("door")
+        let choice = form.text("mode") ?? ""
+        let mode = DoorMode(rawValue: choice)
+        guard mode != nil || (choice == "site" && door != nil) else {
+            return try await renderSite(
+                visit, error: "Mode must be lockdown, release or normal (follow the site: only for a door). Nothing was changed.", status: .badRequest)
+        }
+        do {
+            try await services.administration.setMode(mode, door: door, by: visit.admin, at: services.now())
+        } catch let error as UserEditError {
+            return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
+        }
+        try await audit(visit, "mode_set", [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")])
+        return ConsoleResponse.redirect("/console/site?done=mode")
+    }
+
+    func saveHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        var words: [Substring] = []
+        if let hours = form.text("hours") { words.append(Substring(hours)) }
+        if let schedule = form.text("schedule") { words.append(Substring("schedule=" + schedule)) }
+        let holiday: Holiday
+        do {
+            let parsed = try Holiday(day: form.text("date") ?? "", words: words)
+            holiday = try Holiday(day: parsed.day, minutes: parsed.minutes, schedule: parsed.schedule, label: form.text("label") ?? "")
+            try await services.administration.setHoliday(holiday)
+        } catch let error as AccessRule.RuleError {
+            return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
+        } catch let error as UserEditError {
+            return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
+        }
+        try await audit(visit, "holiday_set", [("date", holiday.day.description), ("rule", holiday.rule)])
+        return ConsoleResponse.redirect("/console/site?done=holiday")
+    }
+
+    func removeHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let day = form.text("date").flatMap(SiteDate.init(parsing:)), day.minute == nil else {
+            return try await renderSite(visit, error: "A holiday is removed by its date (YYYY-MM-DD).", status: .badRequest)
+        }
+        do {
+            try await services.administration.removeHoliday(day: day)
+        } catch let error as UserEditError {
+            return try await renderSite(visit, error: "\(error.description).", status: .notFound)
+        }
+        try await audit(visit, "holiday_remove", [("date", day.description)])
+        return ConsoleResponse.redirect("/console/site?done=removed")
+    }
+}
