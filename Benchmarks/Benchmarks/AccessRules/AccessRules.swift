@@ -54,11 +54,23 @@ enum AccessFixture {
 
     /// The holidays a server reads for an attempt at `instant` (the UTC dates either side), as rows.
     static func holidayRows(near instant: Date) -> [UserAccess.HolidayRow] {
-        let days = Set((-1...1).map { utcDate(instant.addingTimeInterval(Double($0) * 86_400)) })
-        return siteWithHolidays.holidays.filter { days.contains($0.day.description) }.map {
-            UserAccess.HolidayRow(day: $0.day.description, rule: $0.rule, scheduleSpec: $0.schedule.flatMap { siteWithHolidays.schedules[$0] })
-        }
+        rowsByDay[Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))] ?? []
     }
+
+    /// The rows for each UTC day of the instants, made once.
+    static let rowsByDay: [Int: [UserAccess.HolidayRow]] = {
+        let first = Int((instants[0].timeIntervalSince1970 / 86_400).rounded(.down))
+        let last = Int((instants[instants.count - 1].timeIntervalSince1970 / 86_400).rounded(.down))
+        var rows: [Int: [UserAccess.HolidayRow]] = [:]
+        for day in first...last {
+            let instant = Date(timeIntervalSince1970: Double(day) * 86_400 + 43_200)
+            let days = Set((-1...1).map { utcDate(instant.addingTimeInterval(Double($0) * 86_400)) })
+            rows[day] = siteWithHolidays.holidays.filter { days.contains($0.day.description) }.map {
+                UserAccess.HolidayRow(day: $0.day.description, rule: $0.rule, scheduleSpec: $0.schedule.flatMap { siteWithHolidays.schedules[$0] })
+            }
+        }
+        return rows
+    }()
 }
 
 let benchmarks: @Sendable () -> Void = {
