@@ -9,7 +9,7 @@ import Testing
 /// A door deciding offline applies the holidays and the mode its replica carries, as the
 /// server would.
 extension ReplicaKeeperTests {
-    func ruledReplica(version: Int64, holidays: [String: String], mode: DoorModes.Setting?) throws -> SignedReplica {
+    func ruledReplica(version: Int64, holidays: [String: String], mode: DoorModes.Setting?, modeCheck: Int? = nil) throws -> SignedReplica {
         let entries = try [("bob", "1470"), ("carl", "2581"), ("dana", "3691")].map { user, pin in
             CredentialReplica.Entry(user: user, kind: "pin", hash: try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1000))
         }
@@ -17,7 +17,8 @@ extension ReplicaKeeperTests {
             signing: .replica(
                 CredentialReplica(
                     terminalID: "front-door", version: version, issuedAt: issued, timeZone: "UTC", schedules: ["any-day": "daily"],
-                    rules: ["bob": "schedule=any-day", "dana": "responder"], entries: entries, holidays: holidays, mode: mode)), with: key)
+                    rules: ["bob": "schedule=any-day", "dana": "responder"], entries: entries, holidays: holidays, mode: mode,
+                    modeCheck: modeCheck)), with: key)
     }
 
     @Test func aReplicasHolidaysAndLockdownDecideOffline() async throws {
@@ -38,5 +39,21 @@ extension ReplicaKeeperTests {
         #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
         try keeper.accept(try ruledReplica(version: 5, holidays: [:], mode: nil), receivedAt: boot.instant)
         #expect(try await decide(keeper, "1470") == .granted(user: "bob"))
+    }
+
+    @Test func withTheSitesOfflineCheckADoorStopsDecidingOnceItsLastSyncIsTooOld() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keeper = keeper()  // the wall clock not trusted: the age counts on the boot clock
+        let signed = try ruledReplica(version: 3, holidays: [:], mode: nil, modeCheck: 60)
+        #expect(String(decoding: signed.payload, as: UTF8.self).contains("\"requires\":[\"lockdown\"]"))
+        try keeper.accept(signed, receivedAt: boot.instant)
+        boot.advance(seconds: 59)
+        #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
+        boot.advance(seconds: 2)
+        #expect(keeper.problem()?.contains("only within 60 s of a sync (a lockdown may have been set since)") == true, "\(keeper.problem() ?? "")")
+        #expect(throws: (any Error).self) { try keeper.offlineVerifier().get() }
+        // A confirmation (a sync that found nothing new) renews it.
+        try keeper.accept(try confirmation(version: 3, after: 61), receivedAt: boot.instant)
+        #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
     }
 }

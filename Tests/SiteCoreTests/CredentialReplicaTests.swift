@@ -130,6 +130,14 @@ struct CredentialReplicaTests {
         let ruled = try await service.replica(for: "front", now: clock.now)
         #expect(ruled.holidays == ["2027-01-14": "schedule=short", "2027-12-24": "schedule=short"] && ruled.schedules["short"] == "daily 10:00-12:00")
         #expect(ruled.mode?.mode == .lockdown && ruled.mode?.setBy == "ops" && ruled.requires == ["holidays", "lockdown"])
+        // The site's offline check travels too, and moves the version.
+        let before = try await keeping.replicaVersion()
+        try await admin.setModeCheck(seconds: 300)
+        #expect(try await keeping.replicaVersion() > before)
+        #expect(try await service.replica(for: "front", now: clock.now).modeCheck == 300)
+        await #expect(throws: UserEditError.self) { try await admin.setModeCheck(seconds: 5) }
+        try await admin.setModeCheck(seconds: nil)
+        #expect(try await admin.siteRules().modeCheck == nil)
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

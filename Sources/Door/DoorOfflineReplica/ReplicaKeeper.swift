@@ -208,6 +208,12 @@ public final class ReplicaKeeper: Sendable {
                     "replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, longer than max_age_h (\(settings.maxAge.wholeSeconds / 3600) h)"
                 ))
         }
+        if let check = held.replica.modeCheck, age > .seconds(check) {
+            return .failure(
+                ReplicaError(
+                    "replica v\(held.version) was confirmed \(ReplicaKeeper.describe(age)) ago, and the site has doors decide offline only within \(check) s of a sync (a lockdown may have been set since)"
+                ))
+        }
         return .success((verifier, held.version))
     }
 

@@ -43,11 +43,14 @@ public struct CredentialReplica: Sendable, Equatable {
     public let holidays: [String: String]
     /// The mode the door follows (the site's or its own), nil for normal.
     public let mode: DoorModes.Setting?
+    /// Seconds the door may decide offline since its last sync (``SiteRules/modeCheck``).
+    public let modeCheck: Int?
 
     public init(
         terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
-        tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil
+        tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil, modeCheck: Int? = nil
     ) {
+        self.modeCheck = modeCheck
         self.holidays = holidays
         self.mode = mode
         self.tagKey = tagKey
@@ -65,7 +68,9 @@ public struct CredentialReplica: Sendable, Equatable {
     public var requires: [String] {
         var names: [String] = []
         if !holidays.isEmpty { names.append("holidays") }
-        if mode != nil || rules.values.contains(where: { $0.split(separator: " ").contains("responder") }) { names.append("lockdown") }
+        if mode != nil || modeCheck != nil || rules.values.contains(where: { $0.split(separator: " ").contains("responder") }) {
+            names.append("lockdown")
+        }
         return names
     }
 }
@@ -111,6 +116,7 @@ public enum ReplicaMessage: Sendable, Equatable {
             if let mode = replica.mode {
                 object["mode"] = ["mode": mode.mode.rawValue, "set_by": mode.setBy, "set_at": ReplicaTime.format(mode.setAt)]
             }
+            if let seconds = replica.modeCheck { object["mode_check_s"] = seconds }
             let requires = replica.requires
             if !requires.isEmpty { object["requires"] = requires }
         case .confirmation(_, _, let issuedAt):
@@ -174,10 +180,16 @@ public enum ReplicaMessage: Sendable, Equatable {
                 else { throw ReplicaError("mode must be {mode: normal, lockdown or release; set_by; set_at: RFC 3339}") }
                 mode = DoorModes.Setting(mode: name, setBy: setBy, setAt: setAt)
             }
+            var modeCheck: Int?
+            if let raw = object["mode_check_s"] {
+                guard let seconds = (raw as? NSNumber)?.intValue, seconds > 0 else { throw ReplicaError("mode_check_s must be a positive number of seconds") }
+                modeCheck = seconds
+            }
             self = .replica(
                 CredentialReplica(
                     terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
-                    schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode))
+                    schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode,
+                    modeCheck: modeCheck))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

@@ -90,7 +90,7 @@ struct VerifierModeCommand: AsyncParsableCommand {
             site's again. Doors learn a change at their next replica sync. Release here is a decision of \
             the site; a fire alarm's hard-wired release stays the installer's job.
             """,
-        subcommands: [SetMode.self, Clear.self, Show.self])
+        subcommands: [SetMode.self, Clear.self, Show.self, OfflineCheck.self])
 
     /// `mode set normal|lockdown|release [--door ID]`.
     struct SetMode: AsyncParsableCommand {
@@ -125,9 +125,33 @@ struct VerifierModeCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let modes = try await target.administer { try await $0.siteRules() }.modes
+            let site = try await target.administer { try await $0.siteRules() }
+            let modes = site.modes
             writeLine("site " + VerifierModeCommand.describe(modes.site))
+            writeLine("offline check " + (site.modeCheck.map { "\($0) s" } ?? "off"))
             for (door, setting) in modes.doors.sorted(by: { $0.key < $1.key }) { writeLine("door \(door) " + VerifierModeCommand.describe(setting)) }
+        }
+    }
+
+    /// `mode offline-check SECONDS|off`.
+    struct OfflineCheck: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "offline-check",
+            abstract: "How long a door may decide offline since its last sync, so a lockdown set while it was away stops it (off: no bound).",
+            discussion: "A door deciding offline refuses once its last sync is older than this; max_age_h still applies. Doors learn it at their next sync.")
+        @Argument(help: "Seconds (10 to 604800), or off.") var seconds: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func validate() throws {
+            guard seconds == "off" || (Int(seconds).map { (10...604_800).contains($0) } ?? false) else {
+                throw ValidationError("offline-check \(seconds): give 10 to 604800 seconds, or off")
+            }
+        }
+
+        func run() async throws {
+            let value = Int(seconds)
+            try await target.administer { try await $0.setModeCheck(seconds: value) }
+            writeLine(value.map { "doors decide offline only within \($0) s of a sync" } ?? "offline check off")
         }
     }
 

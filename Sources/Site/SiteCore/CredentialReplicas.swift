@@ -168,7 +168,8 @@ public struct CredentialService: Sendable {
         guard let tagKey else {
             return CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
-                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode)
+                entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode,
+                modeCheck: site.modeCheck)
         }
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
@@ -176,6 +177,6 @@ public struct CredentialService: Sendable {
             entries: entries.map {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
-            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode)
+            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck)
     }
 }

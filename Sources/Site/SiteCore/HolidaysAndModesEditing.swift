@@ -28,6 +28,15 @@ extension SiteRulesEditing {
         }
     }
 
+    /// How long a door may decide offline since its last sync, 10 s to 7 days (nil: as long
+    /// as its `max_age_h` allows): so a lockdown set while it was away stops it deciding.
+    public func setModeCheck(seconds: Int?) async throws {
+        if let seconds, !(10...604_800).contains(seconds) {
+            throw UserEditError(description: "offline-check \(seconds): give 10 to 604800 seconds, or off")
+        }
+        try await editSite { try await $0.writeModeCheck(seconds: seconds) }
+    }
+
     /// Sets the site's mode (`door` nil) or one door's own; `mode` nil clears a door's own
     /// (it follows the site's again), and the site's `normal` clears the site's. Returns the
     /// site's modes now.

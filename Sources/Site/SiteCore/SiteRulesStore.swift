@@ -25,6 +25,8 @@ public protocol SiteRulesTransaction: Sendable {
     func writeHoliday(day: SiteDate, holiday: Holiday?) async throws
     /// Stores the mode of `scope` (``DoorModes/siteScope`` or a `terminal_id`), or clears it for nil.
     func writeMode(scope: String, setting: DoorModes.Setting?) async throws
+    /// Stores how long a door may decide offline without a sync (nil: no such bound).
+    func writeModeCheck(seconds: Int?) async throws
 }
 
 /// Where the rules are changed: a store that runs a body as one write transaction.

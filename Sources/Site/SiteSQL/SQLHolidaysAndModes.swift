@@ -60,6 +60,16 @@ extension SQLSiteRulesTransaction {
         ).run()
     }
 
+    func writeModeCheck(seconds: Int?) async throws {
+        guard let seconds else {
+            try await sql.raw("DELETE FROM kioskpad_site WHERE key = 'mode_check_s'").run()
+            return
+        }
+        try await sql.raw(
+            "INSERT INTO kioskpad_site (key, value) VALUES ('mode_check_s', \(bind: String(seconds))) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        ).run()
+    }
+
     /// The holidays on the UTC dates either side of `instant` (the site's local date is one
     /// of them), with the spec of the schedule each names: what one decision needs.
     func holidays(near instant: Date) async throws -> [UserAccess.HolidayRow] {

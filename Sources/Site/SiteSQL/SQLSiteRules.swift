@@ -20,7 +20,9 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         for row in try await sql.raw("SELECT user_name, rule FROM kioskpad_access").all() {
             rules[try row.text("user_name")] = try row.accessRule("rule")
         }
-        return SiteRules(timeZone: zone, schedules: schedules, rules: rules, holidays: try await holidays(), modes: try await modes())
+        var site = SiteRules(timeZone: zone, schedules: schedules, rules: rules, holidays: try await holidays(), modes: try await modes())
+        site.modeCheck = try await sql.raw("SELECT value FROM kioskpad_site WHERE key = 'mode_check_s'").first().flatMap { Int(try $0.text("value")) }
+        return site
     }
 
     func userExists(_ name: String) async throws -> Bool {

@@ -15,6 +15,9 @@ public struct SiteRules: Sendable, Equatable {
     public var holidays: [Holiday]
     /// Lockdown and release, site-wide and per door.
     public var modes: DoorModes
+    /// Seconds a door deciding offline may go without a sync (that could have brought a
+    /// lockdown) before it refuses to decide; nil: only `max_age_h` bounds it.
+    public var modeCheck: Int?
 
     public init(
         timeZone: String? = nil, schedules: [String: String] = [:], rules: [String: AccessRule] = [:], holidays: [Holiday] = [],
@@ -33,7 +36,7 @@ public struct SiteRules: Sendable, Equatable {
     public var requires: [String] {
         var names: [String] = []
         if !holidays.isEmpty { names.append("holidays") }
-        if modes.isSet || rules.values.contains(where: \.responder) { names.append("lockdown") }
+        if modes.isSet || modeCheck != nil || rules.values.contains(where: \.responder) { names.append("lockdown") }
         return names
     }
 
