@@ -48,17 +48,21 @@ struct DoorJournalTests {
             .heartbeat,
             .doorInput(.opened), .doorInput(.heldOpen(seconds: 30)), .doorInput(.tamper(active: true)), .keypadHealth(ok: false),
             .attemptDecided(attemptID: "a1", kind: .pin, outcome: .denied(), latency: .milliseconds(3), lockedOut: true),
+            .doorMode(DoorModeChange(mode: .release, source: "fire_alarm")),
             .heartbeat,
             .doorInput(.closed), .doorInput(.tamper(active: false)), .keypadHealth(ok: true),
+            .doorMode(DoorModeChange(mode: .normal, source: "normal")),
             .attemptDecided(attemptID: "a2", kind: .pin, outcome: .granted(user: "ana"), latency: .milliseconds(3), lockedOut: false),
             .heartbeat,
         ]).filter { $0["type"] as? String == "status" }
-        let fields = written.map { record in ["keypad", "door", "tamper", "locked_out", "last_decision"].map { record[$0] as? String ?? "-" } }
+        let fields = written.map { record in
+            ["keypad", "door", "tamper", "locked_out", "last_decision", "mode", "mode_source"].map { record[$0] as? String ?? "-" }
+        }
         #expect(
             fields == [
-                ["ok", "unknown", "clear", "no", "-"],
-                ["failed", "held_open", "active", "yes", "denied"],
-                ["ok", "closed", "clear", "no", "granted"],
+                ["ok", "unknown", "clear", "no", "-", "normal", "normal"],
+                ["failed", "held_open", "active", "yes", "denied", "release", "fire_alarm"],
+                ["ok", "closed", "clear", "no", "granted", "normal", "normal"],
             ])
     }
 

@@ -47,6 +47,21 @@ struct DoorViewTests {
         #expect(back.alerts.isEmpty)
     }
 
+    @Test func aDoorsModeIsShownAndAFireAlarmReleaseStandsAsAnAlertUntilItEnds() throws {
+        let locked = try #require(view([("door_mode", "\"mode\":\"lockdown\",\"source\":\"site\",\"set_by\":\"ops\"")]))
+        #expect(locked.mode == "lockdown" && locked.alerts.isEmpty)
+        let fire = try #require(
+            view([("door_mode", "\"mode\":\"lockdown\",\"source\":\"site\""), ("door_mode", "\"mode\":\"release\",\"source\":\"fire_alarm\"")]))
+        #expect(fire.mode == "release" && fire.alerts == ["fire_release"])
+        // A heartbeat of a door still released keeps it; one back to normal clears it.
+        let still = try #require(
+            view([("door_mode", "\"mode\":\"release\",\"source\":\"fire_alarm\""), ("status", "\"mode\":\"release\",\"mode_source\":\"fire_alarm\"")]))
+        #expect(still.alerts == ["fire_release"])
+        let over = try #require(
+            view([("door_mode", "\"mode\":\"release\",\"source\":\"fire_alarm\""), ("door_mode", "\"mode\":\"normal\",\"source\":\"normal\"")]))
+        #expect(over.mode == "normal" && over.alerts.isEmpty)
+    }
+
     @Test func tamperKeypadDuressAndSilenceStandUntilCleared() throws {
         let bad = try #require(
             view([

@@ -28,7 +28,7 @@ extension ConsoleHandler {
             let decision = view.lastDecision.map { decision in view.lastUser.map { "\(decision) (\($0))" } ?? decision } ?? ""
             return [
                 "terminal": view.terminalID, "lastSeen": ConsoleTime.local(view.lastSeen, zone), "online": !view.alerts.contains("silent"),
-                "door": view.door, "keypad": view.keypad, "tamper": view.tamper, "lockedOut": view.lockedOut, "lastDecision": decision,
+                "door": view.door, "keypad": view.keypad, "tamper": view.tamper, "lockedOut": view.lockedOut, "mode": view.mode, "lastDecision": decision,
                 "alerts": alerts, "alerting": open,
             ]
         }

@@ -11,11 +11,13 @@ public struct DoorView: Sendable, Equatable {
     public var keypad = "ok"
     public var tamper = "clear"
     public var lockedOut = "no"
+    /// `normal`, `lockdown` or `release`, as the door last said (`door_mode`, `status`).
+    public var mode = "normal"
     public var lastDecision: String?
     public var lastUser: String?
     /// Alert names, in the order they were raised: `held_open`, `forced_open`, `tamper`,
     /// `duress`, `keypad_failed`, `reader_offline` (an OSDP reader offline or refused),
-    /// `reader_tamper`, `silent`.
+    /// `reader_tamper`, `fire_release` (the door's fire-alarm input released it), `silent`.
     public var alerts: [String] = []
     /// The OSDP readers (by address) that are offline or refused, and that report tamper.
     public var readersDown: Set<Int> = []
@@ -27,6 +29,7 @@ public struct DoorView: Sendable, Equatable {
     /// Every alert name a view can raise.
     public static let alertNames = [
         "held_open", "forced_open", "tamper", "duress", "keypad_failed", "silent", "event_quota", "reader_offline", "reader_tamper",
+        "fire_release",
     ]
 
     public init(terminalID: String, lastSeen: Date) {
@@ -66,6 +69,13 @@ public struct DoorView: Sendable, Equatable {
                     clear("held_open")
                     clear("forced_open")
                 }
+                if let mode = fields["mode"] as? String {
+                    view.mode = mode
+                    if mode == "release" && fields["mode_source"] as? String == "fire_alarm" { raise("fire_release") } else { clear("fire_release") }
+                }
+            case "door_mode":
+                view.mode = fields["mode"] as? String ?? view.mode
+                if view.mode == "release" && fields["source"] as? String == "fire_alarm" { raise("fire_release") } else { clear("fire_release") }
             case "door_opened": view.door = "open"
             case "door_closed":
                 view.door = "closed"

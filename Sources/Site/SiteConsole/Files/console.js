@@ -34,7 +34,7 @@
       if (door.alerting) row.className = 'alerting';
       cell(row, door.terminal);
       cell(row, door.lastSeen, door.online ? 'online' : 'offline');
-      cell(row, door.door); cell(row, door.keypad); cell(row, door.tamper); cell(row, door.lockedOut); cell(row, door.lastDecision);
+      cell(row, door.door); cell(row, door.keypad); cell(row, door.tamper); cell(row, door.mode); cell(row, door.lockedOut); cell(row, door.lastDecision);
       var alerts = cell(row, '');
       door.alerts.forEach(function (alert) {
         var form = document.createElement('form');
