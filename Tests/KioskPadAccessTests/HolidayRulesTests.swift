@@ -32,6 +32,9 @@ struct HolidayRulesTests {
         let file = try UsersFile(parsing: Self.text, source: "users")
         #expect(file.site.holidays.map(\.line) == ["2026-12-24 12:00-24:00 schedule=short Christmas Eve", "2026-12-25 Christmas Day"])
         #expect(file.site.rules["ana"] == AccessRule(responder: true))
+        // A label may start with a digit; hours are HH:MM-HH:MM.
+        #expect(try Holiday(day: "2026-05-01", words: ["1st", "of", "May"]).line == "2026-05-01 1st of May")
+        #expect(throws: AccessRule.RuleError.self) { try Holiday(day: SiteDate(parsing: "2026-05-01")!, label: "a=b") }
         #expect(file.site.requires == ["holidays", "lockdown"])
         let again = try UsersFile(parsing: UsersFile.text(for: file.users, site: file.site, header: "test"), source: "again")
         #expect(again == file)

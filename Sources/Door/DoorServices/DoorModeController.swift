@@ -54,10 +54,11 @@ public actor DoorModeController {
         let wasReleased = current.mode == .release
         current = next
         logger.notice("door mode changed", metadata: ["mode": "\(next.mode.rawValue)", "source": "\(next.source)"])
-        if next.mode == .release && !wasReleased {
-            await relay?.hold(true)
-        } else if next.mode != .release && wasReleased {
-            await relay?.hold(false)
+        // The relay is held or let go here, before any suspension, so changes that race
+        // reach it in the order this actor decided them.
+        let releasing = next.mode == .release
+        if releasing != wasReleased, let relay, relay.hold(releasing) {
+            await relay.announce(releasing)
         }
         await show(next.mode)
         bus.publish(.doorMode(next))

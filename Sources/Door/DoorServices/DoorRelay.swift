@@ -62,31 +62,45 @@ public final class DoorRelay: TerminalEventSink {
     }
 
     /// Holds the relay energised (a release: fire alarm or the site's) until `hold(false)`,
-    /// which drops it. Nothing else drops a held relay but ``shutdown()``.
-    public func hold(_ on: Bool) async {
-        if on {
-            let result: Result<Void, any Error>? = state.withLock { state in
-                guard !state.stopped else { return nil }
-                state.held = true
-                state.generation += 1
-                do {
-                    try output.set(true)
-                    state.energised = true
-                    return .success(())
-                } catch {
-                    return .failure(error)
-                }
+    /// which drops it. Nothing else drops a held relay but ``shutdown()``. Synchronous, under
+    /// the one lock, so a caller's holds and releases happen in the order it makes them;
+    /// returns whether the relay changed (then ``announce(_:)`` it).
+    public func hold(_ on: Bool) -> Bool {
+        let now = clock.now
+        let result: Result<Bool, any Error> = state.withLock { state in
+            guard !state.stopped else { return .success(false) }
+            state.generation += 1  // a running unlock's timer no longer drops it
+            state.held = on
+            let was = state.energised
+            guard on else {
+                DoorRelay.forceOff(output, logger)
+                state.energised = false
+                if was { state.releasedAt = now }
+                return .success(was)
             }
-            if case .failure(let error) = result {
-                logger.critical("door relay could not be held energised for the release; retrying at the next change", metadata: ["error": "\(error)"])
-            } else if result != nil {
-                logger.notice("door relay held energised (release)")
-                await observer(true, 0)
+            do {
+                try output.set(true)
+                state.energised = true
+                return .success(!was)
+            } catch {
+                try? output.set(false)
+                state.energised = false
+                return .failure(error)
             }
-        } else {
-            state.withLock { $0.held = false }
-            await release(ifGeneration: nil)
         }
+        switch result {
+        case .success(let changed):
+            if changed { logger.notice(on ? "door relay held energised (release)" : "door relay released after the release ended") }
+            return changed
+        case .failure(let error):
+            logger.critical("door relay could not be held energised for the release", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Tells the observer (journal, metrics) that a ``hold(_:)`` changed the relay.
+    public func announce(_ on: Bool) async {
+        await observer(on, 0)
     }
 
     public func handle(_ event: TerminalEvent) async {

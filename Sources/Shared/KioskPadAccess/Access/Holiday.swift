@@ -26,8 +26,8 @@ public struct Holiday: Sendable, Equatable {
         if let schedule, !Identifier.isValid(schedule) || schedule == "always" {
             throw AccessRule.RuleError(description: "holiday \(day): schedule=\(schedule): a schedule name is 1-64 of letters, digits, '.', '_' or '-'")
         }
-        guard label.count <= 64, label.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
-            throw AccessRule.RuleError(description: "holiday \(day): a label is at most 64 characters, none of them control characters")
+        guard label.count <= 64, !label.contains("="), label.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
+            throw AccessRule.RuleError(description: "holiday \(day): a label is at most 64 characters, without '=' or control characters")
         }
         self.day = day
         self.minutes = minutes
@@ -44,7 +44,8 @@ public struct Holiday: Sendable, Equatable {
         var minutes = 0..<1440
         var schedule: String?
         var rest = words[...]
-        if let first = rest.first, first.first?.isNumber == true {
+        // Hours look like 12:00-24:00; a label may start with a digit ("1st of May").
+        if let first = rest.first, first.first?.isNumber == true, first.contains(":"), first.contains("-") {
             let ends = first.split(separator: "-", omittingEmptySubsequences: false)
             guard ends.count == 2, let start = WeeklySchedule.minute(ends[0]), let end = WeeklySchedule.minute(ends[1]), start < end else {
                 throw AccessRule.RuleError(description: "holiday \(text): '\(first)' is not its hours; write HH:MM-HH:MM within the day, e.g. 12:00-24:00")
