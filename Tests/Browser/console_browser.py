@@ -302,6 +302,15 @@ def main():
         Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
         driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
         wait_for(driver, lambda d: "lockdown" in d.find_element(By.ID, "entries").text, "the denied attempt with reason lockdown")
+        # Marked a responder on her edit page, she enters during the lockdown.
+        driver.get(console + "/users/edit?name=dana")
+        form = driver.find_element(By.ID, "edit-user")
+        form.find_element(By.NAME, "responder").click()
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice"), "the saved rule")
+        assert "responder" in driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana]").text, driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana]").text
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert granted, frames
         driver.get(console + "/site")
         form = driver.find_element(By.CSS_SELECTOR, "#site-mode form")
         Select(form.find_element(By.NAME, "mode")).select_by_value("normal")
@@ -309,7 +318,19 @@ def main():
         wait_for(driver, lambda d: d.find_elements(By.ID, "mode-now") and d.find_element(By.ID, "mode-now").text == "normal", "the site back to normal")
         granted, frames = site.simulate(site.terminal_pin, PIN)
         assert granted, frames
-        step("put the site in lockdown from the Site page: dana was refused (reason lockdown); back to normal she entered")
+        step("put the site in lockdown from the Site page: dana was refused (reason lockdown), entered once marked a responder; back to normal")
+
+        # An unlock schedule with first person in, saved and listed (schedules come from the CLI).
+        assert run(args.binary, "verifier", "schedule", "set", "opening", "mon-fri 08:00-18:00", "--config", site.config).returncode == 0
+        driver.get(console + "/site")
+        form = driver.find_element(By.ID, "set-unlock")
+        form.find_element(By.NAME, "door").send_keys("front-door")
+        Select(form.find_element(By.NAME, "schedule")).select_by_visible_text("opening")
+        form.find_element(By.NAME, "first_in").click()
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: "front-door" in d.find_element(By.ID, "unlocks").text, "the unlock schedule in the list")
+        assert "opening" in driver.find_element(By.ID, "unlocks").text and "yes" in driver.find_element(By.ID, "unlocks").text
+        step("gave front-door an unlock schedule with first person in from the Site page")
 
         # A holiday: saved with its hours and label, listed, removed; a bad one is refused naming the field.
         form = driver.find_element(By.ID, "add-holiday")

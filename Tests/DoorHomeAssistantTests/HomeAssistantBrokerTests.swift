@@ -26,8 +26,8 @@ struct HomeAssistantBrokerTests {
             await harness.start()
             #expect(await harness.connected(), "never connected over TLS: \(harness.logs.all)")
             try await Task.sleep(for: .milliseconds(300))
-            let configs = try await broker.retained("homeassistant/#", expecting: 6)
-            #expect(configs.count == 6)
+            let configs = try await broker.retained("homeassistant/#", expecting: 7)
+            #expect(configs.count == 7)
             var ids = Set<String>()
             for config in configs {
                 #expect(config.retained)
@@ -45,7 +45,7 @@ struct HomeAssistantBrokerTests {
             #expect(status.map(\.payload) == ["online"])
             await harness.stop()
         }
-        #expect(uniqueIDs[0].count == 6)
+        #expect(uniqueIDs[0].count == 7)
         #expect(uniqueIDs[0] == uniqueIDs[1])
         // A clean stop leaves `offline`, retained.
         #expect(try await broker.retained("kioskpad/door-1/status", expecting: 1).map(\.payload) == ["offline"])
@@ -57,7 +57,7 @@ struct HomeAssistantBrokerTests {
         let harness = BridgeHarness(broker: broker)
         let watcher = try await broker.watch("kioskpad/door-1/#")
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         // On connecting, the bridge announces itself: availability, discovery, then every known
         // state, the keypad's last. Wait for that, or (seen under emulation) a door state it
         // announces after the first event doubles one of the events' own.
@@ -86,7 +86,7 @@ struct HomeAssistantBrokerTests {
         let watcher = try await broker.watch("homeassistant/binary_sensor/#")
         let states = try await broker.watch("kioskpad/door-1/reader/#")
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         #expect(await watcher.wait { $0.filter { $0.topic.contains("/reader_") }.count == 2 })
         let config = try #require(watcher.messages(on: "homeassistant/binary_sensor/kioskpad_door-1/reader_2/config").first)
         #expect(config.payload.contains(#""device_class":"problem""#) && config.payload.contains(#""state_topic":"kioskpad/door-1/reader/2""#))
@@ -112,7 +112,7 @@ struct HomeAssistantBrokerTests {
         let broker = try await MosquittoTestBroker.started()
         let harness = BridgeHarness(broker: broker)
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         await harness.bridge.handle(.doorInput(.opened))
         await broker.stop()
         #expect(await harness.wait { if case .unavailable = harness.link.connection { return true } else { return false } })
@@ -153,7 +153,7 @@ struct HomeAssistantBrokerTests {
         try await broker.publish("kioskpad/door-1/lock/set", #"{"action":"OPEN","code":"1234"}"#, retain: true)
         let harness = BridgeHarness(broker: broker)
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         #expect(await harness.wait { harness.busEvents.count == 1 })
         #expect(harness.remoteCodes.isEmpty)
         try await broker.publish("kioskpad/door-1/lock/set", "", retain: true)  // clear it
@@ -186,14 +186,19 @@ struct HomeAssistantBrokerTests {
         let broker = try await MosquittoTestBroker.started()
         let harness = BridgeHarness(broker: broker, features: .init(doorContact: false, tamper: false, remoteUnlock: false))
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         try await broker.publish("kioskpad/door-1/lock/set", #"{"action":"OPEN","code":"4821"}"#)
         #expect(await harness.wait { !harness.busEvents.isEmpty })
         #expect(harness.busEvents == [.remoteUnlockRefused(reason: "off")])
         #expect(harness.remoteCodes.isEmpty)
-        // Without remote unlock the lock asks Home Assistant for no code; without a contact or tamper switch those entities are not announced.
-        let configs = try await broker.retained("homeassistant/#", expecting: 4)
-        #expect(configs.count == 4)
+        // Without remote unlock the lock asks Home Assistant for no code; without a contact or tamper switch those entities are not
+        // announced; the door's mode always is.
+        let configs = try await broker.retained("homeassistant/#", expecting: 5)
+        #expect(configs.count == 5)
+        #expect(
+            configs.contains {
+                $0.topic == "homeassistant/sensor/kioskpad_door-1/mode/config" && $0.payload.contains(#""options":["normal","lockdown","release"]"#)
+            })
         let lock = try #require(configs.first { $0.topic.contains("/lock/") })
         #expect(!lock.payload.contains("code_format"))
         await harness.stop()
@@ -204,7 +209,7 @@ struct HomeAssistantBrokerTests {
         let broker = try await MosquittoTestBroker.started()
         let harness = BridgeHarness(broker: broker)
         await harness.start()
-        #expect(await harness.connected())
+        #expect(await harness.connected(), "\(harness.logs.all.suffix(20))")
         let watcher = try await broker.watch("homeassistant/binary_sensor/#")
         try await Task.sleep(for: .milliseconds(200))
         let before = watcher.messages.filter { !$0.retained }.count

@@ -32,6 +32,7 @@ struct HolidayRulesTests {
         let file = try UsersFile(parsing: Self.text, source: "users")
         #expect(file.site.holidays.map(\.line) == ["2026-12-24 12:00-24:00 schedule=short Christmas Eve", "2026-12-25 Christmas Day"])
         #expect(file.site.rules["ana"] == AccessRule(responder: true))
+        #expect(try AccessRule(fields: ["staff", "responder"]).fields == ["responder", "staff"])
         // A label may start with a digit; hours are HH:MM-HH:MM.
         #expect(try Holiday(day: "2026-05-01", words: ["1st", "of", "May"]).line == "2026-05-01 1st of May")
         #expect(throws: AccessRule.RuleError.self) { try Holiday(day: SiteDate(parsing: "2026-05-01")!, label: "a=b") }
@@ -48,7 +49,7 @@ struct HolidayRulesTests {
         ("@holiday 2026-12-24\n@holiday 2026-12-24 Eve", "line 2: @holiday 2026-12-24 is given twice"),
         (
             "@access x responder=yes",
-            "line 1: @access x: 'responder=yes' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder"
+            "line 1: @access x: 'responder=yes' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder staff"
         ),
     ])
     func aBadHolidayOrResponderLineNamesTheLineAndWhatIsValid(_ line: String, _ message: String) {

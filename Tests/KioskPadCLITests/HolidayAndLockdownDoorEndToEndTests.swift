@@ -88,3 +88,30 @@ extension OfflineDoorEndToEndTests.Door {
         }
     }
 }
+
+extension OfflineDoorEndToEndTests {
+    @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
+    func aDoorWithAnUnlockScheduleStartsReleasedInItsWindowAndShowsIt(_ store: AccessRulesEndToEndTests.Store) async throws {
+        let site = try await AccessRulesEndToEndTests.Site(store)
+        try await site.closing {
+            let door = try await Door(site)
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            try door.configure(port: server.port)
+            #expect(try await site.cli(["verifier", "schedule", "set", "opening", "daily"]).status == 0)
+            let set = try await site.cli(["verifier", "unlock", "set", "front-door", "opening"])
+            #expect(set.status == 0 && set.stdout.contains("door front-door unlocks in schedule opening"), "\(set.stdout)\(set.stderr)")
+            #expect(try await site.cli(["verifier", "unlock", "list"]).stdout.contains("front-door schedule=opening"))
+            #expect(try await door.credentials("sync").status == 0)
+            let released = try await door.simulate("")
+            #expect(released.frames.contains { $0.contains("Door released") }, "\(released.frames)")
+            #expect(try modeRecords(door) == ["release:schedule:-"])
+            // First-in: the door waits for a staff entry (none yet this run).
+            #expect(try await site.cli(["verifier", "unlock", "set", "front-door", "opening", "--first-in"]).status == 0)
+            #expect(try await site.cli(["verifier", "user", "set", "bob", "--staff", "yes"]).status == 0)
+            #expect(try await door.credentials("sync").status == 0)
+            let waiting = try await door.simulate("")
+            #expect(!waiting.frames.contains { $0.contains("Door released") }, "\(waiting.frames)")
+        }
+    }
+}

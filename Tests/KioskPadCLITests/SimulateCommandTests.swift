@@ -57,6 +57,11 @@ enum CLI {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errorData.wait()
         process.waitUntilExit()
+        // Closed now: Foundation's Process keeps its pipes' descriptors open otherwise, and a
+        // test process that runs hundreds of commands reaches select(2)'s limit of 1024.
+        for handle in [input.fileHandleForWriting, input.fileHandleForReading, output.fileHandleForReading, errors.fileHandleForReading] {
+            try? handle.close()
+        }
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
@@ -93,6 +98,7 @@ enum CLI {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        try? output.fileHandleForReading.close()
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -138,6 +138,19 @@ struct CredentialReplicaTests {
         await #expect(throws: UserEditError.self) { try await admin.setModeCheck(seconds: 5) }
         try await admin.setModeCheck(seconds: nil)
         #expect(try await admin.siteRules().modeCheck == nil)
+        // The door's unlock schedule travels with its schedule; another door's does not.
+        try await admin.setSchedule(name: "opening", spec: "mon-sat 08:00-18:00")
+        try await admin.setUnlock(door: "front", DoorUnlockSchedule(schedule: "opening", firstIn: true))
+        try await admin.setUnlock(door: "back", DoorUnlockSchedule(schedule: "short"))
+        let front = try await service.replica(for: "front", now: clock.now)
+        #expect(front.unlock == DoorUnlockSchedule(schedule: "opening", firstIn: true) && front.schedules["opening"] == "mon-sat 08:00-18:00")
+        #expect(front.requires.contains("unlock_schedule"))
+        #expect(try await admin.siteRules().unlockSchedules.keys.sorted() == ["back", "front"])
+        await #expect(throws: UserEditError.self) { try await admin.removeSchedule(name: "opening") }
+        await #expect(throws: UserEditError.self) { try await admin.setUnlock(door: "side", DoorUnlockSchedule(schedule: "nope")) }
+        try await admin.removeUnlock(door: "front")
+        #expect(try await service.replica(for: "front", now: clock.now).unlock == nil)
+        await #expect(throws: UserEditError.self) { try await admin.removeUnlock(door: "front") }
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

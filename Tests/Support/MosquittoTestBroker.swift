@@ -22,14 +22,24 @@ public final class MosquittoTestBroker: @unchecked Sendable {
 
     /// Makes the CA and certificates, writes the config and starts the broker.
     public static func started() async throws -> MosquittoTestBroker {
-        try await onOwnThread { try MosquittoTestBroker() }
+        try await onOwnThread {
+            // A port taken by another test's server between choosing and binding it: new ports.
+            var lastError: (any Error)?
+            for _ in 0..<3 {
+                do {
+                    return try MosquittoTestBroker()
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError ?? BrokerError(message: "mosquitto did not start")
+        }
     }
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kioskpad-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try MosquittoTestBroker.freePort()
-        tlsPort = try MosquittoTestBroker.freePort()
+        (port, tlsPort) = (try MosquittoTestBroker.freePort(), try MosquittoTestBroker.freePort())
         try Data(password.utf8).write(to: URL(fileURLWithPath: passwordFile))
         try run("/usr/bin/mosquitto_passwd", ["-b", "-c", path("passwd"), username, password])
         try makeCertificates()
@@ -65,13 +75,22 @@ public final class MosquittoTestBroker: @unchecked Sendable {
         try await onOwnThread { try self.startWaiting() }
     }
 
+    /// Starts mosquitto and waits until both listeners accept connections and it is still
+    /// running: a port another test's server took between ``freePort()`` and the bind makes
+    /// mosquitto exit, and a connection that port accepts is not the broker's.
     private func startWaiting() throws {
-        broker = try SpawnedChild(["/usr/sbin/mosquitto", "-c", path("mosquitto.conf")], stderr: .file(path("broker.log")))
+        let child = try SpawnedChild(["/usr/sbin/mosquitto", "-c", path("mosquitto.conf")], stderr: .file(path("broker.log")))
+        broker = child
         for _ in 0..<500 {
-            if MosquittoTestBroker.accepts(port) && MosquittoTestBroker.accepts(tlsPort) { return }
+            guard child.isRunning else { break }
+            if MosquittoTestBroker.accepts(port) && MosquittoTestBroker.accepts(tlsPort) {
+                usleep(50_000)
+                if child.isRunning { return }
+                break
+            }
             usleep(10_000)
         }
-        throw BrokerError(message: "mosquitto did not listen on \(port) and \(tlsPort): \(log)")
+        throw BrokerError(message: "mosquitto did not listen on \(port) and \(tlsPort)\(child.isRunning ? "" : " (it exited)"): \(log)")
     }
 
     /// Stops the broker (its clients see the connection drop), waiting for it on a thread

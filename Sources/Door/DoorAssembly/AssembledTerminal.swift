@@ -29,7 +29,7 @@ public struct AssembledTerminal: Sendable {
             await monitor.onTamperChange { await controller.tamperChanged($0) }
         }
         // The mode the held replica says, before the first frame (each sync then updates it).
-        if let replica = services.replica { await services.modes.siteMode(replica.keeper.held?.replica.mode) }
+        if let replica = services.replica { await ReplicaSyncService.follow(replica.keeper.held?.replica, modes: services.modes) }
         let shown = self.controller
         await services.modes.onShow { await shown.modeChanged($0) }
         if let mqtt = services.mqtt {

@@ -132,8 +132,9 @@ public final class DaemonServices: Sendable {
                 sinks.append(player)
             }
         }
-        let modes = DoorModeController(relay: door, bus: bus, logger: logger)
+        let modes = DoorModeController(relay: door, bus: bus, logger: logger, clock: { keeper?.trustedNow() })
         self.modes = modes
+        sinks.append(modes)
         var monitor: DoorMonitor?
         var inputs: DoorInputsService?
         if outputs, !daemon.inputLines.isEmpty {
@@ -187,7 +188,10 @@ public final class DaemonServices: Sendable {
         if let forwarder { list.append(ForwarderService(forwarder: forwarder)) }
         if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
-        if let replica { list.append(ReplicaSyncService(loop: replica.sync, modes: modes)) }
+        if let replica {
+            list.append(ReplicaSyncService(loop: replica.sync, modes: modes))
+            list.append(UnlockScheduleService(modes: modes))
+        }
         if let mqtt { list.append(MQTTService(parts: mqtt)) }
         return list
     }

@@ -45,11 +45,15 @@ public struct CredentialReplica: Sendable, Equatable {
     public let mode: DoorModes.Setting?
     /// Seconds the door may decide offline since its last sync (``SiteRules/modeCheck``).
     public let modeCheck: Int?
+    /// The door's unlock schedule (its schedule's spec is in ``schedules``).
+    public let unlock: DoorUnlockSchedule?
 
     public init(
         terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
-        tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil, modeCheck: Int? = nil
+        tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil, modeCheck: Int? = nil,
+        unlock: DoorUnlockSchedule? = nil
     ) {
+        self.unlock = unlock
         self.modeCheck = modeCheck
         self.holidays = holidays
         self.mode = mode
@@ -71,6 +75,7 @@ public struct CredentialReplica: Sendable, Equatable {
         if mode != nil || modeCheck != nil || rules.values.contains(where: { $0.split(separator: " ").contains("responder") }) {
             names.append("lockdown")
         }
+        if unlock != nil { names.append("unlock_schedule") }
         return names
     }
 }
@@ -117,6 +122,7 @@ public enum ReplicaMessage: Sendable, Equatable {
                 object["mode"] = ["mode": mode.mode.rawValue, "set_by": mode.setBy, "set_at": ReplicaTime.format(mode.setAt)]
             }
             if let seconds = replica.modeCheck { object["mode_check_s"] = seconds }
+            if let unlock = replica.unlock { object["unlock"] = unlock.rule }
             let requires = replica.requires
             if !requires.isEmpty { object["requires"] = requires }
         case .confirmation(_, _, let issuedAt):
@@ -128,7 +134,7 @@ public enum ReplicaMessage: Sendable, Equatable {
 
     /// The rule names in a payload's `requires` this door applies beyond the base rules
     /// (doors, schedules, validity, disabled).
-    public static let understoodRules: Set<String> = ["holidays", "lockdown"]
+    public static let understoodRules: Set<String> = ["holidays", "lockdown", "unlock_schedule"]
 
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
@@ -185,11 +191,18 @@ public enum ReplicaMessage: Sendable, Equatable {
                 guard let seconds = (raw as? NSNumber)?.intValue, seconds > 0 else { throw ReplicaError("mode_check_s must be a positive number of seconds") }
                 modeCheck = seconds
             }
+            var unlock: DoorUnlockSchedule?
+            if let raw = object["unlock"] {
+                guard let text = raw as? String, let parsed = DoorUnlockSchedule(rule: text), schedules[parsed.schedule] != nil else {
+                    throw ReplicaError("unlock must be \"schedule=NAME [first_in]\" naming one of the replica's schedules")
+                }
+                unlock = parsed
+            }
             self = .replica(
                 CredentialReplica(
                     terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
                     schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode,
-                    modeCheck: modeCheck))
+                    modeCheck: modeCheck, unlock: unlock))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

@@ -20,6 +20,8 @@ struct AccessRuleOptions: ParsableArguments {
     var validUntil: String?
     @Option(help: "yes: the user still enters doors in lockdown (security, first aid); no: they do not (the default).")
     var responder: String?
+    @Option(help: "yes: the user's first entry of the day starts a first-in door's unlock schedule; no (the default).")
+    var staff: String?
 
     func validate() throws {
         if allDoors && doors != nil { throw ValidationError("--doors and --all-doors: give one") }
@@ -27,7 +29,7 @@ struct AccessRuleOptions: ParsableArguments {
     }
 
     /// Whether any option was given.
-    var isEmpty: Bool { doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil && responder == nil }
+    var isEmpty: Bool { doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil && responder == nil && staff == nil }
 
     /// The change these options make to a rule; an error names the option and what is valid.
     func change() throws -> @Sendable (inout AccessRule) -> Void {
@@ -54,9 +56,15 @@ struct AccessRuleOptions: ParsableArguments {
             guard ["yes", "no"].contains(responder) else { throw ValidationError("--responder \(responder): give yes or no") }
             isResponder = responder == "yes"
         }
-        let (newDoors, newSchedule, newResponder) = (doors, schedule, isResponder)
+        var isStaff: Bool?
+        if let staff {
+            guard ["yes", "no"].contains(staff) else { throw ValidationError("--staff \(staff): give yes or no") }
+            isStaff = staff == "yes"
+        }
+        let (newDoors, newSchedule, newResponder, newStaff) = (doors, schedule, isResponder, isStaff)
         return { rule in
             if let newResponder { rule.responder = newResponder }
+            if let newStaff { rule.staff = newStaff }
             if let newDoors { rule.doors = newDoors }
             if let newSchedule { rule.schedule = newSchedule }
             if let from { rule.validFrom = from }

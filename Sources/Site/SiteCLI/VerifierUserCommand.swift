@@ -81,7 +81,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func validate() throws {
-            if rule.isEmpty { throw ValidationError("give at least one of --doors, --all-doors, --schedule, --valid-from, --valid-until, --responder") }
+            if rule.isEmpty {
+                throw ValidationError("give at least one of --doors, --all-doors, --schedule, --valid-from, --valid-until, --responder, --staff")
+            }
         }
 
         func run() async throws {

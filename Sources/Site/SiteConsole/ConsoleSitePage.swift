@@ -5,10 +5,11 @@ import KioskPadCore
 import SiteCore
 
 /// The Site page: lockdown and release for the site or one door (who set each and when),
-/// and the holiday calendar. Every change is audited with the administrator's name.
+/// doors' unlock schedules (first person in), and the holiday calendar. Every change is
+/// audited with the administrator's name.
 extension ConsoleHandler {
     func sitePage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        let notices = ["mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed."]
+        let notices = ["mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed.", "unlock": "Unlock schedule saved."]
         return try await renderSite(context.visit, notice: context.form["done"].flatMap { notices[$0] })
     }
 
@@ -19,6 +20,10 @@ extension ConsoleHandler {
             "siteMode": (site.modes.site?.mode ?? .normal).rawValue,
             "doorModes": site.modes.doors.sorted { $0.key < $1.key }.map { door, setting -> [String: Any] in
                 ["door": door, "mode": setting.mode.rawValue, "setBy": setting.setBy, "setAt": ConsoleTime.local(setting.setAt, zone)]
+            },
+            "scheduleNames": site.schedules.keys.sorted(),
+            "unlocks": site.unlockSchedules.sorted { $0.key < $1.key }.map { door, unlock -> [String: Any] in
+                ["door": door, "schedule": unlock.schedule, "firstIn": unlock.firstIn ? "yes" : "no"]
             },
             "holidays": site.holidays.map { holiday -> [String: Any] in
                 [
@@ -50,6 +55,23 @@ extension ConsoleHandler {
         }
         try await audit(visit, "mode_set", [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")])
         return ConsoleResponse.redirect("/console/site?done=mode")
+    }
+
+    func saveUnlock(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let door = form.text("door") else { return try await renderSite(visit, error: "An unlock schedule needs a door.", status: .badRequest) }
+        let schedule = form.text("schedule")
+        do {
+            if let schedule {
+                try await services.administration.setUnlock(door: door, DoorUnlockSchedule(schedule: schedule, firstIn: form.text("first_in") == "yes"))
+            } else {
+                try await services.administration.removeUnlock(door: door)
+            }
+        } catch let error as UserEditError {
+            return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
+        }
+        try await audit(visit, "unlock_set", [("terminal_id", door), ("schedule", schedule ?? "none"), ("first_in", form.text("first_in") ?? "no")])
+        return ConsoleResponse.redirect("/console/site?done=unlock")
     }
 
     func saveHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -14,7 +14,7 @@ extension ConsoleHandler {
         let (visit, form) = (context.visit, context.form)
         let notices = [
             "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
-            "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule and validity saved.",
+            "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule, validity, responder and staff saved.",
         ]
         return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
     }
@@ -40,7 +40,8 @@ extension ConsoleHandler {
             return [
                 "name": user.name, "has": has.joined(separator: ", "), "doors": rule.doors?.joined(separator: ", ") ?? "all",
                 "schedule": rule.schedule ?? "always", "valid": from.isEmpty && until.isEmpty ? "always" : "\(from) to \(until)",
-                "state": rule.disabled ? "disabled" : "enabled", "disabled": rule.disabled,
+                "state": (rule.disabled ? "disabled" : "enabled") + (rule.responder ? ", responder" : "") + (rule.staff ? ", staff" : ""),
+                "disabled": rule.disabled,
             ]
         }
         let link = { (page: Int) in "/console/users?page=\(page)" + (query.map { "&q=" + FormBody.encode($0) } ?? "") }
@@ -95,6 +96,8 @@ extension ConsoleHandler {
         if let schedule = form.text("schedule"), schedule != "always" { fields.append(Substring("schedule=" + schedule)) }
         if let from = form.text("valid_from") { fields.append(Substring("valid_from=" + from)) }
         if let until = form.text("valid_until") { fields.append(Substring("valid_until=" + until)) }
+        if form.text("responder") == "yes" { fields.append("responder") }
+        if form.text("staff") == "yes" { fields.append("staff") }
         let rule = try AccessRule(fields: fields)
         if let from = rule.validFrom, let until = rule.validUntil, from.start >= until.end {
             throw AccessRule.RuleError(description: "valid from \(from) is not before valid until \(until)")
@@ -202,12 +205,13 @@ extension ConsoleHandler {
         let data: [String: Any] = [
             "name": name, "doors": rule.doors?.joined(separator: ",") ?? "",
             "schedules": site.schedules.keys.sorted().map { ["name": $0, "selected": $0 == rule.schedule] },
-            "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "",
+            "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "", "responder": rule.responder,
+            "staff": rule.staff,
         ]
         return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, error: error, status: status)
     }
 
-    /// Saves a user's doors, schedule and validity (their enabled state is kept).
+    /// Saves a user's doors, schedule, validity, responder and staff marks (their enabled state is kept).
     func saveUserRule(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
         guard let name = form.text("name"), UsersFile.isValidName(name) else {
@@ -226,6 +230,8 @@ extension ConsoleHandler {
                 rule.schedule = wanted.schedule
                 rule.validFrom = wanted.validFrom
                 rule.validUntil = wanted.validUntil
+                rule.responder = wanted.responder
+                rule.staff = wanted.staff
             }
         } catch let error as UserEditError {
             return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)

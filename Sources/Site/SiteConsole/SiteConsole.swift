@@ -44,6 +44,7 @@ public enum SiteConsole {
         pages.post("codes/revoke", use: console.revokeCode)
         pages.get("site", use: console.sitePage)
         pages.post("site/mode", use: console.setMode)
+        pages.post("site/unlock", use: console.saveUnlock)
         pages.post("site/holidays", use: console.saveHoliday)
         pages.post("site/holidays/remove", use: console.removeHoliday)
         pages.get("entries", use: console.entriesPage)

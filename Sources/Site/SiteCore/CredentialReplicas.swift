@@ -155,8 +155,11 @@ public struct CredentialService: Sendable {
                 entries.append(CredentialReplica.Entry(user: record.name, kind: record.kind, hash: record.pinHash, tag: tags[record.pinHash.description]))
             }
         }
+        let unlock = site.unlockSchedules[terminal]
+        if let unlock { schedules[unlock.schedule] = site.schedules[unlock.schedule] }
         // Holidays from yesterday on (a door's clock may be a day behind the server's), only
-        // while someone here has a schedule they could change; with the schedules they name.
+        // while someone here, or the door's unlock schedule, has a schedule they could
+        // change; with the schedules they name.
         var holidays: [String: String] = [:]
         if !schedules.isEmpty {
             for holiday in site.holidays where holiday.day.end.localSeconds > today.localSeconds - 86_400 {
@@ -169,7 +172,7 @@ public struct CredentialService: Sendable {
             return CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
                 entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode,
-                modeCheck: site.modeCheck)
+                modeCheck: site.modeCheck, unlock: unlock)
         }
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
@@ -177,6 +180,6 @@ public struct CredentialService: Sendable {
             entries: entries.map {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
-            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck)
+            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck, unlock: unlock)
     }
 }

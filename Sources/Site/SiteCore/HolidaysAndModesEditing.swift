@@ -28,6 +28,35 @@ extension SiteRulesEditing {
         }
     }
 
+    /// Holds `door` unlocked in the windows of `unlock.schedule` (with `firstIn`, from the
+    /// first staff entry of the day); refused for a schedule that does not exist.
+    public func setUnlock(door: String, _ unlock: DoorUnlockSchedule) async throws {
+        guard Identifier.isValid(door) else {
+            throw UserEditError(description: "door '\(door)' is not a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        let location = self.location
+        try await editSite { transaction in
+            guard try await transaction.readSite().schedules[unlock.schedule] != nil else {
+                throw UserEditError(
+                    description:
+                        "unlock schedule \(unlock.schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(unlock.schedule) SPEC`)"
+                )
+            }
+            try await transaction.writeUnlock(door: door, unlock: unlock)
+        }
+    }
+
+    /// Removes `door`'s unlock schedule; refused when it has none.
+    public func removeUnlock(door: String) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            guard try await transaction.readSite().unlockSchedules[door] != nil else {
+                throw UserEditError(description: "door '\(door)' has no unlock schedule in \(location)")
+            }
+            try await transaction.writeUnlock(door: door, unlock: nil)
+        }
+    }
+
     /// How long a door may decide offline since its last sync, 10 s to 7 days (nil: as long
     /// as its `max_age_h` allows): so a lockdown set while it was away stops it deciding.
     public func setModeCheck(seconds: Int?) async throws {

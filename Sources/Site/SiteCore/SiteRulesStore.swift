@@ -27,6 +27,8 @@ public protocol SiteRulesTransaction: Sendable {
     func writeMode(scope: String, setting: DoorModes.Setting?) async throws
     /// Stores how long a door may decide offline without a sync (nil: no such bound).
     func writeModeCheck(seconds: Int?) async throws
+    /// Stores `door`'s unlock schedule, or removes it for nil.
+    func writeUnlock(door: String, unlock: DoorUnlockSchedule?) async throws
 }
 
 /// Where the rules are changed: a store that runs a body as one write transaction.
@@ -84,6 +86,13 @@ extension SiteRulesEditing {
             guard site.schedules[name] != nil else { throw UserEditError(description: "no schedule '\(name)' in \(location)") }
             let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
             let holidays = site.holidays.filter { $0.schedule == name }.map(\.day.description)
+            let doors = site.unlockSchedules.filter { $0.value.schedule == name }.keys.sorted()
+            guard doors.isEmpty else {
+                throw UserEditError(
+                    description:
+                        "schedule '\(name)' is the unlock schedule of \(doors.joined(separator: ", ")); remove it there first (`kioskpad verifier unlock remove DOOR`)"
+                )
+            }
             guard holidays.isEmpty else {
                 throw UserEditError(
                     description:

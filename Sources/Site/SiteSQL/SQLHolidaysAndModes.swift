@@ -60,6 +60,31 @@ extension SQLSiteRulesTransaction {
         ).run()
     }
 
+    func unlockSchedules() async throws -> [String: DoorUnlockSchedule] {
+        var unlocks: [String: DoorUnlockSchedule] = [:]
+        for row in try await sql.raw("SELECT terminal_id, rule FROM kioskpad_door_unlock").all() {
+            let door = try row.text("terminal_id")
+            guard let unlock = DoorUnlockSchedule(rule: try row.text("rule")) else {
+                throw SiteStoreFailure("database: the unlock schedule of \(door) cannot be read")
+            }
+            unlocks[door] = unlock
+        }
+        return unlocks
+    }
+
+    func writeUnlock(door: String, unlock: DoorUnlockSchedule?) async throws {
+        guard let unlock else {
+            try await sql.raw("DELETE FROM kioskpad_door_unlock WHERE terminal_id = \(bind: door)").run()
+            return
+        }
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_door_unlock (terminal_id, rule, schedule) VALUES (\(bind: door), \(bind: unlock.rule), \(bind: unlock.schedule))
+            ON CONFLICT (terminal_id) DO UPDATE SET rule = excluded.rule, schedule = excluded.schedule
+            """
+        ).run()
+    }
+
     func writeModeCheck(seconds: Int?) async throws {
         guard let seconds else {
             try await sql.raw("DELETE FROM kioskpad_site WHERE key = 'mode_check_s'").run()

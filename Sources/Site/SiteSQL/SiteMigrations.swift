@@ -213,7 +213,8 @@ public enum SiteMigrations {
         },
         { t in
             // Holidays (a date, the part of it, a schedule in place of users' own, a label),
-            // and lockdown or release for the site ('*') or one door, with who set it.
+            // lockdown or release for the site ('*') or one door, with who set it, and doors'
+            // unlock schedules (held unlocked in opening hours, perhaps from the first staff entry).
             [
                 """
                 CREATE TABLE kioskpad_holidays (
@@ -232,7 +233,16 @@ public enum SiteMigrations {
                     set_at \(t.double) NOT NULL
                 )
                 """,
+                """
+                CREATE TABLE kioskpad_door_unlock (
+                    terminal_id \(t.text) PRIMARY KEY,
+                    rule \(t.text) NOT NULL,
+                    schedule \(t.text) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_door_unlock_schedule ON kioskpad_door_unlock (schedule)",
             ] + t.replicaVersionTriggers(table: "kioskpad_holidays") + t.replicaVersionTriggers(table: "kioskpad_door_modes")
+                + t.replicaVersionTriggers(table: "kioskpad_door_unlock")
         },
     ]
 }

@@ -14,11 +14,14 @@ public struct AccessRule: Sendable, Equatable {
     public var disabled: Bool
     /// Enters during a lockdown (security, first aid, the fire brigade's key holder).
     public var responder: Bool
+    /// Staff: their first entry of the day starts a first-in door's unlock schedule.
+    public var staff: Bool
 
     public init(
         doors: [String]? = nil, schedule: String? = nil, validFrom: SiteDate? = nil, validUntil: SiteDate? = nil, disabled: Bool = false,
-        responder: Bool = false
+        responder: Bool = false, staff: Bool = false
     ) {
+        self.staff = staff
         self.doors = doors.map { Array(Set($0)).sorted() }
         self.schedule = schedule
         self.validFrom = validFrom
@@ -34,7 +37,7 @@ public struct AccessRule: Sendable, Equatable {
     public var needsClock: Bool { schedule != nil || validFrom != nil || validUntil != nil }
 
     /// A rule as `user list` and the users file write it: `doors=a,b schedule=x valid_from=...
-    /// valid_until=... disabled responder`, leaving out what is the default (empty for the default).
+    /// valid_until=... disabled responder staff`, leaving out what is the default (empty for the default).
     public var fields: [String] {
         var fields: [String] = []
         if let doors { fields.append("doors=" + doors.joined(separator: ",")) }
@@ -43,6 +46,7 @@ public struct AccessRule: Sendable, Equatable {
         if let validUntil { fields.append("valid_until=\(validUntil)") }
         if disabled { fields.append("disabled") }
         if responder { fields.append("responder") }
+        if staff { fields.append("staff") }
         return fields
     }
 
@@ -63,8 +67,10 @@ public struct AccessRule: Sendable, Equatable {
                 if key == "valid_from" { validFrom = date } else { validUntil = date }
             case "disabled" where value.isEmpty: disabled = true
             case "responder" where value.isEmpty: responder = true
+            case "staff" where value.isEmpty: staff = true
             default:
-                throw RuleError(description: "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder")
+                throw RuleError(
+                    description: "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder staff")
             }
         }
     }

@@ -15,6 +15,8 @@ public struct SiteRules: Sendable, Equatable {
     public var holidays: [Holiday]
     /// Lockdown and release, site-wide and per door.
     public var modes: DoorModes
+    /// Doors' unlock schedules (held unlocked in opening hours), by `terminal_id`.
+    public var unlockSchedules: [String: DoorUnlockSchedule] = [:]
     /// Seconds a door deciding offline may go without a sync (that could have brought a
     /// lockdown) before it refuses to decide; nil: only `max_age_h` bounds it.
     public var modeCheck: Int?
