@@ -61,15 +61,15 @@ struct DoorModeControllerTests {
     @Test func theFireAlarmWinsOverTheSitesLockdownAndTheLockdownComesBackAfterIt() async throws {
         let (modes, output, _, _, recorder, _) = try parts()
         let lockdown = DoorModes.Setting(mode: .lockdown, setBy: "ops", setAt: Date(timeIntervalSince1970: 0))
-        await modes.siteMode(lockdown)
+        await modes.follow(site: lockdown, unlock: nil)
         #expect(!output.everOn)
         await modes.fireAlarm(active: true)
         #expect(output.isOn)
         await modes.fireAlarm(active: false)
         #expect(!output.isOn)
         // The same site mode again (an unchanged sync) is not a change.
-        await modes.siteMode(lockdown)
-        await modes.siteMode(nil)
+        await modes.follow(site: lockdown, unlock: nil)
+        await modes.follow(site: nil, unlock: nil)
         #expect(await eventually { recorder.changes.count == 4 })
         #expect(
             recorder.changes.map { "\($0.mode.rawValue):\($0.source):\($0.setBy ?? "-")" } == [
@@ -79,11 +79,11 @@ struct DoorModeControllerTests {
 
     @Test func theSitesReleaseHoldsTheRelayAndAShutdownStillDropsIt() async throws {
         let (modes, output, relay, _, _, _) = try parts()
-        await modes.siteMode(DoorModes.Setting(mode: .release, setBy: "ops", setAt: Date(timeIntervalSince1970: 0)))
+        await modes.follow(site: DoorModes.Setting(mode: .release, setBy: "ops", setAt: Date(timeIntervalSince1970: 0)), unlock: nil)
         #expect(output.isOn)
         relay.shutdown()
         #expect(!output.isOn)
-        await modes.siteMode(nil)
+        await modes.follow(site: nil, unlock: nil)
         await modes.fireAlarm(active: true)
         #expect(!output.isOn)
     }

@@ -38,12 +38,6 @@ public actor DoorModeController: TerminalEventSink {
 
     public var mode: DoorModeChange { current }
 
-    /// The site's mode for this door, as the newest replica carries it (nil: normal).
-    public func siteMode(_ setting: DoorModes.Setting?) async {
-        site = setting
-        await settle()
-    }
-
     /// What the newest replica says: the site's mode for this door and its unlock schedule.
     public func follow(site setting: DoorModes.Setting?, unlock plan: DoorUnlockPlan?) async {
         site = setting

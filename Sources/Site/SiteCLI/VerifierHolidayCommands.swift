@@ -34,9 +34,7 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
             if let hours { words.append(Substring(hours)) }
             if let schedule { words.append(Substring("schedule=" + schedule)) }
             do {
-                var holiday = try Holiday(day: date, words: words)
-                holiday = try Holiday(day: holiday.day, minutes: holiday.minutes, schedule: holiday.schedule, label: label)
-                return holiday
+                return try Holiday(day: date, words: words, label: label)
             } catch let error as AccessRule.RuleError {
                 throw ValidationError(error.description)
             }

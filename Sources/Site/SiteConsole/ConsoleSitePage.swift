@@ -81,8 +81,7 @@ extension ConsoleHandler {
         if let schedule = form.text("schedule") { words.append(Substring("schedule=" + schedule)) }
         let holiday: Holiday
         do {
-            let parsed = try Holiday(day: form.text("date") ?? "", words: words)
-            holiday = try Holiday(day: parsed.day, minutes: parsed.minutes, schedule: parsed.schedule, label: form.text("label") ?? "")
+            holiday = try Holiday(day: form.text("date") ?? "", words: words, label: form.text("label") ?? "")
             try await services.administration.setHoliday(holiday)
         } catch let error as AccessRule.RuleError {
             return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)

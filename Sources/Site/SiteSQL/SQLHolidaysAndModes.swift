@@ -12,9 +12,7 @@ extension SQLSiteRulesTransaction {
         try await sql.raw("SELECT day, rule, label FROM kioskpad_holidays ORDER BY day").all().map { row in
             let day = try row.text("day")
             do {
-                var holiday = try Holiday(day: day, words: try row.text("rule").split(separator: " "))
-                holiday = try Holiday(day: holiday.day, minutes: holiday.minutes, schedule: holiday.schedule, label: try row.text("label"))
-                return holiday
+                return try Holiday(day: day, words: try row.text("rule").split(separator: " "), label: try row.text("label"))
             } catch {
                 throw SiteStoreFailure("database: the holiday \(day) cannot be read (\(error))")
             }

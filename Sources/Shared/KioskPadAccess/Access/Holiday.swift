@@ -36,8 +36,9 @@ public struct Holiday: Sendable, Equatable {
     }
 
     /// A holiday from the words after its date: an optional `HH:MM-HH:MM`, an optional
-    /// `schedule=NAME`, then the label; an error names the word and what would be valid.
-    public init(day text: String, words: [Substring]) throws {
+    /// `schedule=NAME`, then the label (or `label`, when it is kept apart: a database column,
+    /// a form field); an error names the word and what would be valid.
+    public init(day text: String, words: [Substring], label: String? = nil) throws {
         guard let day = SiteDate(parsing: text), day.minute == nil else {
             throw AccessRule.RuleError(description: "holiday date '\(text)' is not YYYY-MM-DD, e.g. 2026-12-25")
         }
@@ -60,7 +61,7 @@ public struct Holiday: Sendable, Equatable {
         if let stray = rest.first(where: { $0.contains("=") }) {
             throw AccessRule.RuleError(description: "holiday \(text): '\(stray)' is not known; valid: \(Self.grammar)")
         }
-        try self.init(day: day, minutes: minutes, schedule: schedule, label: rest.joined(separator: " "))
+        try self.init(day: day, minutes: minutes, schedule: schedule, label: label ?? rest.joined(separator: " "))
     }
 
     /// What decides, as stored and carried in replicas: `[HH:MM-HH:MM] [schedule=NAME]`
