@@ -179,6 +179,16 @@ def wait_for(driver, condition, what, timeout=15):
         raise AssertionError(f"waited {timeout} s for {what}; page now: {driver.find_element(By.TAG_NAME, 'main').text[:800]}")
 
 
+def refused_with(driver, console, site, reason):
+    """The front door's PIN is denied, and the console's Who entered page gives `reason`."""
+    granted, frames = site.simulate(site.terminal_pin, PIN)
+    assert not granted and "Access denied" in frames, frames
+    driver.get(console + "/entries")
+    Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
+    driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
+    wait_for(driver, lambda d: reason in d.find_element(By.ID, "entries").text, f"the denied attempt with reason {reason}")
+
+
 def mark_page(driver):
     """Marks the loaded document; the mark is gone if the page reloads."""
     driver.execute_script("document.documentElement.setAttribute('data-not-reloaded', 'yes')")
@@ -296,12 +306,7 @@ def main():
         assert driver.find_element(By.ID, "mode-now").text == "lockdown"
         assert "set by alice" in driver.find_element(By.ID, "site-mode").text
         shot(driver, args.screenshots, "site-lockdown")
-        granted, frames = site.simulate(site.terminal_pin, PIN)
-        assert not granted and "Access denied" in frames, frames
-        driver.get(console + "/entries")
-        Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
-        driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
-        wait_for(driver, lambda d: "lockdown" in d.find_element(By.ID, "entries").text, "the denied attempt with reason lockdown")
+        refused_with(driver, console, site, "lockdown")
         # Marked a responder on her edit page, she enters during the lockdown.
         driver.get(console + "/users/edit?name=dana")
         form = driver.find_element(By.ID, "edit-user")
@@ -331,6 +336,25 @@ def main():
         wait_for(driver, lambda d: "front-door" in d.find_element(By.ID, "unlocks").text, "the unlock schedule in the list")
         assert "opening" in driver.find_element(By.ID, "unlocks").text and "yes" in driver.find_element(By.ID, "unlocks").text
         step("gave front-door an unlock schedule with first person in from the Site page")
+
+        # Card and PIN at front-door: a PIN alone is refused there (reason second_factor_required on
+        # the Who entered page), then the rule is removed and the PIN opens again.
+        form = driver.find_element(By.ID, "set-card-pin")
+        form.find_element(By.NAME, "door").send_keys("front-door")
+        Select(form.find_element(By.NAME, "schedule")).select_by_visible_text("always")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: "front-door" in d.find_element(By.ID, "card-pin-doors").text, "the card-and-PIN door in the list")
+        assert "always" in driver.find_element(By.ID, "card-pin-doors").text
+        refused_with(driver, console, site, "second_factor_required")
+        driver.get(console + "/site")
+        form = driver.find_element(By.ID, "set-card-pin")
+        form.find_element(By.NAME, "door").send_keys("front-door")
+        Select(form.find_element(By.NAME, "schedule")).select_by_visible_text("never (remove)")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: "front-door" not in d.find_element(By.ID, "card-pin-doors").text, "front-door off the card-and-PIN list")
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert granted, frames
+        step("made front-door ask for card and PIN from the Site page: a PIN alone was refused (second_factor_required); removed, it opened")
 
         # A holiday: saved with its hours and label, listed, removed; a bad one is refused naming the field.
         form = driver.find_element(By.ID, "add-holiday")

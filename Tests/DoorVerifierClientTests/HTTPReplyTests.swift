@@ -15,6 +15,7 @@ struct HTTPReplyTests {
         (.refused(.malformed, reason: "body larger than 16384 bytes"), 400, "{\"error\":\"body larger than 16384 bytes\"}"),
         (.refused(.unauthenticated, reason: "no signature"), 401, "{\"error\":\"no signature\"}"),
         (.refused(.replayed, reason: "webhook-id was already used (replay)"), 409, "{\"error\":\"webhook-id was already used (replay)\"}"),
+        (.secondFactorRequired, 200, "{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}"),
         (.throttled, 429, "{\"error\":\"too many rejected requests; try again later\"}"),
         (.unavailable, 503, "{\"error\":\"verifier unavailable\"}"),
     ])

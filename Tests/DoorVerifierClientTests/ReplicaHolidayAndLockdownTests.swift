@@ -57,3 +57,38 @@ extension ReplicaKeeperTests {
         #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
     }
 }
+
+/// A door deciding offline asks for a card and its holder's PIN when its replica says so.
+extension ReplicaKeeperTests {
+    @Test func aReplicasCardAndPINRuleDecidesOffline() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keeper = keeper(wallTrusted: true)
+        let hash = { (value: String) in try PINHash.make(pin: SecretDigits(ascii: value)!, iterations: 1000) }
+        let entries = [
+            CredentialReplica.Entry(user: "bob", kind: "pin", hash: try hash("1470")),
+            CredentialReplica.Entry(user: "bob", kind: "card", hash: try hash("00445566")),
+            CredentialReplica.Entry(user: "carl", kind: "pin", hash: try hash("2581")),
+        ]
+        let replica = CredentialReplica(
+            terminalID: "front-door", version: 3, issuedAt: issued, timeZone: "UTC", schedules: [:], rules: [:], entries: entries,
+            cardAndPIN: CardAndPINRule())
+        let signed = try SignedReplica(signing: .replica(replica), with: key)
+        #expect(String(decoding: signed.payload, as: UTF8.self).contains("\"card_pin\":\"always\""))
+        try keeper.accept(signed, receivedAt: boot.instant)
+        let (verifier, _) = try keeper.offlineVerifier().get()
+        let attempt = { (kind: AttemptKind, value: String, pin: String?) in
+            VerificationAttempt(terminalID: "front-door", kind: kind, value: SecretDigits(ascii: value)!, pin: pin.map { SecretDigits(ascii: $0)! })
+        }
+        #expect(await verifier.verify(attempt(.card, "00445566", nil)) == .denied(reason: "second_factor_required"))
+        #expect(await verifier.verify(attempt(.pin, "2581", nil)) == .denied(reason: "second_factor_required"))
+        #expect(await verifier.verify(attempt(.cardPIN, "00445566", "1470")) == .granted(user: "bob"))
+        #expect(await verifier.verify(attempt(.cardPIN, "00445566", "2581")) == .denied())
+        // A card_pin rule naming a schedule the replica lacks is refused whole.
+        let broken = Array(
+            #"{"kind":"replica","terminal_id":"front-door","version":4,"issued_at":"2026-11-27T10:00:00.000Z","schedules":{},"rules":{},"entries":[],"card_pin":"schedule=nights"}"#
+                .utf8)
+        #expect(throws: ReplicaError("card_pin must be \"always\" or \"schedule=NAME\" naming one of the replica's schedules")) {
+            try ReplicaMessage(decoding: broken)
+        }
+    }
+}

@@ -107,6 +107,30 @@ struct VerificationMessageTests {
         }
     }
 
+    /// `card_pin` carries the card in `value` and the PIN in `pin`; `pin` goes with no other kind.
+    @Test func aCardAndPINBodyCarriesBothAndOtherKindsRefuseAPIN() throws {
+        let attempt = VerificationAttempt(
+            terminalID: "vault", kind: .cardPIN, value: SecretDigits(ascii: "00123456")!, pin: SecretDigits(ascii: "2468")!)
+        let decoded = try VerificationRequestBody.decode(VerificationRequestBody.encode(attempt))
+        #expect(decoded.kind == .cardPIN)
+        #expect(decoded.value.withASCIIBytes { String(decoding: $0, as: UTF8.self) } == "00123456")
+        #expect(decoded.pin?.withASCIIBytes { String(decoding: $0, as: UTF8.self) } == "2468")
+        func refusal(_ fields: String) -> String {
+            let body = #"{"terminal_id":"vault",\#(fields),"attempt_id":"9a1f0f0e-3c51-4c2b-9d7e-2d1c7e2b8a11","entered_at":"2026-11-20T10:00:00Z"}"#
+            do {
+                _ = try VerificationRequestBody.decode(Array(body.utf8))
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(#""kind":"card_pin","value":"00123456""#).contains("kind card_pin needs pin"))
+        #expect(refusal(#""kind":"card","value":"00123456","pin":"2468""#).contains("pin is only sent with kind card_pin"))
+        #expect(refusal(#""kind":"card_pin","value":"00123456","pin":"24""#).contains("pin must be 4 to 12 digits"))
+        #expect(refusal(#""kind":"card_pin","value":"00123456","pin":"24x8""#).contains("pin must be 4 to 12 digits"))
+        #expect(refusal(#""kind":"badge","value":"00123456""#).contains("kind must be pin, code, card or card_pin"))
+    }
+
     @Test func anAttemptIDThatIsNotAUUIDIsRefused() {
         let body = #"{"terminal_id":"door-7","kind":"pin","value":"1234","attempt_id":"a","entered_at":"2026-11-20T10:00:00Z"}"#
         #expect(throws: VerificationRequestBody.Invalid.self) { try VerificationRequestBody.decode(Array(body.utf8)) }
@@ -118,6 +142,9 @@ struct VerificationMessageTests {
         }
         #expect(try decode("{\"decision\":\"granted\",\"unlock_seconds\":600,\"message\":\"Hi\"}") == .granted(message: "Hi", unlockSeconds: 600))
         #expect(try decode("{\"decision\":\"denied\"}") == .denied())
+        // The one reason a verifier sends; any other is not the door's to know and is dropped.
+        #expect(try decode("{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}") == .denied(reason: "second_factor_required"))
+        #expect(try decode("{\"decision\":\"denied\",\"reason\":\"holiday\"}") == .denied())
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("{\"decision\":\"maybe\"}") }
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("<html>") }
     }

@@ -151,6 +151,18 @@ struct CredentialReplicaTests {
         try await admin.removeUnlock(door: "front")
         #expect(try await service.replica(for: "front", now: clock.now).unlock == nil)
         await #expect(throws: UserEditError.self) { try await admin.removeUnlock(door: "front") }
+        // A card-and-PIN rule travels to its door, with its schedule, moves the version, and
+        // is listed in `requires`; a door without one gets none.
+        let withoutRule = try await keeping.replicaVersion()
+        try await admin.setSchedule(name: "nights", spec: "daily 20:00-24:00")
+        try await admin.setCardAndPIN(door: "front", CardAndPINRule(schedule: "nights"))
+        #expect(try await keeping.replicaVersion() > withoutRule)
+        let twoFactor = try await service.replica(for: "front", now: clock.now)
+        #expect(twoFactor.cardAndPIN == CardAndPINRule(schedule: "nights") && twoFactor.schedules["nights"] == "daily 20:00-24:00")
+        #expect(twoFactor.requires.contains("card_pin"))
+        let encoded = try ReplicaMessage.replica(twoFactor).encoded()
+        #expect(try ReplicaMessage(decoding: encoded) == .replica(twoFactor))
+        #expect(try await service.replica(for: "back", now: clock.now).cardAndPIN == nil)
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

@@ -4,6 +4,7 @@ extension VerifierDecision {
     /// "granted" or "denied" for an answer; nil for anything else.
     var answerText: String? {
         if case .answer(let granted, _, _, _, _) = self { return granted ? "granted" : "denied" }
+        if case .secondFactorRequired = self { return "second_factor_required" }
         return nil
     }
 
@@ -16,7 +17,7 @@ extension VerifierDecision {
     /// A short name for counting outcomes: the refusal, "throttled", "answer" or "unavailable".
     var outcomeName: String {
         switch self {
-        case .answer: return "answer"
+        case .answer, .secondFactorRequired: return "answer"
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

@@ -142,6 +142,51 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
+        "Rules, terminal: one decision at a card-and-PIN door by schedule, with 52 holidays (the door's rule, then the user's)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        var site = AccessFixture.siteWithHolidays
+        site.cardAndPIN["front-door"] = CardAndPINRule(schedule: "s7")
+        let compiled = try CompiledSiteRules(site)
+        let instants = AccessFixture.instants
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            let instant = instants[index % instants.count]
+            blackHole(compiled.secondFactorRequired(door: "front-door", at: instant))
+            blackHole(compiled.refusal(user: "u\(index % AccessFixture.users)", door: "front-door", at: instant))
+        }
+    }
+
+    Benchmark(
+        "Rules, server: one decision at a card-and-PIN door by schedule, with the day's holidays (the door's row, then the user's)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        let site = AccessFixture.siteWithHolidays
+        let instants = AccessFixture.instants
+        // What the store reads per attempt: the door's card-and-PIN row with the holidays
+        // near the instant, and the user's row with the same holidays.
+        let rows = (0..<AccessFixture.users).map { index -> (door: CardAndPINAccess, user: UserAccess) in
+            let rule = site.rules["u\(index)"]!
+            let holidays = AccessFixture.holidayRows(near: instants[index % instants.count])
+            return (
+                CardAndPINAccess(ruleText: "schedule=s7", scheduleSpec: site.schedules["s7"], timeZone: "Europe/Berlin", holidays: holidays),
+                UserAccess(
+                    ruleText: rule.fields.joined(separator: " "), scheduleSpec: site.schedules[rule.schedule!], timeZone: "Europe/Berlin",
+                    holidays: holidays)
+            )
+        }
+        let cache = AccessCompilationCache()
+        for (index, row) in rows.enumerated() { blackHole(cache.refusal(row.user, door: "front-door", at: instants[index % instants.count])) }
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            let row = index % rows.count
+            let instant = instants[row % instants.count]
+            blackHole(cache.secondFactorRequired(rows[row].door, at: instant))
+            blackHole(cache.refusal(rows[row].user, door: "front-door", at: instant))
+        }
+    }
+
+    Benchmark(
         "Rules, server: parsing one stored rule (what a rule costs the first time it is seen)",
         configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
     ) { benchmark in

@@ -228,7 +228,7 @@ public actor KioskController {
 
     private func verify(_ submission: Submission, remote: Bool = false) {
         let attempt = VerificationAttempt(
-            terminalID: terminalID, kind: submission.kind, value: submission.value)
+            terminalID: terminalID, kind: submission.kind, value: submission.value, pin: submission.pin)
         let id = attempt.attemptID.uuidString.lowercased()
         logger.info(
             remote ? "remote unlock attempt submitted" : "attempt submitted",

@@ -154,9 +154,11 @@ public actor HomeAssistantBridge: TerminalEventSink {
 
     public func handle(_ event: TerminalEvent) async {
         switch event {
-        case .attemptDecided(_, _, let outcome, _, let lockedOut, let provenance):
+        case .attemptDecided(_, let kind, let outcome, _, let lockedOut, let provenance):
             let remote = provenance.remote
             switch outcome {
+            case .denied where outcome.asksForPIN(after: kind):
+                break  // a card whose PIN is asked for next: the decision is the next attempt's
             case .granted:
                 if outcome.isDuress { emit("duress", user: outcome.user) }
                 emit(remote ? "remote_unlock" : "granted", user: outcome.user)

@@ -19,8 +19,11 @@ public struct OSDPReaderFeedback: TerminalEventSink {
     /// The commands for `event` (none for most events).
     public static func commands(for event: TerminalEvent) -> [OSDPOutgoing] {
         switch event {
-        case .attemptDecided(_, _, let outcome, _, let lockedOut, _):
+        case .attemptDecided(_, let kind, let outcome, _, let lockedOut, _):
             switch outcome {
+            case .denied where outcome.asksForPIN(after: kind):
+                // The card was read; its PIN is asked for on the keypad: one short beep, no red.
+                return [.buzzer(onTenths: 2, offTenths: 0, count: 1)]
             case .granted:
                 return [.led(color: green, onTenths: 20, offTenths: 0, forTenths: 20), .buzzer(onTenths: 1, offTenths: 1, count: 2)]
             case .denied where lockedOut:

@@ -263,8 +263,9 @@ public final class ReplicaKeeper: Sendable {
                 throw ReplicaError("the holiday \(day) in replica v\(replica.version): \(error)")
             }
         }
-        let site = SiteRules(
+        var site = SiteRules(
             timeZone: replica.timeZone, schedules: replica.schedules, rules: rules, holidays: holidays, modes: DoorModes(site: replica.mode))
+        if let rule = replica.cardAndPIN { site.cardAndPIN[replica.terminalID] = rule }
         do {
             _ = try CompiledSiteRules(site)
         } catch {

@@ -3,7 +3,7 @@ import KeypadHAL
 import KioskPadCore
 
 /// Buzzer and LED patterns: a click per key, two short beeps and the green LED for a
-/// grant, a long beep and the red LED for a denial, the red LED blinking for a lockout,
+/// grant, a long beep and the red LED for a denial, one short beep when a card's PIN is asked for, the red LED blinking for a lockout,
 /// and an alarm of three long beeps when the door is held open, forced open or tampered.
 /// A failing output is ignored: feedback never holds up entry or the door.
 public actor FeedbackPlayer: TerminalEventSink {
@@ -13,6 +13,8 @@ public actor FeedbackPlayer: TerminalEventSink {
     public static let click: [Step] = [(true, .milliseconds(20))]
     public static let grantedBeep: [Step] = [(true, .milliseconds(100)), (false, .milliseconds(80)), (true, .milliseconds(100))]
     public static let deniedBeep: [Step] = [(true, .milliseconds(600))]
+    /// A card read at a card-and-PIN door: type the PIN now.
+    public static let promptBeep: [Step] = [(true, .milliseconds(200))]
     public static let alarmBeep: [Step] = Array(repeating: [(true, Duration.milliseconds(500)), (false, .milliseconds(250))], count: 3).flatMap { $0 }
     public static let lockedBlink: [Step] = Array(repeating: [(true, Duration.milliseconds(150)), (false, .milliseconds(150))], count: 5).flatMap { $0 }
 
@@ -33,8 +35,10 @@ public actor FeedbackPlayer: TerminalEventSink {
         switch event {
         case .keyPressed:
             play(FeedbackPlayer.click, on: buzzer)
-        case .attemptDecided(_, _, let outcome, _, let lockedOut, _):
+        case .attemptDecided(_, let kind, let outcome, _, let lockedOut, _):
             switch outcome {
+            case .denied where outcome.asksForPIN(after: kind):
+                play(FeedbackPlayer.promptBeep, on: buzzer)
             case .granted:
                 play(FeedbackPlayer.grantedBeep, on: buzzer)
                 play([(true, .seconds(2))], on: grantedLED)

@@ -14,6 +14,8 @@ public final class TerminalMetrics: TerminalEventSink {
     private let keys: Metrics.Counter
     private let granted: Metrics.Counter
     private let denied: Metrics.Counter
+    /// Cards whose PIN was asked for (a card-and-PIN door): not denials.
+    private let secondFactor: Metrics.Counter
     private let unavailable: Metrics.Counter
     private let latency: Metrics.Timer
     private let lockouts: Metrics.Counter
@@ -41,6 +43,7 @@ public final class TerminalMetrics: TerminalEventSink {
         keys = Metrics.Counter(label: "kioskpad_keys_total", factory: factory)
         granted = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "granted")], factory: factory)
         denied = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "denied")], factory: factory)
+        secondFactor = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "pin_asked")], factory: factory)
         unavailable = Metrics.Counter(label: "kioskpad_attempts_total", dimensions: [("result", "error")], factory: factory)
         latency = Metrics.Timer(label: "kioskpad_verifier_latency_seconds", factory: factory)
         lockouts = Metrics.Counter(label: "kioskpad_lockouts_total", factory: factory)
@@ -61,11 +64,12 @@ public final class TerminalMetrics: TerminalEventSink {
         switch event {
         case .keyPressed:
             keys.increment()
-        case .attemptDecided(_, _, let outcome, let duration, let lockedOut, let provenance):
+        case .attemptDecided(_, let kind, let outcome, let duration, let lockedOut, let provenance):
             switch outcome {
             case .granted:
                 granted.increment()
                 if outcome.isDuress { duress.increment() }
+            case .denied where outcome.asksForPIN(after: kind): secondFactor.increment()
             case .denied: denied.increment()
             case .unavailable: unavailable.increment()
             }

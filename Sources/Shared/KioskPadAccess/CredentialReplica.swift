@@ -5,7 +5,8 @@ import KioskPadStorage
 /// What one door may admit when its verifier cannot answer (`POST /v1/credentials`): the
 /// users who may open it with the hashes of their PINs, duress PINs and cards (never a PIN,
 /// never a TOTP secret or one-time code), their rules, the schedules those name, the site's
-/// holidays and zone, and the door's mode (lockdown, release), under a version that only grows. The verifier signs it with its Ed25519
+/// holidays and zone, the door's mode (lockdown, release) and whether it asks for a card and
+/// a PIN, under a version that only grows. The verifier signs it with its Ed25519
 /// key; a terminal pins the public key, so it can check a replica but never make one.
 public struct CredentialReplica: Sendable, Equatable {
     /// One hash a user may open with.
@@ -47,12 +48,15 @@ public struct CredentialReplica: Sendable, Equatable {
     public let modeCheck: Int?
     /// The door's unlock schedule (its schedule's spec is in ``schedules``).
     public let unlock: DoorUnlockSchedule?
+    /// Whether (and when) the door asks for a card and then its holder's PIN.
+    public let cardAndPIN: CardAndPINRule?
 
     public init(
         terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
         tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil, modeCheck: Int? = nil,
-        unlock: DoorUnlockSchedule? = nil
+        unlock: DoorUnlockSchedule? = nil, cardAndPIN: CardAndPINRule? = nil
     ) {
+        self.cardAndPIN = cardAndPIN
         self.unlock = unlock
         self.modeCheck = modeCheck
         self.holidays = holidays
@@ -76,6 +80,7 @@ public struct CredentialReplica: Sendable, Equatable {
             names.append("lockdown")
         }
         if unlock != nil { names.append("unlock_schedule") }
+        if cardAndPIN != nil { names.append("card_pin") }
         return names
     }
 }
@@ -123,6 +128,7 @@ public enum ReplicaMessage: Sendable, Equatable {
             }
             if let seconds = replica.modeCheck { object["mode_check_s"] = seconds }
             if let unlock = replica.unlock { object["unlock"] = unlock.rule }
+            if let rule = replica.cardAndPIN { object["card_pin"] = rule.rule }
             let requires = replica.requires
             if !requires.isEmpty { object["requires"] = requires }
         case .confirmation(_, _, let issuedAt):
@@ -134,7 +140,7 @@ public enum ReplicaMessage: Sendable, Equatable {
 
     /// The rule names in a payload's `requires` this door applies beyond the base rules
     /// (doors, schedules, validity, disabled).
-    public static let understoodRules: Set<String> = ["holidays", "lockdown", "unlock_schedule"]
+    public static let understoodRules: Set<String> = ["holidays", "lockdown", "unlock_schedule", "card_pin"]
 
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
@@ -198,11 +204,18 @@ public enum ReplicaMessage: Sendable, Equatable {
                 }
                 unlock = parsed
             }
+            var cardAndPIN: CardAndPINRule?
+            if let raw = object["card_pin"] {
+                guard let text = raw as? String, let parsed = CardAndPINRule(rule: text), parsed.schedule.map({ schedules[$0] != nil }) ?? true else {
+                    throw ReplicaError("card_pin must be \"always\" or \"schedule=NAME\" naming one of the replica's schedules")
+                }
+                cardAndPIN = parsed
+            }
             self = .replica(
                 CredentialReplica(
                     terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
                     schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode,
-                    modeCheck: modeCheck, unlock: unlock))
+                    modeCheck: modeCheck, unlock: unlock, cardAndPIN: cardAndPIN))
         default:
             throw ReplicaError("kind must be replica or confirmation")
         }

@@ -9,6 +9,10 @@ import Synchronization
 /// replaced while it runs (SIGHUP reload); an attempt being checked finishes with the list
 /// it started with.
 ///
+/// At a door the file marks `@card_pin`, a card alone, a PIN alone or a code is denied
+/// (reason `second_factor_required`: the door then asks for the PIN), and an attempt of kind
+/// `card_pin` needs the card and its holder's own PIN.
+///
 /// The file's access rules (``SiteRules``) apply with the attempt's `terminal_id` as the
 /// door, through the same ``AccessEvaluator`` as the site server. A rule with a schedule or
 /// validity needs the wall clock: while `clockTrusted` says no, such a user is denied
@@ -40,12 +44,23 @@ public struct LocalVerifier: Verifier {
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         let (users, rules) = store.current
-        let tagged = lookup?(attempt.value, attempt.kind)
+        // At a card-and-PIN door a single factor is refused before any hash (the clock is
+        // read only for a door with such a rule; untrusted, a scheduled rule asks for both).
+        if attempt.kind != .cardPIN, rules.cardAndPIN[attempt.terminalID] != nil,
+            rules.secondFactorRequired(door: attempt.terminalID, at: clockTrusted() ? clock() : nil)
+        {
+            return .denied(reason: AccessRefusal.secondFactorRequired.rawValue)
+        }
+        let tagged = lookup?(attempt.value, attempt.kind == .cardPIN ? .card : attempt.kind)
         // The hashes run on the hashing pool's door lane, never on a cooperative thread; a
         // full queue is "unavailable", never a grant.
         let found: (name: String, duress: Bool)?
         do {
-            found = try await HashingPool.shared.run(.door) { users.match(attempt.value, kind: attempt.kind, tagged: tagged) }
+            found = try await HashingPool.shared.run(.door) {
+                guard attempt.kind == .cardPIN else { return users.match(attempt.value, kind: attempt.kind, tagged: tagged) }
+                guard let pin = attempt.pin else { return nil }
+                return users.match(card: attempt.value, pin: pin, tagged: tagged)
+            }
         } catch {
             return .unavailable
         }

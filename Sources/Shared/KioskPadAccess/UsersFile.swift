@@ -42,8 +42,9 @@ public struct UserRecord: Equatable, Sendable {
 ///
 /// Access rules (see ``SiteRules``) are lines starting with `@`: `@time_zone Europe/Berlin`,
 /// `@schedule NAME SPEC` (a ``WeeklySchedule``), `@holiday DATE [HH:MM-HH:MM]
-/// [schedule=NAME] [LABEL]` (a ``Holiday``) and `@access NAME doors=ID,ID schedule=NAME
-/// valid_from=DATE valid_until=DATE disabled responder` (any of them, for a user in the file).
+/// [schedule=NAME] [LABEL]` (a ``Holiday``), `@card_pin DOOR [schedule=NAME]` (a
+/// ``CardAndPINRule``) and `@access NAME doors=ID,ID schedule=NAME valid_from=DATE
+/// valid_until=DATE disabled responder staff` (any of them, for a user in the file).
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
     /// The site's time zone, schedules and the users' rules (empty: every user, every door, always).
@@ -162,6 +163,13 @@ public struct UsersFile: Equatable, Sendable {
                     reason: "@holiday \(holiday.day): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
             }
         }
+        for (door, rule) in site.cardAndPIN.sorted(by: { $0.key < $1.key }) {
+            if let schedule = rule.schedule, site.schedules[schedule] == nil {
+                throw ParseError(
+                    source: source, line: ruleLines["@card_pin \(door)"] ?? 0,
+                    reason: "@card_pin \(door): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
+            }
+        }
         site.holidays.sort { $0.day.start < $1.day.start }
         self.init(users: users, site: site)
     }
@@ -207,8 +215,17 @@ public struct UsersFile: Equatable, Sendable {
             guard ruleLines[key] == nil else { throw fail("@holiday \(holiday.day) is given twice") }
             ruleLines[key] = number
             site.holidays.append(holiday)
+        case "@card_pin":
+            guard words.count >= 2, Identifier.isValid(String(words[1])) else {
+                throw fail("write \(CardAndPINRule.grammar); DOOR is a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+            }
+            let door = String(words[1])
+            let key = "@card_pin \(door)"
+            guard ruleLines[key] == nil else { throw fail("\(key) is given twice") }
+            ruleLines[key] = number
+            site.cardAndPIN[door] = try CardAndPINRule(words: Array(words.dropFirst(2)))
         default:
-            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @holiday, @access")
+            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @holiday, @access, @card_pin")
         }
     }
 
@@ -263,6 +280,26 @@ public struct UsersFile: Equatable, Sendable {
         return matched
     }
 
+    /// The user whose card `card` is, when `pin` is that same user's own PIN or duress PIN
+    /// (a card-and-PIN door): the card as ``match(_:kind:tagged:)`` finds it, then every PIN
+    /// line of its holder. When the card matches nobody, or its holder has no PIN, one
+    /// PBKDF2 is computed anyway, so a wrong card takes as long as a wrong PIN.
+    public func match(card: SecretDigits, pin: SecretDigits, tagged: (tag: String, keyID: String)?) -> (name: String, duress: Bool)? {
+        guard let holder = match(card, kind: .card, tagged: tagged)?.name else {
+            _ = decoy.matches(pin)
+            return nil
+        }
+        return match(pin: pin, of: holder)
+    }
+
+    /// Whether `pin` is `name`'s PIN or duress PIN (each of their PIN lines is checked, no
+    /// early exit); one PBKDF2 on a decoy when they have none.
+    public func match(pin: SecretDigits, of name: String) -> (name: String, duress: Bool)? {
+        let (matched, checked) = firstMatch(pin, card: false, among: users.indices.filter { users[$0].name == name })
+        if checked == 0 { _ = decoy.matches(pin) }
+        return matched
+    }
+
     public static func load(path: String) throws -> UsersFile {
         let text: String
         do {
@@ -295,6 +332,9 @@ public struct UsersFile: Equatable, Sendable {
         if let zone = site.timeZone { text += "@time_zone \(zone)\n" }
         for (name, spec) in site.schedules.sorted(by: { $0.key < $1.key }) { text += "@schedule \(name) \(spec)\n" }
         for holiday in site.holidays { text += "@holiday \(holiday.line)\n" }
+        for (door, rule) in site.cardAndPIN.sorted(by: { $0.key < $1.key }) {
+            text += "@card_pin \(door)" + (rule.schedule.map { " schedule=\($0)" } ?? "") + "\n"
+        }
         for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
             text += "@access \(name) \(rule.fields.joined(separator: " "))\n"
         }

@@ -5,15 +5,21 @@ import KioskPadCore
 public struct VerificationAttempt: Sendable {
     public let terminalID: String
     public let kind: AttemptKind
+    /// The PIN, code or card; for `card_pin`, the card.
     public let value: SecretDigits
+    /// For `card_pin`: the PIN typed after the card.
+    public let pin: SecretDigits?
     /// Random UUID v4; the same on every retry of this attempt.
     public let attemptID: UUID
     public let enteredAt: Date
 
-    public init(terminalID: String, kind: AttemptKind, value: SecretDigits, attemptID: UUID = UUID(), enteredAt: Date = Date()) {
+    public init(
+        terminalID: String, kind: AttemptKind, value: SecretDigits, pin: SecretDigits? = nil, attemptID: UUID = UUID(), enteredAt: Date = Date()
+    ) {
         self.terminalID = terminalID
         self.kind = kind
         self.value = value
+        self.pin = pin
         self.attemptID = attemptID
         self.enteredAt = enteredAt
     }

@@ -83,7 +83,7 @@ enum DisplaySection {
             ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
             ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
             ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
-            ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released),
+            ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released), ("card_pin", \.cardPIN),
         ]
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])

@@ -28,6 +28,14 @@ public enum AttemptOutcome: Equatable, Sendable {
         }
     }
 
+    /// Whether this answer to an attempt of `kind` asks for the card's PIN next: a card at a
+    /// door that wants a card and a PIN (`second_factor_required`). Not a denial to signal:
+    /// the door prompts for the PIN instead of buzzing.
+    public func asksForPIN(after kind: AttemptKind) -> Bool {
+        guard kind == .card, case .denied(_, let reason?) = self else { return false }
+        return reason == EntryModel.secondFactorReason
+    }
+
     /// A grant made with a duress PIN (never shown; see ``granted(message:unlockSeconds:user:duress:)``).
     public var isDuress: Bool {
         if case .granted(_, _, _, true) = self { return true }
@@ -35,12 +43,14 @@ public enum AttemptOutcome: Equatable, Sendable {
     }
 }
 
-/// The wire's `kind`: `pin` (masked entry), `code` (a one-time code, shown while typed), or
-/// `card` (a card number from a Wiegand reader, sent only with `keypad.long_frames: card`).
+/// The wire's `kind`: `pin` (masked entry), `code` (a one-time code, shown while typed),
+/// `card` (a card number from a Wiegand or OSDP reader), or `card_pin` (a card, then its
+/// holder's PIN, at a door that asks for both).
 public enum AttemptKind: String, Sendable, CaseIterable, Codable {
     case pin
     case code
     case card
+    case cardPIN = "card_pin"
 
     /// The kind of an entry typed in `mode`.
     public init(_ mode: EntryMode) {
@@ -53,6 +63,16 @@ public struct Submission: Sendable {
     /// Increases by one per attempt; ``EntryModel/complete(attempt:outcome:)`` must quote it.
     public let attempt: UInt64
     public let kind: AttemptKind
-    /// The digits, moved out of the entry buffer (which is zeroed at the same moment).
+    /// The digits, moved out of the entry buffer (which is zeroed at the same moment); for
+    /// `card_pin`, the card.
     public let value: SecretDigits
+    /// For `card_pin`: the PIN typed after the card (nil for every other kind).
+    public let pin: SecretDigits?
+
+    public init(attempt: UInt64, kind: AttemptKind, value: SecretDigits, pin: SecretDigits? = nil) {
+        self.attempt = attempt
+        self.kind = kind
+        self.value = value
+        self.pin = pin
+    }
 }

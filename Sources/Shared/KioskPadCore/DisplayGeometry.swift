@@ -23,6 +23,8 @@ public struct DisplayTexts: Equatable, Sendable {
     public var title = "KioskPad"
     public var enterPIN = "Enter PIN"
     public var enterCode = "Enter code"
+    /// Asks for the PIN after a card at a door that wants both.
+    public var cardPIN = "Card read: PIN"
     /// `{code}` is replaced with the challenge code.
     public var challenge = "Type {code}"
     public var verifying = "Verifying..."

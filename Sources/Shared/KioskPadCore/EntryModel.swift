@@ -29,6 +29,11 @@ public final class EntryModel {
     private var pendingAttempt: UInt64?
     /// How many digits the attempt being verified had (its slots stay filled, masked).
     private var submittedCount = 0
+    /// The card of the attempt being verified, kept in case the door asks for its PIN.
+    private var pendingCard: SecretDigits?
+    /// A card the door asked the PIN for: sent with the PIN typed next, dropped (its last
+    /// reference, so its bytes are wiped) on cancel, timeout, help or another entry.
+    private var heldCard: SecretDigits?
 
     public init(
         options: EntryOptions, clock: any EntryClock,
@@ -87,10 +92,14 @@ public final class EntryModel {
     /// attempt of kind `card` when the terminal is ready, mid-entry (the typed digits are
     /// wiped) or showing a result or help; it is ignored (nil) while verifying, while locked
     /// out (a denied card counts towards the lockout like a PIN) and before a challenge has
-    /// been typed back.
+    /// been typed back. When the verifier answers that the door asks for a card and a PIN
+    /// (`second_factor_required`), the model holds the card and asks for the PIN in the
+    /// slots; the next submit sends both as one `card_pin` attempt.
     @discardableResult
     public func present(card value: SecretDigits) -> Submission? {
-        present(value, kind: .card)
+        let submission = present(value, kind: .card)
+        if submission != nil { pendingCard = value }
+        return submission
     }
 
     /// A PIN that came from elsewhere than the keys (Home Assistant's remote unlock with a
@@ -114,6 +123,7 @@ public final class EntryModel {
             break
         }
         digits.wipe()
+        heldCard = nil
         lastActivity = now
         beginVerifying(at: now, slotsShown: 0)
         return Submission(attempt: attemptCounter, kind: kind, value: value)
@@ -127,11 +137,23 @@ public final class EntryModel {
         let now = clock.now
         pendingAttempt = nil
         phaseStarted = now
+        let card = pendingCard
+        pendingCard = nil
         switch outcome {
         case .granted(let message, _, _, _):
             lockout.recordGrant()
             resultMessage = message
             phase = .result(.granted)
+        case .denied(_, .some(EntryModel.secondFactorReason)) where card != nil:
+            // Not a denial: the door wants this card's PIN next. Nothing was guessed.
+            heldCard = card
+            started = true
+            lastActivity = now
+            phase = .entering
+        case .denied(let message, .some(EntryModel.secondFactorReason)):
+            // A PIN or code alone at a card-and-PIN door: denied, but no guess was checked.
+            resultMessage = message
+            phase = .result(.denied)
         case .denied(let message, _):
             resultMessage = message
             phase = lockout.recordDenial(at: now) == nil ? .result(.denied) : .lockedOut
@@ -147,6 +169,12 @@ public final class EntryModel {
         expire(at: clock.now)
     }
 
+    /// The verifier's reason for a single factor at a card-and-PIN door.
+    public static let secondFactorReason = "second_factor_required"
+
+    /// Whether a card is held while its PIN is asked for.
+    public var holdsCard: Bool { heldCard != nil }
+
     // MARK: Outputs
 
     /// When the model next changes by itself (timeout, result end, countdown step,
@@ -157,7 +185,7 @@ public final class EntryModel {
         switch phase {
         case .entering:
             candidates.append(lastActivity + options.inactivityTimeout)
-        case .ready where challengePassed:
+        case .ready where challengePassed || heldCard != nil:
             candidates.append(lastActivity + options.inactivityTimeout)
         case .challenge where !challengeTyped.isEmpty:
             candidates.append(lastActivity + options.inactivityTimeout)
@@ -185,6 +213,7 @@ public final class EntryModel {
     public func snapshot() -> EntrySnapshot {
         let now = clock.now
         var snapshot = EntrySnapshot(phase: phase, mode: options.mode, slotCount: options.maxLength)
+        snapshot.cardHeld = heldCard != nil
         switch phase {
         case .challenge:
             snapshot.slotCount = options.challengeLength
@@ -193,7 +222,7 @@ public final class EntryModel {
             snapshot.challengeCode = challengeCode?.text
         case .ready, .entering:
             snapshot.filledCount = digits.count
-            if options.mode == .code {
+            if options.mode == .code && heldCard == nil {
                 snapshot.visibleDigits = (0..<digits.count).map(digits.digit(at:))
             }
         case .verifying:
@@ -281,6 +310,10 @@ public final class EntryModel {
 
     private func submit(at now: Duration) -> Submission {
         beginVerifying(at: now, slotsShown: digits.count)
+        if let card = heldCard {
+            heldCard = nil
+            return Submission(attempt: attemptCounter, kind: .cardPIN, value: card, pin: digits.take())
+        }
         return Submission(attempt: attemptCounter, kind: AttemptKind(options.mode), value: digits.take())
     }
 
@@ -296,6 +329,7 @@ public final class EntryModel {
 
     private func showHelp(at now: Duration) {
         digits.wipe()
+        heldCard = nil
         challengeTyped.wipe()
         phase = .help
         phaseStarted = now
@@ -304,6 +338,7 @@ public final class EntryModel {
     /// Back to the first screen: wipes everything typed, draws a fresh challenge if needed.
     private func restart(at now: Duration) {
         started = false
+        heldCard = nil
         digits.wipe()
         challengeTyped.wipe()
         resultMessage = nil
@@ -331,7 +366,7 @@ public final class EntryModel {
         }
         let idle = now - lastActivity >= options.inactivityTimeout
         switch phase {
-        case .entering where idle, .ready where challengePassed && idle:
+        case .entering where idle, .ready where (challengePassed || heldCard != nil) && idle:
             restart(at: now)
         case .challenge where idle && !challengeTyped.isEmpty:
             restart(at: now)

@@ -46,6 +46,8 @@ public struct EntrySnapshot: Equatable, Sendable {
     public var lockSecondsRemaining: Int
     /// Text from the verifier to show on a result screen.
     public var message: String?
+    /// A card was read and its PIN is asked for (the slots are masked in either mode).
+    public var cardHeld = false
 
     public init(
         phase: EntryPhase, mode: EntryMode, slotCount: Int, filledCount: Int = 0,

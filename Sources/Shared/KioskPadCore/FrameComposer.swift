@@ -24,7 +24,7 @@ public struct FrameComposer: Sendable {
 
     /// `alert` (the tamper text) replaces the prompt, in the warning style, while it is set.
     public func compose(_ snapshot: EntrySnapshot, alert: String? = nil) -> Frame {
-        let prompt = alert ?? (snapshot.mode == .pin ? texts.enterPIN : texts.enterCode)
+        let prompt = alert ?? (snapshot.cardHeld ? texts.cardPIN : snapshot.mode == .pin ? texts.enterPIN : texts.enterCode)
         var status: String
         var second: String
         var style = FrameStyle.normal
@@ -35,7 +35,7 @@ public struct FrameComposer: Sendable {
             second = slotRow(snapshot, showDigits: true)
         case .ready, .entering:
             status = prompt
-            second = slotRow(snapshot, showDigits: snapshot.mode == .code)
+            second = slotRow(snapshot, showDigits: snapshot.mode == .code && !snapshot.cardHeld)
             if alert != nil { style = .warning }
         case .verifying:
             status = texts.verifying + " " + String(FrameComposer.spinner[snapshot.spinnerStep % 4])

@@ -17,7 +17,7 @@ struct VerifierCommand: AsyncParsableCommand {
         version: "kioskpad verifier \(KioskPadVersion.version)",
         subcommands: [
             VerifierServeCommand.self, VerifierUserCommand.self, VerifierScheduleCommand.self, VerifierHolidayCommand.self,
-            VerifierModeCommand.self, VerifierUnlockCommand.self, VerifierSiteCommand.self,
+            VerifierModeCommand.self, VerifierUnlockCommand.self, VerifierCardPINCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
             VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierPublicKeyCommand.self,

@@ -5,11 +5,15 @@ import KioskPadCore
 import SiteCore
 
 /// The Site page: lockdown and release for the site or one door (who set each and when),
-/// doors' unlock schedules (first person in), and the holiday calendar. Every change is
+/// doors' unlock schedules (first person in), doors that ask for card and PIN, and the
+/// holiday calendar. Every change is
 /// audited with the administrator's name.
 extension ConsoleHandler {
     func sitePage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        let notices = ["mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed.", "unlock": "Unlock schedule saved."]
+        let notices = [
+            "mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed.", "unlock": "Unlock schedule saved.",
+            "card_pin": "Card and PIN saved.",
+        ]
         return try await renderSite(context.visit, notice: context.form["done"].flatMap { notices[$0] })
     }
 
@@ -24,6 +28,9 @@ extension ConsoleHandler {
             "scheduleNames": site.schedules.keys.sorted(),
             "unlocks": site.unlockSchedules.sorted { $0.key < $1.key }.map { door, unlock -> [String: Any] in
                 ["door": door, "schedule": unlock.schedule, "firstIn": unlock.firstIn ? "yes" : "no"]
+            },
+            "cardPINDoors": site.cardAndPIN.sorted { $0.key < $1.key }.map { door, rule -> [String: Any] in
+                ["door": door, "when": rule.schedule.map { "in schedule \($0)" } ?? "always"]
             },
             "holidays": site.holidays.map { holiday -> [String: Any] in
                 [
@@ -72,6 +79,23 @@ extension ConsoleHandler {
         }
         try await audit(visit, "unlock_set", [("terminal_id", door), ("schedule", schedule ?? "none"), ("first_in", form.text("first_in") ?? "no")])
         return ConsoleResponse.redirect("/console/site?done=unlock")
+    }
+
+    func saveCardAndPIN(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let door = form.text("door") else { return try await renderSite(visit, error: "Card and PIN needs a door.", status: .badRequest) }
+        let schedule = form.text("schedule")
+        do {
+            if let schedule {
+                try await services.administration.setCardAndPIN(door: door, CardAndPINRule(schedule: schedule == "always" ? nil : schedule))
+            } else {
+                try await services.administration.removeCardAndPIN(door: door)
+            }
+        } catch let error as UserEditError {
+            return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
+        }
+        try await audit(visit, "card_pin_set", [("terminal_id", door), ("schedule", schedule ?? "none")])
+        return ConsoleResponse.redirect("/console/site?done=card_pin")
     }
 
     func saveHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -45,6 +45,7 @@ public enum SiteConsole {
         pages.get("site", use: console.sitePage)
         pages.post("site/mode", use: console.setMode)
         pages.post("site/unlock", use: console.saveUnlock)
+        pages.post("site/card-pin", use: console.saveCardAndPIN)
         pages.post("site/holidays", use: console.saveHoliday)
         pages.post("site/holidays/remove", use: console.removeHoliday)
         pages.get("entries", use: console.entriesPage)

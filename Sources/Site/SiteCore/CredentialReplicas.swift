@@ -157,6 +157,8 @@ public struct CredentialService: Sendable {
         }
         let unlock = site.unlockSchedules[terminal]
         if let unlock { schedules[unlock.schedule] = site.schedules[unlock.schedule] }
+        let cardAndPIN = site.cardAndPIN[terminal]
+        if let schedule = cardAndPIN?.schedule { schedules[schedule] = site.schedules[schedule] }
         // Holidays from yesterday on (a door's clock may be a day behind the server's), only
         // while someone here, or the door's unlock schedule, has a schedule they could
         // change; with the schedules they name.
@@ -172,7 +174,7 @@ public struct CredentialService: Sendable {
             return CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
                 entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode,
-                modeCheck: site.modeCheck, unlock: unlock)
+                modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN)
         }
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
@@ -180,6 +182,6 @@ public struct CredentialService: Sendable {
             entries: entries.map {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
-            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck, unlock: unlock)
+            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN)
     }
 }

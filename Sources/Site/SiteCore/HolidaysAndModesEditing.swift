@@ -57,6 +57,35 @@ extension SiteRulesEditing {
         }
     }
 
+    /// Makes `door` ask for a card and then its holder's PIN (always, or in the windows of
+    /// `rule.schedule`); refused for a schedule that does not exist.
+    public func setCardAndPIN(door: String, _ rule: CardAndPINRule) async throws {
+        guard Identifier.isValid(door) else {
+            throw UserEditError(description: "door '\(door)' is not a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        let location = self.location
+        try await editSite { transaction in
+            if let schedule = rule.schedule, try await transaction.readSite().schedules[schedule] == nil {
+                throw UserEditError(
+                    description:
+                        "card-pin --schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or leave --schedule out for always)"
+                )
+            }
+            try await transaction.writeCardAndPIN(door: door, rule: rule)
+        }
+    }
+
+    /// Makes `door` take a card or a PIN alone again; refused when it asks for both nowhere.
+    public func removeCardAndPIN(door: String) async throws {
+        let location = self.location
+        try await editSite { transaction in
+            guard try await transaction.readSite().cardAndPIN[door] != nil else {
+                throw UserEditError(description: "door '\(door)' does not ask for card and PIN in \(location)")
+            }
+            try await transaction.writeCardAndPIN(door: door, rule: nil)
+        }
+    }
+
     /// How long a door may decide offline since its last sync, 10 s to 7 days (nil: as long
     /// as its `max_age_h` allows): so a lockdown set while it was away stops it deciding.
     public func setModeCheck(seconds: Int?) async throws {

@@ -165,9 +165,10 @@ public actor ReferenceVerifier {
             // A locked terminal's attempt is not hashed; the slow part runs before the
             // transaction, which then only makes the claims the hashes chose.
             let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
-            let candidate = lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey)
-            let time = timestamp(clock())
             let rules = self.rules
+            let candidate =
+                lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey, rules: rules)
+            let time = timestamp(clock())
             outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
                 // One commit per attempt: the replay cache's row is written with the rest.
                 if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
@@ -179,8 +180,9 @@ public actor ReferenceVerifier {
                     switch outcome {
                     case .decided(user: _?, _): tracker.recordGrant()
                     case .decided(user: nil, _): _ = tracker.recordDenial(at: moment)
-                    // The PIN was right: the rules' refusal does not count toward the lockout.
-                    case .refused, .locked: break
+                    // The PIN was right: the rules' refusal does not count toward the lockout;
+                    // nor does a single factor at a card-and-PIN door (nothing was hashed).
+                    case .refused, .locked, .secondFactorRequired: break
                     }
                 }
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
@@ -205,6 +207,8 @@ public actor ReferenceVerifier {
         case .decided(nil, _), .refused:
             // A refusal by the rules is a plain denial on the wire: the keypad never says why.
             return .denied()
+        case .secondFactorRequired:
+            return .secondFactorRequired
         }
     }
 
@@ -217,6 +221,8 @@ public actor ReferenceVerifier {
         case decided(user: String?, duress: Bool)
         /// The credential matched `user`, whose access rules refused it.
         case refused(user: String, duress: Bool, AccessRefusal)
+        /// A single factor at a door that asks for a card and a PIN now.
+        case secondFactorRequired
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -260,11 +266,27 @@ public actor ReferenceVerifier {
     /// part never holds a cooperative thread and different terminals' attempts use every
     /// core. Every candidate line's hash is checked (no early exit): each user's, or with a
     /// lookup key the lines tagged for the value and the untagged ones; every live code's.
+    ///
+    /// At a door that asks for a card and a PIN now, any other kind is refused before a hash
+    /// is computed; `card_pin` hashes the card, then its holder's PIN lines.
     private nonisolated static func candidate(
-        _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
+        _ request: VerificationRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?, rules: AccessCompilationCache
     ) async throws -> Candidate {
         let value = request.value
+        if request.kind != .cardPIN, let door = try await store.cardAndPIN(door: request.terminalID, at: now),
+            rules.secondFactorRequired(door, at: now)
+        {
+            return .secondFactorRequired
+        }
         switch request.kind {
+        case .cardPIN:
+            guard let pin = request.pin else { return .credential(nil) }
+            let tagged = lookup.map { (tag: $0.tag(value, kind: .card), keyID: $0.id) }
+            let cards = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
+            let holder = try await HashingPool.shared.run(.door) { cards.match(value, kind: .card, tagged: tagged)?.name }
+            // The holder's own lines; no holder: a decoy hash, so a wrong card takes as long.
+            let own = holder == nil ? cards : try await store.lines(of: holder ?? "")
+            return .credential(try await HashingPool.shared.run(.door) { own.match(pin: pin, of: holder ?? "") })
         case .pin, .card:
             let kind = request.kind
             let tagged = lookup.map { (tag: $0.tag(value, kind: kind), keyID: $0.id) }
@@ -289,6 +311,7 @@ public actor ReferenceVerifier {
     /// What the hashes matched, to be claimed in the attempt's transaction.
     private enum Candidate: Sendable {
         case none
+        case secondFactorRequired
         case credential((name: String, duress: Bool)?)
         case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?)
 
@@ -301,6 +324,8 @@ public actor ReferenceVerifier {
             switch self {
             case .none, .credential(nil):
                 return noMatch
+            case .secondFactorRequired:
+                return .secondFactorRequired
             case .credential(let matched?):
                 guard let access = try await transaction.access(user: matched.name, door: door, at: now) else { return noMatch }
                 if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
@@ -339,6 +364,8 @@ public actor ReferenceVerifier {
             fields += [("decision", "granted"), ("reason", duress ? "duress match" : "match"), ("user", user)]
         case .decided(nil, _):
             fields += [("decision", "denied"), ("reason", "no match")]
+        case .secondFactorRequired:
+            fields += [("decision", "denied"), ("reason", AccessRefusal.secondFactorRequired.rawValue)]
         case .refused(let user, let duress, let refusal):
             // A duress PIN outside its rules is denied, and still audited as duress.
             fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])

@@ -29,6 +29,8 @@ public protocol SiteRulesTransaction: Sendable {
     func writeModeCheck(seconds: Int?) async throws
     /// Stores `door`'s unlock schedule, or removes it for nil.
     func writeUnlock(door: String, unlock: DoorUnlockSchedule?) async throws
+    /// Stores `door`'s card-and-PIN rule, or removes it for nil.
+    func writeCardAndPIN(door: String, rule: CardAndPINRule?) async throws
 }
 
 /// Where the rules are changed: a store that runs a body as one write transaction.
@@ -87,6 +89,13 @@ extension SiteRulesEditing {
             let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
             let holidays = site.holidays.filter { $0.schedule == name }.map(\.day.description)
             let doors = site.unlockSchedules.filter { $0.value.schedule == name }.keys.sorted()
+            let twoFactorDoors = site.cardAndPIN.filter { $0.value.schedule == name }.keys.sorted()
+            guard twoFactorDoors.isEmpty else {
+                throw UserEditError(
+                    description:
+                        "schedule '\(name)' is the card-and-PIN schedule of \(twoFactorDoors.joined(separator: ", ")); change or remove it there first (`kioskpad verifier card-pin`)"
+                )
+            }
             guard doors.isEmpty else {
                 throw UserEditError(
                     description:
@@ -166,6 +175,22 @@ public struct UserAccess: Sendable, Equatable {
     }
 }
 
+/// A door's card-and-PIN rule as a store keeps it (``CardAndPINRule/rule``), with its
+/// schedule's spec, the site's zone and the holidays near the attempt.
+public struct CardAndPINAccess: Sendable, Equatable {
+    public let ruleText: String
+    public let scheduleSpec: String?
+    public let timeZone: String
+    public let holidays: [UserAccess.HolidayRow]
+
+    public init(ruleText: String, scheduleSpec: String?, timeZone: String, holidays: [UserAccess.HolidayRow] = []) {
+        self.ruleText = ruleText
+        self.scheduleSpec = scheduleSpec
+        self.timeZone = timeZone
+        self.holidays = holidays
+    }
+}
+
 /// Rules, schedules and zones as the server decides with them: each text parsed or
 /// compiled once and kept (a text is its own identity, so every instance reads the same,
 /// and a changed rule is a new text). Bounded; past the bound a text is parsed each time.
@@ -189,18 +214,31 @@ public final class AccessCompilationCache: Sendable {
         guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
         let schedule = access.scheduleSpec.flatMap(compiledSchedule)
         let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
-        var holidays = HolidayCalendar.none
-        if !access.holidays.isEmpty {
-            // A holiday that cannot be read refuses scheduled users that day (its schedule: none).
-            holidays = HolidayCalendar(
-                access.holidays.compactMap { row -> (Holiday, WeeklySchedule?)? in
-                    guard let day = SiteDate(parsing: row.day) else { return nil }
-                    let holiday = (try? Holiday(day: row.day, words: row.rule.split(separator: " "))) ?? (try? Holiday(day: day))
-                    return holiday.map { ($0, row.scheduleSpec.flatMap(compiledSchedule)) }
-                })
-        }
         return AccessEvaluator.refusal(
-            rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) }, holidays: holidays, lockdown: lockdown)
+            rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) }, holidays: calendar(access.holidays),
+            lockdown: lockdown)
+    }
+
+    /// The stored holidays as a calendar. A holiday that cannot be read still counts as one
+    /// that day, without a schedule of its own (scheduled users are refused).
+    private func calendar(_ rows: [UserAccess.HolidayRow]) -> HolidayCalendar {
+        guard !rows.isEmpty else { return .none }
+        return HolidayCalendar(
+            rows.compactMap { row -> (Holiday, WeeklySchedule?)? in
+                guard let day = SiteDate(parsing: row.day) else { return nil }
+                let holiday = (try? Holiday(day: row.day, words: row.rule.split(separator: " "))) ?? (try? Holiday(day: day))
+                return holiday.map { ($0, row.scheduleSpec.flatMap(compiledSchedule)) }
+            })
+    }
+
+    /// Whether the door of `access` asks for a card and a PIN at `instant`. A stored rule that
+    /// cannot be read, an unknown zone or schedule ask for both (the stricter rule).
+    public func secondFactorRequired(_ access: CardAndPINAccess, at instant: Date) -> Bool {
+        guard let rule = CardAndPINRule(rule: access.ruleText) else { return true }
+        let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
+        return AccessEvaluator.secondFactorRequired(
+            rule, schedule: access.scheduleSpec.flatMap(compiledSchedule), now: zone.map { SiteTime(instant, in: $0) },
+            holidays: calendar(access.holidays))
     }
 
     private func compiledSchedule(_ spec: String) -> WeeklySchedule? {

@@ -23,6 +23,8 @@ public enum UsersImport {
         public var schedules: [(String, String)]
         public var rules: [(String, AccessRule)]
         public var holidays: [Holiday] = []
+        /// Doors' card-and-PIN rules (`@card_pin`) the database does not have.
+        public var cardAndPIN: [(String, CardAndPINRule)] = []
     }
 
     /// The lines and rules of `file` to write to a database that holds `existing` and
@@ -67,6 +69,14 @@ public enum UsersImport {
             case let stored?: clash.rules.append("@holiday \(holiday.day): the database has it as \"\(stored.line)\"")
             }
         }
+        var cardAndPIN: [(String, CardAndPINRule)] = []
+        for (door, rule) in file.site.cardAndPIN.sorted(by: { $0.key < $1.key }) {
+            switch site.cardAndPIN[door] {
+            case nil: cardAndPIN.append((door, rule))
+            case rule: break
+            case let stored?: clash.rules.append("@card_pin \(door): the database has it as \"\(stored.rule)\"")
+            }
+        }
         let existingNames = Set(existing.map(\.name))
         var rules: [(String, AccessRule)] = []
         for name in Set(file.users.map(\.name)).sorted() {
@@ -79,7 +89,9 @@ public enum UsersImport {
             }
         }
         guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }
-        return Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules, holidays: holidays)
+        var plan = Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules, holidays: holidays)
+        plan.cardAndPIN = cardAndPIN
+        return plan
     }
 
     /// The lines of `file` to add to a database that holds `existing`; throws ``Clash``.

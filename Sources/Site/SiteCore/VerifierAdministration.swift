@@ -46,6 +46,7 @@ extension VerifierAdministration {
             for (name, spec) in plan.schedules { try await transaction.writeSchedule(name: name, spec: spec) }
             for (user, rule) in plan.rules { try await transaction.writeRule(user: user, rule: rule) }
             for holiday in plan.holidays { try await transaction.writeHoliday(day: holiday.day, holiday: holiday) }
+            for (door, rule) in plan.cardAndPIN { try await transaction.writeCardAndPIN(door: door, rule: rule) }
             return plan.records.count
         }
     }

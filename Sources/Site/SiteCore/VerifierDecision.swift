@@ -6,6 +6,11 @@ public enum VerifierDecision: Sendable, Equatable {
     /// user, and `duress` when the user typed their duress PIN) or denied (with a message
     /// such as "Locked out").
     case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?, duress: Bool)
+    /// Denied at a card-and-PIN door: a card alone, a PIN alone or a code was offered. The
+    /// answer says so (`reason: second_factor_required`), so after a card the door asks for
+    /// its holder's PIN. Decided from the door's rule alone, before any hash: it tells
+    /// nothing about the card.
+    case secondFactorRequired
     /// The request was refused before any attempt was decided; `reason` says why.
     case refused(Refusal, reason: String)
     /// This source sent too many refused requests in the current interval.

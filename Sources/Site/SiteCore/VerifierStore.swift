@@ -16,6 +16,11 @@ public protocol VerifierStore: Sendable {
     /// is in use) a store may leave out lines tagged with another tag of the same key; nil:
     /// every line.
     func users(lookupTag: String?, keyID: String?) async throws -> UsersFile
+    /// The enabled lines of user `name` (a card's holder, whose own PIN a card-and-PIN door checks).
+    func lines(of name: String) async throws -> UsersFile
+    /// `door`'s card-and-PIN rule, with what deciding it at `instant` needs; nil: the door
+    /// asks for one factor.
+    func cardAndPIN(door: String, at instant: Date) async throws -> CardAndPINAccess?
     /// The enabled users that have a TOTP secret.
     func totpUsers() async throws -> [UserRecord]
     /// The one-time codes not used and not expired at `now`.

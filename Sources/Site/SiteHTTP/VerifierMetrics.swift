@@ -57,11 +57,12 @@ public final class VerifierMetrics: Sendable {
         return buffer
     }
 
-    /// The `result` label: granted, denied, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
+    /// The `result` label: granted, denied, second_factor_required, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
     static func result(_ decision: VerifierDecision) -> String {
         switch decision {
         case .answer(let granted, let message, _, _, _):
             return granted ? "granted" : message == "Locked out" ? "locked_out" : "denied"
+        case .secondFactorRequired: return "second_factor_required"
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

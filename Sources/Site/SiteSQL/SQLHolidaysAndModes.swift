@@ -59,25 +59,35 @@ extension SQLSiteRulesTransaction {
     }
 
     func unlockSchedules() async throws -> [String: DoorUnlockSchedule] {
-        var unlocks: [String: DoorUnlockSchedule] = [:]
-        for row in try await sql.raw("SELECT terminal_id, rule FROM kioskpad_door_unlock").all() {
-            let door = try row.text("terminal_id")
-            guard let unlock = DoorUnlockSchedule(rule: try row.text("rule")) else {
-                throw SiteStoreFailure("database: the unlock schedule of \(door) cannot be read")
-            }
-            unlocks[door] = unlock
-        }
-        return unlocks
+        try await doorRules("kioskpad_door_unlock", what: "unlock schedule", DoorUnlockSchedule.init(rule:))
     }
 
     func writeUnlock(door: String, unlock: DoorUnlockSchedule?) async throws {
-        guard let unlock else {
-            try await sql.raw("DELETE FROM kioskpad_door_unlock WHERE terminal_id = \(bind: door)").run()
+        try await writeDoorRule("kioskpad_door_unlock", door: door, rule: unlock.map { ($0.rule, $0.schedule) })
+    }
+
+    /// A per-door rule table (`terminal_id`, `rule`, `schedule`: unlock schedules, card and
+    /// PIN), each row's rule text read by `parse`; a row it cannot read names its door.
+    func doorRules<Rule>(_ table: String, what: String, _ parse: (String) -> Rule?) async throws -> [String: Rule] {
+        var rules: [String: Rule] = [:]
+        for row in try await sql.raw("SELECT terminal_id, rule FROM \(unsafeRaw: table)").all() {
+            let door = try row.text("terminal_id")
+            guard let rule = parse(try row.text("rule")) else { throw SiteStoreFailure("database: the \(what) of \(door) cannot be read") }
+            rules[door] = rule
+        }
+        return rules
+    }
+
+    /// Stores `door`'s row in a per-door rule table (its rule text and the schedule it names),
+    /// or deletes it for nil.
+    func writeDoorRule(_ table: String, door: String, rule: (text: String, schedule: String?)?) async throws {
+        guard let rule else {
+            try await sql.raw("DELETE FROM \(unsafeRaw: table) WHERE terminal_id = \(bind: door)").run()
             return
         }
         try await sql.raw(
             """
-            INSERT INTO kioskpad_door_unlock (terminal_id, rule, schedule) VALUES (\(bind: door), \(bind: unlock.rule), \(bind: unlock.schedule))
+            INSERT INTO \(unsafeRaw: table) (terminal_id, rule, schedule) VALUES (\(bind: door), \(bind: rule.text), \(bind: rule.schedule))
             ON CONFLICT (terminal_id) DO UPDATE SET rule = excluded.rule, schedule = excluded.schedule
             """
         ).run()

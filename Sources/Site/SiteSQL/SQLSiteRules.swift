@@ -23,6 +23,7 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         var site = SiteRules(timeZone: zone, schedules: schedules, rules: rules, holidays: try await holidays(), modes: try await modes())
         site.modeCheck = try await sql.raw("SELECT value FROM kioskpad_site WHERE key = 'mode_check_s'").first().flatMap { Int(try $0.text("value")) }
         site.unlockSchedules = try await unlockSchedules()
+        site.cardAndPIN = try await cardAndPINRules()
         return site
     }
 

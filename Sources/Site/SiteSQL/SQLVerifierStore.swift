@@ -46,6 +46,17 @@ public final class SQLVerifierStore: VerifierStore {
         return UsersFile(users: try rows.map { try $0.userRecord() })
     }
 
+    public func lines(of name: String) async throws -> UsersFile {
+        let rows = try await database.read { sql in
+            try await sql.raw("SELECT \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled AND name = \(bind: name) ORDER BY id").all()
+        }
+        return UsersFile(users: try rows.map { try $0.userRecord() })
+    }
+
+    public func cardAndPIN(door: String, at instant: Date) async throws -> CardAndPINAccess? {
+        try await database.read { try await SQLSiteRulesTransaction(sql: $0).cardAndPIN(door: door, at: instant) }
+    }
+
     public func totpUsers() async throws -> [UserRecord] {
         try await database.read { sql in
             try await sql.raw(

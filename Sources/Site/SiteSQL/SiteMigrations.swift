@@ -244,5 +244,18 @@ public enum SiteMigrations {
             ] + t.replicaVersionTriggers(table: "kioskpad_holidays") + t.replicaVersionTriggers(table: "kioskpad_door_modes")
                 + t.replicaVersionTriggers(table: "kioskpad_door_unlock")
         },
+        { t in
+            // Doors that ask for a card and then its holder's PIN: always, or in a schedule's windows.
+            [
+                """
+                CREATE TABLE kioskpad_door_card_pin (
+                    terminal_id \(t.text) PRIMARY KEY,
+                    rule \(t.text) NOT NULL,
+                    schedule \(t.text)
+                )
+                """,
+                "CREATE INDEX kioskpad_door_card_pin_schedule ON kioskpad_door_card_pin (schedule)",
+            ] + t.replicaVersionTriggers(table: "kioskpad_door_card_pin")
+        },
     ]
 }

@@ -107,6 +107,8 @@ public enum AccessRefusal: String, Sendable, Equatable, CaseIterable {
     case holiday
     /// The door is in lockdown and the user is not a responder.
     case lockdown
+    /// The door asks for a card and its holder's PIN; one of them alone (or a code) was offered.
+    case secondFactorRequired = "second_factor_required"
 }
 
 extension Substring {

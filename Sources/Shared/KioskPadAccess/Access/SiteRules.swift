@@ -17,6 +17,8 @@ public struct SiteRules: Sendable, Equatable {
     public var modes: DoorModes
     /// Doors' unlock schedules (held unlocked in opening hours), by `terminal_id`.
     public var unlockSchedules: [String: DoorUnlockSchedule] = [:]
+    /// Doors that ask for a card and then its holder's PIN, by `terminal_id`.
+    public var cardAndPIN: [String: CardAndPINRule] = [:]
     /// Seconds a door deciding offline may go without a sync (that could have brought a
     /// lockdown) before it refuses to decide; nil: only `max_age_h` bounds it.
     public var modeCheck: Int?
@@ -39,6 +41,7 @@ public struct SiteRules: Sendable, Equatable {
         var names: [String] = []
         if !holidays.isEmpty { names.append("holidays") }
         if modes.isSet || modeCheck != nil || rules.values.contains(where: \.responder) { names.append("lockdown") }
+        if !cardAndPIN.isEmpty { names.append("card_pin") }
         return names
     }
 
@@ -70,6 +73,7 @@ public struct CompiledSiteRules: Sendable {
     public let rules: [String: AccessRule]
     public let holidays: HolidayCalendar
     public let modes: DoorModes
+    public let cardAndPIN: [String: CardAndPINRule]
     /// Whether any rule needs the wall clock (a terminal checks its clock only then).
     public let needsClock: Bool
 
@@ -93,6 +97,7 @@ public struct CompiledSiteRules: Sendable {
         holidays = HolidayCalendar(site.holidays, schedules: schedules)
         rules = site.rules
         modes = site.modes
+        cardAndPIN = site.cardAndPIN
         needsClock = site.needsClock
     }
 
@@ -104,7 +109,16 @@ public struct CompiledSiteRules: Sendable {
         holidays = HolidayCalendar(site.holidays, schedules: schedules)
         rules = site.rules
         modes = site.modes
+        cardAndPIN = site.cardAndPIN
         needsClock = site.needsClock
+    }
+
+    /// Whether `door` asks for a card and its holder's PIN at `instant` (nil: the clock is
+    /// not trusted, which with a scheduled rule asks for both).
+    public func secondFactorRequired(door: String, at instant: Date?) -> Bool {
+        guard let rule = cardAndPIN[door] else { return false }
+        return AccessEvaluator.secondFactorRequired(
+            rule, schedule: rule.schedule.flatMap { schedules[$0] }, now: instant.map { SiteTime($0, in: zone) }, holidays: holidays)
     }
 
     /// Why `user` may not open `door` at `instant` (nil: they may); `instant` nil when the

@@ -1,0 +1,86 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+/// A door set to ask for card and PIN with `kioskpad verifier card-pin set`, run as
+/// `kioskpad run` with libosdp's reader (card and keypad) against `verifier serve`: a card
+/// alone makes the door ask for its PIN (journaled `second_factor_required`, one short beep,
+/// no red LED), the card with its holder's PIN opens, another PIN does not; with the
+/// verifier stopped the door decides the same from its replica.
+extension OfflineDoorEndToEndTests {
+    @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
+    func aCardAndPINDoorAsksForThePINAfterTheCardOnlineAndOffline(_ store: AccessRulesEndToEndTests.Store) async throws {
+        let site = try await AccessRulesEndToEndTests.Site(store)
+        try await site.closing {
+            let door = try await Door(site)
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            // Facility 12, number 3456 as a 26-bit card: the value 00789888.
+            let card = try await site.cli(["verifier", "user", "add-card", "dana", "--iterations", "1000"], stdin: "00789888\n")
+            #expect(card.status == 0, "\(card.stderr)")
+            let set = try await site.cli(["verifier", "card-pin", "set", "front-door"])
+            #expect(set.status == 0 && set.stdout.contains("door front-door asks for card and PIN always"), "\(set.stdout)\(set.stderr)")
+            #expect(try await site.cli(["verifier", "card-pin", "list"]).stdout == "front-door always\n")
+            let unknown = try await site.cli(["verifier", "card-pin", "set", "side", "--schedule", "nope"])
+            #expect(unknown.status != 0 && unknown.stderr.contains("--schedule nope: no such schedule"), "\(unknown.stderr)")
+
+            let peer = try OSDPPeer(arguments: [])
+            #expect(await peer.waitUntilReady())
+            try door.configure(port: server.port)
+            #expect(try await door.credentials("sync").status == 0)
+            // The same door, its keys and card from the reader: `kioskpad run`.
+            var config = try String(contentsOfFile: door.config, encoding: .utf8)
+            config +=
+                "\n" + """
+                    entry: {min_length: 4, max_length: 4}
+                    keypad: {driver: osdp, device: \(peer.panelDevice), baud: 115200, offline_s: 2, readers: [{address: 1}]}
+                    display: {driver: osdp, columns: 16, rows: 2}
+
+                    """
+            try config.write(toFile: door.config, atomically: true, encoding: .utf8)
+            let err = site.directory.appendingPathComponent("door.err")
+            let running = try SpawnedChild(
+                [CLI.binary.path, "run", "--config", door.config], stdout: .file(site.directory.appendingPathComponent("door.out").path),
+                stderr: .file(err.path))
+            defer { _ = running.terminate() }
+            let log = { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+            let journalFile = door.state.appendingPathComponent("journal.jsonl")
+            let journal: @Sendable () -> String = { (try? String(contentsOf: journalFile, encoding: .utf8)) ?? "" }
+            let attempted: @Sendable ([String]) -> Bool = { fields in
+                journal().split(separator: "\n").contains { line in line.contains("\"type\":\"attempt\"") && fields.allSatisfy { line.contains($0) } }
+            }
+            #expect(await eventually { journal().contains("\"type\":\"reader_online\"") }, "\(log())")
+
+            // Online: the card alone asks for the PIN; the card with dana's PIN opens.
+            peer.send("card 26 0606c040")
+            #expect(await eventually { attempted(["\"kind\":\"card\"", "\"reason\":\"second_factor_required\""]) }, "\(journal())")
+            #expect(await eventually { !peer.lines(containing: "Card read: PIN").isEmpty }, "\(peer.lines)")
+            #expect(peer.lines(containing: "\"on_color\": 1").isEmpty, "no red LED for the card: \(peer.lines)")
+            peer.send("keys 3691")
+            #expect(await eventually { attempted(["\"kind\":\"card_pin\"", "\"decision\":\"granted\"", "\"user\":\"dana\""]) }, "\(journal())")
+            #expect(try await site.deniedReasons().last == "second_factor_required")
+            // bob's PIN with dana's card, and a PIN alone: denied.
+            peer.send("card 26 0606c040")
+            #expect(await eventually { !peer.lines(containing: "Card read: PIN").isEmpty })
+            try await Task.sleep(for: .milliseconds(300))
+            peer.send("keys 1470")
+            #expect(await eventually { attempted(["\"kind\":\"card_pin\"", "\"decision\":\"denied\""]) }, "\(journal())")
+            try await Task.sleep(for: .seconds(3))  // the result screen
+            peer.send("keys 3691")
+            #expect(await eventually { attempted(["\"kind\":\"pin\"", "\"reason\":\"second_factor_required\""]) }, "\(journal())")
+
+            // Offline: the replica carries the rule, and the door decides the same.
+            await server.stopped()
+            try await Task.sleep(for: .seconds(3))
+            peer.send("card 26 0606c040")
+            #expect(
+                await eventually { attempted(["\"kind\":\"card\"", "\"offline\":true", "\"reason\":\"second_factor_required\""]) }, "\(journal())")
+            try await Task.sleep(for: .milliseconds(300))
+            peer.send("keys 3691")
+            #expect(
+                await eventually { attempted(["\"kind\":\"card_pin\"", "\"offline\":true", "\"decision\":\"granted\""]) }, "\(journal())")
+            // The card number is in neither the journal nor the log.
+            #expect(!journal().contains("00789888") && !log().contains("00789888"))
+        }
+    }
+}
