@@ -36,6 +36,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 PASSWORD = "correct horse battery staple"
 PIN = "3691"
+NEW_PIN = "4826"  # the PIN dana chooses at the door with an enrolment code
 steps_passed = 0
 
 
@@ -375,12 +376,30 @@ def main():
         wait_for(driver, lambda d: "No holidays." in d.find_element(By.ID, "holidays").text, "the holiday removed")
         step("saved a holiday from the Site page, had a bad one refused naming its schedule, removed the first")
 
+        # An enrolment code from dana's edit page, shown once; at a door with entry.enrolment she
+        # chooses her own PIN with it; her old PIN no longer opens, the new one does.
+        driver.get(console + "/users/edit?name=dana")
+        driver.find_element(By.CSS_SELECTOR, "#enrol-code button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "code"), "the enrolment code page")
+        enrol_code = driver.find_element(By.ID, "code").text.strip()
+        assert enrol_code.isdigit() and "Enrolment code" in driver.page_source
+        enrol_terminal = site.terminal("front-door", "entry: {mode: pin, min_length: 4, max_length: 4, enrolment: true}", name="enrol")
+        result = run(args.binary, "simulate", "--config", enrol_terminal, "--display", "plain", stdin="#" + enrol_code + "#" + NEW_PIN + NEW_PIN)
+        assert "PIN set" in result.stdout, result.stdout + result.stderr
+        granted, frames = site.simulate(site.terminal_pin, PIN)
+        assert not granted, frames
+        granted, frames = site.simulate(site.terminal_pin, NEW_PIN)
+        assert granted, frames
+        driver.get(console + "/users")
+        assert NEW_PIN not in driver.page_source and enrol_code not in driver.page_source
+        step("issued dana an enrolment code from her edit page; she chose her own PIN at the door, which then opened with it")
+
         # Disable dana: her next attempt is denied, and Who entered says why.
         driver.get(console + "/users")
         driver.find_element(By.CSS_SELECTOR, "tr[data-user=dana] form[action='/console/users/state'] button").click()
         wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "User disabled." in d.find_element(By.ID, "notice").text, "the disabled notice")
         shot(driver, args.screenshots, "users")
-        granted, frames = site.simulate(site.terminal_pin, PIN)
+        granted, frames = site.simulate(site.terminal_pin, NEW_PIN)
         assert not granted and "Access denied" in frames, frames
         driver.get(console + "/entries")
         Select(driver.find_element(By.NAME, "decision")).select_by_visible_text("denied")
@@ -407,6 +426,9 @@ def main():
         with open(os.path.join(directory, "serve.log")) as handle:
             logged = handle.read()
         assert PIN not in logged and code not in logged and PASSWORD not in logged and key not in logged and "$pbkdf2" not in logged
+        # Ids (UUIDs, hex) may hold any four digits by chance: left out of the search for the new PIN.
+        unhexed = re.sub(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "", logged)
+        assert NEW_PIN not in unhexed and enrol_code not in logged
         step("no PIN, code, TOTP key, password or hash in the verifier's log")
     finally:
         driver.quit()

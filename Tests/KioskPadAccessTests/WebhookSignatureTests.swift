@@ -171,3 +171,37 @@ struct VerificationMessageTests {
         #expect((problem == nil) == loopback, "\(host): \(problem ?? "allowed")")
     }
 }
+
+/// `POST /v1/enrol`'s bodies: the code and the PIN chosen in, the result out.
+@Suite("Enrolment messages")
+struct EnrolmentMessageTests {
+    @Test func aRequestRoundTripsAndIsHeldToItsSchema() throws {
+        let id = UUID()
+        let body = EnrolmentRequestBody.encode(
+            terminalID: "front-door", code: SecretDigits(ascii: "48213907")!, pin: SecretDigits(ascii: "2580")!, attemptID: id, enteredAt: Date())
+        let decoded = try EnrolmentRequestBody.decode(body)
+        #expect(decoded.terminalID == "front-door" && decoded.attemptID == id.uuidString.lowercased())
+        #expect(decoded.code.withASCIIBytes { String(decoding: $0, as: UTF8.self) } == "48213907")
+        #expect(decoded.pin.withASCIIBytes { String(decoding: $0, as: UTF8.self) } == "2580")
+        func refusal(_ text: String) -> String {
+            do {
+                _ = try EnrolmentRequestBody.decode(Array(text.utf8))
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let tail = #""attempt_id":"9a1f0f0e-3c51-4c2b-9d7e-2d1c7e2b8a11","entered_at":"2026-11-20T10:00:00Z""#
+        #expect(refusal(#"{"terminal_id":"d","code":"123","pin":"2580","# + tail + "}").contains("code must be 4 to 12 digits"))
+        #expect(refusal(#"{"terminal_id":"d","code":"1234","pin":"25a0","# + tail + "}").contains("pin must be 4 to 12 digits"))
+        #expect(refusal(#"{"terminal_id":"d","code":"1234","pin":"2580","value":"1","# + tail + "}").contains("unknown property value"))
+        #expect(refusal(#"{"terminal_id":"d","code":"1234","# + tail + "}").contains("not the enrolment JSON"))
+    }
+
+    @Test func answersDecodeStrictly() throws {
+        #expect(try EnrolmentResponseBody.decode(EnrolmentResponseBody.encode(.pinSet(user: "ana"))) == .pinSet(user: "ana"))
+        #expect(try EnrolmentResponseBody.decode(EnrolmentResponseBody.encode(.refused(reason: "weak_pin"))) == .refused(reason: "weak_pin"))
+        #expect(throws: VerificationResponseBody.Invalid.self) { try EnrolmentResponseBody.decode(Array(#"{"result":"refused","reason":"because"}"#.utf8)) }
+        #expect(throws: VerificationResponseBody.Invalid.self) { try EnrolmentResponseBody.decode(Array(#"{"result":"granted"}"#.utf8)) }
+    }
+}

@@ -41,7 +41,7 @@ struct ConsoleAuthTests {
             ]
             #expect(open.isSubset(of: harness.routes), "\(harness.routes)")
             let guarded = harness.routes.filter { !open.contains($0) }
-            #expect(guarded.count == 24, "\(guarded)")
+            #expect(guarded.count == 25, "\(guarded)")
             for route in guarded {
                 let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
                 let answer = parts[0] == "GET" ? try await browser.get(parts[1]) : try await browser.post(parts[1], [("csrf", "x")])

@@ -89,7 +89,7 @@ struct ConsolePagesTests {
             let live = try await harness.under.store.liveCodes(now: harness.clock.now)
             #expect(live.count == 1 && live[0].door == "front" && live[0].hash.matches(SecretDigits(ascii: code)!))
             let list = String(buffer: try await browser.get("/console/codes").body)
-            #expect(list.contains("<td>frank</td><td>front</td>") && !list.contains(code))
+            #expect(list.contains("<td>frank</td><td>entry</td><td>front</td>") && !list.contains(code))
             #expect(!(try await harness.under.auditRecords()).description.contains(code))
             let id = try #require(Browser.field("id", in: list))
             #expect(try await browser.post("/console/codes/revoke", [("csrf", token), ("id", id)]).status == .seeOther)

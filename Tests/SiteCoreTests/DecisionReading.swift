@@ -17,7 +17,7 @@ extension VerifierDecision {
     /// A short name for counting outcomes: the refusal, "throttled", "answer" or "unavailable".
     var outcomeName: String {
         switch self {
-        case .answer, .secondFactorRequired: return "answer"
+        case .answer, .secondFactorRequired, .enrolment: return "answer"
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

@@ -112,8 +112,9 @@ struct SchemaParityTests {
         #expect(pg6.columns["kioskpad_lockout"] != lite.columns["kioskpad_lockout"])
     }
 
-    /// Version 4 (when this issue was filed), 6 and 7 (the release before holidays) of each store.
-    @Test(arguments: StoreUnderTest.Kind.allCases, [4, 6, 7])
+    /// Version 4 (when this issue was filed), 6, 7 (the release before holidays) and 8 (the
+    /// release before card and PIN, and enrolment codes) of each store.
+    @Test(arguments: StoreUnderTest.Kind.allCases, [4, 6, 7, 8])
     func anOlderDatabaseUpgradesWithEveryRowIntact(_ kind: StoreUnderTest.Kind, _ version: Int) async throws {
         let alice = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
         let old = try await StoreUnderTest.make(
@@ -123,7 +124,8 @@ struct SchemaParityTests {
         // Written as the old schema holds it (today's commands read tables it does not have yet).
         let rule = "INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES ('alice', 'schedule=days', 'days')"
         try await old.execute(sqlite: rule, postgres: rule)
-        _ = try await old.issueCode(user: "alice", ttl: 600, now: now)
+        let code = "INSERT INTO kioskpad_codes (user_name, hash, expires_at) VALUES ('alice', '\(alice)', \(Int(now.timeIntervalSince1970) + 600))"
+        try await old.execute(sqlite: code, postgres: code)
         try await old.administration.addDoor(terminalID: "front-door", secret: WebhookSecret.generate())
         _ = try await old.store.storeEvents([
             DoorEvent(id: "e1", terminalID: "front-door", type: "start", time: now, sequence: 1, json: "{\"id\":\"e1\",\"type\":\"start\"}")
@@ -161,8 +163,13 @@ struct SchemaParityTests {
         // The tables the upgrade brought are there and used.
         try await store.administration.setHoliday(try Holiday(day: "2027-12-25", words: ["schedule=days"]))
         try await store.administration.setMode(.lockdown, door: "front-door", by: "test", at: now)
+        try await store.administration.setCardAndPIN(door: "vault", CardAndPINRule(schedule: "days"))
         let site = try await store.administration.siteRules()
         #expect(site.holidays.map(\.line) == ["2027-12-25 schedule=days"] && site.modes.mode(at: "front-door") == .lockdown, "\(kind)")
+        #expect(site.cardAndPIN == ["vault": CardAndPINRule(schedule: "days")], "\(kind)")
+        // The code from before is an entry code still, and no enrolment code.
+        #expect(try await store.store.liveCodes(now: now).map(\.user) == ["alice"], "\(kind)")
+        #expect(try await store.store.liveEnrolmentCodes(now: now).isEmpty, "\(kind)")
     }
 
     /// A version-4 database exactly as the released kioskpad made it (its own migration

@@ -10,6 +10,8 @@ enum ControllerEvent: Sendable {
     /// `attempt` is the model's number for the entry, `id` the request's attempt_id, `kind`
     /// what was submitted (pin, code or card).
     case verdict(attempt: UInt64, id: String, kind: AttemptKind, outcome: AttemptOutcome, provenance: DecisionProvenance, latency: Duration)
+    /// The site's answer to a PIN chosen at the door (attempt `attempt`, request `id`).
+    case enrolled(attempt: UInt64, id: String, outcome: EnrolmentOutcome)
     /// The case tamper switch tripped or was restored.
     case tamper(Bool)
     /// The door's mode changed (lockdown, release, normal).

@@ -186,6 +186,17 @@ public actor KioskController {
             case .tick:
                 model.tick()
                 _ = backlight?.expire(at: clock.now, idle: isIdle)
+            case .enrolled(let attempt, let id, let outcome):
+                backlight?.wake(at: clock.now)
+                if model.completeEnrolment(attempt: attempt, outcome: outcome) {
+                    logger.notice("PIN enrolment decided", metadata: ["attempt_id": "\(id)", "result": "\(outcome.result)"])
+                    let decided = TerminalEvent.pinEnrolment(attemptID: id, outcome: outcome, lockedOut: model.phase == .lockedOut)
+                    if await !bus.publishRecorded(decided, within: recordWait) {
+                        logger.warning("the journal has not recorded the PIN enrolment; its result is shown anyway", metadata: ["attempt_id": "\(id)"])
+                    }
+                }
+                await render()
+                replayDeferredKeys()
             case .verdict(let attempt, let id, let kind, let outcome, let provenance, let latency):
                 backlight?.wake(at: clock.now)
                 if conclude(attempt: attempt, id: id, outcome: outcome, latency: latency) {
@@ -227,6 +238,10 @@ public actor KioskController {
     }
 
     private func verify(_ submission: Submission, remote: Bool = false) {
+        if submission.kind == .enrol, let pin = submission.pin {
+            enrol(submission, pin: pin)
+            return
+        }
         let attempt = VerificationAttempt(
             terminalID: terminalID, kind: submission.kind, value: submission.value, pin: submission.pin)
         let id = attempt.attemptID.uuidString.lowercased()
@@ -246,6 +261,18 @@ public actor KioskController {
                 .verdict(
                     attempt: submission.attempt, id: id, kind: submission.kind, outcome: answer.outcome, provenance: provenance,
                     latency: clock.now - started))
+        }
+    }
+
+    /// Sends a PIN chosen at the door (the code in the submission's value) to the site.
+    private func enrol(_ submission: Submission, pin: SecretDigits) {
+        let attemptID = UUID()
+        let id = attemptID.uuidString.lowercased()
+        logger.info("PIN enrolment submitted", metadata: ["attempt_id": "\(id)"])
+        let (verifier, continuation, terminalID) = (self.verifier, self.continuation, self.terminalID)
+        Task {
+            let outcome = await verifier.enrol(terminalID: terminalID, code: submission.value, pin: pin, attemptID: attemptID)
+            continuation?.yield(.enrolled(attempt: submission.attempt, id: id, outcome: outcome))
         }
     }
 

@@ -30,6 +30,9 @@ public enum TerminalEvent: Sendable, Equatable {
     case attemptDecided(
         attemptID: String, kind: AttemptKind, outcome: AttemptOutcome, latency: Duration, lockedOut: Bool,
         provenance: DecisionProvenance = .keypad)
+    /// The site answered a PIN chosen at the door with an enrolment code (`attemptID` as on
+    /// the wire); `lockedOut` when a wrong code started a lockout. Never opens the door.
+    case pinEnrolment(attemptID: String, outcome: EnrolmentOutcome, lockedOut: Bool)
     /// A remote unlock command (Home Assistant's `lock` entity, `mqtt.remote_unlock`) that was
     /// not submitted: `off`, `no_code`, `retained`, `busy`, `locked_out` or `tampered`. One
     /// that was submitted is an ``attemptDecided`` with a remote provenance.

@@ -1,4 +1,5 @@
 import DoorVerifierClient
+import Foundation
 import KioskPadAccess
 import KioskPadCore
 import Logging
@@ -22,6 +23,11 @@ public final class OfflineFallbackVerifier: Verifier {
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         await decide(attempt).outcome
+    }
+
+    /// Only the site sets a PIN: offline, nothing is set (the door says `Verifier unavailable`).
+    public func enrol(terminalID: String, code: SecretDigits, pin: SecretDigits, attemptID: UUID) async -> EnrolmentOutcome {
+        await online.enrol(terminalID: terminalID, code: code, pin: pin, attemptID: attemptID)
     }
 
     public func decide(_ attempt: VerificationAttempt) async -> AttemptDecision {

@@ -59,6 +59,12 @@ public actor JournalSink: TerminalEventSink {
             }
             await record("attempt", fields)
             if lockedOut { await record("lockout", []) }
+        case .pinEnrolment(let id, let outcome, let lockedOut):
+            var fields: [(String, JournalValue)] = [("attempt_id", .text(id)), ("result", .text(outcome.result))]
+            if case .pinSet(let user?) = outcome { fields.append(("user", .text(user))) }
+            if case .refused(let reason) = outcome { fields.append(("reason", .text(reason))) }
+            await record("pin_enrolment", fields)
+            if lockedOut { await record("lockout", []) }
         case .remoteUnlockRefused(let reason):
             await record("remote_unlock_refused", [("reason", .text(reason))])
         case .keypadFault(let kind, let detail):

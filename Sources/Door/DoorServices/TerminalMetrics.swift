@@ -79,6 +79,9 @@ public final class TerminalMetrics: TerminalEventSink {
                 Metrics.Counter(label: "kioskpad_offline_decisions_total", dimensions: [("decision", note.decision)], factory: factory)
                     .increment()
             }
+        case .pinEnrolment(_, let outcome, let lockedOut):
+            Metrics.Counter(label: "kioskpad_pin_enrolments_total", dimensions: [("result", outcome.result)], factory: factory).increment()
+            if lockedOut { lockouts.increment() }
         case .remoteUnlockRefused(let reason):
             Metrics.Counter(label: "kioskpad_remote_unlock_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
         case .keypadFault(let kind, _):

@@ -46,8 +46,8 @@ public final class HTTPVerifier: Verifier {
     }
 
     public let settings: Settings
-    private let client: HTTPClient
-    private let logger: Logger
+    let client: HTTPClient
+    let logger: Logger
 
     public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
         try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)

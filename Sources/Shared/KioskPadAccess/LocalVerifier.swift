@@ -43,6 +43,8 @@ public struct LocalVerifier: Verifier {
     }
 
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
+        // A PIN chosen at the door goes to the site (`/v1/enrol`); a users file cannot take it.
+        if attempt.kind == .enrol { return .unavailable }
         let (users, rules) = store.current
         // At a card-and-PIN door a single factor is refused before any hash (the clock is
         // read only for a door with such a rule; untrusted, a scheduled rule asks for both).

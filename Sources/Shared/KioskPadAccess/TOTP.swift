@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskPadCore
 
 /// RFC 6238 time-based one-time passwords (HMAC-SHA-1, 30 s steps).
 public struct TOTP: Sendable {

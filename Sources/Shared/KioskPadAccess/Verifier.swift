@@ -35,9 +35,16 @@ public protocol Verifier: Sendable {
     func decide(_ attempt: VerificationAttempt) async -> AttemptDecision
     /// Releases connections and threads; called once when the terminal stops.
     func shutdown() async
+    /// Sends a PIN chosen at the door with an enrolment code to the site (`POST /v1/enrol`).
+    /// By default there is no site to take it: ``EnrolmentOutcome/unavailable``.
+    func enrol(terminalID: String, code: SecretDigits, pin: SecretDigits, attemptID: UUID) async -> EnrolmentOutcome
 }
 
 extension Verifier {
+    public func enrol(terminalID: String, code: SecretDigits, pin: SecretDigits, attemptID: UUID) async -> EnrolmentOutcome {
+        .unavailable
+    }
+
     public func decide(_ attempt: VerificationAttempt) async -> AttemptDecision {
         AttemptDecision(await verify(attempt))
     }

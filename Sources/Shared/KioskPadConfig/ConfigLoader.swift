@@ -86,6 +86,11 @@ public enum ConfigLoader {
             log.report("display.driver", "osdp shows text on the OSDP readers' panels and needs keypad.driver: osdp", at: nil)
         }
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        var siteVerifier = false
+        if case .http = verifier { siteVerifier = true }
+        if entry.enrolment && !siteVerifier {
+            log.report("entry.enrolment", "needs verifier.kind: http: a PIN chosen at the door is set by the site server", at: nil)
+        }
         var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)
         top.finish()

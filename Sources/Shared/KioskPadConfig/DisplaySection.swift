@@ -84,6 +84,8 @@ enum DisplaySection {
             ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
             ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
             ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released), ("card_pin", \.cardPIN),
+            ("enrol_code", \.enrolCode), ("new_pin", \.newPIN), ("repeat_pin", \.repeatPIN), ("weak_pin", \.weakPIN),
+            ("pins_differ", \.pinsDiffer), ("pin_set", \.pinSet), ("code_invalid", \.codeInvalid), ("previous_pin", \.previousPIN),
         ]
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])

@@ -22,6 +22,7 @@ enum EntrySection {
         options.challenge = reader.choice("challenge", default: .none)
         options.challengeLength = reader.int("challenge_length", default: 4, range: 2...8)
         options.challengeAlphabet = reader.labels("challenge_alphabet", default: "0123456789")
+        options.enrolment = reader.bool("enrolment", default: false)
         validate(options, reader)
         reader.finish()
         return options
@@ -42,6 +43,9 @@ enum EntrySection {
             log.report(reader.keyPath("end_keys"), "is empty but end_key_required is true; give at least one key", at: reader.value("end_keys"))
         } else if noEndKey && options.minLength < options.maxLength {
             log.report(reader.keyPath("end_keys"), "is empty, so entries shorter than max_length could never be submitted", at: reader.value("end_keys"))
+        }
+        if options.enrolment && noEndKey {
+            log.report(reader.keyPath("enrolment"), "needs an end key (end_keys): it starts choosing a PIN and submits the code", at: reader.value("enrolment"))
         }
         for conflict in options.bindings.conflicts {
             log.report(reader.path, "key '\(conflict.label)' is in both \(conflict.roles.joined(separator: " and ")); give each key one job", at: reader.node)

@@ -51,6 +51,9 @@ public enum AttemptKind: String, Sendable, CaseIterable, Codable {
     case code
     case card
     case cardPIN = "card_pin"
+    /// A PIN chosen at the door with an enrolment code (the code in `value`, the new PIN in
+    /// `pin`): sent to `POST /v1/enrol`, never to `/verify`.
+    case enrol
 
     /// The kind of an entry typed in `mode`.
     public init(_ mode: EntryMode) {

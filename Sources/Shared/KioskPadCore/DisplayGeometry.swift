@@ -25,6 +25,17 @@ public struct DisplayTexts: Equatable, Sendable {
     public var enterCode = "Enter code"
     /// Asks for the PIN after a card at a door that wants both.
     public var cardPIN = "Card read: PIN"
+    /// Choosing a PIN at the door: the enrolment code, the new PIN, the same again.
+    public var enrolCode = "Enrolment code"
+    public var newPIN = "New PIN"
+    public var repeatPIN = "New PIN again"
+    /// The new PIN was too easy (one digit throughout, a run), or the two entries differed.
+    public var weakPIN = "Too easy, again"
+    public var pinsDiffer = "PINs differ"
+    /// The site's answers: set; the code unknown, used or expired; the user's PIN now.
+    public var pinSet = "PIN set"
+    public var codeInvalid = "Code not valid"
+    public var previousPIN = "Not the old PIN"
     /// `{code}` is replaced with the challenge code.
     public var challenge = "Type {code}"
     public var verifying = "Verifying..."

@@ -34,6 +34,15 @@ public final class EntryModel {
     /// A card the door asked the PIN for: sent with the PIN typed next, dropped (its last
     /// reference, so its bytes are wiped) on cancel, timeout, help or another entry.
     private var heldCard: SecretDigits?
+    /// Choosing a PIN at the door (``EntryOptions/enrolment``): the step, the code typed (up
+    /// to 12 digits, in its own buffer), the code once submitted, the first new PIN, and
+    /// what to say in place of the prompt. All wiped by ``restart(at:)``.
+    private var enrolment: EnrolmentStep?
+    private let codeDigits = DigitBuffer(capacity: EntryOptions.lengthRange.upperBound)
+    private var enrolmentCode: SecretDigits?
+    private var firstPIN: SecretDigits?
+    private var enrolmentNotice: EnrolmentNotice?
+    private var enrolmentOutcome: EnrolmentOutcome?
 
     public init(
         options: EntryOptions, clock: any EntryClock,
@@ -129,6 +138,28 @@ public final class EntryModel {
         return Submission(attempt: attemptCounter, kind: kind, value: value)
     }
 
+    /// Records the site's answer to a PIN chosen at the door (an attempt of kind `enrol`).
+    /// A code that matched nothing counts toward the lockout like a wrong PIN; a refused
+    /// PIN does not. Stale or repeated answers are ignored (returns false).
+    @discardableResult
+    public func completeEnrolment(attempt: UInt64, outcome: EnrolmentOutcome) -> Bool {
+        guard phase == .verifying, pendingAttempt == attempt else { return false }
+        let now = clock.now
+        pendingAttempt = nil
+        phaseStarted = now
+        resultMessage = nil
+        enrolmentOutcome = outcome
+        switch outcome {
+        case .pinSet:
+            phase = .result(.granted)
+        case .refused(let reason):
+            phase = reason == "invalid_code" && lockout.recordDenial(at: now) != nil ? .lockedOut : .result(.denied)
+        case .unavailable:
+            phase = .result(.unavailable)
+        }
+        return true
+    }
+
     /// Records the verifier's answer for `attempt`. Stale or repeated answers are ignored
     /// (returns false).
     @discardableResult
@@ -185,7 +216,7 @@ public final class EntryModel {
         switch phase {
         case .entering:
             candidates.append(lastActivity + options.inactivityTimeout)
-        case .ready where challengePassed || heldCard != nil:
+        case .ready where challengePassed || heldCard != nil || enrolment != nil:
             candidates.append(lastActivity + options.inactivityTimeout)
         case .challenge where !challengeTyped.isEmpty:
             candidates.append(lastActivity + options.inactivityTimeout)
@@ -214,15 +245,20 @@ public final class EntryModel {
         let now = clock.now
         var snapshot = EntrySnapshot(phase: phase, mode: options.mode, slotCount: options.maxLength)
         snapshot.cardHeld = heldCard != nil
+        snapshot.enrolment = enrolment
+        snapshot.enrolmentNotice = enrolmentNotice
         switch phase {
         case .challenge:
             snapshot.slotCount = options.challengeLength
             snapshot.filledCount = challengeTyped.count
             snapshot.visibleDigits = (0..<challengeTyped.count).map(challengeTyped.digit(at:))
             snapshot.challengeCode = challengeCode?.text
+        case .ready where enrolment == .code, .entering where enrolment == .code:
+            snapshot.slotCount = max(codeDigits.count, options.maxLength)
+            snapshot.filledCount = codeDigits.count
         case .ready, .entering:
             snapshot.filledCount = digits.count
-            if options.mode == .code && heldCard == nil {
+            if options.mode == .code && heldCard == nil && enrolment == nil {
                 snapshot.visibleDigits = (0..<digits.count).map(digits.digit(at:))
             }
         case .verifying:
@@ -230,6 +266,7 @@ public final class EntryModel {
             snapshot.filledCount = submittedCount
         case .result:
             snapshot.message = resultMessage
+            snapshot.enrolmentOutcome = enrolmentOutcome
         case .lockedOut:
             snapshot.lockSecondsRemaining = ((lockout.lockedUntil ?? now) - now).roundedUpSeconds
         case .help:
@@ -242,8 +279,11 @@ public final class EntryModel {
         return snapshot
     }
 
-    /// True when the entry buffer holds no digit and every byte of it is zero.
-    public var entryBufferIsWiped: Bool { digits.isEmpty && digits.isZeroed }
+    /// True when the entry buffer (and the enrolment code's) holds no digit and every byte of it is zero.
+    public var entryBufferIsWiped: Bool { digits.isEmpty && digits.isZeroed && codeDigits.isEmpty && codeDigits.isZeroed }
+
+    /// The step of choosing a PIN at the door, nil when none is under way.
+    public var enrolmentStep: EnrolmentStep? { enrolment }
 
     /// Denials so far that count towards the next lockout.
     public var recentFailures: Int { lockout.recentFailures }
@@ -252,6 +292,14 @@ public final class EntryModel {
 
     private func handleEntry(_ action: KeyAction, at now: Duration) -> Submission? {
         lastActivity = now
+        if enrolment == .code { return handleEnrolmentCode(action, at: now) }
+        if case .submit = action, options.enrolment, enrolment == nil, heldCard == nil, digits.isEmpty {
+            // An end key on an empty entry: choose a PIN with an enrolment code.
+            enrolment = .code
+            started = true
+            phase = .entering
+            return nil
+        }
         switch action {
         case .digit(let digit):
             guard digits.append(digit) else { return nil }
@@ -275,6 +323,66 @@ public final class EntryModel {
             break
         }
         return nil
+    }
+
+    /// Typing the enrolment code: up to 12 digits, submitted with an end key (4 at least).
+    private func handleEnrolmentCode(_ action: KeyAction, at now: Duration) -> Submission? {
+        switch action {
+        case .digit(let digit):
+            codeDigits.append(digit)
+        case .back where codeDigits.isEmpty:
+            restart(at: now)  // back on nothing: out of choosing a PIN
+        case .back:
+            codeDigits.removeLast()
+        case .clear:
+            codeDigits.wipe()
+        case .submit:
+            guard codeDigits.count >= EntryOptions.lengthRange.lowerBound else { return nil }
+            enrolmentCode = codeDigits.take()
+            enrolment = .newPIN
+        case .cancel:
+            restart(at: now)
+        case .help:
+            showHelp(at: now)
+        case .start:
+            break
+        }
+        return nil
+    }
+
+    /// A new PIN entered while choosing one: a weak one is refused here (say why, type
+    /// another); the first is kept for the repeat; a repeat that differs starts the new PIN
+    /// again; one that matches is submitted with the code, as kind `enrol`.
+    private func enrolmentPIN(at now: Duration) -> Submission? {
+        let typed = digits.take()
+        if enrolment == .newPIN {
+            if let weak = WeakPIN.problem(typed) {
+                enrolmentNotice = .weak(weak)
+                return nil
+            }
+            firstPIN = typed
+            enrolment = .repeatPIN
+            enrolmentNotice = nil
+            return nil
+        }
+        guard let first = firstPIN, let code = enrolmentCode, first.hasSameDigits(as: typed) else {
+            firstPIN = nil
+            enrolment = .newPIN
+            enrolmentNotice = .pinsDiffer
+            return nil
+        }
+        beginVerifying(at: now, slotsShown: typed.count)
+        clearEnrolment()
+        return Submission(attempt: attemptCounter, kind: .enrol, value: code, pin: first)
+    }
+
+    /// Drops every part of a PIN being chosen (the code's buffer wiped, the rest released).
+    private func clearEnrolment() {
+        enrolment = nil
+        codeDigits.wipe()
+        enrolmentCode = nil
+        firstPIN = nil
+        enrolmentNotice = nil
     }
 
     private func handleChallenge(_ action: KeyAction, at now: Duration) {
@@ -308,7 +416,8 @@ public final class EntryModel {
         }
     }
 
-    private func submit(at now: Duration) -> Submission {
+    private func submit(at now: Duration) -> Submission? {
+        if enrolment != nil { return enrolmentPIN(at: now) }
         beginVerifying(at: now, slotsShown: digits.count)
         if let card = heldCard {
             heldCard = nil
@@ -330,6 +439,7 @@ public final class EntryModel {
     private func showHelp(at now: Duration) {
         digits.wipe()
         heldCard = nil
+        clearEnrolment()
         challengeTyped.wipe()
         phase = .help
         phaseStarted = now
@@ -339,6 +449,8 @@ public final class EntryModel {
     private func restart(at now: Duration) {
         started = false
         heldCard = nil
+        clearEnrolment()
+        enrolmentOutcome = nil
         digits.wipe()
         challengeTyped.wipe()
         resultMessage = nil
@@ -366,7 +478,7 @@ public final class EntryModel {
         }
         let idle = now - lastActivity >= options.inactivityTimeout
         switch phase {
-        case .entering where idle, .ready where (challengePassed || heldCard != nil) && idle:
+        case .entering where idle, .ready where (challengePassed || heldCard != nil || enrolment != nil) && idle:
             restart(at: now)
         case .challenge where idle && !challengeTyped.isEmpty:
             restart(at: now)

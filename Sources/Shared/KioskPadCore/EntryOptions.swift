@@ -26,6 +26,9 @@ public struct EntryOptions: Equatable, Sendable {
     public var challengeLength: Int
     public var challengeAlphabet: [Character]
     public var lockout: LockoutPolicy
+    /// Whether an end key on an empty entry starts choosing a PIN with an enrolment code
+    /// (`entry.enrolment`).
+    public var enrolment: Bool
 
     public init(
         mode: EntryMode = .pin,
@@ -38,8 +41,10 @@ public struct EntryOptions: Equatable, Sendable {
         challenge: ChallengeStep = .none,
         challengeLength: Int = 4,
         challengeAlphabet: [Character] = Array("0123456789"),
-        lockout: LockoutPolicy = LockoutPolicy()
+        lockout: LockoutPolicy = LockoutPolicy(),
+        enrolment: Bool = false
     ) {
+        self.enrolment = enrolment
         self.mode = mode
         self.minLength = minLength
         self.maxLength = maxLength

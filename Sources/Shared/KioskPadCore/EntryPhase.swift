@@ -48,6 +48,11 @@ public struct EntrySnapshot: Equatable, Sendable {
     public var message: String?
     /// A card was read and its PIN is asked for (the slots are masked in either mode).
     public var cardHeld = false
+    /// Choosing a PIN at the door: the step, and what to say in place of its prompt.
+    public var enrolment: EnrolmentStep?
+    public var enrolmentNotice: EnrolmentNotice?
+    /// On a result screen after choosing a PIN: the site's answer.
+    public var enrolmentOutcome: EnrolmentOutcome?
 
     public init(
         phase: EntryPhase, mode: EntryMode, slotCount: Int, filledCount: Int = 0,

@@ -34,8 +34,8 @@ public struct FrameComposer: Sendable {
             status = texts.challenge.replacingAll("{code}", with: snapshot.challengeCode ?? "")
             second = slotRow(snapshot, showDigits: true)
         case .ready, .entering:
-            status = prompt
-            second = slotRow(snapshot, showDigits: snapshot.mode == .code && !snapshot.cardHeld)
+            status = alert ?? enrolmentPrompt(snapshot) ?? prompt
+            second = slotRow(snapshot, showDigits: snapshot.mode == .code && !snapshot.cardHeld && snapshot.enrolment == nil)
             if alert != nil { style = .warning }
         case .verifying:
             status = texts.verifying + " " + String(FrameComposer.spinner[snapshot.spinnerStep % 4])
@@ -45,8 +45,8 @@ public struct FrameComposer: Sendable {
             hint = ""
         case .result(let kind):
             switch kind {
-            case .granted: (status, style) = (texts.granted, .granted)
-            case .denied: (status, style) = (texts.denied, .denied)
+            case .granted: (status, style) = (snapshot.enrolmentOutcome == nil ? texts.granted : texts.pinSet, .granted)
+            case .denied: (status, style) = (enrolmentRefusal(snapshot.enrolmentOutcome) ?? texts.denied, .denied)
             case .unavailable: (status, style) = (texts.unavailable, .warning)
             }
             second = snapshot.message.map(FrameComposer.sanitise) ?? ""
@@ -75,6 +75,32 @@ public struct FrameComposer: Sendable {
         }
         while lines.count < geometry.rows { lines.append(padded("")) }
         return Frame(rows: lines, style: style)
+    }
+
+    /// The prompt while a PIN is chosen at the door: what went wrong, else the step's.
+    private func enrolmentPrompt(_ snapshot: EntrySnapshot) -> String? {
+        switch snapshot.enrolmentNotice {
+        case .weak?: return texts.weakPIN
+        case .pinsDiffer?: return texts.pinsDiffer
+        case nil: break
+        }
+        switch snapshot.enrolment {
+        case .code?: return texts.enrolCode
+        case .newPIN?: return texts.newPIN
+        case .repeatPIN?: return texts.repeatPIN
+        case nil: return nil
+        }
+    }
+
+    /// What a refused PIN choice shows (nil: the plain denial text).
+    private func enrolmentRefusal(_ outcome: EnrolmentOutcome?) -> String? {
+        guard case .refused(let reason)? = outcome else { return nil }
+        switch reason {
+        case "invalid_code": return texts.codeInvalid
+        case "weak_pin": return texts.weakPIN
+        case "previous_pin": return texts.previousPIN
+        default: return nil
+        }
     }
 
     /// Keeps printable ASCII only (verifier messages are untrusted).

@@ -20,7 +20,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Add.self, Remove.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
-            RemoveCard.self,
+            RemoveCard.self, EnrolCode.self,
         ])
 
     /// What the commands that set a PIN take: the user, the config, the hash's work factor.

@@ -15,7 +15,10 @@ extension ConsoleHandler {
     func renderCodes(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let zone = try await siteZone()
         let codes: [[String: Any]] = try await services.console.unusedCodes(now: services.now()).map { code in
-            ["id": String(code.id), "user": code.user, "door": code.door ?? "any", "expires": ConsoleTime.local(code.expires, zone)]
+            [
+                "id": String(code.id), "user": code.user, "purpose": code.enrolment ? "choosing a PIN" : "entry",
+                "door": code.door ?? (code.enrolment ? "" : "any"), "expires": ConsoleTime.local(code.expires, zone),
+            ]
         }
         return ConsoleResponse.page(
             "codes", title: "One-time codes", page: "codes", visit: visit, data: ["codes": codes], notice: notice, error: error, status: status)
@@ -48,6 +51,29 @@ extension ConsoleHandler {
         var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
         if let door { data["door"] = door }
         return ConsoleResponse.page("code-issued", title: "Code issued", page: "codes", visit: visit, data: data)
+    }
+
+    /// An enrolment code for the user on the edit page: shown once, as a one-time code is.
+    func issueEnrolmentCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let name = form.text("name"), UsersFile.isValidName(name) else {
+            return try await renderUsers(visit, query: nil, page: 1, error: "An enrolment code needs a user name.", status: .badRequest)
+        }
+        guard let hours = Int(form.text("hours") ?? ""), (1...168).contains(hours) else {
+            return try await renderEdit(visit, name: name, error: "Valid for must be 1 to 168 hours. Nothing was issued.", status: .badRequest)
+        }
+        let code = OneTimeCode.make(length: max(services.codeLength, EntryOptions.lengthRange.lowerBound))
+        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
+        let expires = services.now().addingTimeInterval(TimeInterval(hours * 3600))
+        do {
+            try await services.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
+        } catch let error as UserEditError {
+            return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was issued.", status: .notFound)
+        }
+        try await audit(visit, "enrol_code_issue", [("user", name), ("expires", ConsoleTime.stamp(expires))])
+        let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
+        let data: [String: Any] = ["user": name, "code": shown, "enrolment": true, "expires": ConsoleTime.local(expires, try await siteZone())]
+        return ConsoleResponse.page("code-issued", title: "Enrolment code issued", page: "users", visit: visit, data: data)
     }
 
     func revokeCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

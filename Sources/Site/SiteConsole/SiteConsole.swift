@@ -39,6 +39,7 @@ public enum SiteConsole {
         pages.post("users/cards", use: console.changeCard)
         pages.get("users/edit", use: console.editUserPage)
         pages.post("users/rule", use: console.saveUserRule)
+        pages.post("users/enrol-code", use: console.issueEnrolmentCode)
         pages.get("codes", use: console.codesPage)
         pages.post("codes", use: console.issueCode)
         pages.post("codes/revoke", use: console.revokeCode)

@@ -89,6 +89,8 @@ public struct UnusedCode: Sendable, Equatable {
     public let user: String
     public let door: String?
     public let expires: Date
+    /// An enrolment code (a PIN chosen at a door), not one that opens a door.
+    public var enrolment = false
 
     public init(id: Int64, user: String, door: String?, expires: Date) {
         self.id = id

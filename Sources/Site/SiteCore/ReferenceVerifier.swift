@@ -72,8 +72,8 @@ public actor ReferenceVerifier {
 
     public nonisolated let settings: Settings
     /// Users, replay cache, lockout counters, TOTP steps, one-time codes and audit.
-    private let store: any VerifierStore
-    private let clock: @Sendable () -> Date
+    let store: any VerifierStore
+    let clock: @Sendable () -> Date
     private var rejections: RejectionTally
     /// Schedules and zones compiled once per spec.
     private let rules = AccessCompilationCache()
@@ -111,39 +111,57 @@ public actor ReferenceVerifier {
         await store.healthProblem()
     }
 
-    public func handle(_ request: Incoming) async -> VerifierDecision {
-        let now = clock()
-        let source = request.source ?? "unknown"
+    /// What the checks every door request to `/verify` or `/v1/enrol` passes first came to:
+    /// refused (the decision to answer), or admitted, with the terminal it claims and its
+    /// `webhook-id` (nil: unsigned, which `allow_unsigned` lets through).
+    enum Admission {
+        case refused(VerifierDecision)
+        case admitted(claimed: String?, requestID: String?)
+    }
+
+    /// Throttle, content type, size, the claimed terminal, the signature and the webhook-id.
+    func admit(_ request: Incoming, now: Date, source: String) async -> Admission {
         await flushRejections(now: now)
         if rejections.isLimited(source, now: now) {
-            return .throttled
+            return .refused(.throttled)
         }
         guard ReferenceVerifier.isJSON(request.contentType) else {
-            return await refuse(.malformed, "content-type must be application/json", request, source: source, now: now)
+            return .refused(await refuse(.malformed, "content-type must be application/json", request, source: source, now: now))
         }
         guard request.body.count <= settings.maxBodyBytes else {
-            return await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now)
+            return .refused(await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now))
         }
         let claimedTerminal: String?
         switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
         case .named(let terminal): claimedTerminal = terminal
-        case .invalid(let why): return await refuse(.malformed, why, request, source: source, now: now)
+        case .invalid(let why): return .refused(await refuse(.malformed, why, request, source: source, now: now))
         }
         let signature: DoorSignature.Check
         do {
             signature = try await DoorSignature.check(request, terminal: claimedTerminal, store: store, siteSecret: settings.secret, now: now)
         } catch {
-            return .unavailable
+            return .refused(.unavailable)
         }
-        if case .refused(let why) = signature { return await refuse(.unauthenticated, why, request, source: source, now: now) }
+        if case .refused(let why) = signature { return .refused(await refuse(.unauthenticated, why, request, source: source, now: now)) }
         // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
         var requestID: String?
         if signature == .signed {
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
-                return await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now)
+                return .refused(await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now))
             }
             requestID = id
+        }
+        return .admitted(claimed: claimedTerminal, requestID: requestID)
+    }
+
+    public func handle(_ request: Incoming) async -> VerifierDecision {
+        let now = clock()
+        let source = request.source ?? "unknown"
+        let (claimedTerminal, requestID): (String?, String?)
+        switch await admit(request, now: now, source: source) {
+        case .refused(let decision): return decision
+        case .admitted(let claimed, let id): (claimedTerminal, requestID) = (claimed, id)
         }
         let decoded: VerificationRequestBody.Decoded
         do {
@@ -213,7 +231,7 @@ public actor ReferenceVerifier {
     }
 
     /// A request whose webhook-id was seen within the replay window: nothing it did is kept.
-    private struct Replayed: Error {}
+    struct Replayed: Error {}
 
     /// What one attempt came to, inside its terminal's lockout.
     private enum Outcome: Sendable {
@@ -226,7 +244,7 @@ public actor ReferenceVerifier {
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
-    private func acquire(terminal: String) async {
+    func acquire(terminal: String) async {
         guard waitingByTerminal[terminal] != nil else {
             waitingByTerminal[terminal] = []
             return
@@ -237,7 +255,7 @@ public actor ReferenceVerifier {
     }
 
     /// Lets the next attempt of `terminal` in, or marks the terminal idle.
-    private func release(terminal: String) {
+    func release(terminal: String) {
         guard var queue = waitingByTerminal[terminal], !queue.isEmpty else {
             waitingByTerminal[terminal] = nil
             return
@@ -279,6 +297,8 @@ public actor ReferenceVerifier {
             return .secondFactorRequired
         }
         switch request.kind {
+        case .enrol:
+            return .credential(nil)  // the body's decoder refuses it: a PIN is chosen at /v1/enrol
         case .cardPIN:
             guard let pin = request.pin else { return .credential(nil) }
             let tagged = lookup.map { (tag: $0.tag(value, kind: .card), keyID: $0.id) }
@@ -373,14 +393,14 @@ public actor ReferenceVerifier {
         return fields
     }
 
-    private nonisolated static func attemptFields(_ request: VerificationRequestBody.Decoded, time: String) -> [(String, String)] {
+    nonisolated static func attemptFields(_ request: VerificationRequestBody.Decoded, time: String) -> [(String, String)] {
         [
             ("time", time), ("terminal_id", request.terminalID), ("attempt_id", request.attemptID),
             ("kind", request.kind.rawValue), ("digits", String(request.value.count)),
         ]
     }
 
-    private func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) async -> VerifierDecision {
+    func refuse(_ refusal: VerifierDecision.Refusal, _ reason: String, _ request: Incoming, source: String, now: Date) async -> VerifierDecision {
         if rejections.note(source, refusal: refusal, now: now) {
             try? await store.audit([
                 ("time", timestamp(now)), ("decision", "rejected"), ("refusal", refusal.rawValue), ("reason", reason),
@@ -402,7 +422,7 @@ public actor ReferenceVerifier {
         }
     }
 
-    private func timestamp(_ date: Date) -> String {
+    func timestamp(_ date: Date) -> String {
         UTCTimestamp.rfc3339(date, milliseconds: true)
     }
 }

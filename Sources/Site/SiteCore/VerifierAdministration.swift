@@ -9,6 +9,9 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing {
     /// Stores a new one-time code's hash for `user` (an existing user), valid until
     /// `expires`, at `door` only (nil: any door the user may open).
     func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws
+    /// Stores a new enrolment code's hash for `user` (an existing user), valid until
+    /// `expires`: typed at a door with `entry.enrolment`, it lets the user choose their PIN.
+    func issueEnrolmentCode(user: String, hash: PINHash, expires: Date) async throws
     /// Every terminal with lockout state, sorted by terminal.
     func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout]
     /// Forgets `terminal`'s lockout and denials; false when it had none.

@@ -1,3 +1,5 @@
+import KioskPadCore
+
 /// What the reference verifier decided about one request. The decision logic knows no
 /// HTTP: `SiteHTTP` maps each case to a status and a body (docs/openapi.yaml:
 /// 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
@@ -11,6 +13,8 @@ public enum VerifierDecision: Sendable, Equatable {
     /// its holder's PIN. Decided from the door's rule alone, before any hash: it tells
     /// nothing about the card.
     case secondFactorRequired
+    /// The answer to a PIN chosen at the door (`POST /v1/enrol`).
+    case enrolment(EnrolmentOutcome)
     /// The request was refused before any attempt was decided; `reason` says why.
     case refused(Refusal, reason: String)
     /// This source sent too many refused requests in the current interval.

@@ -25,6 +25,8 @@ public protocol VerifierStore: Sendable {
     func totpUsers() async throws -> [UserRecord]
     /// The one-time codes not used and not expired at `now`.
     func liveCodes(now: Date) async throws -> [IssuedCode]
+    /// The enrolment codes (a PIN chosen at the door) not used and not expired at `now`.
+    func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode]
     /// The signing secret of door `terminal` (`verifier terminal add`), nil when it has none
     /// (it signs with the site secret then).
     func doorSecret(terminal: String) async throws -> WebhookSecret?
@@ -70,6 +72,9 @@ public protocol AttemptTransaction: Sendable {
     func access(user name: String, door: String, at instant: Date) async throws -> UserAccess?
     /// Appends the attempt's audit record (never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
+    /// Makes `hash` (with its lookup tag) `user`'s PIN: their PIN line's hash replaced (the
+    /// TOTP secret stays), or a PIN line added for a user with cards only; false for no such user.
+    func setPIN(user: String, hash: PINHash, tag: String?) async throws -> Bool
 }
 
 /// A one-time code as the store keeps it: its hash, never the code.

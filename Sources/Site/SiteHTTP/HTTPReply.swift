@@ -15,6 +15,9 @@ public struct HTTPReply: Sendable, Equatable {
             status = 200
             body = VerificationResponseBody.encode(
                 granted: granted, message: message, unlockSeconds: unlockSeconds, user: user, duress: duress)
+        case .enrolment(let outcome):
+            status = 200
+            body = EnrolmentResponseBody.encode(outcome)
         case .secondFactorRequired:
             status = 200
             body = VerificationResponseBody.encode(granted: false, reason: AccessRefusal.secondFactorRequired.rawValue)

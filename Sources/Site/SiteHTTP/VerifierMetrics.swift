@@ -63,6 +63,7 @@ public final class VerifierMetrics: Sendable {
         case .answer(let granted, let message, _, _, _):
             return granted ? "granted" : message == "Locked out" ? "locked_out" : "denied"
         case .secondFactorRequired: return "second_factor_required"
+        case .enrolment(let outcome): return outcome.result
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

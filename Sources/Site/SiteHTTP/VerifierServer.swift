@@ -9,7 +9,8 @@ import SiteCore
 /// docs/openapi.yaml, decided by a ``ReferenceVerifier``, `POST /v1/events` (the terminals' forwarded
 /// journal records, a ``DoorEventIntake``), `POST /v1/credentials` (a door's signed
 /// credential replica, a ``CredentialService``), `GET /healthz` (200, with the store's
-/// reachability and connection counts) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
+/// reachability and connection counts), `POST /v1/enrol` (a PIN chosen at a door with an
+/// enrolment code, decided by the ``ReferenceVerifier``) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
@@ -20,7 +21,7 @@ public enum VerifierServer {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
-        var methods: [String: HTTPRequest.Method] = ["/verify": .post, "/healthz": .get, "/metrics": .get]
+        var methods: [String: HTTPRequest.Method] = ["/verify": .post, "/v1/enrol": .post, "/healthz": .get, "/metrics": .get]
         if events != nil { methods["/v1/events"] = .post }
         if credentials != nil { methods["/v1/credentials"] = .post }
         router.add(middleware: MethodNotAllowed(methods: methods))
@@ -34,6 +35,20 @@ public enum VerifierServer {
             let started = ContinuousClock.now
             let decision = await verifier.handle(incoming)
             metrics.record(decision, duration: ContinuousClock.now - started)
+            let reply = HTTPReply(decision)
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if reply.status == 429 { headers[.retryAfter] = String(verifier.retryAfterSeconds) }
+            return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }
+        router.post("/v1/enrol") { request, context -> Response in
+            // A PIN chosen at a door with an enrolment code (signed, as /verify; 4 KiB at most).
+            let incoming: ReferenceVerifier.Incoming
+            switch await signedRequest(request, context, maxBody: 4_096) {
+            case .success(let read): incoming = read
+            case .failure(let refusal): return refusal.response
+            }
+            let decision = await verifier.enrol(incoming)
+            metrics.recordEndpoint("enrol", result: VerifierMetrics.result(decision))
             let reply = HTTPReply(decision)
             var headers: HTTPFields = [.contentType: "application/json"]
             if reply.status == 429 { headers[.retryAfter] = String(verifier.retryAfterSeconds) }

@@ -126,12 +126,14 @@ public struct SQLConsoleStore: ConsoleStore {
         let seconds = Int64(now.timeIntervalSince1970)
         return try await database.read { sql in
             try await sql.raw(
-                "SELECT id, user_name, door, expires_at FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(bind: seconds) ORDER BY id DESC"
+                "SELECT id, user_name, door, expires_at, purpose FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(bind: seconds) ORDER BY id DESC"
             ).all()
         }.map { row in
-            UnusedCode(
+            var code = UnusedCode(
                 id: try row.integer("id"), user: try row.text("user_name"), door: try row.optionalText("door"),
                 expires: Date(timeIntervalSince1970: TimeInterval(try row.integer("expires_at"))))
+            code.enrolment = try row.text("purpose") == "enrol"
+            return code
         }
     }
 

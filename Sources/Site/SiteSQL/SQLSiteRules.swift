@@ -94,6 +94,15 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
     }
 }
 
+/// The `UPDATE` that replaces `name`'s PIN (its hash, lookup tag and the tag's key id; the
+/// TOTP secret stays); `RETURNING 1` when the user has a PIN line.
+func updatePINLine(name: String, hash: PINHash, tag: String?) -> SQLQueryString {
+    """
+    UPDATE kioskpad_users SET hash = \(bind: hash.description), lookup_tag = \(bind: tag), lookup_key_id = \(bind: tag.map(LookupKey.keyID(ofTag:)))
+    WHERE name = \(bind: name) AND kind = 'pin' RETURNING 1
+    """
+}
+
 /// The `INSERT` of one user line: its kind, hash, lookup tag with the tag's key id, and TOTP
 /// secret; `then` follows it (a conflict clause, `RETURNING 1`).
 func insertUserLine(_ record: UserRecord, then: String = "") -> SQLQueryString {

@@ -37,11 +37,7 @@ public struct SQLUserDirectory: VerifierAdministration {
     }
 
     public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
-        let changed = try await database.changed(
-            """
-            UPDATE kioskpad_users SET hash = \(bind: hash.description), lookup_tag = \(bind: tag), lookup_key_id = \(bind: tag.map(LookupKey.keyID(ofTag:)))
-            WHERE name = \(bind: name) AND kind = 'pin' RETURNING 1
-            """)
+        let changed = try await database.changed(updatePINLine(name: name, hash: hash, tag: tag))
         guard changed > 0 else { throw noPIN(name) }
     }
 
@@ -95,10 +91,18 @@ public struct SQLUserDirectory: VerifierAdministration {
     }
 
     public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
+        try await issueCode(user: user, hash: hash, expires: expires, door: door, purpose: "entry")
+    }
+
+    public func issueEnrolmentCode(user: String, hash: PINHash, expires: Date) async throws {
+        try await issueCode(user: user, hash: hash, expires: expires, door: nil, purpose: "enrol")
+    }
+
+    private func issueCode(user: String, hash: PINHash, expires: Date, door: String?, purpose: String) async throws {
         let issued = try await database.changed(
             """
-            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door)
-            SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door)
+            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door, purpose)
+            SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door), \(bind: purpose)
             WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(bind: user)) RETURNING 1
             """)
         guard issued > 0 else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }

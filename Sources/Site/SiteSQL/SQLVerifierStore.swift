@@ -66,10 +66,22 @@ public final class SQLVerifierStore: VerifierStore {
     }
 
     public func liveCodes(now: Date) async throws -> [IssuedCode] {
+        try await liveCodes(now: now, purpose: "entry")
+    }
+
+    public func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode] {
+        try await liveCodes(now: now, purpose: "enrol")
+    }
+
+    private func liveCodes(now: Date, purpose: String) async throws -> [IssuedCode] {
         let seconds = Int64(now.timeIntervalSince1970)
         return try await database.read { sql in
-            try await sql.raw("SELECT id, user_name, hash, door FROM kioskpad_codes WHERE used_at IS NULL AND expires_at > \(bind: seconds) ORDER BY id")
-                .all()
+            try await sql.raw(
+                """
+                SELECT id, user_name, hash, door FROM kioskpad_codes
+                WHERE used_at IS NULL AND expires_at > \(bind: seconds) AND purpose = \(bind: purpose) ORDER BY id
+                """
+            ).all()
         }.map { row in
             IssuedCode(
                 id: try row.integer("id"), user: try row.text("user_name"), hash: try PINHash(parsing: try row.text("hash")),
@@ -233,6 +245,14 @@ struct SQLAttemptTransaction: AttemptTransaction {
 
     func access(user name: String, door: String, at instant: Date) async throws -> UserAccess? {
         try await SQLSiteRulesTransaction(sql: database).access(user: name, door: door, at: instant)
+    }
+
+    func setPIN(user: String, hash: PINHash, tag: String?) async throws -> Bool {
+        if try await database.raw(updatePINLine(name: user, hash: hash, tag: tag)).all().count > 0 { return true }
+        // A user with cards only: the chosen PIN is their first PIN line.
+        guard try await database.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: user) LIMIT 1").first() != nil else { return false }
+        try await database.raw(insertUserLine(UserRecord(name: user, pinHash: hash, lookupTag: tag))).run()
+        return true
     }
 
     func audit(_ fields: [(String, String)]) async throws {

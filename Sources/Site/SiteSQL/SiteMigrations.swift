@@ -245,8 +245,10 @@ public enum SiteMigrations {
                 + t.replicaVersionTriggers(table: "kioskpad_door_unlock")
         },
         { t in
-            // Doors that ask for a card and then its holder's PIN: always, or in a schedule's windows.
+            // Doors that ask for a card and then its holder's PIN: always, or in a schedule's
+            // windows; a code's purpose: entry (it opens a door) or enrol (a PIN chosen at one).
             [
+                "ALTER TABLE kioskpad_codes ADD COLUMN purpose \(t.text) NOT NULL DEFAULT 'entry' CHECK (purpose IN ('entry', 'enrol'))",
                 """
                 CREATE TABLE kioskpad_door_card_pin (
                     terminal_id \(t.text) PRIMARY KEY,

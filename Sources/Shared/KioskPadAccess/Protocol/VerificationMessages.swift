@@ -69,7 +69,7 @@ public enum VerificationRequestBody {
         guard Identifier.isValid(wire.terminal_id) else {
             throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'")
         }
-        guard let kind = AttemptKind(rawValue: wire.kind) else { throw Invalid(description: "kind must be pin, code, card or card_pin") }
+        guard let kind = AttemptKind(rawValue: wire.kind), kind != .enrol else { throw Invalid(description: "kind must be pin, code, card or card_pin") }
         guard EntryOptions.lengthRange.contains(wire.value.utf8.count), let value = SecretDigits(ascii: wire.value) else {
             throw Invalid(description: "value must be 4 to 12 digits")
         }

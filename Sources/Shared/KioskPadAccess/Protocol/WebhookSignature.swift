@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskPadCore
 
 /// Standard Webhooks signatures: HMAC-SHA256 over `"<id>.<timestamp>.<body>"`, sent as
 /// `webhook-signature: v1,<base64>` with `webhook-id` and `webhook-timestamp` headers.

@@ -1,5 +1,3 @@
-import KioskPadCore
-
 /// Byte comparison whose running time depends only on the lengths, never on where the
 /// first difference is.
 public enum ConstantTime {

@@ -1,0 +1,108 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+
+/// `POST /v1/enrol`: a user chooses their own PIN at a door with an enrolment code an
+/// administrator issued (`kioskpad verifier user enrol-code`). The request passes the same
+/// checks as `/verify` and must be signed. Inside the terminal's lockout, like an attempt:
+/// a code that matches no live enrolment code counts as a wrong PIN; a PIN that is too easy
+/// (``WeakPIN``) or is the user's PIN or duress PIN now is refused and the code stays usable.
+/// Otherwise the code is used up and the PIN line replaced in one transaction with its audit
+/// record (`event: pin_enrolment`, never the PIN or code). The hashes run on the hashing
+/// pool's door lane, never on a cooperative thread.
+extension ReferenceVerifier {
+    public func enrol(_ request: Incoming) async -> VerifierDecision {
+        let now = clock()
+        let source = request.source ?? "unknown"
+        let (claimed, signedID): (String?, String?)
+        switch await admit(request, now: now, source: source) {
+        case .refused(let decision): return decision
+        case .admitted(let terminal, let id): (claimed, signedID) = (terminal, id)
+        }
+        guard let requestID = signedID else {
+            return await refuse(.unauthenticated, "a PIN is set only by a signed request: give the door its secret", request, source: source, now: now)
+        }
+        let decoded: EnrolmentRequestBody.Decoded
+        do {
+            decoded = try EnrolmentRequestBody.decode(request.body)
+        } catch {
+            return await refuse(.malformed, "\(error)", request, source: source, now: now)
+        }
+        guard decoded.terminalID == claimed else {
+            return await refuse(.malformed, ClaimedTerminal.mismatch(body: decoded.terminalID, claimed: claimed), request, source: source, now: now)
+        }
+        await acquire(terminal: decoded.terminalID)
+        defer { release(terminal: decoded.terminalID) }
+        let moment = Duration.seconds(now.timeIntervalSince1970)
+        let fields = [
+            ("time", timestamp(now)), ("terminal_id", decoded.terminalID), ("attempt_id", decoded.attemptID), ("kind", "enrol"),
+            ("event", "pin_enrolment"),
+        ]
+        do {
+            let policy = settings.lockout
+            let locked = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
+            let choice = locked ? nil : try await ReferenceVerifier.enrolmentChoice(decoded, now: now, store: store, lookup: settings.lookupKey)
+            let outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { tracker, transaction in
+                if try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
+                let outcome: EnrolmentOutcome
+                if locked || tracker.isLocked(at: moment) {
+                    outcome = .refused(reason: "locked_out")
+                } else if let choice {
+                    outcome = try await choice.apply(in: transaction, now: now)
+                } else {
+                    _ = tracker.recordDenial(at: moment)
+                    outcome = .refused(reason: "invalid_code")
+                }
+                var record = fields + [("result", outcome.result)]
+                if case .refused(let reason) = outcome { record.append(("reason", reason)) }
+                if let user = choice?.user { record.append(("user", user)) }
+                try await transaction.audit(record)
+                return outcome
+            }
+            return .enrolment(outcome)
+        } catch is Replayed {
+            return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+        } catch {
+            try? await store.audit(fields + [("result", "error"), ("reason", "\(error)")])
+            return .unavailable
+        }
+    }
+
+    /// What the hashes said of a request: the live enrolment code it matched, and the PIN
+    /// refused (why) or hashed to be set.
+    struct EnrolmentChoice: Sendable {
+        let code: IssuedCode
+        let refusal: String?
+        let hash: PINHash?
+        let tag: String?
+
+        var user: String { code.user }
+
+        /// Uses up the code and sets the PIN, or says why not (a refused PIN leaves the code).
+        func apply(in transaction: any AttemptTransaction, now: Date) async throws -> EnrolmentOutcome {
+            if let refusal { return .refused(reason: refusal) }
+            guard let hash, try await transaction.useCode(id: code.id, now: now) else { return .refused(reason: "invalid_code") }
+            guard try await transaction.setPIN(user: code.user, hash: hash, tag: tag) else { return .refused(reason: "invalid_code") }
+            return .pinSet(user: Identifier.isValid(code.user) ? code.user : nil)
+        }
+    }
+
+    /// Every live enrolment code's hash is checked (no early exit); for a match, the PIN's
+    /// strength, then the user's PIN lines (each checked), then the new hash, at the work
+    /// factor of the user's PIN now (the default for a user without one).
+    nonisolated static func enrolmentChoice(
+        _ request: EnrolmentRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
+    ) async throws -> EnrolmentChoice? {
+        let codes = try await store.liveEnrolmentCodes(now: now)
+        guard let code = try await HashingPool.shared.run(.door, { OneTimeCode.match(request.code, among: codes) }) else { return nil }
+        if WeakPIN.problem(request.pin) != nil { return EnrolmentChoice(code: code, refusal: "weak_pin", hash: nil, tag: nil) }
+        let lines = try await store.lines(of: code.user)
+        let pin = request.pin
+        if try await HashingPool.shared.run(.door, { lines.match(pin: pin, of: code.user) }) != nil {
+            return EnrolmentChoice(code: code, refusal: "previous_pin", hash: nil, tag: nil)
+        }
+        let iterations = lines.users.first { $0.name == code.user && !$0.card }?.pinHash.iterations ?? PINHash.defaultIterations
+        let hash = try await HashingPool.shared.makeHash(pin, iterations: iterations, lane: .door)
+        return EnrolmentChoice(code: code, refusal: nil, hash: hash, tag: lookup?.tag(pin, kind: .pin))
+    }
+}
