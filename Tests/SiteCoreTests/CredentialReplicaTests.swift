@@ -234,3 +234,40 @@ struct CredentialReplicaTests {
         }
     }
 }
+
+/// A PIN chosen at a door reaches the doors' replicas with the replica tag of the new PIN
+/// (never the old one's), so a door offline finds it with one HMAC.
+extension CredentialReplicaTests {
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aPINChosenAtTheDoorTravelsWithItsOwnReplicaTag(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        let keeping = try keeping(store)
+        for (name, pin) in [("ann", "4821"), ("ben", "5932")] {
+            let made = try hash(pin)
+            try await admin.add(name: name, hash: made, tag: nil)
+            try await keeping.tagForReplica(name: name, hash: made, value: SecretDigits(ascii: pin)!, kind: .pin)
+        }
+        try await admin.issueEnrolmentCode(user: "ann", hash: try hash("48213907"), expires: clock.now.addingTimeInterval(600))
+        let before = try await keeping.replicaVersion()
+        let reference = ReferenceVerifier(settings: ReferenceVerifier.Settings(secret: siteSecret), store: store.store, clock: clock.read)
+        let body = EnrolmentRequestBody.encode(
+            terminalID: "front", code: SecretDigits(ascii: "48213907")!, pin: SecretDigits(ascii: "3579")!, attemptID: UUID(), enteredAt: clock.now)
+        let seconds = Int(clock.now.timeIntervalSince1970)
+        let id = UUID().uuidString
+        let request = ReferenceVerifier.Incoming(
+            contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
+            webhookSignature: WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: siteSecret), body: body, terminal: "front")
+        #expect(await reference.enrol(request) == .enrolment(.pinSet(user: "ann")))
+        #expect(try await keeping.replicaVersion() > before, "doors must learn the new PIN")
+        let service = CredentialService(
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(), clock: clock.read)
+        let replica = try await service.replica(for: "front", now: clock.now)
+        let tagKey = try await keeping.tagKey()
+        let ann = try #require(replica.entries.first { $0.user == "ann" })
+        #expect(ann.tag == ReplicaTagKey.cut(tagKey.tag(SecretDigits(ascii: "3579")!, kind: .pin), bits: replica.tagBits))
+        #expect(ann.hash.matches(SecretDigits(ascii: "3579")!))
+        #expect(try await keeping.replicaTags()[ann.hash.description] == tagKey.tag(SecretDigits(ascii: "3579")!, kind: .pin), "the full tag, of the new PIN")
+    }
+}

@@ -8,7 +8,8 @@ import KioskPadCore
 /// a code that matches no live enrolment code counts as a wrong PIN; a PIN that is too easy
 /// (``WeakPIN``) or is the user's PIN or duress PIN now is refused and the code stays usable.
 /// Otherwise the code is used up and the PIN line replaced in one transaction with its audit
-/// record (`event: pin_enrolment`, never the PIN or code). The hashes run on the hashing
+/// record (`event: pin_enrolment`, never the PIN or code). The new PIN gets its lookup tag and
+/// its replica tag (when the site has made the tag key), as `user set-pin` gives. The hashes run on the hashing
 /// pool's door lane, never on a cooperative thread.
 extension ReferenceVerifier {
     public func enrol(_ request: Incoming) async -> VerifierDecision {
@@ -75,6 +76,7 @@ extension ReferenceVerifier {
         let refusal: String?
         let hash: PINHash?
         let tag: String?
+        var replicaTag: String? = nil
 
         var user: String { code.user }
 
@@ -82,7 +84,9 @@ extension ReferenceVerifier {
         func apply(in transaction: any AttemptTransaction, now: Date) async throws -> EnrolmentOutcome {
             if let refusal { return .refused(reason: refusal) }
             guard let hash, try await transaction.useCode(id: code.id, now: now) else { return .refused(reason: "invalid_code") }
-            guard try await transaction.setPIN(user: code.user, hash: hash, tag: tag) else { return .refused(reason: "invalid_code") }
+            guard try await transaction.setPIN(user: code.user, hash: hash, tag: tag, replicaTag: replicaTag) else {
+                return .refused(reason: "invalid_code")
+            }
             return .pinSet(user: Identifier.isValid(code.user) ? code.user : nil)
         }
     }
@@ -103,6 +107,8 @@ extension ReferenceVerifier {
         }
         let iterations = lines.users.first { $0.name == code.user && !$0.card }?.pinHash.iterations ?? PINHash.defaultIterations
         let hash = try await HashingPool.shared.makeHash(pin, iterations: iterations, lane: .door)
-        return EnrolmentChoice(code: code, refusal: nil, hash: hash, tag: lookup?.tag(pin, kind: .pin))
+        var choice = EnrolmentChoice(code: code, refusal: nil, hash: hash, tag: lookup?.tag(pin, kind: .pin))
+        choice.replicaTag = try await store.replicaTagKey()?.tag(pin, kind: .pin)
+        return choice
     }
 }

@@ -21,6 +21,9 @@ public protocol VerifierStore: Sendable {
     /// `door`'s card-and-PIN rule, with what deciding it at `instant` needs; nil: the door
     /// asks for one factor.
     func cardAndPIN(door: String, at instant: Date) async throws -> CardAndPINAccess?
+    /// The replica tag key, nil before any replica tag was made (a PIN chosen at a door is
+    /// tagged with it, so doors find it offline with one HMAC).
+    func replicaTagKey() async throws -> ReplicaTagKey?
     /// The enabled users that have a TOTP secret.
     func totpUsers() async throws -> [UserRecord]
     /// The one-time codes not used and not expired at `now`.
@@ -72,9 +75,10 @@ public protocol AttemptTransaction: Sendable {
     func access(user name: String, door: String, at instant: Date) async throws -> UserAccess?
     /// Appends the attempt's audit record (never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
-    /// Makes `hash` (with its lookup tag) `user`'s PIN: their PIN line's hash replaced (the
-    /// TOTP secret stays), or a PIN line added for a user with cards only; false for no such user.
-    func setPIN(user: String, hash: PINHash, tag: String?) async throws -> Bool
+    /// Makes `hash` (with its lookup tag and replica tag) `user`'s PIN: their PIN line's hash
+    /// replaced (the TOTP secret stays), or a PIN line added for a user with cards only; false
+    /// for no such user.
+    func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool
 }
 
 /// A one-time code as the store keeps it: its hash, never the code.

@@ -94,11 +94,13 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
     }
 }
 
-/// The `UPDATE` that replaces `name`'s PIN (its hash, lookup tag and the tag's key id; the
-/// TOTP secret stays); `RETURNING 1` when the user has a PIN line.
-func updatePINLine(name: String, hash: PINHash, tag: String?) -> SQLQueryString {
+/// The `UPDATE` that replaces `name`'s PIN (its hash, lookup tag and the tag's key id, and
+/// its replica tag: the old PIN's never stays with the new hash; the TOTP secret stays);
+/// `RETURNING 1` when the user has a PIN line.
+func updatePINLine(name: String, hash: PINHash, tag: String?, replicaTag: String? = nil) -> SQLQueryString {
     """
-    UPDATE kioskpad_users SET hash = \(bind: hash.description), lookup_tag = \(bind: tag), lookup_key_id = \(bind: tag.map(LookupKey.keyID(ofTag:)))
+    UPDATE kioskpad_users SET hash = \(bind: hash.description), lookup_tag = \(bind: tag), lookup_key_id = \(bind: tag.map(LookupKey.keyID(ofTag:))),
+        replica_tag = \(bind: replicaTag)
     WHERE name = \(bind: name) AND kind = 'pin' RETURNING 1
     """
 }

@@ -57,6 +57,13 @@ public final class SQLVerifierStore: VerifierStore {
         try await database.read { try await SQLSiteRulesTransaction(sql: $0).cardAndPIN(door: door, at: instant) }
     }
 
+    public func replicaTagKey() async throws -> ReplicaTagKey? {
+        let text = try await database.read { sql in
+            try await sql.raw("SELECT tag_key FROM kioskpad_replica WHERE id = 1").first()?.optionalText("tag_key")
+        }
+        return text.flatMap { Data(base64Encoded: $0) }.flatMap { $0.count == 32 ? ReplicaTagKey(raw: Array($0)) : nil }
+    }
+
     public func totpUsers() async throws -> [UserRecord] {
         try await database.read { sql in
             try await sql.raw(
@@ -247,11 +254,12 @@ struct SQLAttemptTransaction: AttemptTransaction {
         try await SQLSiteRulesTransaction(sql: database).access(user: name, door: door, at: instant)
     }
 
-    func setPIN(user: String, hash: PINHash, tag: String?) async throws -> Bool {
-        if try await database.raw(updatePINLine(name: user, hash: hash, tag: tag)).all().count > 0 { return true }
+    func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool {
+        if try await database.raw(updatePINLine(name: user, hash: hash, tag: tag, replicaTag: replicaTag)).all().count > 0 { return true }
         // A user with cards only: the chosen PIN is their first PIN line.
         guard try await database.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: user) LIMIT 1").first() != nil else { return false }
         try await database.raw(insertUserLine(UserRecord(name: user, pinHash: hash, lookupTag: tag))).run()
+        try await database.raw("UPDATE kioskpad_users SET replica_tag = \(bind: replicaTag) WHERE name = \(bind: user) AND kind = 'pin'").run()
         return true
     }
 
