@@ -5,7 +5,8 @@ import Testing
 /// A PIN chosen at a door: `kioskpad verifier user enrol-code` prints a code once, the user
 /// types it at a door with `entry.enrolment` (`simulate` against `verifier serve`), is refused
 /// a weak PIN there, chooses one twice, and then enters with it; the administrator never saw
-/// it, and neither the journal nor the log holds it.
+/// it, and neither the journal nor the log holds it; the door offline admits the new PIN from
+/// its next replica.
 extension OfflineDoorEndToEndTests {
     @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
     func aUserChoosesTheirPINAtTheDoorWithAnEnrolmentCode(_ store: AccessRulesEndToEndTests.Store) async throws {
@@ -42,6 +43,11 @@ extension OfflineDoorEndToEndTests {
             // The administrator sees only that bob has a PIN.
             let listed = try await site.cli(["verifier", "user", "list"])
             #expect(listed.stdout.contains("bob pin"), "\(listed.stdout)")
+            // The next replica carries it, tagged: the door offline admits bob with it.
+            #expect(try await door.credentials("sync").status == 0)
+            await server.stopped()
+            #expect(try await door.simulate("3579").frames.last?.contains("Access granted") == true)
+            #expect(door.attemptsOffline().last == "granted", "\(door.attemptsOffline())")
             // Ids (UUIDs, hex) may hold any four digits by chance: left out of the search.
             for text in [chosen.stderr, again.stderr, journal, listed.stdout] {
                 let unhexed = text.replacingOccurrences(of: "[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", with: "", options: .regularExpression)
