@@ -1,5 +1,5 @@
 # Sourced by the scripts that install what they need (setup.sh, arm64/toolchain.sh,
-# Tests/arm64/run-guest.sh): apt_install_missing PACKAGE... installs, as root or with sudo,
+# Tests/Guest/setup.sh): apt_install_missing PACKAGE... installs, as root or with sudo,
 # the Debian packages given that are not installed yet, and nothing when all are.
 apt_install_missing() {
     local missing=() package

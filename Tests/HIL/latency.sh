@@ -12,8 +12,6 @@
 #                                                 numeric keypad (uinput), key write -> frame
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
-[ -x "$hil/run-hil.sh" ] || { echo "latency: no $hil/run-hil.sh (shared/ must sit beside the checkout)" >&2; exit 2; }
 repeat=3
 evdev=''
 builds=(debug release)
@@ -36,5 +34,5 @@ for build in "${builds[@]}"; do
     args+=("$build=$(swift build "${flags[@]}" --show-bin-path)")
 done
 out=$(mktemp -d /tmp/kioskpad-latency.XXXXXX)
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-1800} "$hil/run-hil.sh" "EVDEV_ONLY=$evdev sh '$repo/Tests/HIL/latency-guest.sh' '$out' '$repeat' ${args[*]}" | tee "$out/console.log" | grep '^latency:'
+GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$repo/Tests/Guest/run.sh" "EVDEV_ONLY=$evdev sh '$repo/Tests/HIL/latency-guest.sh' '$out' '$repeat' ${args[*]}" | tee "$out/console.log" | grep '^latency:'
 echo "latency: artifacts in $out" >&2

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Power cuts at the block level (issue 47): boots the HIL guest (../shared/hil/run-hil.sh)
+# Power cuts at the block level (issue 47): boots the HIL guest (Tests/Guest/run.sh)
 # and runs Tests/HIL/powercut-guest.sh there: the door's state directory on ext4 over the
 # kernel's dm-log-writes while `kioskpad run` takes attempts on the emulated keypad, forwards
 # events, syncs its replica and is reloaded; then crash states rebuilt from the record and
-# checked (Tests/HIL/powercut-replay.py). Needs ../shared/hil/setup.sh to have run.
+# checked (Tests/HIL/powercut-replay.py). Needs Tests/Guest/setup.sh to have run.
 #
 #   Tests/HIL/powercut.sh                    16 states, the door started on every 2nd (CI)
 #   Tests/HIL/powercut.sh --states 0 --door-every 10    every flush point (and every 4th
@@ -16,8 +16,6 @@
 # figures) and is kept in the artifacts folder it names.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
-[ -x "$hil/run-hil.sh" ] || { echo "powercut: no $hil/run-hil.sh (shared/ must sit beside the checkout)" >&2; exit 2; }
 states=16; door_every=2; seed=47; wear=
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,7 +38,7 @@ else
     guest="sh '$repo/Tests/HIL/powercut-guest.sh' '$bin' '$out' $states $seed $door_every"
 fi
 # The guest keeps the 32 MB device, its record and the replayed images in memory.
-HIL_MEM=${HIL_MEM:-2G} HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-3600} "$hil/run-hil.sh" "$guest" | tee "$out/console.log"
+GUEST_MEM=${GUEST_MEM:-2G} GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600} "$repo/Tests/Guest/run.sh" "$guest" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "powercut: guest exit $status; artifacts in $out" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hardware-in-loop suite: boots a real Linux kernel with gpio-sim under QEMU once
-# (../shared/hil/run-hil.sh) and runs every check in Tests/HIL/guest.sh against a real
-# GPIO chip through libgpiod. Needs ../shared/hil/setup.sh to have run (.ci/run does).
+# (Tests/Guest/run.sh) and runs every check in Tests/HIL/guest.sh against a real GPIO chip
+# through libgpiod. Needs Tests/Guest/setup.sh to have run (.ci/run does).
 #
 #   Tests/HIL/run.sh                                     the default build (.build, libgpiod 1.6)
 #   PKG_CONFIG_PATH=/opt/gpiod2/lib/pkgconfig \
@@ -17,8 +17,6 @@
 # .ci/run makes it while other parts build.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-hil=${KIOSKPAD_HIL_DIR:-$repo/../shared/hil}
-[ -x "$hil/run-hil.sh" ] || { echo "hil: no $hil/run-hil.sh (shared/ must sit beside the checkout)" >&2; exit 2; }
 scratch=()
 api=''
 e2e_root=''
@@ -56,7 +54,7 @@ if [ -n "$e2e_root" ]; then
     # The guest's root is an overlay on a tmpfs (half the guest's memory): the deployment
     # tests install both programs (kioskpad and kioskpad-verifier, about 200 MB with their
     # symbols) and then both packages into it; 1 GB ran out of space.
-    export HIL_MEM=${HIL_MEM:-2G}
+    export GUEST_MEM=${GUEST_MEM:-2G}
 fi
 cd "$repo"
 swift build "${scratch[@]}" --product kioskpad >&2
@@ -66,7 +64,7 @@ out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
 set +e
 # The guest's time limit: the whole suite with the deployment tests took just over 900 s
 # once on this 2-core machine with CPU steal (a CI run, 26 November 2026): 1,800 s.
-HIL_RWDIR=$out HIL_TIMEOUT=${HIL_TIMEOUT:-1800} "$hil/run-hil.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release' '$deb_dir'" | tee "$out/console.log"
+GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$repo/Tests/Guest/run.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release' '$deb_dir'" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "hil: guest exit $status; artifacts in $out" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hardware-in-loop on arm64: the arm64 release build of kioskpad (scripts/cross-arm64.sh, linked
 # against Debian trixie's libgpiod 2.x) runs the GPIO suite, Tests/HIL/guest.sh, on a real
-# kernel GPIO chip (gpio-sim) inside an emulated arm64 system (Tests/arm64/run-guest.sh). By
+# kernel GPIO chip (gpio-sim) inside an emulated arm64 system (Tests/Guest/run.sh --arch arm64). By
 # default its core (HIL_SUITE=core): every key scanned, a PIN through `run`, the relay pulsed on
 # a grant and never on a denial, the relay off after a kill -9 (the kernel releasing it, and
 # `door off` on a model of Raspberry Pi's kernel, which keeps it driven). `--all` runs every
@@ -58,7 +58,7 @@ idle_door=$bin/kioskpad
 footprint+="; sh '$repo/Tests/arm64/idle-wakeups.sh' '$idle_door' '$repo/config/users.example'"
 # The guest's root is an overlay on tmpfs (half the guest's memory); the suite's files are small.
 set +e
-GUEST_RWDIR=$out GUEST_MEM=${GUEST_MEM:-2G} "$repo/Tests/arm64/run-guest.sh" \
+GUEST_RWDIR=$out GUEST_MEM=${GUEST_MEM:-2G} "$repo/Tests/Guest/run.sh" --arch arm64 \
     "uname -m; HIL_SUITE=$suite sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' 2; rc=\$? $footprint; exit \$rc" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
