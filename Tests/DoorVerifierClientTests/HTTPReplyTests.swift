@@ -11,7 +11,7 @@ import Testing
 struct HTTPReplyTests {
     @Test(arguments: [
         (VerifierDecision.granted(unlockSeconds: 4), 200, "{\"decision\":\"granted\",\"unlock_seconds\":4}"),
-        (.denied("Locked out"), 200, "{\"decision\":\"denied\",\"message\":\"Locked out\"}"),
+        (.lockedOut, 200, "{\"decision\":\"denied\",\"message\":\"Locked out\"}"),
         (.refused(.malformed, reason: "body larger than 16384 bytes"), 400, "{\"error\":\"body larger than 16384 bytes\"}"),
         (.refused(.unauthenticated, reason: "no signature"), 401, "{\"error\":\"no signature\"}"),
         (.refused(.replayed, reason: "webhook-id was already used (replay)"), 409, "{\"error\":\"webhook-id was already used (replay)\"}"),

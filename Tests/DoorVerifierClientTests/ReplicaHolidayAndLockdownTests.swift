@@ -30,12 +30,12 @@ extension ReplicaKeeperTests {
         let signed = try ruledReplica(version: 3, holidays: [today: ""], mode: lockdown)
         #expect(String(decoding: signed.payload, as: UTF8.self).contains("\"requires\":[\"holidays\",\"lockdown\"]"))
         try keeper.accept(signed, receivedAt: boot.instant)
-        #expect(try await decide(keeper, "1470") == .denied(reason: "lockdown"))
-        #expect(try await decide(keeper, "2581") == .denied(reason: "lockdown"))
+        #expect(try await decide(keeper, "1470") == .denied(reason: .lockdown))
+        #expect(try await decide(keeper, "2581") == .denied(reason: .lockdown))
         #expect(try await decide(keeper, "3691") == .granted(user: "dana"))
         // The lockdown lifted at the next sync; the holiday still refuses bob's schedule.
         try keeper.accept(try ruledReplica(version: 4, holidays: [today: ""], mode: nil), receivedAt: boot.instant)
-        #expect(try await decide(keeper, "1470") == .denied(reason: "holiday"))
+        #expect(try await decide(keeper, "1470") == .denied(reason: .holiday))
         #expect(try await decide(keeper, "2581") == .granted(user: "carl"))
         try keeper.accept(try ruledReplica(version: 5, holidays: [:], mode: nil), receivedAt: boot.instant)
         #expect(try await decide(keeper, "1470") == .granted(user: "bob"))
@@ -79,8 +79,8 @@ extension ReplicaKeeperTests {
         let attempt = { (kind: AttemptKind, value: String, pin: String?) in
             VerificationAttempt(terminalID: "front-door", kind: kind, value: SecretDigits(ascii: value)!, pin: pin.map { SecretDigits(ascii: $0)! })
         }
-        #expect(await verifier.verify(attempt(.card, "00445566", nil)) == .denied(reason: "second_factor_required"))
-        #expect(await verifier.verify(attempt(.pin, "2581", nil)) == .denied(reason: "second_factor_required"))
+        #expect(await verifier.verify(attempt(.card, "00445566", nil)) == .denied(reason: .secondFactorRequired))
+        #expect(await verifier.verify(attempt(.pin, "2581", nil)) == .denied(reason: .secondFactorRequired))
         #expect(await verifier.verify(attempt(.cardPIN, "00445566", "1470")) == .granted(user: "bob"))
         #expect(await verifier.verify(attempt(.cardPIN, "00445566", "2581")) == .denied())
         // A card_pin rule naming a schedule the replica lacks is refused whole.

@@ -149,7 +149,7 @@ struct ReplicaKeeperTests {
         let keeper = keeper()
         // 1_790_000_000 is 2026-09-21 13:33 UTC: outside the 01:00-02:00 schedule.
         try keeper.accept(try replica(version: 3, users: ["bob": "1470", "dana": "3691"], rules: ["bob": "schedule=night"]), receivedAt: boot.instant)
-        #expect(try await decide(keeper, "1470") == .denied(reason: "outside_schedule"))
+        #expect(try await decide(keeper, "1470") == .denied(reason: .outsideSchedule))
         #expect(try await decide(keeper, "3691") == .granted(user: "dana"))
     }
 

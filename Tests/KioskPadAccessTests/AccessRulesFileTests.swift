@@ -61,18 +61,18 @@ struct AccessRulesFileTests {
         let clock = Mutex(friday)
         let verifier = LocalVerifier(users: file, clock: { clock.withLock { $0 } })
         #expect(await verifier.verify(attempt("2468", at: "front-door")) == .granted(user: "ana"))
-        #expect(await verifier.verify(attempt("2468", at: "side-door")) == .denied(reason: "not_permitted_here"))
+        #expect(await verifier.verify(attempt("2468", at: "side-door")) == .denied(reason: .notPermittedHere))
         #expect(await verifier.verify(attempt("1357", at: "back-door")) == .granted(user: "cleaner"))
-        #expect(await verifier.verify(attempt("1357", at: "front-door")) == .denied(reason: "not_permitted_here"))
+        #expect(await verifier.verify(attempt("1357", at: "front-door")) == .denied(reason: .notPermittedHere))
         clock.withLock { $0 = friday.addingTimeInterval(3 * 3600) }  // 22:00
-        #expect(await verifier.verify(attempt("1357", at: "back-door")) == .denied(reason: "outside_schedule"))
+        #expect(await verifier.verify(attempt("1357", at: "back-door")) == .denied(reason: .outsideSchedule))
         clock.withLock { $0 = ISO8601DateFormatter().date(from: "2027-01-01T00:00:00Z")! }  // 01:00 on 1 January in Berlin
-        #expect(await verifier.verify(attempt("2468", at: "front-door")) == .denied(reason: "expired"))
+        #expect(await verifier.verify(attempt("2468", at: "front-door")) == .denied(reason: .expired))
         var site = file.site
         site.rules["ana"] = AccessRule(disabled: true)
         file = UsersFile(users: file.users, site: site)
         verifier.replaceUsers(file)
-        #expect(await verifier.verify(attempt("2468", at: "front-door")) == .denied(reason: "disabled"))
+        #expect(await verifier.verify(attempt("2468", at: "front-door")) == .denied(reason: .disabled))
         #expect(await verifier.verify(attempt("0000", at: "front-door")) == .denied())
     }
 
@@ -87,7 +87,7 @@ struct AccessRulesFileTests {
                 """, source: "users")
         let verifier = LocalVerifier(users: file, clockTrusted: { false })
         #expect(await verifier.verify(attempt("2468", at: "front-door")) == .granted(user: "ana"))
-        #expect(await verifier.verify(attempt("1357", at: "front-door")) == .denied(reason: "clock_not_trusted"))
+        #expect(await verifier.verify(attempt("1357", at: "front-door")) == .denied(reason: .clockNotTrusted))
         let trusted = LocalVerifier(users: file, clockTrusted: { true })
         #expect(await trusted.verify(attempt("1357", at: "front-door")) == .granted(user: "cleaner"))
     }

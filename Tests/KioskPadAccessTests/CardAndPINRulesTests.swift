@@ -39,7 +39,7 @@ struct CardAndPINRulesTests {
     @Test func cardAndPINLinesRoundTripThroughTheFileText() throws {
         let file = try UsersFile(parsing: Self.text, source: "users")
         #expect(file.site.cardAndPIN == ["vault": CardAndPINRule(), "lobby": CardAndPINRule(schedule: "nights")])
-        #expect(file.site.requires == ["holidays", "card_pin"])
+        #expect(file.site.requires.map(\.rawValue) == ["holidays", "card_pin"])
         let again = try UsersFile(parsing: UsersFile.text(for: file.users, site: file.site, header: "test"), source: "again")
         #expect(again == file)
         #expect(CardAndPINRule(rule: "schedule=nights") == CardAndPINRule(schedule: "nights"))
@@ -79,7 +79,7 @@ struct CardAndPINRulesTests {
     @Test func aCardAndPINDoorRefusesOneFactorAndAdmitsTheCardWithItsHoldersOwnPIN() async throws {
         let file = try UsersFile(parsing: Self.text, source: "users")
         let verifier = LocalVerifier(users: file, clock: { self.christmasEve(9) })
-        let second = AttemptOutcome.denied(reason: "second_factor_required")
+        let second = AttemptOutcome.denied(reason: .secondFactorRequired)
         #expect(await verifier.verify(attempt("vault", .card, "00123456")) == second)
         #expect(await verifier.verify(attempt("vault", .pin, "2468")) == second)
         #expect(await verifier.verify(attempt("vault", .code, "246813")) == second)

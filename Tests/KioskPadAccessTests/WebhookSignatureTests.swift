@@ -143,7 +143,7 @@ struct VerificationMessageTests {
         #expect(try decode("{\"decision\":\"granted\",\"unlock_seconds\":600,\"message\":\"Hi\"}") == .granted(message: "Hi", unlockSeconds: 600))
         #expect(try decode("{\"decision\":\"denied\"}") == .denied())
         // The one reason a verifier sends; any other is not the door's to know and is dropped.
-        #expect(try decode("{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}") == .denied(reason: "second_factor_required"))
+        #expect(try decode("{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}") == .denied(reason: .secondFactorRequired))
         #expect(try decode("{\"decision\":\"denied\",\"reason\":\"holiday\"}") == .denied())
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("{\"decision\":\"maybe\"}") }
         #expect(throws: VerificationResponseBody.Invalid.self) { try decode("<html>") }
@@ -200,7 +200,7 @@ struct EnrolmentMessageTests {
 
     @Test func answersDecodeStrictly() throws {
         #expect(try EnrolmentResponseBody.decode(EnrolmentResponseBody.encode(.pinSet(user: "ana"))) == .pinSet(user: "ana"))
-        #expect(try EnrolmentResponseBody.decode(EnrolmentResponseBody.encode(.refused(reason: "weak_pin"))) == .refused(reason: "weak_pin"))
+        #expect(try EnrolmentResponseBody.decode(EnrolmentResponseBody.encode(.refused(.weakPIN))) == .refused(.weakPIN))
         #expect(throws: VerificationResponseBody.Invalid.self) { try EnrolmentResponseBody.decode(Array(#"{"result":"refused","reason":"because"}"#.utf8)) }
         #expect(throws: VerificationResponseBody.Invalid.self) { try EnrolmentResponseBody.decode(Array(#"{"result":"granted"}"#.utf8)) }
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Entry model: a card, then its PIN")
 struct CardThenPINTests {
     let clock = ManualEntryClock()
-    static let second = AttemptOutcome.denied(reason: EntryModel.secondFactorReason)
+    static let second = AttemptOutcome.denied(reason: .secondFactorRequired)
 
     func model(_ options: EntryOptions = EntryOptions()) -> EntryModel {
         EntryModel(options: options, clock: clock, randomness: SeededRandomness(seed: 5))

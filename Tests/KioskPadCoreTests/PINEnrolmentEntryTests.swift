@@ -63,18 +63,18 @@ struct PINEnrolmentEntryTests {
         let entry = model(EntryOptions(lockout: LockoutPolicy(maxFailures: 2), enrolment: true))
         func enrol() -> Submission? { type("#48213907#25802580", into: entry).first }
         let first = enrol()
-        #expect(entry.completeEnrolment(attempt: first!.attempt, outcome: .refused(reason: "previous_pin")))
+        #expect(entry.completeEnrolment(attempt: first!.attempt, outcome: .refused(.previousPIN)))
         #expect(entry.phase == .result(.denied) && prompt(entry) == "Not the old PIN")
         #expect(entry.recentFailures == 0)
         clock.advance(by: .seconds(3))
         entry.tick()
         let second = enrol()
-        #expect(entry.completeEnrolment(attempt: second!.attempt, outcome: .refused(reason: "invalid_code")))
+        #expect(entry.completeEnrolment(attempt: second!.attempt, outcome: .refused(.invalidCode)))
         #expect(prompt(entry) == "Code not valid" && entry.recentFailures == 1)
         clock.advance(by: .seconds(3))
         entry.tick()
         let third = enrol()
-        #expect(entry.completeEnrolment(attempt: third!.attempt, outcome: .refused(reason: "invalid_code")))
+        #expect(entry.completeEnrolment(attempt: third!.attempt, outcome: .refused(.invalidCode)))
         #expect(entry.phase == .lockedOut)
     }
 

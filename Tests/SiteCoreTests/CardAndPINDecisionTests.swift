@@ -62,7 +62,7 @@ extension AccessDecisionTests {
         #expect(try await lastAttempt(store)["reason"] == "no match")
         #expect(await reference.handle(cardAndPIN("00999999", "2580", at: "vault")) == .denied())
         #expect(await reference.handle(cardAndPIN("00445566", "2580", at: "vault")) == .denied())
-        #expect(await reference.handle(cardAndPIN("00112233", "2580", at: "vault")) == .denied("Locked out"))
+        #expect(await reference.handle(cardAndPIN("00112233", "2580", at: "vault")) == .lockedOut)
         // Other doors take one factor.
         #expect(await reference.handle(request("00445566", at: "front-door", kind: "card")) == .granted(unlockSeconds: 4, user: "bob"))
         // The user's own rules still apply after both factors.

@@ -129,7 +129,7 @@ struct CredentialReplicaTests {
         try await admin.setMode(.lockdown, door: nil, by: "ops", at: clock.now)
         let ruled = try await service.replica(for: "front", now: clock.now)
         #expect(ruled.holidays == ["2027-01-14": "schedule=short", "2027-12-24": "schedule=short"] && ruled.schedules["short"] == "daily 10:00-12:00")
-        #expect(ruled.mode?.mode == .lockdown && ruled.mode?.setBy == "ops" && ruled.requires == ["holidays", "lockdown"])
+        #expect(ruled.mode?.mode == .lockdown && ruled.mode?.setBy == "ops" && ruled.requires.map(\.rawValue) == ["holidays", "lockdown"])
         // The site's offline check travels too, and moves the version.
         let before = try await keeping.replicaVersion()
         try await admin.setModeCheck(seconds: 300)
@@ -144,7 +144,7 @@ struct CredentialReplicaTests {
         try await admin.setUnlock(door: "back", DoorUnlockSchedule(schedule: "short"))
         let front = try await service.replica(for: "front", now: clock.now)
         #expect(front.unlock == DoorUnlockSchedule(schedule: "opening", firstIn: true) && front.schedules["opening"] == "mon-sat 08:00-18:00")
-        #expect(front.requires.contains("unlock_schedule"))
+        #expect(front.requires.contains(.unlockSchedule))
         #expect(try await admin.siteRules().unlockSchedules.keys.sorted() == ["back", "front"])
         await #expect(throws: UserEditError.self) { try await admin.removeSchedule(name: "opening") }
         await #expect(throws: UserEditError.self) { try await admin.setUnlock(door: "side", DoorUnlockSchedule(schedule: "nope")) }
@@ -159,7 +159,7 @@ struct CredentialReplicaTests {
         #expect(try await keeping.replicaVersion() > withoutRule)
         let twoFactor = try await service.replica(for: "front", now: clock.now)
         #expect(twoFactor.cardAndPIN == CardAndPINRule(schedule: "nights") && twoFactor.schedules["nights"] == "daily 20:00-24:00")
-        #expect(twoFactor.requires.contains("card_pin"))
+        #expect(twoFactor.requires.contains(.cardPIN))
         let encoded = try ReplicaMessage.replica(twoFactor).encoded()
         #expect(try ReplicaMessage(decoding: encoded) == .replica(twoFactor))
         #expect(try await service.replica(for: "back", now: clock.now).cardAndPIN == nil)

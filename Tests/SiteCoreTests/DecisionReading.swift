@@ -5,6 +5,7 @@ extension VerifierDecision {
     var answerText: String? {
         if case .answer(let granted, _, _, _, _) = self { return granted ? "granted" : "denied" }
         if case .secondFactorRequired = self { return "second_factor_required" }
+        if case .lockedOut = self { return "denied" }
         return nil
     }
 
@@ -17,7 +18,7 @@ extension VerifierDecision {
     /// A short name for counting outcomes: the refusal, "throttled", "answer" or "unavailable".
     var outcomeName: String {
         switch self {
-        case .answer, .secondFactorRequired, .enrolment: return "answer"
+        case .answer, .lockedOut, .secondFactorRequired, .enrolment: return "answer"
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

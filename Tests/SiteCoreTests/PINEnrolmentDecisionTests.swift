@@ -36,9 +36,9 @@ extension AccessDecisionTests {
         defer { Task { await store.destroy() } }
         let reference = verifier(store)
         try await issue("48213907", to: "bob", in: store)
-        #expect(await reference.enrol(enrolment("48213907", "1111")) == .enrolment(.refused(reason: "weak_pin")))
-        #expect(await reference.enrol(enrolment("48213907", "1470")) == .enrolment(.refused(reason: "previous_pin")))
-        #expect(await reference.enrol(enrolment("48213907", "1471")) == .enrolment(.refused(reason: "previous_pin")), "nor the duress PIN")
+        #expect(await reference.enrol(enrolment("48213907", "1111")) == .enrolment(.refused(.weakPIN)))
+        #expect(await reference.enrol(enrolment("48213907", "1470")) == .enrolment(.refused(.previousPIN)))
+        #expect(await reference.enrol(enrolment("48213907", "1471")) == .enrolment(.refused(.previousPIN)), "nor the duress PIN")
         #expect(try await lastEnrolment(store)["reason"] == "previous_pin")
         #expect(try await lastEnrolment(store)["user"] == "bob")
         // The enrolment code opens no door.
@@ -51,7 +51,7 @@ extension AccessDecisionTests {
         // The new PIN opens, the old one does not; the code is used up.
         #expect(await reference.handle(request("3579", at: "front-door")) == .granted(unlockSeconds: 4, user: "bob"))
         #expect(await reference.handle(request("1470", at: "front-door")) == .denied())
-        #expect(await reference.enrol(enrolment("48213907", "4680")) == .enrolment(.refused(reason: "invalid_code")))
+        #expect(await reference.enrol(enrolment("48213907", "4680")) == .enrolment(.refused(.invalidCode)))
         // The duress PIN is kept.
         #expect(await reference.handle(request("1471", at: "front-door")) == .granted(unlockSeconds: 4, user: "bob", duress: true))
     }
@@ -63,14 +63,14 @@ extension AccessDecisionTests {
         let reference = verifier(store, lockout: LockoutPolicy(maxFailures: 3))
         try await issue("55501234", to: "alice", in: store, enrolment: false)
         try await issue("77712345", to: "alice", in: store)
-        #expect(await reference.enrol(enrolment("55501234", "3579")) == .enrolment(.refused(reason: "invalid_code")), "an entry code sets no PIN")
+        #expect(await reference.enrol(enrolment("55501234", "3579")) == .enrolment(.refused(.invalidCode)), "an entry code sets no PIN")
         #expect(try await lastEnrolment(store)["user"] == nil)
         clock.advance(2 * 3600)
-        #expect(await reference.enrol(enrolment("77712345", "3579")) == .enrolment(.refused(reason: "invalid_code")), "expired")
+        #expect(await reference.enrol(enrolment("77712345", "3579")) == .enrolment(.refused(.invalidCode)), "expired")
         // Within the lockout's window (the first failure was two hours ago): expired, then two wrong.
-        for _ in 0..<2 { #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(reason: "invalid_code"))) }
-        #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(reason: "locked_out")))
-        #expect(await reference.handle(request("2580", at: "front-door")) == .denied("Locked out"), "the terminal's one lockout")
+        for _ in 0..<2 { #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(.invalidCode))) }
+        #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(.lockedOut)))
+        #expect(await reference.handle(request("2580", at: "front-door")) == .lockedOut, "the terminal's one lockout")
         // Signed and once only: a replay is refused, an unsigned request too.
         let other = verifier(store)
         try await issue("90817263", to: "alice", in: store)

@@ -142,16 +142,16 @@ struct ReferenceVerifierAbuseTests {
         let store = try await store()
         defer { Task { await store.destroy() } }
         let reference = make(store, lockout: LockoutPolicy(maxFailures: 5, lockout: .seconds(60)))
-        let replies = await withTaskGroup(of: String.self) { group in
+        let replies = await withTaskGroup(of: VerifierDecision.self) { group in
             for _ in 0..<30 {
-                group.addTask { "\(await reference.handle(request("0000")))" }
+                group.addTask { await reference.handle(request("0000")) }
             }
-            var all: [String] = []
+            var all: [VerifierDecision] = []
             for await reply in group { all.append(reply) }
             return all
         }
         #expect(replies.count == 30)
-        #expect(replies.filter { $0.contains("Locked out") }.count == 25, "exactly max_failures denials are checked, the rest are locked out")
+        #expect(replies.filter { $0 == .lockedOut }.count == 25, "exactly max_failures denials are checked, the rest are locked out")
     }
 
     @Test func aClosedDatabaseIsUnavailableNotADenial() async throws {

@@ -43,7 +43,7 @@ public actor JournalSink: TerminalEventSink {
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
-            if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason))) }
+            if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason.rawValue))) }
             if let note = provenance.offline {
                 if let refusal = note.refusal {
                     fields.append(("offline_refused", .text(refusal)))
@@ -62,7 +62,7 @@ public actor JournalSink: TerminalEventSink {
         case .pinEnrolment(let id, let outcome, let lockedOut):
             var fields: [(String, JournalValue)] = [("attempt_id", .text(id)), ("result", .text(outcome.result))]
             if case .pinSet(let user?) = outcome { fields.append(("user", .text(user))) }
-            if case .refused(let reason) = outcome { fields.append(("reason", .text(reason))) }
+            if case .refused(let reason) = outcome { fields.append(("reason", .text(reason.rawValue))) }
             await record("pin_enrolment", fields)
             if lockedOut { await record("lockout", []) }
         case .remoteUnlockRefused(let reason):

@@ -72,16 +72,14 @@ public struct CredentialReplica: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// The rules beyond the base ones this replica uses (``ReplicaMessage/understoodRules``).
-    public var requires: [String] {
-        var names: [String] = []
-        if !holidays.isEmpty { names.append("holidays") }
-        if mode != nil || modeCheck != nil || rules.values.contains(where: { $0.split(separator: " ").contains("responder") }) {
-            names.append("lockdown")
+    /// The rules beyond the base ones this replica uses. A responder is read from the rule's
+    /// parsed fields (a rule that does not parse is refused where the door compiles it).
+    public var requires: [ReplicaRequirement] {
+        let responders = rules.values.contains { text in
+            (try? AccessRule(fields: text.split(separator: " ")))?.responder == true
         }
-        if unlock != nil { names.append("unlock_schedule") }
-        if cardAndPIN != nil { names.append("card_pin") }
-        return names
+        return ReplicaRequirement.needed(
+            holidays: !holidays.isEmpty, lockdown: mode != nil || modeCheck != nil || responders, unlockSchedule: unlock != nil, cardPIN: cardAndPIN != nil)
     }
 }
 
@@ -130,17 +128,13 @@ public enum ReplicaMessage: Sendable, Equatable {
             if let unlock = replica.unlock { object["unlock"] = unlock.rule }
             if let rule = replica.cardAndPIN { object["card_pin"] = rule.rule }
             let requires = replica.requires
-            if !requires.isEmpty { object["requires"] = requires }
+            if !requires.isEmpty { object["requires"] = requires.map(\.rawValue) }
         case .confirmation(_, _, let issuedAt):
             object["kind"] = "confirmation"
             object["issued_at"] = ReplicaTime.format(issuedAt)
         }
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
-
-    /// The rule names in a payload's `requires` this door applies beyond the base rules
-    /// (doors, schedules, validity, disabled).
-    public static let understoodRules: Set<String> = ["holidays", "lockdown", "unlock_schedule", "card_pin"]
 
     /// A message from its signed bytes; an error names the field.
     public init(decoding bytes: [UInt8]) throws {
@@ -157,7 +151,7 @@ public enum ReplicaMessage: Sendable, Equatable {
         // decides offline by fewer rules than the server decides by.
         if let required = object["requires"] {
             guard let names = required as? [String] else { throw ReplicaError("requires must be a list of rule names") }
-            if let unknown = names.first(where: { !ReplicaMessage.understoodRules.contains($0) }) {
+            if let unknown = names.first(where: { ReplicaRequirement(rawValue: $0) == nil }) {
                 throw ReplicaError(
                     "the replica requires '\(unknown)', rules this version of kioskpad does not apply; update the door (it will not decide offline by fewer rules than the site)"
                 )

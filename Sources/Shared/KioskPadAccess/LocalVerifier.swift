@@ -51,7 +51,7 @@ public struct LocalVerifier: Verifier {
         if attempt.kind != .cardPIN, rules.cardAndPIN[attempt.terminalID] != nil,
             rules.secondFactorRequired(door: attempt.terminalID, at: clockTrusted() ? clock() : nil)
         {
-            return .denied(reason: AccessRefusal.secondFactorRequired.rawValue)
+            return .denied(reason: .secondFactorRequired)
         }
         let tagged = lookup?(attempt.value, attempt.kind == .cardPIN ? .card : attempt.kind)
         // The hashes run on the hashing pool's door lane, never on a cooperative thread; a
@@ -71,7 +71,7 @@ public struct LocalVerifier: Verifier {
         if rule != nil || rules.modes.isSet {
             let now: Date? = rule?.needsClock == true && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {
-                return .denied(reason: refusal.rawValue)
+                return .denied(reason: refusal)
             }
         }
         return .granted(user: matched.name, duress: matched.duress)

@@ -8,7 +8,7 @@ public enum AttemptOutcome: Equatable, Sendable {
     /// Wrong PIN or code, or a user's access rules refused it; counts towards lockout.
     /// `reason` (e.g. `outside_schedule`, from a local verifier) goes to the journal only,
     /// never to the display.
-    case denied(message: String? = nil, reason: String? = nil)
+    case denied(message: String? = nil, reason: DenialReason? = nil)
     /// No usable answer (timeout, bad response, verifier down). Door stays shut;
     /// never counts as a wrong PIN.
     case unavailable
@@ -32,8 +32,8 @@ public enum AttemptOutcome: Equatable, Sendable {
     /// door that wants a card and a PIN (`second_factor_required`). Not a denial to signal:
     /// the door prompts for the PIN instead of buzzing.
     public func asksForPIN(after kind: AttemptKind) -> Bool {
-        guard kind == .card, case .denied(_, let reason?) = self else { return false }
-        return reason == EntryModel.secondFactorReason
+        guard kind == .card, case .denied(_, .secondFactorRequired?) = self else { return false }
+        return true
     }
 
     /// A grant made with a duress PIN (never shown; see ``granted(message:unlockSeconds:user:duress:)``).

@@ -153,7 +153,7 @@ public final class EntryModel {
         case .pinSet:
             phase = .result(.granted)
         case .refused(let reason):
-            phase = reason == "invalid_code" && lockout.recordDenial(at: now) != nil ? .lockedOut : .result(.denied)
+            phase = reason == .invalidCode && lockout.recordDenial(at: now) != nil ? .lockedOut : .result(.denied)
         case .unavailable:
             phase = .result(.unavailable)
         }
@@ -175,13 +175,13 @@ public final class EntryModel {
             lockout.recordGrant()
             resultMessage = message
             phase = .result(.granted)
-        case .denied(_, .some(EntryModel.secondFactorReason)) where card != nil:
+        case .denied(_, .secondFactorRequired?) where card != nil:
             // Not a denial: the door wants this card's PIN next. Nothing was guessed.
             heldCard = card
             started = true
             lastActivity = now
             phase = .entering
-        case .denied(let message, .some(EntryModel.secondFactorReason)):
+        case .denied(let message, .secondFactorRequired?):
             // A PIN or code alone at a card-and-PIN door: denied, but no guess was checked.
             resultMessage = message
             phase = .result(.denied)
@@ -199,9 +199,6 @@ public final class EntryModel {
     public func tick() {
         expire(at: clock.now)
     }
-
-    /// The verifier's reason for a single factor at a card-and-PIN door.
-    public static let secondFactorReason = "second_factor_required"
 
     /// Whether a card is held while its PIN is asked for.
     public var holdsCard: Bool { heldCard != nil }

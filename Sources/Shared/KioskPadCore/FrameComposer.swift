@@ -96,10 +96,10 @@ public struct FrameComposer: Sendable {
     private func enrolmentRefusal(_ outcome: EnrolmentOutcome?) -> String? {
         guard case .refused(let reason)? = outcome else { return nil }
         switch reason {
-        case "invalid_code": return texts.codeInvalid
-        case "weak_pin": return texts.weakPIN
-        case "previous_pin": return texts.previousPIN
-        default: return nil
+        case .invalidCode: return texts.codeInvalid
+        case .weakPIN: return texts.weakPIN
+        case .previousPIN: return texts.previousPIN
+        case .lockedOut: return nil
         }
     }
 

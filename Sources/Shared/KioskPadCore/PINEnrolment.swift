@@ -35,9 +35,8 @@ public enum EnrolmentNotice: Equatable, Sendable {
 public enum EnrolmentOutcome: Equatable, Sendable {
     /// The PIN is set; `user` names whose (journaled, never shown).
     case pinSet(user: String?)
-    /// Refused: `invalid_code` (no live enrolment code matched; counts toward the lockout),
-    /// `weak_pin`, `previous_pin` (the user's PIN or duress PIN now) or `locked_out`.
-    case refused(reason: String)
+    /// Refused, and why (``EnrolmentRefusal``).
+    case refused(EnrolmentRefusal)
     /// No usable answer: nothing was set.
     case unavailable
 

@@ -47,15 +47,15 @@ extension ReferenceVerifier {
                 if try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
                 let outcome: EnrolmentOutcome
                 if locked || tracker.isLocked(at: moment) {
-                    outcome = .refused(reason: "locked_out")
+                    outcome = .refused(.lockedOut)
                 } else if let choice {
                     outcome = try await choice.apply(in: transaction, now: now)
                 } else {
                     _ = tracker.recordDenial(at: moment)
-                    outcome = .refused(reason: "invalid_code")
+                    outcome = .refused(.invalidCode)
                 }
                 var record = fields + [("result", outcome.result)]
-                if case .refused(let reason) = outcome { record.append(("reason", reason)) }
+                if case .refused(let reason) = outcome { record.append(("reason", reason.rawValue)) }
                 if let user = choice?.user { record.append(("user", user)) }
                 try await transaction.audit(record)
                 return outcome
@@ -73,7 +73,7 @@ extension ReferenceVerifier {
     /// refused (why) or hashed to be set.
     struct EnrolmentChoice: Sendable {
         let code: IssuedCode
-        let refusal: String?
+        let refusal: EnrolmentRefusal?
         let hash: PINHash?
         let tag: String?
         var replicaTag: String? = nil
@@ -82,10 +82,10 @@ extension ReferenceVerifier {
 
         /// Uses up the code and sets the PIN, or says why not (a refused PIN leaves the code).
         func apply(in transaction: any AttemptTransaction, now: Date) async throws -> EnrolmentOutcome {
-            if let refusal { return .refused(reason: refusal) }
-            guard let hash, try await transaction.useCode(id: code.id, now: now) else { return .refused(reason: "invalid_code") }
+            if let refusal { return .refused(refusal) }
+            guard let hash, try await transaction.useCode(id: code.id, now: now) else { return .refused(.invalidCode) }
             guard try await transaction.setPIN(user: code.user, hash: hash, tag: tag, replicaTag: replicaTag) else {
-                return .refused(reason: "invalid_code")
+                return .refused(.invalidCode)
             }
             return .pinSet(user: Identifier.isValid(code.user) ? code.user : nil)
         }
@@ -99,11 +99,11 @@ extension ReferenceVerifier {
     ) async throws -> EnrolmentChoice? {
         let codes = try await store.liveEnrolmentCodes(now: now)
         guard let code = try await HashingPool.shared.run(.door, { OneTimeCode.match(request.code, among: codes) }) else { return nil }
-        if WeakPIN.problem(request.pin) != nil { return EnrolmentChoice(code: code, refusal: "weak_pin", hash: nil, tag: nil) }
+        if WeakPIN.problem(request.pin) != nil { return EnrolmentChoice(code: code, refusal: .weakPIN, hash: nil, tag: nil) }
         let lines = try await store.lines(of: code.user)
         let pin = request.pin
         if try await HashingPool.shared.run(.door, { lines.match(pin: pin, of: code.user) }) != nil {
-            return EnrolmentChoice(code: code, refusal: "previous_pin", hash: nil, tag: nil)
+            return EnrolmentChoice(code: code, refusal: .previousPIN, hash: nil, tag: nil)
         }
         let iterations = lines.users.first { $0.name == code.user && !$0.card }?.pinHash.iterations ?? PINHash.defaultIterations
         let hash = try await HashingPool.shared.makeHash(pin, iterations: iterations, lane: .door)

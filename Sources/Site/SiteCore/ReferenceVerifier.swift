@@ -218,7 +218,7 @@ public actor ReferenceVerifier {
         }
         switch outcome {
         case .locked:
-            return .denied("Locked out")
+            return .lockedOut
         case .decided(let user?, let duress):
             // A name that is not a valid identifier (an old codes file) is not sent.
             return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
@@ -238,7 +238,7 @@ public actor ReferenceVerifier {
         case locked
         case decided(user: String?, duress: Bool)
         /// The credential matched `user`, whose access rules refused it.
-        case refused(user: String, duress: Bool, AccessRefusal)
+        case refused(user: String, duress: Bool, DenialReason)
         /// A single factor at a door that asks for a card and a PIN now.
         case secondFactorRequired
     }
@@ -385,7 +385,7 @@ public actor ReferenceVerifier {
         case .decided(nil, _):
             fields += [("decision", "denied"), ("reason", "no match")]
         case .secondFactorRequired:
-            fields += [("decision", "denied"), ("reason", AccessRefusal.secondFactorRequired.rawValue)]
+            fields += [("decision", "denied"), ("reason", DenialReason.secondFactorRequired.rawValue)]
         case .refused(let user, let duress, let refusal):
             // A duress PIN outside its rules is denied, and still audited as duress.
             fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])

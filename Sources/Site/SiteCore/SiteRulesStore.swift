@@ -208,7 +208,7 @@ public final class AccessCompilationCache: Sendable {
     /// Why the user may not open `door` at `instant`. A stored rule that cannot be read
     /// refuses (`disabled`: fail secure); while the host does not know the site's zone, a
     /// rule that needs the clock refuses (`clock_not_trusted`).
-    public func refusal(_ access: UserAccess, door: String, at instant: Date) -> AccessRefusal? {
+    public func refusal(_ access: UserAccess, door: String, at instant: Date) -> DenialReason? {
         let lockdown = access.mode == .lockdown
         guard let text = access.ruleText else { return lockdown ? .lockdown : nil }
         guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }

@@ -5,9 +5,11 @@ import KioskPadCore
 /// 200 answer, 400 malformed, 401 unsigned, 409 replayed, 429, 503).
 public enum VerifierDecision: Sendable, Equatable {
     /// An answer for the terminal: granted (with the unlock time, if configured, and the
-    /// user, and `duress` when the user typed their duress PIN) or denied (with a message
-    /// such as "Locked out").
+    /// user, and `duress` when the user typed their duress PIN) or denied.
     case answer(granted: Bool, message: String?, unlockSeconds: Int?, user: String?, duress: Bool)
+    /// Denied because the terminal is locked out: on the wire a `denied` whose message is
+    /// ``lockedOutMessage``; in the metrics `locked_out`.
+    case lockedOut
     /// Denied at a card-and-PIN door: a card alone, a PIN alone or a code was offered. The
     /// answer says so (`reason: second_factor_required`), so after a card the door asks for
     /// its holder's PIN. Decided from the door's rule alone, before any hash: it tells
@@ -33,6 +35,9 @@ public enum VerifierDecision: Sendable, Equatable {
 
         public static func < (lhs: Refusal, rhs: Refusal) -> Bool { lhs.rawValue < rhs.rawValue }
     }
+
+    /// The message a locked-out terminal's answer carries.
+    public static let lockedOutMessage = "Locked out"
 
     public static func granted(unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false) -> VerifierDecision {
         .answer(granted: true, message: nil, unlockSeconds: unlockSeconds, user: user, duress: duress)

@@ -15,12 +15,15 @@ public struct HTTPReply: Sendable, Equatable {
             status = 200
             body = VerificationResponseBody.encode(
                 granted: granted, message: message, unlockSeconds: unlockSeconds, user: user, duress: duress)
+        case .lockedOut:
+            status = 200
+            body = VerificationResponseBody.encode(granted: false, message: VerifierDecision.lockedOutMessage)
         case .enrolment(let outcome):
             status = 200
             body = EnrolmentResponseBody.encode(outcome)
         case .secondFactorRequired:
             status = 200
-            body = VerificationResponseBody.encode(granted: false, reason: AccessRefusal.secondFactorRequired.rawValue)
+            body = VerificationResponseBody.encode(granted: false, reason: .secondFactorRequired)
         case .refused(let refusal, let reason):
             switch refusal {
             case .malformed: status = 400

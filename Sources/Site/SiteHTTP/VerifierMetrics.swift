@@ -1,3 +1,4 @@
+import KioskPadCore
 import Metrics
 import Prometheus
 import SiteCore
@@ -60,9 +61,9 @@ public final class VerifierMetrics: Sendable {
     /// The `result` label: granted, denied, second_factor_required, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
     static func result(_ decision: VerifierDecision) -> String {
         switch decision {
-        case .answer(let granted, let message, _, _, _):
-            return granted ? "granted" : message == "Locked out" ? "locked_out" : "denied"
-        case .secondFactorRequired: return "second_factor_required"
+        case .answer(let granted, _, _, _, _): return granted ? "granted" : "denied"
+        case .lockedOut: return "locked_out"
+        case .secondFactorRequired: return DenialReason.secondFactorRequired.rawValue
         case .enrolment(let outcome): return outcome.result
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 
 /// The one place that decides whether a matched user may open a door now, for the site
 /// server and for a terminal's local verifier alike. Pure: no I/O, the time passed in.
@@ -17,7 +18,7 @@ public enum AccessEvaluator {
     ///   - lockdown: whether `door` is in lockdown now.
     public static func refusal(
         _ rule: AccessRule?, schedule: WeeklySchedule?, door: String, now: SiteTime?, holidays: HolidayCalendar = .none, lockdown: Bool = false
-    ) -> AccessRefusal? {
+    ) -> DenialReason? {
         guard let rule else { return lockdown ? .lockdown : nil }
         if rule.disabled { return .disabled }
         if let doors = rule.doors, !doors.contains(door) { return .notPermittedHere }

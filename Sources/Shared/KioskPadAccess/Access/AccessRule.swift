@@ -94,23 +94,6 @@ public struct AccessRule: Sendable, Equatable {
     }
 }
 
-/// Why a matched credential was refused by its user's rules. On the wire it is a plain
-/// `denied`; the reason goes only to the audit record or the terminal's journal.
-public enum AccessRefusal: String, Sendable, Equatable, CaseIterable {
-    case disabled
-    case notPermittedHere = "not_permitted_here"
-    case clockNotTrusted = "clock_not_trusted"
-    case notYetValid = "not_yet_valid"
-    case expired
-    case outsideSchedule = "outside_schedule"
-    /// A holiday: the user's schedule does not apply today (or the holiday's own excludes now).
-    case holiday
-    /// The door is in lockdown and the user is not a responder.
-    case lockdown
-    /// The door asks for a card and its holder's PIN; one of them alone (or a code) was offered.
-    case secondFactorRequired = "second_factor_required"
-}
-
 extension Substring {
     /// Without leading and trailing spaces and tabs (cheaper than Foundation's trimming,
     /// which a stored rule's parse would pay per field).

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 
 /// The access rules of a whole site as one value: its time zone, its named schedules, its
 /// holidays, each user's rule and the doors' modes (lockdown, release). The users file
@@ -34,15 +35,12 @@ public struct SiteRules: Sendable, Equatable {
         self.modes = modes
     }
 
-    /// The rule names beyond the base ones (doors, schedules, validity, disabled) that this
-    /// site's rules use, as a replica's `requires` lists them: a door that does not apply
-    /// one must not decide offline by these rules.
-    public var requires: [String] {
-        var names: [String] = []
-        if !holidays.isEmpty { names.append("holidays") }
-        if modes.isSet || modeCheck != nil || rules.values.contains(where: \.responder) { names.append("lockdown") }
-        if !cardAndPIN.isEmpty { names.append("card_pin") }
-        return names
+    /// The rules beyond the base ones (doors, schedules, validity, disabled) that this site
+    /// uses at any door; each door's replica names those it uses at that door.
+    public var requires: [ReplicaRequirement] {
+        ReplicaRequirement.needed(
+            holidays: !holidays.isEmpty, lockdown: modes.isSet || modeCheck != nil || rules.values.contains(where: \.responder),
+            unlockSchedule: !unlockSchedules.isEmpty, cardPIN: !cardAndPIN.isEmpty)
     }
 
     /// The doors named by any rule, sorted.
@@ -123,13 +121,13 @@ public struct CompiledSiteRules: Sendable {
 
     /// Why `user` may not open `door` at `instant` (nil: they may); `instant` nil when the
     /// clock is not trusted.
-    public func refusal(user: String, door: String, at instant: Date?) -> AccessRefusal? {
+    public func refusal(user: String, door: String, at instant: Date?) -> DenialReason? {
         refusal(rules[user], door: door, at: instant)
     }
 
     /// Why `rule` (a user's, from ``rules``; nil: the default) does not let its user open
     /// `door` at `instant`.
-    public func refusal(_ rule: AccessRule?, door: String, at instant: Date?) -> AccessRefusal? {
+    public func refusal(_ rule: AccessRule?, door: String, at instant: Date?) -> DenialReason? {
         AccessEvaluator.refusal(
             rule, schedule: rule?.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) },
             holidays: holidays, lockdown: modes.mode(at: door) == .lockdown)

@@ -65,14 +65,12 @@ public enum EnrolmentRequestBody {
 /// `/v1/enrol`'s answer: `{"result": "pin_set", "user": "ana"}` or `{"result": "refused",
 /// "reason": "invalid_code" | "weak_pin" | "previous_pin" | "locked_out"}`.
 public enum EnrolmentResponseBody {
-    /// The refusal reasons a verifier may send.
-    public static let reasons: Set<String> = ["invalid_code", "weak_pin", "previous_pin", "locked_out"]
 
     public static func encode(_ outcome: EnrolmentOutcome) -> [UInt8] {
         switch outcome {
         case .pinSet(let user?): return Array("{\"result\":\"pin_set\",\"user\":\(VerificationRequestBody.jsonString(user))}".utf8)
         case .pinSet(nil): return Array("{\"result\":\"pin_set\"}".utf8)
-        case .refused(let reason): return Array("{\"result\":\"refused\",\"reason\":\(VerificationRequestBody.jsonString(reason))}".utf8)
+        case .refused(let reason): return Array("{\"result\":\"refused\",\"reason\":\(VerificationRequestBody.jsonString(reason.rawValue))}".utf8)
         case .unavailable: return Array("{\"result\":\"error\"}".utf8)
         }
     }
@@ -95,10 +93,10 @@ public enum EnrolmentResponseBody {
             if let user = wire.user, !Identifier.isValid(user) { throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'") }
             return .pinSet(user: wire.user)
         case "refused":
-            guard let reason = wire.reason, reasons.contains(reason) else {
-                throw Invalid(description: "reason must be one of \(reasons.sorted().joined(separator: ", "))")
+            guard let reason = wire.reason.flatMap(EnrolmentRefusal.init(rawValue:)) else {
+                throw Invalid(description: "reason must be one of \(EnrolmentRefusal.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
             }
-            return .refused(reason: reason)
+            return .refused(reason)
         default:
             throw Invalid(description: "unknown result (want pin_set or refused)")
         }

@@ -136,22 +136,19 @@ public enum VerificationResponseBody {
         case "denied" where wire.duress == true:
             throw Invalid(description: "duress is only valid on a grant")
         case "denied":
-            switch wire.reason {
-            case nil: return .denied(message: message)
-            case AccessRefusal.secondFactorRequired.rawValue?: return .denied(message: message, reason: AccessRefusal.secondFactorRequired.rawValue)
             // Other reasons are not the door's to know (the display never says why): dropped.
-            default: return .denied(message: message)
-            }
+            let reason = wire.reason.flatMap(DenialReason.init(rawValue:)).flatMap { DenialReason.wireReasons.contains($0) ? $0 : nil }
+            return .denied(message: message, reason: reason)
         default:
             throw Invalid(description: "unknown decision (want granted or denied)")
         }
     }
 
     public static func encode(
-        granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false, reason: String? = nil
+        granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false, reason: DenialReason? = nil
     ) -> [UInt8] {
         var text = "{\"decision\":\"\(granted ? "granted" : "denied")\""
-        if let reason, !granted { text += ",\"reason\":\(VerificationRequestBody.jsonString(reason))" }
+        if let reason, !granted { text += ",\"reason\":\(VerificationRequestBody.jsonString(reason.rawValue))" }
         if let message { text += ",\"message\":\(VerificationRequestBody.jsonString(message))" }
         if let unlockSeconds { text += ",\"unlock_seconds\":\(unlockSeconds)" }
         if let user { text += ",\"user\":\(VerificationRequestBody.jsonString(user))" }

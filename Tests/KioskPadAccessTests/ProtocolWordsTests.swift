@@ -1,0 +1,45 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import Testing
+
+/// The protocol's words, each typed once, hold the strings the wire, the audit, the journal
+/// and the metrics have always carried: a renamed case must not change what doors, sites and
+/// dashboards read.
+@Suite("The protocol's words on the wire")
+struct ProtocolWordsTests {
+    @Test func denialReasonsKeepTheirWords() {
+        #expect(
+            DenialReason.allCases.map(\.rawValue) == [
+                "disabled", "not_permitted_here", "clock_not_trusted", "not_yet_valid", "expired", "outside_schedule", "holiday", "lockdown",
+                "second_factor_required",
+            ])
+        #expect(DenialReason.wireReasons == [.secondFactorRequired])
+    }
+
+    @Test func enrolmentRefusalsKeepTheirWords() throws {
+        #expect(EnrolmentRefusal.allCases.map(\.rawValue) == ["invalid_code", "weak_pin", "previous_pin", "locked_out"])
+        for refusal in EnrolmentRefusal.allCases {
+            let body = EnrolmentResponseBody.encode(.refused(refusal))
+            #expect(String(decoding: body, as: UTF8.self) == "{\"result\":\"refused\",\"reason\":\"\(refusal.rawValue)\"}")
+            #expect(try EnrolmentResponseBody.decode(body) == .refused(refusal))
+        }
+    }
+
+    @Test func replicaRequirementsKeepTheirNames() {
+        #expect(ReplicaRequirement.allCases.map(\.rawValue) == ["holidays", "lockdown", "unlock_schedule", "card_pin"])
+        #expect(ReplicaRequirement.needed(holidays: false, lockdown: true, unlockSchedule: false, cardPIN: true) == [.lockdown, .cardPIN])
+    }
+
+    @Test func onlyTheWiresReasonReachesTheDoor() throws {
+        let decoded = try VerificationResponseBody.decode(Array("{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}".utf8))
+        #expect(decoded == .denied(reason: .secondFactorRequired))
+        // A reason that is the site's to know (or unknown) is dropped, as before it was typed.
+        for reason in ["outside_schedule", "lockdown", "no_such_reason"] {
+            let plain = try VerificationResponseBody.decode(Array("{\"decision\":\"denied\",\"reason\":\"\(reason)\"}".utf8))
+            #expect(plain == .denied(), "\(reason)")
+        }
+        let encoded = String(decoding: VerificationResponseBody.encode(granted: false, reason: .secondFactorRequired), as: UTF8.self)
+        #expect(encoded == "{\"decision\":\"denied\",\"reason\":\"second_factor_required\"}")
+    }
+}
