@@ -372,9 +372,16 @@ def main():
         form.find_element(By.CSS_SELECTOR, "button").click()
         wait_for(driver, lambda d: d.find_elements(By.ID, "error") and "no-such-schedule" in d.find_element(By.ID, "error").text, "the refused holiday")
         assert "2030-12-26" not in driver.find_element(By.ID, "holidays").text
+        # Hours that are not HH:MM-HH:MM are refused, not taken as the whole day.
+        form = driver.find_element(By.ID, "add-holiday")
+        form.find_element(By.NAME, "date").send_keys("12272030")
+        form.find_element(By.NAME, "hours").send_keys("12:00")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "error") and "'12:00' is not its hours" in d.find_element(By.ID, "error").text, "the refused hours")
+        assert "2030-12-27" not in driver.find_element(By.ID, "holidays").text
         driver.find_element(By.CSS_SELECTOR, "#holidays form button").click()
         wait_for(driver, lambda d: "No holidays." in d.find_element(By.ID, "holidays").text, "the holiday removed")
-        step("saved a holiday from the Site page, had a bad one refused naming its schedule, removed the first")
+        step("saved a holiday from the Site page, had one naming no schedule and one with hours 12:00 refused, removed the first")
 
         # An enrolment code from dana's edit page, shown once; at a door with entry.enrolment she
         # chooses her own PIN with it; her old PIN no longer opens, the new one does.

@@ -62,3 +62,17 @@ struct OfflineReportingTests {
         #expect(HealthState().body == "keypad ok, verifier ok\nkioskpad \(KioskPadVersion.version)\n")
     }
 }
+
+/// `kioskpad_door_mode`: one series per mode, 1 for the one the door is in, from the first scrape.
+@Suite("The door mode metric")
+struct DoorModeMetricTests {
+    @Test func aNewDoorIsNormalFromItsFirstScrapeAndAChangeMovesTheOne() async {
+        let metrics = TerminalMetrics()
+        let start = metrics.exposition()
+        #expect(start.contains("kioskpad_door_mode{mode=\"normal\"} 1"), "\(start)")
+        #expect(start.contains("kioskpad_door_mode{mode=\"lockdown\"} 0") && start.contains("kioskpad_door_mode{mode=\"release\"} 0"), "\(start)")
+        await metrics.handle(.doorMode(DoorModeChange(mode: .lockdown, source: "site", setBy: "ops")))
+        let locked = metrics.exposition()
+        #expect(locked.contains("kioskpad_door_mode{mode=\"lockdown\"} 1") && locked.contains("kioskpad_door_mode{mode=\"normal\"} 0"), "\(locked)")
+    }
+}

@@ -28,6 +28,9 @@ extension OfflineDoorEndToEndTests {
             #expect(await peer.waitUntilReady())
             try door.configure(port: server.port)
             #expect(try await door.credentials("sync").status == 0)
+            // `credentials show` names the rule the replica carries and what it requires of the door.
+            let shown = try await door.credentials("show").stdout
+            #expect(shown.contains("card and PIN: always\n") && shown.contains("requires: card_pin\n") && shown.contains("unlock schedule: none\n"), "\(shown)")
             // The same door, its keys and card from the reader: `kioskpad run`.
             var config = try String(contentsOfFile: door.config, encoding: .utf8)
             config +=

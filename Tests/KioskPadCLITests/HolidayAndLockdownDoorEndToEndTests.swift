@@ -76,6 +76,12 @@ extension OfflineDoorEndToEndTests {
             // Each run of the door in lockdown journaled it as it started; none since the lift.
             let later = try modeRecords(door)
             #expect(later.count == 4 && later.allSatisfy { $0.hasPrefix("lockdown:site:cli:") }, "\(later)")
+            // Each run's journal starts with `start`; its mode comes after it, never before.
+            let types = try String(contentsOf: door.state.appendingPathComponent("journal.jsonl"), encoding: .utf8).split(separator: "\n").map {
+                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String ?? "?"
+            }
+            #expect(types.first == "start", "\(types)")
+            #expect(!zip(types, types.dropFirst()).contains { $0 == "door_mode" && $1 == "start" }, "\(types)")
         }
     }
 }

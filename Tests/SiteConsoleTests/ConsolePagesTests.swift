@@ -72,6 +72,40 @@ struct ConsolePagesTests {
         }
     }
 
+    @Test("Every change on the console is one audit record of the command line's shape; a refused one none", arguments: StoreUnderTest.Kind.allCases)
+    func changesAreAuditedInOneShape(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let browser = Browser(client)
+            try await browser.logIn()
+            let token = try await browser.csrf()
+            let changes: [(path: String, fields: [(String, String)], action: String)] = [
+                ("/console/site/card-pin", [("door", "front-door"), ("schedule", "always")], "card_pin_set"),
+                ("/console/site/card-pin", [("door", "front-door")], "card_pin_set"),
+                ("/console/site/holidays", [("date", "2030-12-25"), ("hours", "12:00-24:00")], "holiday_set"),
+                ("/console/site/holidays/remove", [("date", "2030-12-25")], "holiday_remove"),
+                ("/console/site/mode", [("mode", "lockdown"), ("door", "lobby")], "mode_set"),
+                ("/console/site/mode", [("mode", "site"), ("door", "lobby")], "mode_set"),
+            ]
+            for change in changes {
+                let before = try await harness.under.auditRecords().filter { $0["action"] != nil }.count
+                let answer = try await browser.post(change.path, [("csrf", token)] + change.fields)
+                #expect(answer.status == .seeOther, "\(change.path): \(String(buffer: answer.body))")
+                let added = Array(try await harness.under.auditRecords().filter { $0["action"] != nil }.dropFirst(before))
+                #expect(added.count == 1 && added.first?["action"] == change.action, "\(change.path): \(added)")
+                let record = added.first ?? [:]
+                #expect(record["admin"] == "alice" && record["source"]?.isEmpty == false && record["time"]?.hasSuffix("Z") == true, "\(record)")
+            }
+            // Refused: hours that are not HH:MM-HH:MM, a door's own mode cleared where it has none.
+            let before = try await harness.under.auditRecords().count
+            let hours = try await browser.post("/console/site/holidays", [("csrf", token), ("date", "2030-12-26"), ("hours", "12:00")])
+            #expect(hours.status == .badRequest && String(buffer: hours.body).contains("12:00&#39; is not its hours"), "\(String(buffer: hours.body))")
+            let clear = try await browser.post("/console/site/mode", [("csrf", token), ("mode", "site"), ("door", "nowhere")])
+            #expect(clear.status == .badRequest && String(buffer: clear.body).contains("has no mode of its own"), "\(String(buffer: clear.body))")
+            #expect(try await harness.under.auditRecords().count == before, "nothing changed, nothing audited")
+            #expect(try await harness.under.administration.siteRules().holidays.isEmpty)
+        }
+    }
+
     @Test("A one-time code is shown once, no-store, never audited; it can be listed and revoked", arguments: StoreUnderTest.Kind.allCases)
     func codes(kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in

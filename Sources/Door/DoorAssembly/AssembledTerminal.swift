@@ -24,6 +24,8 @@ public struct AssembledTerminal: Sendable {
     /// the way out, then the display and the verifier client are closed. With
     /// `reloadingFrom` (the config file's path), SIGHUP reloads the users file and texts.
     public func run(signals: [UnixSignal], reloadingFrom configPath: String? = nil, logger: Logger) async throws {
+        // `start` is the journal's first record of a run: before the mode the replica holds.
+        services.bus.publish(.started)
         if let monitor = services.doorMonitor {
             let controller = self.controller
             await monitor.onTamperChange { await controller.tamperChanged($0) }

@@ -28,7 +28,6 @@ public enum TerminalRunner {
         configuration.gracefulShutdownSignals = signals
         configuration.logger = logger
         let group = ServiceGroup(configuration: configuration)
-        daemon.bus.publish(.started)
         do {
             try await group.run()
         } catch {

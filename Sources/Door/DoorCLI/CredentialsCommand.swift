@@ -79,6 +79,10 @@ struct CredentialsShowCommand: AsyncParsableCommand {
         writeLine("time zone \(replica.timeZone ?? "(the door's own)"); schedules: \(replica.schedules.keys.sorted().joined(separator: ", ").ifEmpty("none"))")
         writeLine("holidays: \(replica.holidays.keys.sorted().joined(separator: ", ").ifEmpty("none"))")
         writeLine("mode: " + (replica.mode.map { "\($0.mode.rawValue) (set by \($0.setBy) at \(CredentialsShowCommand.stamp($0.setAt)))" } ?? "normal"))
+        writeLine("offline check: " + (replica.modeCheck.map { "\($0) s since the last sync" } ?? "off"))
+        writeLine("unlock schedule: " + (replica.unlock?.rule ?? "none"))
+        writeLine("card and PIN: " + (replica.cardAndPIN?.rule ?? "no"))
+        writeLine("requires: " + replica.requires.map(\.rawValue).joined(separator: ", ").ifEmpty("none"))
         var kinds: [String: [String: Int]] = [:]
         for entry in replica.entries { kinds[entry.user, default: [:]][entry.kind, default: 0] += 1 }
         writeLine("\(kinds.count) user\(kinds.count == 1 ? "" : "s"):")

@@ -58,6 +58,16 @@ public final class TerminalMetrics: TerminalEventSink {
         tampered = Metrics.Gauge(label: "kioskpad_tamper_active", factory: factory)
         replicaAge = Metrics.Gauge(label: "kioskpad_replica_age_seconds", factory: factory)
         replicaVersion = Metrics.Gauge(label: "kioskpad_replica_version", factory: factory)
+        // A door starts normal; the mode controller's first change (a held replica, the fire
+        // alarm) moves it. So the series is there from the first scrape, not the first change.
+        recordMode(.normal)
+    }
+
+    /// One gauge per mode, 1 for the one the door is in.
+    private func recordMode(_ current: DoorMode) {
+        for mode in DoorMode.allCases {
+            Metrics.Gauge(label: "kioskpad_door_mode", dimensions: [("mode", mode.rawValue)], factory: factory).record(mode == current ? 1 : 0)
+        }
     }
 
     public func handle(_ event: TerminalEvent) async {
@@ -114,10 +124,7 @@ public final class TerminalMetrics: TerminalEventSink {
             default: break
             }
         case .doorMode(let change):
-            // One gauge per mode, 1 for the one the door is in.
-            for mode in DoorMode.allCases {
-                Metrics.Gauge(label: "kioskpad_door_mode", dimensions: [("mode", mode.rawValue)], factory: factory).record(mode == change.mode ? 1 : 0)
-            }
+            recordMode(change.mode)
         case .eventsDropped(let sink, let count):
             Metrics.Counter(label: "kioskpad_events_dropped_total", dimensions: [("sink", sink)], factory: factory)
                 .increment(by: count)

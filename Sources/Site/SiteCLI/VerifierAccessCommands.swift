@@ -105,7 +105,7 @@ struct VerifierScheduleCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.administer { try await $0.setSchedule(name: name, spec: spec) }
+            try await target.change(.scheduleSet, [("schedule", name), ("spec", spec)]) { try await $0.administration.setSchedule(name: name, spec: spec) }
             writeLine("schedule '\(name)' set")
         }
     }
@@ -132,7 +132,7 @@ struct VerifierScheduleCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.administer { try await $0.removeSchedule(name: name) }
+            try await target.change(.scheduleRemove, [("schedule", name)]) { try await $0.administration.removeSchedule(name: name) }
             writeLine("schedule '\(name)' removed")
         }
     }
@@ -162,7 +162,7 @@ struct VerifierSiteCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.administer { try await $0.setTimeZone(timeZone) }
+            try await target.change(.timeZoneSet, [("time_zone", timeZone)]) { try await $0.administration.setTimeZone(timeZone) }
             writeLine("site time zone set to \(timeZone)")
         }
     }
@@ -221,7 +221,7 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = WebhookSecret.generate()
-            try await target.administer { try await $0.addDoor(terminalID: id, secret: secret) }
+            try await target.change(.doorAdd, [("terminal_id", id)]) { try await $0.administration.addDoor(terminalID: id, secret: secret) }
             writeLine(secret.text)
         }
     }
@@ -242,8 +242,11 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let removed = try await target.administer { try await $0.removeDoor(terminalID: id) }
-            guard removed else { throw UsageError(description: "door '\(id)' has no secret of its own (see `kioskpad verifier terminal list`)") }
+            try await target.change(.doorRemove, [("terminal_id", id)]) { opened in
+                guard try await opened.administration.removeDoor(terminalID: id) else {
+                    throw UserEditError(description: "door '\(id)' has no secret of its own (see `kioskpad verifier terminal list`)")
+                }
+            }
             writeLine("secret of door '\(id)' revoked")
         }
     }

@@ -39,15 +39,14 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 guard ConstantTime.equal(password, again) else { throw UsageError(description: "the two passwords differ; nothing was changed") }
             }
             let hash = try PINHash.make(password: password)
-            try await target.withStore { opened in
-                let added = try await VerifierUserCommand.applying(opened) { try await opened.console.addAdmin(name: name, hash: hash) }
-                guard added else {
-                    throw UsageError(
+            let location = try await target.change(.adminAdd, [("administrator", name)]) { opened in
+                guard try await opened.console.addAdmin(name: name, hash: hash) else {
+                    throw UserEditError(
                         description: "administrator '\(name)' is already in \(opened.location); `kioskpad verifier admin remove \(name)` first to replace them")
                 }
-                try await opened.store.audit([("action", "admin_add"), ("admin", name), ("source", "cli")])
-                writeLine("administrator '\(name)' added to \(opened.location)")
+                return opened.location
             }
+            writeLine("administrator '\(name)' added to \(location)")
         }
     }
 
@@ -69,13 +68,13 @@ struct VerifierAdminCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.withStore { opened in
-                guard try await VerifierUserCommand.applying(opened, { try await opened.console.removeAdmin(name: name) }) else {
-                    throw UsageError(description: "no administrator '\(name)' in \(opened.location)")
+            let location = try await target.change(.adminRemove, [("administrator", name)]) { opened in
+                guard try await opened.console.removeAdmin(name: name) else {
+                    throw UserEditError(description: "no administrator '\(name)' in \(opened.location)")
                 }
-                try await opened.store.audit([("action", "admin_remove"), ("admin", name), ("source", "cli")])
-                writeLine("administrator '\(name)' removed from \(opened.location)")
+                return opened.location
             }
+            writeLine("administrator '\(name)' removed from \(location)")
         }
     }
 
@@ -90,11 +89,10 @@ struct VerifierAdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = remove ? nil : TOTP.newSecret()
-            try await target.withStore { opened in
-                guard try await VerifierUserCommand.applying(opened, { try await opened.console.setAdminTOTP(name: name, secret: secret) }) else {
-                    throw UsageError(description: "no administrator '\(name)' in \(opened.location)")
+            try await target.change(remove ? .adminTOTPRemove : .adminTOTP, [("administrator", name)]) { opened in
+                guard try await opened.console.setAdminTOTP(name: name, secret: secret) else {
+                    throw UserEditError(description: "no administrator '\(name)' in \(opened.location)")
                 }
-                try await opened.store.audit([("action", remove ? "admin_totp_remove" : "admin_totp"), ("admin", name), ("source", "cli")])
             }
             guard let secret else {
                 writeLine("administrator '\(name)': TOTP removed; logins need the password only")

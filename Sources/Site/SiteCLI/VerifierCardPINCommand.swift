@@ -35,7 +35,10 @@ struct VerifierCardPINCommand: AsyncParsableCommand {
 
         func run() async throws {
             let rule = CardAndPINRule(schedule: schedule == "always" ? nil : schedule)
-            try await target.administer { try await $0.setCardAndPIN(door: door, rule) }
+            try await target.change(.cardPINSet, [("terminal_id", door), ("schedule", rule.schedule ?? "always")]) { opened in
+                try await opened.administration.setCardAndPIN(door: door, rule)
+                try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened)
+            }
             writeLine("door \(door) asks for card and PIN " + (rule.schedule.map { "in schedule \($0)" } ?? "always"))
         }
     }
@@ -58,7 +61,7 @@ struct VerifierCardPINCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.administer { try await $0.removeCardAndPIN(door: door) }
+            try await target.change(.cardPINSet, [("terminal_id", door), ("schedule", "none")]) { try await $0.administration.removeCardAndPIN(door: door) }
             writeLine("door \(door) takes a card or a PIN alone")
         }
     }

@@ -4,6 +4,7 @@ import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadConfig
 import KioskPadCore
+import KioskPadStorage
 import Logging
 import SiteAssembly
 import SiteCore
@@ -72,11 +73,46 @@ struct VerifierDatabaseTarget: ParsableArguments {
         return try await VerifierStoreAssembly.withStore(settings, instance: "cli", logger: Logger(label: "kioskpad.verifier-cli"), body)
     }
 
-    /// Runs one change or read on the database's administration; a refused change is a
-    /// usage error (exit 2), a database error names the key that says where it is (exit 1).
+    /// Runs one read on the database's administration; a database error names the key that
+    /// says where it is (exit 1).
     func administer<R>(_ body: (any VerifierAdministration) async throws -> R) async throws -> R {
         try await withStore { opened in
             try await VerifierUserCommand.applying(opened) { try await body(opened.administration) }
+        }
+    }
+
+    /// Makes one administrator's change as the command line's user, through
+    /// ``AdministratorChanges`` (its one audit record, `source: cli`); a refused change is a
+    /// usage error (exit 2) and is not audited.
+    @discardableResult
+    func change<R>(
+        _ action: AdministratorAction, _ fields: [(String, String)] = [], settings: VerifierServerConfiguration? = nil,
+        _ body: (OpenedVerifierStore) async throws -> R
+    ) async throws -> R {
+        try await withStore(settings) { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(action, fields) { try await body(opened) }
+            }
+        }
+    }
+
+    /// Says on stderr which of `doors` the site has not heard of yet (``KnownDoors``).
+    static func warnOfUnknownDoors(_ doors: [String], _ opened: OpenedVerifierStore) async throws {
+        for door in try await KnownDoors.unknown(doors, store: opened.store, administration: opened.administration) {
+            FileHandle.standardError.write(Data((KnownDoors.note(door) + "\n").utf8))
+        }
+    }
+
+    /// As ``change(_:_:settings:_:)``, for a change whose audit fields come from what it did.
+    @discardableResult
+    func change<R>(
+        _ action: AdministratorAction, settings: VerifierServerConfiguration? = nil,
+        reporting body: (OpenedVerifierStore) async throws -> (R, [(String, String)])
+    ) async throws -> R {
+        try await withStore(settings) { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(action, reporting: { try await body(opened) })
+            }
         }
     }
 }
@@ -133,10 +169,15 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
         let settings = try target.settings()
         let code = OneTimeCode.make(length: settings.codeLength)
         let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
-        try await target.withStore(settings) { opened in
-            try await VerifierUserCommand.applying(opened) {
-                try await opened.administration.issueCode(user: user, hash: hash, expires: Date().addingTimeInterval(seconds), door: door)
+        let expires = Date().addingTimeInterval(seconds)
+        let fields = [("user", user), ("door", door ?? "any"), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))]
+        try await target.change(.codeIssue, fields, settings: settings) { opened in
+            do {
+                try await opened.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
+            } catch let error as UserEditError {
+                throw UserEditError(description: "--user: \(error.description)")
             }
+            if let door { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
         }
         code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
     }

@@ -3,6 +3,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadCore
+import KioskPadStorage
 import SiteCore
 
 extension VerifierUserCommand {
@@ -29,10 +30,9 @@ extension VerifierUserCommand {
             let settings = try target.settings()
             let code = OneTimeCode.make(length: max(settings.codeLength, EntryOptions.lengthRange.lowerBound))
             let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
-            try await target.withStore(settings) { opened in
-                try await VerifierUserCommand.applying(opened) {
-                    try await opened.administration.issueEnrolmentCode(user: name, hash: hash, expires: Date().addingTimeInterval(seconds))
-                }
+            let expires = Date().addingTimeInterval(seconds)
+            try await target.change(.enrolCodeIssue, [("user", name), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))], settings: settings) {
+                try await $0.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
             }
             code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
         }

@@ -30,11 +30,8 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func holiday() throws -> Holiday {
-            var words: [Substring] = []
-            if let hours { words.append(Substring(hours)) }
-            if let schedule { words.append(Substring("schedule=" + schedule)) }
             do {
-                return try Holiday(day: date, words: words, label: label)
+                return try Holiday(day: date, hours: hours, schedule: schedule, label: label)
             } catch let error as AccessRule.RuleError {
                 throw ValidationError(error.description)
             }
@@ -44,7 +41,9 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
 
         func run() async throws {
             let holiday = try holiday()
-            try await target.administer { try await $0.setHoliday(holiday) }
+            try await target.change(.holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
+                try await $0.administration.setHoliday(holiday)
+            }
             writeLine("holiday \(holiday.line) set")
         }
     }
@@ -66,13 +65,19 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
         @Argument(help: "The date, YYYY-MM-DD.") var date: String
         @OptionGroup var target: VerifierDatabaseTarget
 
-        func validate() throws {
-            guard let day = SiteDate(parsing: date), day.minute == nil else { throw ValidationError("'\(date)' is not a date (YYYY-MM-DD)") }
+        func validate() throws { _ = try day() }
+
+        func day() throws -> SiteDate {
+            do {
+                return try Holiday.date(date)
+            } catch let error as AccessRule.RuleError {
+                throw ValidationError(error.description)
+            }
         }
 
         func run() async throws {
-            guard let day = SiteDate(parsing: date) else { return }
-            try await target.administer { try await $0.removeHoliday(day: day) }
+            let day = try day()
+            try await target.change(.holidayRemove, [("date", day.description)]) { try await $0.administration.removeHoliday(day: day) }
             writeLine("holiday \(day) removed")
         }
     }
@@ -148,7 +153,7 @@ struct VerifierModeCommand: AsyncParsableCommand {
 
         func run() async throws {
             let value = Int(seconds)
-            try await target.administer { try await $0.setModeCheck(seconds: value) }
+            try await target.change(.modeCheckSet, [("seconds", value.map(String.init) ?? "off")]) { try await $0.administration.setModeCheck(seconds: value) }
             writeLine(value.map { "doors decide offline only within \($0) s of a sync" } ?? "offline check off")
         }
     }
@@ -158,15 +163,12 @@ struct VerifierModeCommand: AsyncParsableCommand {
         return "\(setting.mode.rawValue) (set by \(setting.setBy) at \(UTCTimestamp.rfc3339(setting.setAt)))"
     }
 
-    /// Sets the mode as `cli:USER` and audits it.
+    /// Sets the mode as the command line's user (who set it is kept with the mode) and audits it.
     static func set(_ mode: DoorMode?, door: String?, target: VerifierDatabaseTarget) async throws {
-        let who = "cli:" + (ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.environment["USER"] ?? "root")
-        try await target.withStore { opened in
-            try await VerifierUserCommand.applying(opened) {
-                try await opened.administration.setMode(mode, door: door, by: who, at: Date())
-                try await opened.store.audit(
-                    [("action", "mode_set"), ("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site"), ("admin", who), ("source", "cli")])
-            }
+        let who = Administrator.commandLine().name
+        try await target.change(.modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")]) { opened in
+            try await opened.administration.setMode(mode, door: door, by: who, at: Date())
+            if let door, mode != nil { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
         }
         writeLine("\(door.map { "door \($0)" } ?? "site") \(mode.map { "set to \($0.rawValue)" } ?? "follows the site's mode")")
     }

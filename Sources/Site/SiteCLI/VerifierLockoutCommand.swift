@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadCore
 
@@ -42,8 +43,11 @@ struct VerifierLockoutCommand: AsyncParsableCommand {
         @Option(help: "The terminal_id of the door.") var door: String
 
         func run() async throws {
-            let cleared = try await target.administer { try await $0.clearLockout(terminal: door) }
-            guard cleared else { throw UsageError(description: "--door '\(door)' has no lockout state (see `kioskpad verifier lockout list`)") }
+            try await target.change(.lockoutClear, [("terminal_id", door)]) { opened in
+                guard try await opened.administration.clearLockout(terminal: door) else {
+                    throw UserEditError(description: "--door '\(door)' has no lockout state (see `kioskpad verifier lockout list`)")
+                }
+            }
             writeLine("lockout of '\(door)' cleared")
         }
     }

@@ -29,7 +29,12 @@ struct VerifierImportCommand: AsyncParsableCommand {
         }
         let added = try await target.withStore { opened in
             do {
-                return try await opened.administration.importUsers(file)
+                return try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(
+                    .usersImport,
+                    reporting: {
+                        let added = try await opened.administration.importUsers(file)
+                        return (added, [("file", usersFile), ("lines", String(added))])
+                    })
             } catch let clash as UsersImport.Clash {
                 throw ImportClash(description: clash.description + "\nnothing was imported from \(usersFile)")
             } catch let error as KeyedError {

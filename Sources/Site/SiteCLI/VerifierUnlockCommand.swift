@@ -35,7 +35,10 @@ struct VerifierUnlockCommand: AsyncParsableCommand {
 
         func run() async throws {
             let unlock = DoorUnlockSchedule(schedule: schedule, firstIn: firstIn)
-            try await target.administer { try await $0.setUnlock(door: door, unlock) }
+            try await target.change(.unlockSet, [("terminal_id", door), ("schedule", schedule), ("first_in", firstIn ? "yes" : "no")]) { opened in
+                try await opened.administration.setUnlock(door: door, unlock)
+                try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened)
+            }
             writeLine("door \(door) unlocks in schedule \(schedule)" + (firstIn ? " after the first staff entry of the day" : ""))
         }
     }
@@ -58,8 +61,10 @@ struct VerifierUnlockCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.administer { try await $0.removeUnlock(door: door) }
-            writeLine("door \(door) has no unlock schedule")
+            try await target.change(.unlockSet, [("terminal_id", door), ("schedule", "none"), ("first_in", "no")]) {
+                try await $0.administration.removeUnlock(door: door)
+            }
+            writeLine("door \(door): unlock schedule removed")
         }
     }
 }

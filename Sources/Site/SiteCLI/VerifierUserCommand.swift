@@ -41,19 +41,24 @@ struct VerifierUserCommand: AsyncParsableCommand {
         /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
         /// tags) it, makes the change `change` describes, gives it its replica tag and
         /// prints its line.
-        func apply(kind: AttemptKind = .pin, _ change: (any VerifierAdministration, PINHash, String?) async throws -> String) async throws {
+        func apply(
+            kind: AttemptKind = .pin, action: AdministratorAction, fields: [(String, String)], doors: [String] = [],
+            _ change: (any VerifierAdministration, PINHash, String?) async throws -> String
+        ) async throws {
             let settings = try target.settings()
             // Only commands that write a hash need the server's lookup key.
             let lookup = try VerifierAssembly.lookupKey(settings)
             let pin = try VerifierUserCommand.readPIN(card: kind == .card)
             let hash = try PINHash.make(pin: pin, iterations: iterations)
             let tag = lookup?.tag(pin, kind: kind)
-            try await target.withStore(settings) { opened in
-                let line = try await VerifierUserCommand.applying(opened) { try await change(opened.administration, hash, tag) }
+            let line = try await target.change(action, [("user", name)] + fields, settings: settings) { opened in
+                let line = try await change(opened.administration, hash, tag)
                 // The replica tag lets doors find this credential offline with one HMAC.
                 try await opened.replica.tagForReplica(name: name, hash: hash, value: pin, kind: kind)
-                writeLine(line)
+                try await VerifierDatabaseTarget.warnOfUnknownDoors(doors, opened)
+                return line
             }
+            writeLine(line)
         }
     }
 
@@ -61,8 +66,22 @@ struct VerifierUserCommand: AsyncParsableCommand {
     struct Add: NewPINCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a user with a PIN read from stdin; by default they may open every door, always.")
+        static let action = AdministratorAction.userAdd
         @OptionGroup var pin: NewPIN
         @OptionGroup var rule: AccessRuleOptions
+
+        func access() throws -> AccessRule {
+            var access = AccessRule()
+            try rule.change()(&access)
+            return access
+        }
+
+        func auditFields() throws -> [(String, String)] {
+            let access = try access()
+            return access.isDefault ? [] : [("rule", access.fields.joined(separator: " "))]
+        }
+
+        func namedDoors() throws -> [String] { try access().doors ?? [] }
 
         func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
             var access = AccessRule()
@@ -88,7 +107,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let change = try rule.change()
-            try await VerifierUserCommand.changeRule(name, target: target, change)
+            try await VerifierUserCommand.changeRule(name, .userRule, target: target, change)
         }
     }
 
@@ -110,19 +129,29 @@ struct VerifierUserCommand: AsyncParsableCommand {
     }
 
     /// Changes `name`'s rule in one transaction and prints what it is now.
-    static func changeRule(_ name: String, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void) async throws {
-        let rule = try await target.administer { try await $0.setAccess(user: name, change) }
+    static func changeRule(
+        _ name: String, _ action: AdministratorAction, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void
+    ) async throws {
+        let rule = try await target.change(
+            action,
+            reporting: { opened in
+                let rule = try await opened.administration.setAccess(user: name, change)
+                if action == .userRule { try await VerifierDatabaseTarget.warnOfUnknownDoors(rule.doors ?? [], opened) }
+                return (rule, [("user", name)] + (action == .userRule ? [("rule", rule.fields.joined(separator: " "))] : []))
+            })
         writeLine("user '\(name)': \(describe(rule))")
     }
 
-    /// A rule as `user list` shows it: doors, schedule, validity, state.
+    /// A rule as `user list` shows it: doors, schedule, validity, state, then the marks it
+    /// has (responder: enters in a lockdown; staff: opens a first-in door for the day).
     static func describe(_ rule: AccessRule) -> String {
         let doors: String = rule.doors?.joined(separator: ",") ?? "all"
         let from: String = rule.validFrom?.description ?? ""
         let until: String = rule.validUntil?.description ?? ""
         let valid: String = from.isEmpty && until.isEmpty ? "always" : "\(from)..\(until)"
         let state: String = rule.disabled ? "disabled" : "enabled"
-        return "doors=\(doors) schedule=\(rule.schedule ?? "always") valid=\(valid) \(state)"
+        let marks = (rule.responder ? " responder" : "") + (rule.staff ? " staff" : "")
+        return "doors=\(doors) schedule=\(rule.schedule ?? "always") valid=\(valid) \(state)\(marks)"
     }
 
     /// `user remove NAME`: every line of the user (PIN, duress PIN, cards).
@@ -132,10 +161,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.withStore { opened in
-                let lines = try await VerifierUserCommand.applying(opened) { try await opened.administration.remove(name: name) }
-                writeLine("user '\(name)' removed from \(opened.location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
+            let (lines, location) = try await target.change(.userRemove, [("user", name)]) { opened in
+                (try await opened.administration.remove(name: name), opened.location)
             }
+            writeLine("user '\(name)' removed from \(location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
         }
     }
 
@@ -163,6 +192,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
     /// `user set-pin NAME`: a new PIN for an existing user.
     struct SetPIN: NewPINCommand {
         static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
+        static let action = AdministratorAction.userPIN
         @OptionGroup var pin: NewPIN
 
         func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
@@ -175,6 +205,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
     struct SetDuress: NewPINCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
+        static let action = AdministratorAction.userDuress
         @OptionGroup var pin: NewPIN
 
         func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
@@ -189,6 +220,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             commandName: "add-card",
             abstract: "Add a card for a user: its number (the value `kioskpad keytest` shows) read from stdin.")
         static let kind = AttemptKind.card
+        static let action = AdministratorAction.cardAdd
         @OptionGroup var pin: NewPIN
 
         func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
@@ -206,10 +238,11 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let value = try VerifierUserCommand.readPIN(card: true)
-            try await target.withStore { opened in
-                try await VerifierUserCommand.applying(opened) { try await opened.administration.removeCard(name: name, value: value) }
-                writeLine("card removed for '\(name)' in \(opened.location)")
+            let location = try await target.change(.cardRemove, [("user", name)]) { opened in
+                try await opened.administration.removeCard(name: name, value: value)
+                return opened.location
             }
+            writeLine("card removed for '\(name)' in \(location)")
         }
     }
 
@@ -225,7 +258,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = TOTP.newSecret()
-            try await target.administer { try await $0.setTOTP(name: name, secret: secret) }
+            try await target.change(.userTOTP, [("user", name)]) { try await $0.administration.setTOTP(name: name, secret: secret) }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
     }
@@ -261,6 +294,12 @@ struct VerifierUserCommand: AsyncParsableCommand {
 /// and makes one change with it (`change` says what it did).
 protocol NewPINCommand: AsyncParsableCommand {
     static var kind: AttemptKind { get }
+    /// What its audit record calls the change.
+    static var action: AdministratorAction { get }
+    /// The audit record's fields after `user` (never the PIN or card).
+    func auditFields() throws -> [(String, String)]
+    /// The doors its rule names, checked against those the site knows.
+    func namedDoors() throws -> [String]
     var pin: VerifierUserCommand.NewPIN { get }
     func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String
 }
@@ -268,8 +307,12 @@ protocol NewPINCommand: AsyncParsableCommand {
 extension NewPINCommand {
     static var kind: AttemptKind { .pin }
 
+    func auditFields() throws -> [(String, String)] { [] }
+
+    func namedDoors() throws -> [String] { [] }
+
     func run() async throws {
-        try await pin.apply(kind: Self.kind) { try await change($0, $1, $2) }
+        try await pin.apply(kind: Self.kind, action: Self.action, fields: try auditFields(), doors: try namedDoors()) { try await change($0, $1, $2) }
     }
 }
 
@@ -283,6 +326,6 @@ protocol UserStateCommand: AsyncParsableCommand {
 extension UserStateCommand {
     func run() async throws {
         let disabled = Self.disabled
-        try await VerifierUserCommand.changeRule(name, target: target) { $0.disabled = disabled }
+        try await VerifierUserCommand.changeRule(name, disabled ? .userDisable : .userEnable, target: target) { $0.disabled = disabled }
     }
 }

@@ -42,11 +42,12 @@ extension ConsoleHandler {
         let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
         let expires = services.now().addingTimeInterval(TimeInterval(minutes * 60))
         do {
-            try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
+            try await change(visit, .codeIssue, [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))]) {
+                try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
+            }
         } catch let error as UserEditError {
             return try await renderCodes(visit, error: "\(error.description). Nothing was issued.", status: .notFound)
         }
-        try await audit(visit, "code_issue", [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))])
         let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
         var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
         if let door { data["door"] = door }
@@ -66,11 +67,12 @@ extension ConsoleHandler {
         let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
         let expires = services.now().addingTimeInterval(TimeInterval(hours * 3600))
         do {
-            try await services.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
+            try await change(visit, .enrolCodeIssue, [("user", name), ("expires", ConsoleTime.stamp(expires))]) {
+                try await services.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
+            }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was issued.", status: .notFound)
         }
-        try await audit(visit, "enrol_code_issue", [("user", name), ("expires", ConsoleTime.stamp(expires))])
         let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
         let data: [String: Any] = ["user": name, "code": shown, "enrolment": true, "expires": ConsoleTime.local(expires, try await siteZone())]
         return ConsoleResponse.page("code-issued", title: "Enrolment code issued", page: "users", visit: visit, data: data)
@@ -78,10 +80,15 @@ extension ConsoleHandler {
 
     func revokeCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
-        guard let id = Int64(form.text("id") ?? ""), try await services.console.revokeCode(id: id, now: services.now()) else {
-            return try await renderCodes(visit, error: "That code was used, expired or revoked already.", status: .notFound)
+        let notRevoked = "That code was used, expired or revoked already."
+        guard let id = Int64(form.text("id") ?? "") else { return try await renderCodes(visit, error: notRevoked, status: .notFound) }
+        do {
+            try await change(visit, .codeRevoke, [("code_id", String(id))]) {
+                guard try await services.console.revokeCode(id: id, now: services.now()) else { throw UserEditError(description: notRevoked) }
+            }
+        } catch let error as UserEditError {
+            return try await renderCodes(visit, error: error.description, status: .notFound)
         }
-        try await audit(visit, "code_revoke", [("code_id", String(id))])
         return ConsoleResponse.redirect("/console/codes?done=revoked")
     }
 }

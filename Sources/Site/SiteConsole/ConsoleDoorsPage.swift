@@ -53,8 +53,9 @@ extension ConsoleHandler {
                 "An acknowledgement needs a door and one of the alerts \(DoorView.alertNames.joined(separator: ", ")).", title: "Not acknowledged",
                 status: .badRequest, visit: visit, link: "/console/doors")
         }
-        try await services.console.acknowledge(terminal: door, alert: alert, admin: visit.admin, at: services.now())
-        try await audit(visit, "alert_acknowledge", [("terminal_id", door), ("alert", alert)])
+        try await change(visit, .alertAcknowledge, [("terminal_id", door), ("alert", alert)]) {
+            try await services.console.acknowledge(terminal: door, alert: alert, admin: visit.admin, at: services.now())
+        }
         return ConsoleResponse.redirect("/console/doors?done=acknowledged")
     }
 }

@@ -86,13 +86,17 @@ extension ConsoleHandler {
         case .failure(let error):
             return ConsoleResponse.message(error.description, title: "Who entered", status: .badRequest, visit: visit, link: "/console/entries")
         case .success(let filter):
-            let rows = try await services.console.entries(filter, offset: 0, limit: ConsoleHandler.csvRows)
+            let rows = try await change(
+                visit, .entriesExport,
+                reporting: {
+                    let rows = try await services.console.entries(filter, offset: 0, limit: ConsoleHandler.csvRows)
+                    return (rows, [("rows", String(rows.count))])
+                })
             var csv = "time,door,user,decision,detail\r\n"
             for row in rows {
                 csv +=
                     [ConsoleTime.stamp(row.time), row.door, row.user ?? "", row.decision, row.detail].map(CSVField.escape).joined(separator: ",") + "\r\n"
             }
-            try await audit(visit, "entries_export", [("rows", String(rows.count))])
             return ConsoleResponse.text(
                 csv, type: "text/csv; charset=utf-8", extra: [(.contentDisposition, "attachment; filename=\"kioskpad-who-entered.csv\"")])
         }

@@ -109,10 +109,20 @@ struct ConsoleHandler: Sendable {
         return FormBody(buffer.readString(length: buffer.readableBytes) ?? "")
     }
 
-    /// Appends an administrator's change to the audit: who, what, from where; never a PIN or code.
-    func audit(_ visit: Visit, _ action: String, _ fields: [(String, String)]) async throws {
-        try await services.store.audit(
-            [("time", ConsoleTime.stamp(services.now())), ("admin", visit.admin), ("action", action), ("source", visit.source)] + fields)
+    /// The signed-in administrator's changes: each made through ``AdministratorChanges`` with
+    /// its one audit record (who, what, from where; never a PIN or code).
+    func changes(_ visit: Visit) -> AdministratorChanges {
+        AdministratorChanges(store: services.store, by: Administrator(name: visit.admin, source: visit.source), now: services.now)
+    }
+
+    @discardableResult
+    func change<R>(_ visit: Visit, _ action: AdministratorAction, _ fields: [(String, String)] = [], _ body: () async throws -> R) async throws -> R {
+        try await changes(visit).apply(action, fields, body)
+    }
+
+    @discardableResult
+    func change<R>(_ visit: Visit, _ action: AdministratorAction, reporting body: () async throws -> (R, [(String, String)])) async throws -> R {
+        try await changes(visit).apply(action, reporting: body)
     }
 
     /// The site's zone for showing times (the host's when none is set or it cannot be read).

@@ -124,7 +124,9 @@ extension ConsoleHandler {
     func logout(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let visit = context.visit
         try await services.console.endSession(tokenHash: visit.session.tokenHash)
-        try await audit(visit, "console_logout", [])
+        try await services.store.audit([
+            ("time", ConsoleTime.stamp(services.now())), ("action", "console_logout"), ("admin", visit.admin), ("source", visit.source),
+        ])
         return ConsoleResponse.redirect(
             "/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
     }

@@ -56,11 +56,12 @@ extension ConsoleHandler {
                 visit, error: "Mode must be lockdown, release or normal (follow the site: only for a door). Nothing was changed.", status: .badRequest)
         }
         do {
-            try await services.administration.setMode(mode, door: door, by: visit.admin, at: services.now())
+            try await change(visit, .modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")]) {
+                try await services.administration.setMode(mode, door: door, by: visit.admin, at: services.now())
+            }
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        try await audit(visit, "mode_set", [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")])
         return ConsoleResponse.redirect("/console/site?done=mode")
     }
 
@@ -69,15 +70,16 @@ extension ConsoleHandler {
         guard let door = form.text("door") else { return try await renderSite(visit, error: "An unlock schedule needs a door.", status: .badRequest) }
         let schedule = form.text("schedule")
         do {
-            if let schedule {
-                try await services.administration.setUnlock(door: door, DoorUnlockSchedule(schedule: schedule, firstIn: form.text("first_in") == "yes"))
-            } else {
-                try await services.administration.removeUnlock(door: door)
+            try await change(visit, .unlockSet, [("terminal_id", door), ("schedule", schedule ?? "none"), ("first_in", form.text("first_in") ?? "no")]) {
+                if let schedule {
+                    try await services.administration.setUnlock(door: door, DoorUnlockSchedule(schedule: schedule, firstIn: form.text("first_in") == "yes"))
+                } else {
+                    try await services.administration.removeUnlock(door: door)
+                }
             }
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        try await audit(visit, "unlock_set", [("terminal_id", door), ("schedule", schedule ?? "none"), ("first_in", form.text("first_in") ?? "no")])
         return ConsoleResponse.redirect("/console/site?done=unlock")
     }
 
@@ -86,33 +88,32 @@ extension ConsoleHandler {
         guard let door = form.text("door") else { return try await renderSite(visit, error: "Card and PIN needs a door.", status: .badRequest) }
         let schedule = form.text("schedule")
         do {
-            if let schedule {
-                try await services.administration.setCardAndPIN(door: door, CardAndPINRule(schedule: schedule == "always" ? nil : schedule))
-            } else {
-                try await services.administration.removeCardAndPIN(door: door)
+            try await change(visit, .cardPINSet, [("terminal_id", door), ("schedule", schedule ?? "none")]) {
+                if let schedule {
+                    try await services.administration.setCardAndPIN(door: door, CardAndPINRule(schedule: schedule == "always" ? nil : schedule))
+                } else {
+                    try await services.administration.removeCardAndPIN(door: door)
+                }
             }
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        try await audit(visit, "card_pin_set", [("terminal_id", door), ("schedule", schedule ?? "none")])
         return ConsoleResponse.redirect("/console/site?done=card_pin")
     }
 
     func saveHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
-        var words: [Substring] = []
-        if let hours = form.text("hours") { words.append(Substring(hours)) }
-        if let schedule = form.text("schedule") { words.append(Substring("schedule=" + schedule)) }
         let holiday: Holiday
         do {
-            holiday = try Holiday(day: form.text("date") ?? "", words: words, label: form.text("label") ?? "")
-            try await services.administration.setHoliday(holiday)
+            holiday = try Holiday(day: form.text("date") ?? "", hours: form.text("hours"), schedule: form.text("schedule"), label: form.text("label") ?? "")
+            try await change(visit, .holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
+                try await services.administration.setHoliday(holiday)
+            }
         } catch let error as AccessRule.RuleError {
             return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
         }
-        try await audit(visit, "holiday_set", [("date", holiday.day.description), ("rule", holiday.rule)])
         return ConsoleResponse.redirect("/console/site?done=holiday")
     }
 
@@ -122,11 +123,12 @@ extension ConsoleHandler {
             return try await renderSite(visit, error: "A holiday is removed by its date (YYYY-MM-DD).", status: .badRequest)
         }
         do {
-            try await services.administration.removeHoliday(day: day)
+            try await change(visit, .holidayRemove, [("date", day.description)]) {
+                try await services.administration.removeHoliday(day: day)
+            }
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description).", status: .notFound)
         }
-        try await audit(visit, "holiday_remove", [("date", day.description)])
         return ConsoleResponse.redirect("/console/site?done=removed")
     }
 }

@@ -80,12 +80,13 @@ extension ConsoleHandler {
         let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
         let tag = services.lookupKey?.tag(pin, kind: .pin)
         do {
-            try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
-            try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
+            try await change(visit, .userAdd, [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))])) {
+                try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+                try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
+            }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
         }
-        try await audit(visit, "user_add", [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))]))
         return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
     }
 
@@ -113,11 +114,12 @@ extension ConsoleHandler {
         }
         let disabled = state == "disabled"
         do {
-            _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
+            try await change(visit, disabled ? .userDisable : .userEnable, [("user", name)]) {
+                _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
+            }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
         }
-        try await audit(visit, disabled ? "user_disable" : "user_enable", [("user", name)])
         return ConsoleResponse.redirect("/console/users?done=\(state)&q=" + FormBody.encode(name))
     }
 
@@ -127,11 +129,12 @@ extension ConsoleHandler {
             return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
         }
         do {
-            _ = try await services.administration.remove(name: name)
+            try await change(visit, .userRemove, [("user", name)]) {
+                _ = try await services.administration.remove(name: name)
+            }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
         }
-        try await audit(visit, "user_remove", [("user", name)])
         return ConsoleResponse.redirect("/console/users?done=removed")
     }
 
@@ -143,11 +146,12 @@ extension ConsoleHandler {
         }
         let secret = TOTP.newSecret()
         do {
-            try await services.administration.setTOTP(name: name, secret: secret)
+            try await change(visit, .userTOTP, [("user", name)]) {
+                try await services.administration.setTOTP(name: name, secret: secret)
+            }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
         }
-        try await audit(visit, "user_totp", [("user", name)])
         let uri = TOTP(secret: secret).provisioningURI(account: name, issuer: "KioskPad")
         var data: [String: Any] = ["user": name, "key": TOTP.base32Encode(secret)]
         do {
@@ -176,17 +180,18 @@ extension ConsoleHandler {
                 status: .badRequest)
         }
         do {
-            if action == "add" {
-                let hash = try await HashingPool.shared.makeHash(card, lane: .console)
-                try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
-                try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
-            } else {
-                try await services.administration.removeCard(name: name, value: card)
+            try await change(visit, action == "add" ? .cardAdd : .cardRemove, [("user", name)]) {
+                if action == "add" {
+                    let hash = try await HashingPool.shared.makeHash(card, lane: .console)
+                    try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
+                    try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
+                } else {
+                    try await services.administration.removeCard(name: name, value: card)
+                }
             }
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
         }
-        try await audit(visit, action == "add" ? "card_add" : "card_remove", [("user", name)])
         return ConsoleResponse.redirect("/console/users?done=card-\(action == "add" ? "added" : "removed")&q=" + FormBody.encode(name))
     }
 
@@ -223,20 +228,23 @@ extension ConsoleHandler {
         } catch let error as AccessRule.RuleError {
             return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
         }
-        let saved: AccessRule
         do {
-            saved = try await services.administration.setAccess(user: name) { rule in
-                rule.doors = wanted.doors
-                rule.schedule = wanted.schedule
-                rule.validFrom = wanted.validFrom
-                rule.validUntil = wanted.validUntil
-                rule.responder = wanted.responder
-                rule.staff = wanted.staff
-            }
+            try await change(
+                visit, .userRule,
+                reporting: {
+                    let saved = try await services.administration.setAccess(user: name) { rule in
+                        rule.doors = wanted.doors
+                        rule.schedule = wanted.schedule
+                        rule.validFrom = wanted.validFrom
+                        rule.validUntil = wanted.validUntil
+                        rule.responder = wanted.responder
+                        rule.staff = wanted.staff
+                    }
+                    return ((), [("user", name), ("rule", saved.fields.joined(separator: " "))])
+                })
         } catch let error as UserEditError {
             return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
         }
-        try await audit(visit, "user_rule", [("user", name), ("rule", saved.fields.joined(separator: " "))])
         return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
     }
 }

@@ -96,8 +96,8 @@ extension SiteRulesEditing {
     }
 
     /// Sets the site's mode (`door` nil) or one door's own; `mode` nil clears a door's own
-    /// (it follows the site's again), and the site's `normal` clears the site's. Returns the
-    /// site's modes now.
+    /// (it follows the site's again; refused when it has none), and the site's `normal` clears
+    /// the site's. Returns the site's modes now.
     @discardableResult
     public func setMode(_ mode: DoorMode?, door: String?, by who: String, at instant: Date) async throws -> DoorModes {
         if let door, !Identifier.isValid(door) {
@@ -106,7 +106,11 @@ extension SiteRulesEditing {
         if door == nil && mode == nil { throw UserEditError(description: "the site's mode is normal, lockdown or release") }
         let scope = door ?? DoorModes.siteScope
         let setting = mode.flatMap { mode in door == nil && mode == .normal ? nil : DoorModes.Setting(mode: mode, setBy: who, setAt: instant) }
+        let location = self.location
         return try await editSite { transaction in
+            if let door, mode == nil, try await transaction.readSite().modes.doors[door] == nil {
+                throw UserEditError(description: "door '\(door)' has no mode of its own in \(location); it follows the site's mode already")
+            }
             try await transaction.writeMode(scope: scope, setting: setting)
             return try await transaction.readSite().modes
         }

@@ -105,7 +105,7 @@ public struct SQLUserDirectory: VerifierAdministration {
             SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door), \(bind: purpose)
             WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(bind: user)) RETURNING 1
             """)
-        guard issued > 0 else { throw UserEditError(description: "--user '\(user)' is not a user in \(location)") }
+        guard issued > 0 else { throw UserEditError(description: "no user '\(user)' in \(location) (see `kioskpad verifier user list`)") }
     }
 
     public func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R {

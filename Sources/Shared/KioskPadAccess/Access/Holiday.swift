@@ -39,19 +39,14 @@ public struct Holiday: Sendable, Equatable {
     /// `schedule=NAME`, then the label (or `label`, when it is kept apart: a database column,
     /// a form field); an error names the word and what would be valid.
     public init(day text: String, words: [Substring], label: String? = nil) throws {
-        guard let day = SiteDate(parsing: text), day.minute == nil else {
-            throw AccessRule.RuleError(description: "holiday date '\(text)' is not YYYY-MM-DD, e.g. 2026-12-25")
-        }
+        let day = try Self.date(text)
         var minutes = 0..<1440
         var schedule: String?
         var rest = words[...]
-        // Hours look like 12:00-24:00; a label may start with a digit ("1st of May").
-        if let first = rest.first, first.first?.isNumber == true, first.contains(":"), first.contains("-") {
-            let ends = first.split(separator: "-", omittingEmptySubsequences: false)
-            guard ends.count == 2, let start = WeeklySchedule.minute(ends[0]), let end = WeeklySchedule.minute(ends[1]), start < end else {
-                throw AccessRule.RuleError(description: "holiday \(text): '\(first)' is not its hours; write HH:MM-HH:MM within the day, e.g. 12:00-24:00")
-            }
-            minutes = start..<end
+        // Hours look like 12:00-24:00; a label may start with a digit ("1st of May"), but a
+        // first word that starts with a digit and holds ':' is meant as hours and must be them.
+        if let first = rest.first, first.first?.isNumber == true, first.contains(":") {
+            minutes = try Self.hours(first, day: text)
             rest = rest.dropFirst()
         }
         if let first = rest.first, first.hasPrefix("schedule=") {
@@ -62,6 +57,35 @@ public struct Holiday: Sendable, Equatable {
             throw AccessRule.RuleError(description: "holiday \(text): '\(stray)' is not known; valid: \(Self.grammar)")
         }
         try self.init(day: day, minutes: minutes, schedule: schedule, label: label ?? rest.joined(separator: " "))
+    }
+
+    /// A holiday from its parts kept apart (`holiday set --hours --schedule --label`, the
+    /// console's form): `hours` nil or empty is the whole day, anything else must be
+    /// `HH:MM-HH:MM`; an error names the part and what would be valid.
+    public init(day text: String, hours: String?, schedule: String?, label: String) throws {
+        let day = try Self.date(text)
+        let minutes =
+            try hours.map { try Self.hours(Substring($0), day: text, option: "--hours ", whole: " (leave --hours out for the whole day)") } ?? 0..<1440
+        try self.init(day: day, minutes: minutes, schedule: schedule, label: label)
+    }
+
+    /// `text` as a holiday's date; an error tells a malformed date from one the calendar lacks.
+    public static func date(_ text: String) throws -> SiteDate {
+        if let day = SiteDate(parsing: text), day.minute == nil { return day }
+        if SiteDate.isMissingFromCalendar(text) {
+            throw AccessRule.RuleError(description: "holiday date '\(text)' is not a day of the calendar (that month has no such day)")
+        }
+        throw AccessRule.RuleError(description: "holiday date '\(text)' is not YYYY-MM-DD, e.g. 2026-12-25")
+    }
+
+    /// `HH:MM-HH:MM` within the day, the end after the start (up to 24:00), as minutes.
+    static func hours(_ text: Substring, day: String, option: String = "", whole: String = "") throws -> Range<Int> {
+        let ends = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 2, let start = WeeklySchedule.minute(ends[0]), let end = WeeklySchedule.minute(ends[1]), start < end else {
+            throw AccessRule.RuleError(
+                description: "holiday \(day): \(option)'\(text)' is not its hours; write HH:MM-HH:MM within the day, e.g. 12:00-24:00\(whole)")
+        }
+        return start..<end
     }
 
     /// What decides, as stored and carried in replicas: `[HH:MM-HH:MM] [schedule=NAME]`

@@ -65,6 +65,16 @@ public struct SiteDate: Sendable, Equatable, CustomStringConvertible {
         self.minute = minute
     }
 
+    /// True for a `YYYY-MM-DD` whose month is 1-12 and day 1-31 but which that month lacks
+    /// (2026-02-30, 2026-04-31): a date to name as missing from the calendar, not as malformed.
+    public static func isMissingFromCalendar(_ raw: String) -> Bool {
+        let bytes = Array(raw[...].trimmingSpaces.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(bytes, 0..<4),
+            let month = number(bytes, 5..<7), let day = number(bytes, 8..<10), (1...12).contains(month), (1...31).contains(day)
+        else { return false }
+        return Int64(day) > UTCTimestamp.daysIn(month: Int64(month), year: Int64(year))
+    }
+
     /// The decimal digits of `bytes[range]` as a number; nil if any is not a digit.
     private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
         var value = 0

@@ -1,0 +1,103 @@
+import Foundation
+import KioskPadStorage
+
+/// Who makes an administrator's change, as the audit names them: the console's signed-in
+/// administrator from their address, or the command line's Unix user (`cli:alice`, source `cli`).
+public struct Administrator: Sendable, Equatable {
+    /// The audit's `admin` field.
+    public let name: String
+    /// The audit's `source` field: the client's address, or `cli`.
+    public let source: String
+
+    public init(name: String, source: String) {
+        self.name = name
+        self.source = source
+    }
+
+    /// The command line's user: the one who ran `sudo` when there is one, else `USER`.
+    public static func commandLine(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Administrator {
+        Administrator(name: "cli:" + (environment["SUDO_USER"] ?? environment["USER"] ?? "root"), source: "cli")
+    }
+}
+
+/// Every change an administrator can make, by the name its audit record carries (`action`).
+/// The console and the command line use the same name for the same change.
+public enum AdministratorAction: String, Sendable, CaseIterable {
+    case userAdd = "user_add"
+    case userRemove = "user_remove"
+    case userRule = "user_rule"
+    case userDisable = "user_disable"
+    case userEnable = "user_enable"
+    case userPIN = "user_pin"
+    case userDuress = "user_duress"
+    case userTOTP = "user_totp"
+    case cardAdd = "card_add"
+    case cardRemove = "card_remove"
+    case codeIssue = "code_issue"
+    case codeRevoke = "code_revoke"
+    case enrolCodeIssue = "enrol_code_issue"
+    case scheduleSet = "schedule_set"
+    case scheduleRemove = "schedule_remove"
+    case timeZoneSet = "time_zone_set"
+    case holidaySet = "holiday_set"
+    case holidayRemove = "holiday_remove"
+    case modeSet = "mode_set"
+    case modeCheckSet = "mode_check_set"
+    case unlockSet = "unlock_set"
+    case cardPINSet = "card_pin_set"
+    case doorAdd = "door_add"
+    case doorRemove = "door_remove"
+    case lockoutClear = "lockout_clear"
+    case alertAcknowledge = "alert_acknowledge"
+    case usersImport = "users_import"
+    case adminAdd = "admin_add"
+    case adminRemove = "admin_remove"
+    case adminTOTP = "admin_totp"
+    case adminTOTPRemove = "admin_totp_remove"
+    case entriesExport = "entries_export"
+}
+
+/// The one way an administrator's change is made, whatever it came through (the console, the
+/// command line): the change, then its one audit record, of one shape: `time`, `admin`,
+/// `action`, `source`, then the change's own fields (never a PIN, code, secret or key). A
+/// change that throws is not audited: nothing was changed.
+///
+/// The record is appended after the change's own transaction commits; a crash between the two
+/// keeps the change without its record.
+public struct AdministratorChanges: Sendable {
+    let store: any VerifierStore
+    public let administrator: Administrator
+    let now: @Sendable () -> Date
+
+    public init(store: any VerifierStore, by administrator: Administrator, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.administrator = administrator
+        self.now = now
+    }
+
+    /// Makes `change` and appends its audit record with `fields`.
+    @discardableResult
+    public func apply<R>(_ action: AdministratorAction, _ fields: [(String, String)] = [], _ change: () async throws -> R) async throws -> R {
+        let result = try await change()
+        try await store.audit(record(action, fields))
+        return result
+    }
+
+    /// Makes `change`, which returns its result and the fields its audit record carries (for
+    /// a change whose record names what it did: the rule saved, the rows exported).
+    @discardableResult
+    public func apply<R>(_ action: AdministratorAction, reporting change: () async throws -> (R, [(String, String)])) async throws -> R {
+        let (result, fields) = try await change()
+        try await store.audit(record(action, fields))
+        return result
+    }
+
+    /// The audit record of `action` by this administrator now, as ``apply(_:_:_:)`` writes it.
+    public func record(_ action: AdministratorAction, _ fields: [(String, String)]) -> [(String, String)] {
+        [
+            ("time", UTCTimestamp.rfc3339(now(), milliseconds: true)), ("admin", administrator.name), ("action", action.rawValue),
+            ("source", administrator.source),
+        ]
+            + fields
+    }
+}
