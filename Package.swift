@@ -421,8 +421,9 @@ let package = Package(
         .target(
             name: "VerifierTestSupport",
             dependencies: [
-                "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
+                "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "SiteHTTP", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/VerifierSupport", swiftSettings: strict),
         .testTarget(name: "KioskPadCoreTests", dependencies: ["KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
@@ -441,16 +442,40 @@ let package = Package(
             dependencies: [
                 "SiteCore", "SiteSQL", "SiteSQLite", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
             ],
+            swiftSettings: strict
+        ),
+        // The schema on both databases: the same at every version, and older databases upgraded.
+        .testTarget(
+            name: "SiteSQLTests",
+            dependencies: ["SiteSQL", "SiteCore", "KioskPadAccess", "KioskPadCore", "VerifierTestSupport"],
             // Databases as released versions left them (SQL text) and the script that made them.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        // The doors' endpoints over HTTP: each decision's status and body, and the server's limits.
+        .testTarget(
+            name: "SiteHTTPTests",
+            dependencies: [
+                "SiteHTTP", "SiteCore", "DoorVerifierClient", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DoorVerifierClientTests",
             dependencies: [
                 "DoorVerifierClient", "KioskPadAccess", "KioskPadCore", "SiteHTTP", "SiteCore",
-                "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport", "DoorOfflineReplica",
+                "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // A door's replica: the keeper's checks, offline decisions, and the fallback behind the client.
+        .testTarget(
+            name: "DoorOfflineReplicaTests",
+            dependencies: [
+                "DoorOfflineReplica", "DoorVerifierClient", "KioskPadAccess", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

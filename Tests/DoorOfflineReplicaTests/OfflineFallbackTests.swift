@@ -72,3 +72,8 @@ struct OfflineFallbackTests {
         #expect(answer.outcome == expected && answer.offline == nil, "\(name)")
     }
 }
+
+/// A PIN (or `kind`) attempt at door-1.
+private func attempt(_ value: String, kind: AttemptKind = .pin) -> VerificationAttempt {
+    VerificationAttempt(terminalID: "door-1", kind: kind, value: SecretDigits(ascii: value)!)
+}
