@@ -84,8 +84,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         func namedDoors() throws -> [String] { try access().doors ?? [] }
 
         func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
-            var access = AccessRule()
-            try rule.change()(&access)
+            let access = try access()
             try await editor.addUser(name: pin.name, hash: hash, tag: tag, rule: access)
             return "user '\(pin.name)' added to \(editor.location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))")
         }
