@@ -89,11 +89,7 @@ struct VerifierDatabaseTarget: ParsableArguments {
         _ action: AdministratorAction, _ fields: [(String, String)] = [], settings: VerifierServerConfiguration? = nil,
         _ body: (OpenedVerifierStore) async throws -> R
     ) async throws -> R {
-        try await withStore(settings) { opened in
-            try await VerifierUserCommand.applying(opened) {
-                try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(action, fields) { try await body(opened) }
-            }
-        }
+        try await change(action, settings: settings, reporting: { (try await body($0), fields) })
     }
 
     /// Says on stderr which of `doors` the site has not heard of yet (``KnownDoors``).
