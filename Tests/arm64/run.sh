@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The arm64 pass, run by hand (before a release, and after a change to the build, the packages
+# or anything arm64 can differ on): it does not fit in CI's time. On a Debian 12 amd64 machine,
+# as root, from a clone:
+#   1. the toolchain, Swift runtime and trixie arm64 root (scripts/cross-arm64.sh --setup-only;
+#      34 min the first time, then kept in KIOSKPAD_ARM64_CACHE);
+#   2. the release cross build (scripts/cross-arm64.sh);
+#   3. the arm64 packages, revisions 1 and 2 (scripts/package-deb.sh --arch arm64), lintian
+#      with no errors;
+#   4. the package test in the trixie root under qemu-user (Tests/arm64/package-test.sh);
+#   5. the arm64 test bundle under qemu-user (scripts/cross-arm64.sh --tests, then
+#      scripts/test-arm64.sh --no-build);
+#   6. the hardware-in-loop core in an emulated arm64 system with trixie's libgpiod 2.x, and
+#      the packaged door's RSS at ready there, within 20 MB (Tests/arm64/hil.sh).
+#
+#   Tests/arm64/run.sh [--skip-tests] [--skip-hil]
+#
+# Its last lines give each part's time and result; it exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+run_tests=yes
+run_hil=yes
+while [ $# -gt 0 ]; do
+    case $1 in
+        --skip-tests) run_tests=no; shift ;;
+        --skip-hil) run_hil=no; shift ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "arm64/run.sh: unknown option '$1' (valid: --skip-tests, --skip-hil, --help)" >&2; exit 2 ;;
+    esac
+done
+export SWIFT_DETERMINISTIC_HASHING=1
+logs=$(mktemp -d /tmp/kioskpad-arm64.XXXXXX)
+debs=$(mktemp -d /tmp/kioskpad-debs-arm64.XXXXXX)
+timings=()
+part_start=$SECONDS
+mark() { timings+=("$1: $((SECONDS - part_start)) s"); part_start=$SECONDS; }
+fail() { tail -40 "$1"; echo "arm64: $2 failed (log: $1)" >&2; exit 1; }
+
+bash scripts/cross-arm64.sh --setup-only > "$logs/setup.log" 2>&1 || fail "$logs/setup.log" "the set-up"
+mark "set-up (toolchain, runtime, trixie root)"
+bin=$(bash scripts/cross-arm64.sh 2> "$logs/build.log" | tail -1) || fail "$logs/build.log" "the release cross build"
+mark "release cross build"
+bash scripts/package-deb.sh --arch arm64 --binary "$bin/kioskpad" --revision 1,2 --quick --output "$debs" > "$logs/package.log" 2>&1 \
+    || fail "$logs/package.log" "packaging"
+lintian --fail-on error "$debs"/kioskpad_*-1_arm64.deb "$debs"/kioskpad-verifier_*-1_arm64.deb > "$logs/lintian.log" 2>&1 \
+    || fail "$logs/lintian.log" "lintian"
+mark "packages (two revisions) and lintian"
+bash Tests/arm64/package-test.sh "$debs" > "$logs/package-test.log" 2>&1 || fail "$logs/package-test.log" "the package test"
+mark "package test in the trixie root"
+if [ "$run_tests" = yes ]; then
+    bash scripts/cross-arm64.sh --tests > /dev/null 2> "$logs/test-build.log" || fail "$logs/test-build.log" "the test bundle's build"
+    bash scripts/test-arm64.sh --no-build 2>&1 | tee "$logs/tests.log"
+    mark "test bundle (debug cross build, then under qemu-user)"
+fi
+if [ "$run_hil" = yes ]; then
+    bash Tests/arm64/hil.sh --bin "$bin" --debs "$debs" --footprint-runs 3 2>&1 | tee "$logs/hil.log"
+    if ! awk '/RSS at ready median/ { seen++; if ($6 + 0 > 20.0) over = 1 } END { exit !(seen == 2 && !over) }' "$logs/hil.log"; then
+        echo "arm64: the packaged door's RSS at ready is over 20 MB (or was not measured)" >&2; exit 1
+    fi
+    mark "HIL core in an emulated arm64 system, the door's footprint"
+fi
+
+printf 'arm64: time, %s\n' "${timings[@]}"
+echo "arm64: total $((SECONDS / 60)) min $((SECONDS % 60)) s"
+echo "arm64: packages: $(grep -a '^package-deb: .*installed' "$logs/package.log" | head -2 | sed 's/; Depends.*//' | tr '\n' ' ')lintian: $(grep -c '^E:' "$logs/lintian.log" || true) errors; $(tail -1 "$logs/package-test.log")"
+[ "$run_tests" = yes ] && echo "arm64: test bundle: $(grep -a -E "Test run with|run again alone|second run of" "$logs/tests.log" | tr '\n' ' ')"
+[ "$run_hil" = yes ] && echo "arm64: $(grep -a '^hil-arm64: [0-9]* passed' "$logs/hil.log" | tail -1); RSS at ready (simulate; with journal and metrics): $(grep -a 'RSS at ready' "$logs/hil.log" | awk '{ print $6 " MB" }' | tr '\n' ' ')"
+echo "arm64: logs in $logs"
