@@ -56,6 +56,8 @@ let package = Package(
         .library(name: "KeypadHAL", targets: ["KeypadHAL"]),
         .library(name: "KeypadDisplay", targets: ["KeypadDisplay"]),
         .library(name: "KeypadTestSupport", targets: ["KeypadTestSupport"]),
+        // For Benchmarks/: the PostgreSQL server and libosdp reader the benchmarks start.
+        .library(name: "TestPeers", targets: ["TestPeers"]),
         .library(name: "DoorServices", targets: ["DoorServices"]),
         // For Benchmarks/: an OSDP reader's key to the entry model.
         .library(name: "DoorOSDP", targets: ["DoorOSDP"]),
@@ -154,6 +156,7 @@ let package = Package(
             name: "DoorOSDP",
             dependencies: [
                 "KioskPadCore", "KeypadHAL", "KeypadDisplay", "DoorController",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -338,12 +341,14 @@ let package = Package(
             path: "Sources/Door/DoorController",
             swiftSettings: strict
         ),
-        // What a door terminal runs around entry: door relay, feedback, journal, event
-        // forwarding, metrics, health, systemd notification.
+        // What a door terminal runs around entry, built by DoorAssembly: door relay, feedback,
+        // journal, event forwarding, metrics, health, systemd notification, and every
+        // long-running service (the runner, watchdog, inputs, replica sync, MQTT, reload).
         .target(
             name: "DoorServices",
             dependencies: [
-                "DoorController", "KioskPadCore", "KeypadHAL", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage",
+                "DoorController", "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage",
+                "DoorHomeAssistant", "DoorOfflineReplica", "CKernelClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -356,17 +361,25 @@ let package = Package(
             path: "Sources/Door/DoorServices",
             swiftSettings: strict
         ),
-        // The composition root: turns a configuration into running parts for every command.
+        // The composition root: turns a configuration into running parts for every command,
+        // one factory per area, in an order each factory states. It runs nothing itself.
         .target(
             name: "DoorAssembly",
             dependencies: [
                 "DoorController", "DoorServices", "KioskPadConfig", "DoorHomeAssistant", "DoorOSDP",
-                "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints", "CKernelClock",
+                "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Door/DoorAssembly",
+            swiftSettings: strict
+        ),
+        // The door's tools: keytest, the display test, `osdp keyset`, the state-directory
+        // check and `door off`, on the parts the composition root makes.
+        .target(
+            name: "DoorTools",
+            dependencies: ["DoorAssembly", "DoorOSDP", "KeypadHAL", "KeypadDisplay", "KioskPadConfig", "KioskPadCore"],
+            path: "Sources/Door/DoorTools",
             swiftSettings: strict
         ),
         // The process's task and main-actor executors: a fixed thread pool whose idle threads
@@ -389,7 +402,7 @@ let package = Package(
         .executableTarget(
             name: "DoorCLI",
             dependencies: [
-                "KioskPadCommandLine", "DoorAssembly", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
+                "KioskPadCommandLine", "DoorAssembly", "DoorTools", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
                 "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -417,11 +430,14 @@ let package = Package(
         // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
         // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.
         .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KioskPadCore"], path: "Tests/Support", swiftSettings: strict),
+        // The real peers the server-side and broker tests start: a PostgreSQL server per test,
+        // a mosquitto broker, libosdp's reader. The door's test doubles stay in KeypadTestSupport.
+        .target(name: "TestPeers", dependencies: ["KeypadTestSupport"], path: "Tests/Peers", swiftSettings: strict),
         // A verifier store per test, SQLite or a real PostgreSQL, for suites that run against both.
         .target(
             name: "VerifierTestSupport",
             dependencies: [
-                "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "SiteHTTP", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport",
+                "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "SiteHTTP", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "TestPeers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -431,7 +447,7 @@ let package = Package(
         // The OSDP codec, Secure Channel and sessions; and the bus against libosdp's reader
         // (PyPI) over a pseudo-terminal pair (socat).
         .testTarget(
-            name: "DoorOSDPTests", dependencies: ["DoorOSDP", "KeypadHAL", "KeypadDisplay", "DoorController", "KioskPadCore", "KioskPadAccess"],
+            name: "DoorOSDPTests", dependencies: ["DoorOSDP", "KeypadHAL", "KeypadDisplay", "DoorController", "KioskPadCore", "KioskPadAccess", "TestPeers"],
             swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -505,7 +521,9 @@ let package = Package(
         // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
         .testTarget(
             name: "DoorHomeAssistantTests",
-            dependencies: ["DoorHomeAssistant", "DoorController", "KioskPadCore", "KeypadTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "DoorHomeAssistant", "DoorController", "KioskPadCore", "KeypadTestSupport", "TestPeers", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
@@ -519,11 +537,12 @@ let package = Package(
             dependencies: ["DoorAssembly", "KioskPadConfig", "DoorServices", "KeypadDisplay", "KioskPadCore", "KioskPadAccess", "KeypadTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DoorToolsTests", dependencies: ["DoorTools"], swiftSettings: strict),
         // The built `kioskpad` binary run as a user would, against real loopback servers.
         .testTarget(
             name: "KioskPadCLITests",
             dependencies: [
-                "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "TestPeers", "VerifierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -9,15 +9,15 @@ import Testing
 @Suite("Clock trust")
 struct ClockTrustTests {
     @Test func synchronisedTrustsTheKernelsWordAndRTCAlwaysTrusts() {
-        #expect(KernelClock.trusted(.synchronised, synchronised: { true }))
-        #expect(!KernelClock.trusted(.synchronised, synchronised: { false }))
-        #expect(KernelClock.trusted(.rtc, synchronised: { false }))
-        #expect(KernelClock.problem(.synchronised, synchronised: { true }) == nil)
-        #expect(KernelClock.problem(.synchronised, synchronised: { false })?.contains("users with a schedule or validity are denied") == true)
+        #expect(KernelClock.trusted(rtc: false, synchronised: { true }))
+        #expect(!KernelClock.trusted(rtc: false, synchronised: { false }))
+        #expect(KernelClock.trusted(rtc: true, synchronised: { false }))
+        #expect(KernelClock.problem(rtc: false, synchronised: { true }) == nil)
+        #expect(KernelClock.problem(rtc: false, synchronised: { false })?.contains("users with a schedule or validity are denied") == true)
     }
 
     @Test func healthzSaysWhyTheClockDoesNotCountWithoutFailingTheTerminal() {
-        let untrusted = HealthState(clockProblem: { KernelClock.problem(.synchronised, synchronised: { false }) })
+        let untrusted = HealthState(clockProblem: { KernelClock.problem(rtc: false, synchronised: { false }) })
         #expect(untrusted.healthy)
         #expect(
             untrusted.summary

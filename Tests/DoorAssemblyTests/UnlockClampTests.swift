@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorServices
 import KioskPadConfig
 import Testing
 

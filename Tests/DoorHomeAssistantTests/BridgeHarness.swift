@@ -5,6 +5,7 @@ import KeypadTestSupport
 import KioskPadCore
 import Logging
 import Synchronization
+import TestPeers
 
 /// A link and bridge as a terminal runs them, against a ``MosquittoTestBroker``, with what
 /// they report kept for the test: notes, events put on the bus, log lines, remote codes.

@@ -3,6 +3,7 @@ import DoorHomeAssistant
 import Foundation
 import KeypadTestSupport
 import KioskPadCore
+import TestPeers
 import Testing
 
 /// The Home Assistant bridge and its libmosquitto link against a real `mosquitto` on

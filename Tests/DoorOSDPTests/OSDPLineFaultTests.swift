@@ -3,6 +3,7 @@ import Foundation
 import KeypadHAL
 import KeypadTestSupport
 import Synchronization
+import TestPeers
 import Testing
 
 /// The door's OSDP side against a reader the test plays on a real pseudo-terminal: a reader

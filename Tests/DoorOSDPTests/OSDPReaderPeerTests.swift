@@ -3,6 +3,7 @@ import Foundation
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadCore
+import TestPeers
 import Testing
 
 /// The door's OSDP side against libosdp's reader (the reference implementation) over a

@@ -2,6 +2,7 @@ import DoorOSDP
 import Foundation
 import KeypadTestSupport
 import Synchronization
+import TestPeers
 
 #if canImport(Glibc)
     import Glibc

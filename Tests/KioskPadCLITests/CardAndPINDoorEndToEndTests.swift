@@ -1,5 +1,6 @@
 import Foundation
 import KeypadTestSupport
+import TestPeers
 import Testing
 
 /// A door set to ask for card and PIN with `kioskpad verifier card-pin set`, run as

@@ -1,5 +1,6 @@
 import Foundation
 import KeypadTestSupport
+import TestPeers
 import Testing
 
 /// `kioskpad simulate` with an `mqtt:` section against a real mosquitto over TLS with a

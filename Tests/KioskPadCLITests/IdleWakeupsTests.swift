@@ -1,5 +1,6 @@
 import Foundation
 import KeypadTestSupport
+import TestPeers
 import Testing
 
 /// An idle terminal wakes no thread: after some use, with the journal and the metrics

@@ -1,5 +1,6 @@
 import Foundation
 import KeypadTestSupport
+import TestPeers
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import KeypadTestSupport
 import KioskPadAccess
 import KioskPadCore
+import TestPeers
 import Testing
 
 /// `kioskpad verifier` with `server.store: postgres`, against a real PostgreSQL started for

@@ -8,6 +8,7 @@ import SitePostgres
 import SiteSQL
 import SiteSQLite
 import Synchronization
+import TestPeers
 
 /// A verifier store made for one test, with its schema: a new SQLite file in a temporary
 /// directory, or a real PostgreSQL started for the test (initdb, a loopback port). The same

@@ -4,6 +4,7 @@ import Benchmark
 import Foundation
 import KioskPadAccess
 import SiteCore
+import SmokeRun
 
 /// A site of `users` users, each with doors, one of `schedules` schedules and a validity
 /// window; and the instants the attempts are made at (one per minute over two weeks).
@@ -196,4 +197,5 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try AccessRule(fields: texts[index % texts.count].split(separator: " ")))
         }
     }
+    SmokeRun.clampIfAsked()
 }

@@ -15,6 +15,7 @@ import SiteConsole
 import SiteCore
 import SiteSQL
 import SiteSQLite
+import SmokeRun
 
 /// The site, made once per process in a temporary SQLite file.
 enum ConsoleFixture {
@@ -125,6 +126,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    SmokeRun.clampIfAsked()
 }
 
 /// Carries a value into a `@Sendable` closure that runs on the same task.

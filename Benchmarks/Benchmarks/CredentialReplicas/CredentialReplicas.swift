@@ -8,6 +8,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadCore
 import SiteCore
+import SmokeRun
 
 enum ReplicaFixture {
     static let users = 10_000
@@ -67,4 +68,5 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try SignedReplica(signing: .confirmation(terminalID: "front-door", version: 7, issuedAt: Date()), with: ReplicaFixture.key).json)
         }
     }
+    SmokeRun.clampIfAsked()
 }

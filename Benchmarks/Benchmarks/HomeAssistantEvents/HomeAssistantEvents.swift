@@ -11,6 +11,7 @@ import DoorHomeAssistant
 import Foundation
 import KioskPadCore
 import Logging
+import SmokeRun
 import Synchronization
 
 /// Messages seen on the event topic: a count, and a stream a benchmark run waits on.
@@ -152,4 +153,5 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(.custom("queued payload bytes"), await bridge.queuedBytes)
         benchmark.measurement(.custom("dropped events"), dropped.withLock { $0 })
     }
+    SmokeRun.clampIfAsked()
 }

@@ -11,6 +11,7 @@ import DoorVerifierClient
 import Foundation
 import KeypadTestSupport
 import Logging
+import SmokeRun
 import Synchronization
 
 /// Posts through a real ``SignedPoster`` to the loopback server, counts the records in each
@@ -73,7 +74,7 @@ struct JournalFixture: Sendable {
         let server = try! RecordingHTTPServer(.respond(status: 200, body: "{}"))
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let signed = try! SignedPoster(url: "http://127.0.0.1:\(server.port)/events", secret: .generate(), logger: logger)
+        let signed = try! SignedPoster(url: "http://127.0.0.1:\(server.port)/events", terminalID: "bench", secret: .generate(), logger: logger)
         return JournalFixture(journal: journal, late: (last, position!), server: server, poster: CountingPoster(poster: signed))
     }()
 
@@ -145,4 +146,5 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
     }
+    SmokeRun.clampIfAsked()
 }

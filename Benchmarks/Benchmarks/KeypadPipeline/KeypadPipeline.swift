@@ -5,6 +5,7 @@ import KeypadDisplay
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadCore
+import SmokeRun
 
 /// 100,000 taps of random keys, 40 ms down and 80 ms apart, each end with 0-5 ms of contact
 /// bounce, scripted on the 4x4 mock matrix in time order; and the labels they should give.
@@ -49,7 +50,7 @@ struct NoSleep: LCDSleeper {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    let keys = 100_000
+    let keys = SmokeRun.size(100_000, smoke: 1_000)
     let lost = BenchmarkMetric.custom("lost keys", polarity: .prefersSmaller, useScalingFactor: false)
     let doubled = BenchmarkMetric.custom("doubled keys", polarity: .prefersSmaller, useScalingFactor: false)
 
@@ -119,4 +120,5 @@ let benchmarks: @Sendable () -> Void = {
         }
         blackHole(bus.bytes)
     }
+    SmokeRun.clampIfAsked()
 }

@@ -9,7 +9,9 @@ import Foundation
 import KeypadHAL
 import KeypadTestSupport
 import KioskPadCore
+import SmokeRun
 import Synchronization
+import TestPeers
 
 #if canImport(Glibc)
     import Glibc
@@ -167,4 +169,5 @@ let benchmarks: @Sendable () -> Void = {
         "OSDP bus thread wake-ups, 1 reader polled every 50 ms, idle",
         configuration: .init(metrics: [wakeups], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 3)
     ) { benchmark in try idle(benchmark, pollInterval: .milliseconds(50)) }
+    SmokeRun.clampIfAsked()
 }

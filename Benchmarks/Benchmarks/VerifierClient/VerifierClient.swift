@@ -9,6 +9,12 @@ import SiteCore
 import SiteHTTP
 import SiteSQL
 import SiteSQLite
+import SmokeRun
+import Synchronization
+
+/// The databases `benchmarkStore` opened: held open until the process ends (SQLiteNIO asserts,
+/// in a debug build, that no connection is dropped unclosed).
+private let openDatabases = Mutex<[SQLiteVerifierDatabase]>([])
 
 /// A new SQLite store holding `users`, in the temporary directory, open for the rest of the
 /// benchmark process.
@@ -19,6 +25,7 @@ func benchmarkStore(users: [UserRecord]) async throws -> SQLVerifierStore {
     let database = try await SQLiteVerifierDatabase.open(path: path, busyTimeout: .seconds(5), logger: logger)
     try await SiteMigrations.apply(on: database, location: database.path)
     _ = try await SQLUserDirectory(database: database, location: database.path, configKey: "server.sqlite.path").importRecords { _ in users }
+    openDatabases.withLock { $0.append(database) }
     return SQLVerifierStore(database: database, instance: "bench")
 }
 
@@ -89,4 +96,5 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
     }
+    SmokeRun.clampIfAsked()
 }

@@ -5,6 +5,7 @@ import KeypadTestSupport
 import KioskPadAccess
 import KioskPadCore
 import Logging
+import TestPeers
 
 /// How many verifications per second one or two `kioskpad verifier serve` processes decide
 /// when they share one PostgreSQL (`server.store: postgres`), with 10 or 10,000 users. The

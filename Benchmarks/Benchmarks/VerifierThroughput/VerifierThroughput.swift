@@ -4,6 +4,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadCore
 import Logging
+import SmokeRun
 
 /// How many verifications per second the reference verifier decides, and how long each
 /// takes, when several terminals ask at once. The server is the real `kioskpad verifier
@@ -188,20 +189,21 @@ let benchmarks: @Sendable () -> Void = {
         try await batches(benchmark, terminals: 1, lookupUsers: 10)
     }
     Benchmark("Reference verifier, lookup key, 10,000 users, 1 terminal") { benchmark in
-        try await batches(benchmark, terminals: 1, lookupUsers: 10_000)
+        try await batches(benchmark, terminals: 1, lookupUsers: SmokeRun.size(10_000, smoke: 100))
     }
     Benchmark("Reference verifier, lookup key, 10,000 users, 20 terminals at once") { benchmark in
-        try await batches(benchmark, terminals: 20, lookupUsers: 10_000)
+        try await batches(benchmark, terminals: 20, lookupUsers: SmokeRun.size(10_000, smoke: 100))
     }
     // The same two loads on the file store this replaced, when a build of it is given.
     if let old = ThroughputServer.fileStoreBinary {
         Benchmark("File store (before SQLite), lookup key, 10,000 users, 1 terminal") { benchmark in
-            try await batches(benchmark, terminals: 1, lookupUsers: 10_000, store: .fileStore(binary: old))
+            try await batches(benchmark, terminals: 1, lookupUsers: SmokeRun.size(10_000, smoke: 100), store: .fileStore(binary: old))
         }
         Benchmark("File store (before SQLite), lookup key, 10,000 users, 20 terminals at once") { benchmark in
-            try await batches(benchmark, terminals: 20, lookupUsers: 10_000, store: .fileStore(binary: old))
+            try await batches(benchmark, terminals: 20, lookupUsers: SmokeRun.size(10_000, smoke: 100), store: .fileStore(binary: old))
         }
     }
     userAddBenchmarks()
     postgresBenchmarks()
+    SmokeRun.clampIfAsked()
 }

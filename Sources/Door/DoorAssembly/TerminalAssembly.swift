@@ -1,4 +1,6 @@
 import DoorOSDP
+import DoorOfflineReplica
+import DoorServices
 import DoorVerifierClient
 import Foundation
 import KeypadDisplay
@@ -14,39 +16,33 @@ public enum TerminalAssembly {
     /// The PIN the built-in demo verifier accepts.
     public static let demoPIN = "1234"
 
+    /// The configured verifier. With `replica` (`verifier.offline.mode: fallback`), the HTTP
+    /// verifier stands behind the offline fallback, which decides from the replica when the
+    /// site cannot answer (logging to `fallbackLogger`, or `logger`).
     public static func verifier(
-        for configuration: VerifierConfiguration, clockTrust: ClockTrust = .synchronised, logger: Logger = Logger(label: "kioskpad.verifier")
+        for configuration: VerifierConfiguration, clockTrust: ClockTrust = .synchronised, replica: ReplicaParts? = nil,
+        logger: Logger = Logger(label: "kioskpad.verifier"), fallbackLogger: Logger? = nil
     ) throws -> any Verifier {
         switch configuration {
         case .http(let http):
-            return try HTTPVerifier(settings: try httpSettings(http), logger: logger)
+            let online = try HTTPVerifier(settings: try httpSettings(http), logger: logger)
+            guard let replica else { return online }
+            return OfflineFallbackVerifier(online: online, keeper: replica.keeper, logger: fallbackLogger ?? logger)
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }
             let hash = try PINHash.make(pin: pin)
             return LocalVerifier(users: UsersFile(users: [UserRecord(name: "demo", pinHash: hash)]))
         case .local(let path):
             // The users file's rules decide with the wall clock only while it counts.
-            return LocalVerifier(users: try users(path: path), clockTrusted: { KernelClock.trusted(clockTrust) })
+            return LocalVerifier(users: try users(path: path), clockTrusted: { KernelClock.trusted(rtc: clockTrust == .rtc) })
         }
     }
 
     /// The `/verify` client's settings from `verifier:` (its secret and token read now).
     public static func httpSettings(_ http: HTTPVerifierConfiguration) throws -> HTTPVerifier.Settings {
-        let secret = try http.secret.map { source in
-            do {
-                return try WebhookSecret(reading: source)
-            } catch {
-                throw KeyedError(key: key("verifier.secret", source), message: "\(error)")
-            }
-        }
+        let secret = try http.secret.map { try WebhookSecret(configured: $0, key: "verifier.secret") }
         let token = try http.token.map { source in
-            let text: String
-            do {
-                text = try source.read()
-            } catch {
-                throw KeyedError(key: key("verifier.token", source), message: "\(error)")
-            }
-            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = try source.text(key: "verifier.token").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
                 throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
             }

@@ -1,11 +1,18 @@
+import DoorServices
 import KioskPadAccess
 import KioskPadConfig
 import KioskPadCore
 import Logging
-import ServiceLifecycle
 import UnixSignals
 
 extension AssembledTerminal {
+    /// ``run(signals:reload:logger:)`` where each SIGHUP reloads from `configPath` (the config
+    /// file's path): ``reload(from:logger:)``.
+    public func run(signals: [UnixSignal], reloadingFrom configPath: String, logger: Logger) async throws {
+        let terminal = self
+        try await run(signals: signals, reload: { await terminal.reload(from: configPath, logger: logger) }, logger: logger)
+    }
+
     /// Re-reads the config file at `path` and applies its users file (local verifier) and
     /// display texts, without touching the keypad, the door or the journal. Anything wrong
     /// (the config, the users file) refuses the whole reload: the error is logged and the
@@ -31,17 +38,5 @@ extension AssembledTerminal {
         if let users { metadata["users"] = "\(users.users.count)" }
         logger.notice("reloaded the users file and texts; other settings apply at the next start", metadata: metadata)
         return true
-    }
-}
-
-/// Reloads on every SIGHUP (`systemctl reload kioskpad`) until the group shuts down.
-struct ReloadService: Service {
-    let reload: @Sendable () async -> Void
-
-    func run() async throws {
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        await cancelWhenGracefulShutdown {
-            for await _ in hangups { await reload() }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DoorAssembly
 import DoorController
+import DoorTools
 import Foundation
 import KioskPadAccess
 import KioskPadCommandLine
@@ -60,7 +61,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         }
         let verifier = try TerminalAssembly.verifier(for: verifierConfiguration)
         await verifier.shutdown()
-        try KeypadAssembly.checkOSDPKeyFiles(configuration.keypad)
+        if let osdp = configuration.keypad.osdp { _ = try KeypadAssembly.osdpReaders(osdp) }  // each key file read as `run` reads it
         let stateDirectory = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
         for finding in StateDirectoryCheck.check(stateDirectory) {
             if finding.isError { throw KeyedError(key: "state_dir", message: finding.text) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DoorAssembly
 import DoorOfflineReplica
+import DoorServices
 import Foundation
 import KioskPadAccess
 import KioskPadCommandLine

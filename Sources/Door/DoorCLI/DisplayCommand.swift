@@ -1,6 +1,7 @@
 import ArgumentParser
 import DoorAssembly
 import DoorController
+import DoorTools
 import Foundation
 import KioskPadCommandLine
 import KioskPadConfig

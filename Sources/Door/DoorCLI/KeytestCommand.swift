@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorAssembly
+import DoorTools
 import KioskPadCommandLine
 import KioskPadConfig
 

@@ -79,13 +79,7 @@ public enum VerifierAssembly {
     /// What the decisions need from the config: the signing secret and lookup key (read
     /// now), unlock time, lockout and limits. Errors name the key.
     public static func decisionSettings(_ settings: VerifierServerConfiguration) throws -> ReferenceVerifier.Settings {
-        let secret = try settings.secret.map { source in
-            do {
-                return try WebhookSecret(reading: source)
-            } catch {
-                throw KeyedError(key: source.configKey("server.secret"), message: "\(error)")
-            }
-        }
+        let secret = try settings.secret.map { try WebhookSecret(configured: $0, key: "server.secret") }
         return ReferenceVerifier.Settings(
             secret: secret, unlockSeconds: settings.unlockSeconds, lockout: settings.lockout,
             maxBodyBytes: settings.maxBodyBytes, rejectionLimit: settings.rejectedPerSource, lookupKey: try lookupKey(settings))

@@ -1,3 +1,4 @@
+import DoorAssembly
 import DoorOSDP
 import KeypadHAL
 import KioskPadConfig

@@ -1,5 +1,4 @@
 import CKernelClock
-import KioskPadConfig
 
 /// Whether this machine's wall clock counts for access rules (`clock.trust`), and why
 /// not when it does not. `synchronised` asks the kernel (adjtimex(2), read only): the
@@ -11,14 +10,15 @@ public enum KernelClock {
         kp_clock_synchronised() == 1
     }
 
-    /// Whether the wall clock counts under `trust` now.
-    public static func trusted(_ trust: ClockTrust, synchronised: () -> Bool = isSynchronised) -> Bool {
-        trust == .rtc || synchronised()
+    /// Whether the wall clock counts now: always with `rtc` (`clock.trust: rtc`), else while
+    /// the kernel reports it synchronised (`clock.trust: synchronised`).
+    public static func trusted(rtc: Bool, synchronised: () -> Bool = isSynchronised) -> Bool {
+        rtc || synchronised()
     }
 
     /// Nil when the clock counts, else a line for `/healthz` saying why not and what it means.
-    public static func problem(_ trust: ClockTrust, synchronised: () -> Bool = isSynchronised) -> String? {
-        trusted(trust, synchronised: synchronised)
+    public static func problem(rtc: Bool, synchronised: () -> Bool = isSynchronised) -> String? {
+        trusted(rtc: rtc, synchronised: synchronised)
             ? nil
             : "clock not trusted (the kernel reports it unsynchronised; clock.trust: synchronised): users with a schedule or validity are denied"
     }

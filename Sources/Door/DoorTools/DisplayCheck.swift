@@ -1,3 +1,4 @@
+import DoorAssembly
 import KeypadDisplay
 import KioskPadConfig
 import KioskPadCore

@@ -1,3 +1,4 @@
+import DoorAssembly
 import DoorOSDP
 import Foundation
 import KeypadHAL
@@ -38,7 +39,7 @@ public enum OSDPKeySetup {
             key = made
             print("osdp keyset: wrote a new key to \(keyFile) (mode 600)")
         } else {
-            key = try KeypadAssembly.osdpKey(keyFile, key: "--key-file")
+            key = try OSDPKey(file: keyFile, key: "--key-file")
         }
         print("osdp keyset: reader \(address) on \(osdp.device) at \(osdp.baud) baud; opening a session with the default key (install mode)")
         try await setKey(key, address: UInt8(address), on: osdp) { step in

@@ -1,6 +1,4 @@
-import DoorServices
 import KeypadHAL
-import KioskPadConfig
 import KioskPadCore
 import Logging
 import ServiceLifecycle
@@ -9,35 +7,34 @@ import ServiceLifecycle
 /// (so a wrong chip or line stops start-up naming its key), each watched by its own
 /// `kp-input` thread while the service group runs, each debounced level handed to the
 /// ``DoorMonitor`` (the fire release to the ``DoorModeController``).
-final class DoorInputsService: Service {
-    private let watchers: [(key: String, thread: InputWatchThread, report: @Sendable (Bool, Bool) async -> Void)]
+public final class DoorInputsService: Service {
+    /// One input: its config key, the thread that watches its line, and what a debounced
+    /// level means (`active`, `initial`: the level read at start).
+    public struct WatchedInput: Sendable {
+        let key: String
+        let thread: InputWatchThread
+        let report: @Sendable (_ active: Bool, _ initial: Bool) async -> Void
+
+        public init(key: String, thread: InputWatchThread, report: @escaping @Sendable (_ active: Bool, _ initial: Bool) async -> Void) {
+            self.key = key
+            self.thread = thread
+            self.report = report
+        }
+    }
+
+    private let watchers: [WatchedInput]
     private let monitor: DoorMonitor
     private let logger: Logger
 
-    init(configuration: DaemonConfiguration, monitor: DoorMonitor, modes: DoorModeController, logger: Logger) throws {
+    /// The inputs' lines are open already (the composition root opens them, so a wrong chip
+    /// or line stops start-up naming its key); their threads start when the service runs.
+    public init(watching watchers: [WatchedInput], monitor: DoorMonitor, logger: Logger) {
+        self.watchers = watchers
         self.monitor = monitor
         self.logger = logger
-        var watchers: [(key: String, thread: InputWatchThread, report: @Sendable (Bool, Bool) async -> Void)] = []
-        for (role, config) in configuration.inputLines {
-            let line = try GPIOInputLine(chip: config.chip, line: config.line, activeLow: config.activeLow, key: role.rawValue)
-            let eventWhenActive = config.eventWhenActive
-            let report: @Sendable (Bool, Bool) async -> Void
-            switch role {
-            case .contact:
-                report = { active, initial in await monitor.contact(open: active == eventWhenActive, initial: initial) }
-            case .exitButton:
-                report = { active, initial in await monitor.exitButton(pressed: active, initial: initial) }
-            case .fireRelease:
-                report = { active, _ in await modes.fireAlarm(active: active == eventWhenActive) }
-            case .tamper:
-                report = { active, initial in await monitor.tamper(active: active == eventWhenActive, initial: initial) }
-            }
-            watchers.append((role.rawValue, InputWatchThread(input: line, debounce: config.debounce), report))
-        }
-        self.watchers = watchers
     }
 
-    func run() async throws {
+    public func run() async throws {
         let (changes, continuation) = AsyncStream.makeStream(of: (Int, Bool, Bool).self)
         for (index, watcher) in watchers.enumerated() {
             let key = watcher.key

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DoorAssembly
+@testable import DoorTools
 
 /// `config check --with-files` on the state directory (issue 47): not writable is an
 /// error, in memory or on an overlay a warning, a disk nothing.

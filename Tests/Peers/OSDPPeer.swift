@@ -1,4 +1,5 @@
 import Foundation
+import KeypadTestSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,13 +1,6 @@
+import DoorAssembly
 import KeypadHAL
 import KioskPadConfig
-
-extension GPIOOutputLine {
-    /// Requests the line `configuration` names as an output at its inactive level; errors
-    /// name `key` (`door.relay`, `feedback.buzzer`, ...).
-    public convenience init(_ configuration: OutputLineConfiguration, key: String) throws {
-        try self.init(chip: configuration.chip, line: configuration.line, activeLow: configuration.activeLow, key: key)
-    }
-}
 
 /// `kioskpad door off`: every configured output line requested at its inactive level and
 /// released again, where it stays (a Raspberry Pi kernel keeps a released output's level).

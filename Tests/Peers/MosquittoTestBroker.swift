@@ -1,4 +1,5 @@
 import Foundation
+import KeypadTestSupport
 
 #if canImport(Glibc)
     import Glibc

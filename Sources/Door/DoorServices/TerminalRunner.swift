@@ -1,5 +1,4 @@
 import DoorController
-import DoorServices
 import Logging
 import ServiceLifecycle
 import UnixSignals
