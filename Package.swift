@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "KioskPadAccess",
             dependencies: [
-                "KioskPadCore", "KioskPadEndpoints", "KioskPadStorage",
+                "KioskPadCore", "KioskPadEndpoints", "KioskPadStorage", "KioskPadThreads",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -273,7 +273,7 @@ let package = Package(
             name: "SiteAssembly",
             dependencies: [
                 "SiteHTTP", "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres",
-                "KioskPadConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole",
+                "KioskPadConfig", "SiteConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -303,7 +303,7 @@ let package = Package(
         .target(
             name: "DoorOfflineReplica",
             dependencies: [
-                "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage", "CKernelClock",
+                "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage", "CKernelClock", "KioskPadThreads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Door/DoorOfflineReplica",
@@ -325,10 +325,24 @@ let package = Package(
             path: "Sources/Site/SiteHTTP",
             swiftSettings: strict
         ),
+        // The config reader both programs share: the strict YAML walker, problems with key
+        // paths and places, environment overrides. No section of either program.
         .target(
             name: "KioskPadConfig",
             dependencies: ["KioskPadCore", "KioskPadEndpoints", .product(name: "Yams", package: "Yams")], path: "Sources/Shared/KioskPadConfig",
             swiftSettings: strict
+        ),
+        // The door's config file (`kioskpad`): its sections, beside the hardware types they name.
+        .target(
+            name: "DoorConfig",
+            dependencies: ["KioskPadConfig", "KioskPadCore", "KioskPadEndpoints", "KeypadHAL", .product(name: "Yams", package: "Yams")],
+            path: "Sources/Door/DoorConfig", swiftSettings: strict
+        ),
+        // The site server's config file (`kioskpad-verifier`): `server:`, its store and console.
+        .target(
+            name: "SiteConfig",
+            dependencies: ["KioskPadConfig", "KioskPadCore", "KioskPadEndpoints", .product(name: "Yams", package: "Yams")],
+            path: "Sources/Site/SiteConfig", swiftSettings: strict
         ),
         // The terminal at run time: entry model, display, verifier and key source driven
         // by one controller. It builds nothing from config.
@@ -348,7 +362,7 @@ let package = Package(
             name: "DoorServices",
             dependencies: [
                 "DoorController", "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "KioskPadStorage",
-                "DoorHomeAssistant", "DoorOfflineReplica", "CKernelClock",
+                "DoorHomeAssistant", "DoorOfflineReplica", "CKernelClock", "KioskPadThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -366,7 +380,7 @@ let package = Package(
         .target(
             name: "DoorAssembly",
             dependencies: [
-                "DoorController", "DoorServices", "KioskPadConfig", "DoorHomeAssistant", "DoorOSDP",
+                "DoorController", "DoorServices", "KioskPadConfig", "DoorConfig", "DoorHomeAssistant", "DoorOSDP",
                 "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -378,13 +392,16 @@ let package = Package(
         // check and `door off`, on the parts the composition root makes.
         .target(
             name: "DoorTools",
-            dependencies: ["DoorAssembly", "DoorOSDP", "KeypadHAL", "KeypadDisplay", "KioskPadConfig", "KioskPadCore"],
+            dependencies: ["DoorAssembly", "DoorOSDP", "KeypadHAL", "KeypadDisplay", "DoorConfig", "KioskPadConfig", "KioskPadCore", "KioskPadThreads"],
             path: "Sources/Door/DoorTools",
             swiftSettings: strict
         ),
         // The process's task and main-actor executors: a fixed thread pool whose idle threads
         // wake for nothing (libdispatch's pool, the runtime's default on Linux, wakes every second).
-        .target(name: "KioskPadExecutors", dependencies: ["KioskPadCore"], path: "Sources/Shared/KioskPadExecutors", swiftSettings: strict),
+        .target(name: "KioskPadExecutors", dependencies: ["KioskPadCore", "KioskPadThreads"], path: "Sources/Shared/KioskPadExecutors", swiftSettings: strict),
+        // Threads of the process's own, named for the kernel: the blocking work (file writes
+        // and fsyncs, waits, PIN hashing) off Swift's cooperative pool.
+        .target(name: "KioskPadThreads", path: "Sources/Shared/KioskPadThreads", swiftSettings: strict),
         // What both executables' commands share: the entry point and its exit codes, log lines
         // for journald, reading a PIN or password from stdin, waiting for a signal.
         .target(
@@ -402,7 +419,7 @@ let package = Package(
         .executableTarget(
             name: "DoorCLI",
             dependencies: [
-                "KioskPadCommandLine", "DoorAssembly", "DoorTools", "DoorController", "KioskPadConfig", "KioskPadAccess", "KioskPadCore",
+                "KioskPadCommandLine", "DoorAssembly", "DoorTools", "DoorController", "KioskPadConfig", "DoorConfig", "KioskPadAccess", "KioskPadCore",
                 "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -415,7 +432,7 @@ let package = Package(
         .executableTarget(
             name: "SiteCLI",
             dependencies: [
-                "KioskPadCommandLine", "KioskPadConfig", "KioskPadAccess", "KioskPadCore", "KioskPadStorage",
+                "KioskPadCommandLine", "KioskPadConfig", "SiteConfig", "KioskPadAccess", "KioskPadCore", "KioskPadStorage",
                 "SiteAssembly", "SiteConsole", "SiteCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -451,7 +468,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "KeypadDisplayTests", dependencies: ["KeypadDisplay", "KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "KioskPadAccessTests", dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KeypadTestSupport"],
+            name: "KioskPadAccessTests",
+            dependencies: ["KioskPadAccess", "KioskPadEndpoints", "KioskPadCore", "KioskPadStorage", "KioskPadThreads", "KeypadTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "SiteCoreTests",
@@ -515,7 +533,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors"], swiftSettings: strict),
+        .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors", "KioskPadThreads"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The MQTT link and Home Assistant bridge against a real mosquitto broker on loopback.
@@ -526,7 +544,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "KioskPadConfigTests", dependencies: ["KioskPadConfig"], swiftSettings: strict),
+        .testTarget(name: "DoorConfigTests", dependencies: ["DoorConfig", "KioskPadConfig", "KioskPadCore", "KeypadHAL"], swiftSettings: strict),
+        .testTarget(name: "SiteConfigTests", dependencies: ["SiteConfig", "KioskPadConfig", "KioskPadCore", "KioskPadEndpoints"], swiftSettings: strict),
         .testTarget(
             name: "DoorControllerTests",
             dependencies: ["DoorController", "KeypadDisplay", "KeypadHAL", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport"],
@@ -534,7 +553,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DoorAssemblyTests",
-            dependencies: ["DoorAssembly", "KioskPadConfig", "DoorServices", "KeypadDisplay", "KioskPadCore", "KioskPadAccess", "KeypadTestSupport"],
+            dependencies: ["DoorAssembly", "DoorConfig", "DoorServices", "KeypadDisplay", "KioskPadCore", "KioskPadAccess", "KeypadTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "DoorToolsTests", dependencies: ["DoorTools"], swiftSettings: strict),

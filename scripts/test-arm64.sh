@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-filter='^(KioskPadCoreTests|KeypadHALTests|KeypadDisplayTests|KioskPadConfigTests|KioskPadAccessTests|DoorServicesTests|KioskPadExecutorsTests|DoorHomeAssistantTests|DoorControllerTests|KioskPadCommandLineTests)\.|^KioskPadCLITests\.(SimulateCommandTests|SQLiteVerifierTests|DoorAndSetupCommandTests|VerifierForwardingTests|VerifierUserCommandTests)|^DoorOSDPTests\.(OSDPPacketTests|OSDPSecureChannelTests|OSDPReaderLinkTests|OSDPCardAndKeyTests|OSDPTextDisplayTests|OSDPFuzzTests)'
+filter='^(KioskPadCoreTests|KeypadHALTests|KeypadDisplayTests|DoorConfigTests|SiteConfigTests|KioskPadAccessTests|DoorServicesTests|KioskPadExecutorsTests|DoorHomeAssistantTests|DoorControllerTests|KioskPadCommandLineTests)\.|^KioskPadCLITests\.(SimulateCommandTests|SQLiteVerifierTests|DoorAndSetupCommandTests|VerifierForwardingTests|VerifierUserCommandTests)|^DoorOSDPTests\.(OSDPPacketTests|OSDPSecureChannelTests|OSDPReaderLinkTests|OSDPCardAndKeyTests|OSDPTextDisplayTests|OSDPFuzzTests)'
 # Left out everywhere here: PostgreSQL (no server in the arm64 root; its SQL is the same on
 # every CPU), Python's standardwebhooks interop (not packaged in Debian), and the console's
 # QR codes read back with zbarimg.

@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import DoorServices
 import Foundation
 import KioskPadConfig

@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import KeypadDisplay
 import KeypadTestSupport
 import KioskPadConfig

@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import Foundation
 import KioskPadAccess
 import KioskPadConfig

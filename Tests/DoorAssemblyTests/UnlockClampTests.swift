@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import DoorServices
 import KioskPadConfig
 import Testing

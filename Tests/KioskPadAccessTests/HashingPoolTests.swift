@@ -1,6 +1,7 @@
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadThreads
 import Synchronization
 import Testing
 

@@ -1,3 +1,5 @@
+import KioskPadThreads
+
 // The pool exists where the executors it serves do: the QuietExecutors trait on Swift 6.3 or
 // newer (not Debian's 6.2 of the arm64 builds).
 #if QuietExecutors && compiler(>=6.3)

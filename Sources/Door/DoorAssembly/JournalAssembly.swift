@@ -1,3 +1,4 @@
+import DoorConfig
 import DoorServices
 import DoorVerifierClient
 import KioskPadAccess

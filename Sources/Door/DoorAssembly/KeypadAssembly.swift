@@ -1,3 +1,4 @@
+import DoorConfig
 import KeypadHAL
 import KioskPadConfig
 import KioskPadCore

@@ -1,3 +1,4 @@
+import DoorConfig
 import DoorController
 import DoorHomeAssistant
 import DoorServices

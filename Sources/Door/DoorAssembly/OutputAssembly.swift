@@ -1,3 +1,4 @@
+import DoorConfig
 import DoorController
 import DoorOSDP
 import DoorServices

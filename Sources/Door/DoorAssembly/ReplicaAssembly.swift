@@ -1,3 +1,4 @@
+import DoorConfig
 import DoorOfflineReplica
 import DoorServices
 import DoorVerifierClient

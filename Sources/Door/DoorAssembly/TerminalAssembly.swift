@@ -1,3 +1,4 @@
+import DoorConfig
 import DoorOSDP
 import DoorOfflineReplica
 import DoorServices

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorAssembly
+import DoorConfig
 import DoorOfflineReplica
 import DoorServices
 import Foundation

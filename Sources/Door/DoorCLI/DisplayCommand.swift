@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorAssembly
+import DoorConfig
 import DoorController
 import DoorTools
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorAssembly
+import DoorConfig
 import Foundation
 import KioskPadCommandLine
 import KioskPadConfig

@@ -2,6 +2,7 @@ import DoorVerifierClient
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadThreads
 import Logging
 
 /// Keeps a door's replica fresh: a sync at start, then every `sync_s` (each wait varied by

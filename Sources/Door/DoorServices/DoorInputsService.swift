@@ -1,5 +1,6 @@
 import KeypadHAL
 import KioskPadCore
+import KioskPadThreads
 import Logging
 import ServiceLifecycle
 

@@ -2,6 +2,7 @@ import DoorVerifierClient
 import Foundation
 import KioskPadCore
 import KioskPadStorage
+import KioskPadThreads
 import Logging
 
 /// Where forwarded records go: ``SignedPoster`` in production.

@@ -2,6 +2,7 @@ import DoorController
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadThreads
 import Logging
 
 /// Writes terminal events to the ``TerminalJournal``: attempts (kind, decision or error,

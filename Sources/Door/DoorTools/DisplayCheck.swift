@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import KeypadDisplay
 import KioskPadConfig
 import KioskPadCore

@@ -1,8 +1,10 @@
 import DoorAssembly
+import DoorConfig
 import DoorOSDP
 import KeypadHAL
 import KioskPadConfig
 import KioskPadCore
+import KioskPadThreads
 import Synchronization
 
 /// `kioskpad keytest`'s hardware side: opens the configured keypad (a GPIO matrix, an input

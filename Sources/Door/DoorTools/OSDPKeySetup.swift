@@ -1,9 +1,11 @@
 import DoorAssembly
+import DoorConfig
 import DoorOSDP
 import Foundation
 import KeypadHAL
 import KioskPadConfig
 import KioskPadCore
+import KioskPadThreads
 import Synchronization
 
 /// `kioskpad osdp keyset`: gives a reader in install mode its own Secure Channel key. The

@@ -1,4 +1,5 @@
 import DoorAssembly
+import DoorConfig
 import KeypadHAL
 import KioskPadConfig
 

@@ -1,5 +1,6 @@
 import Foundation
 import KioskPadCore
+import KioskPadThreads
 
 /// Threads of its own for the slow hashes (PBKDF2 of PINs, cards, codes and administrators'
 /// passwords), so a hash never holds one of Swift's cooperative threads. Door attempts go

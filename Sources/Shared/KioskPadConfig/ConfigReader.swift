@@ -1,24 +1,24 @@
 import Yams
 
 /// Collects problems while a config is read, and holds the environment overrides.
-final class ProblemLog {
-    let source: String
-    let overrides: EnvironmentOverrides
-    private(set) var problems: [ConfigProblem] = []
+public final class ProblemLog {
+    public let source: String
+    public let overrides: EnvironmentOverrides
+    public private(set) var problems: [ConfigProblem] = []
 
-    init(source: String, overrides: EnvironmentOverrides = EnvironmentOverrides()) {
+    public init(source: String, overrides: EnvironmentOverrides = EnvironmentOverrides()) {
         self.source = source
         self.overrides = overrides
     }
 
     /// Records a problem; text from the file is shown escaped (``ConfigText``), one line each.
-    func report(_ path: String, _ message: String, at node: Node?) {
+    public func report(_ path: String, _ message: String, at node: Node?) {
         problems.append(
             ConfigProblem(
                 path: ConfigText.escaped(path), message: ConfigText.escaped(message), location: location(of: node, path: path)))
     }
 
-    func location(of node: Node?, path: String) -> String {
+    public func location(of node: Node?, path: String) -> String {
         if let mark = node?.mark { return "\(source):\(mark.line)" }
         if let variable = overrides.variable(for: path) { return "environment \(variable)" }
         return source
@@ -28,17 +28,17 @@ final class ProblemLog {
 /// Reads one YAML mapping strictly: each key may be read once with a type and a range,
 /// and ``finish()`` reports every key nobody read as unknown, suggesting the closest
 /// known key.
-final class MappingReader {
-    let path: String
-    let node: Node?
-    let log: ProblemLog
+public final class MappingReader {
+    public let path: String
+    public let node: Node?
+    public let log: ProblemLog
     private var pairs: [(key: String, keyNode: Node, value: Node)] = []
     /// The last pair of each key (YAML lets a key repeat; the last one counts).
     private var lastPair: [String: Int] = [:]
     private var known: [String] = []
 
     /// Reads `node` as a mapping at `path`; a non-mapping is reported and read as empty.
-    init(_ node: Node?, path: String, log: ProblemLog) {
+    public init(_ node: Node?, path: String, log: ProblemLog) {
         self.path = path
         self.node = node
         self.log = log
@@ -62,12 +62,12 @@ final class MappingReader {
     }
 
     /// The keys present in the mapping.
-    var keys: [String] { Array(lastPair.keys) }
+    public var keys: [String] { Array(lastPair.keys) }
 
-    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    public func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// The value node for `key` (an environment override wins), marking it known.
-    func value(_ key: String) -> Node? {
+    public func value(_ key: String) -> Node? {
         known.append(key)
         if let override = log.overrides.take(keyPath(key)) { return override }
         return lastPair[key].map { pairs[$0].value }
@@ -75,19 +75,19 @@ final class MappingReader {
 
     /// Marks keys as known without reading them (optional keys read only when present), so
     /// the list of valid keys in an unknown-key error names them.
-    func declare(_ keys: String...) {
+    public func declare(_ keys: String...) {
         known += keys
     }
 
-    func has(_ key: String) -> Bool {
+    public func has(_ key: String) -> Bool {
         lastPair[key] != nil || log.overrides.has(keyPath(key))
     }
 
-    func child(_ key: String) -> MappingReader {
+    public func child(_ key: String) -> MappingReader {
         MappingReader(value(key), path: keyPath(key), log: log)
     }
 
-    func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
+    public func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
         guard let node = value(key) else { return fallback }
         guard case .scalar = node, let number = node.int else {
             log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not a whole number; valid: \(range)", at: node)
@@ -100,7 +100,7 @@ final class MappingReader {
         return number
     }
 
-    func seconds(_ key: String, default fallback: Double, range: ClosedRange<Double>) -> Duration {
+    public func seconds(_ key: String, default fallback: Double, range: ClosedRange<Double>) -> Duration {
         guard let node = value(key) else { return .milliseconds(Int(fallback * 1000)) }
         guard case .scalar = node, let number = node.float ?? node.int.map(Double.init) else {
             log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not a number of seconds; valid: \(format(range))", at: node)
@@ -113,7 +113,7 @@ final class MappingReader {
         return .milliseconds(Int((number * 1000).rounded()))
     }
 
-    func bool(_ key: String, default fallback: Bool) -> Bool {
+    public func bool(_ key: String, default fallback: Bool) -> Bool {
         guard let node = value(key) else { return fallback }
         guard case .scalar(let scalar) = node, scalar.style == .plain, let flag = node.bool else {
             log.report(keyPath(key), "\(ConfigText.quoted(node.string ?? "?")) is not true or false", at: node)
@@ -122,7 +122,7 @@ final class MappingReader {
         return flag
     }
 
-    func string(_ key: String, default fallback: String) -> String {
+    public func string(_ key: String, default fallback: String) -> String {
         guard let node = value(key) else { return fallback }
         guard case .scalar = node, let text = node.string else {
             log.report(keyPath(key), "must be text", at: node)
@@ -131,7 +131,7 @@ final class MappingReader {
         return text
     }
 
-    func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, default fallback: Choice) -> Choice
+    public func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, default fallback: Choice) -> Choice
     where Choice.RawValue == String {
         guard let node = value(key) else { return fallback }
         let valid = Choice.allCases.map(\.rawValue).joined(separator: ", ")
@@ -143,7 +143,7 @@ final class MappingReader {
     }
 
     /// A set of keypad labels written as one string, e.g. `"*"` or `"0123456789"`.
-    func labels(_ key: String, default fallback: String) -> [Character] {
+    public func labels(_ key: String, default fallback: String) -> [Character] {
         let text = string(key, default: fallback)
         if let bad = text.first(where: { !$0.isASCII || $0.isWhitespace || $0.isNewline }) {
             log.report(keyPath(key), "\(ConfigText.quoted(String(bad))) is not a key label; use printable ASCII characters", at: value(key))
@@ -155,7 +155,7 @@ final class MappingReader {
     /// Reports keys that were never read: the first ``maxListed`` one line each, with the
     /// closest known key as a suggestion (within an edit distance of 3), then one line for
     /// the rest, so a file of half a million stray keys is still reported in moments.
-    func finish() {
+    public func finish() {
         let knownSet = Set(known)
         let valid = knownSet.sorted().joined(separator: ", ")
         let unknown = pairs.filter { !knownSet.contains($0.key) }
@@ -177,7 +177,7 @@ final class MappingReader {
         }
     }
 
-    static let maxListed = 100
+    public static let maxListed = 100
 
     private func closest(to key: String, among known: Set<String>) -> String? {
         guard key.count <= 64 else { return nil }
@@ -199,7 +199,7 @@ final class MappingReader {
 }
 
 /// Levenshtein distance, for "did you mean" suggestions.
-func editDistance(_ lhs: String, _ rhs: String) -> Int {
+public func editDistance(_ lhs: String, _ rhs: String) -> Int {
     let a = Array(lhs)
     let b = Array(rhs)
     var previous = Array(0...b.count)

@@ -1,3 +1,5 @@
+import KioskPadThreads
+
 // The custom executors use the experimental executor SPI of Swift 6.3 (`_Concurrency`'s
 // ExperimentalCustomExecutors). Without the QuietExecutors trait, or on an older
 // compiler, the process runs on the standard executors instead (Main.swift).

@@ -6,6 +6,7 @@ import KioskPadCore
 import Logging
 import NIOSSL
 import ServiceLifecycle
+import SiteConfig
 import SiteConsole
 import SiteHTTP
 

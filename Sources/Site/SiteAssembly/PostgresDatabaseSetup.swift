@@ -3,6 +3,7 @@ import KioskPadConfig
 import KioskPadCore
 import Logging
 import NIOSSL
+import SiteConfig
 import SitePostgres
 import SiteSQL
 

@@ -7,6 +7,7 @@ import KioskPadCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SiteConfig
 import SiteCore
 import SiteHTTP
 

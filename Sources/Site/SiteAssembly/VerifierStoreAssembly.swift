@@ -2,6 +2,7 @@ import Foundation
 import KioskPadConfig
 import KioskPadCore
 import Logging
+import SiteConfig
 import SiteCore
 import SitePostgres
 import SiteSQL

@@ -7,6 +7,7 @@ import KioskPadCore
 import KioskPadStorage
 import Logging
 import SiteAssembly
+import SiteConfig
 import SiteCore
 
 /// `kioskpad verifier`: the site server and its tools, the root command of the

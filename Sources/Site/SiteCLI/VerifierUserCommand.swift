@@ -6,6 +6,7 @@ import KioskPadConfig
 import KioskPadCore
 import Logging
 import SiteAssembly
+import SiteConfig
 import SiteCore
 
 /// `kioskpad verifier user`: manage the reference verifier's users without editing its file.

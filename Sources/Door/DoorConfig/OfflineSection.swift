@@ -1,4 +1,6 @@
 import Foundation
+import KeypadHAL
+import KioskPadConfig
 import KioskPadEndpoints
 
 /// `verifier.offline`: whether a door keeps a signed credential replica and decides from it

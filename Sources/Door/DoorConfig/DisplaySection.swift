@@ -1,3 +1,5 @@
+import KeypadHAL
+import KioskPadConfig
 import KioskPadCore
 import Yams
 

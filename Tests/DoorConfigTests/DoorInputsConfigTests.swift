@@ -1,3 +1,4 @@
+import DoorConfig
 import Foundation
 import KioskPadConfig
 import KioskPadCore

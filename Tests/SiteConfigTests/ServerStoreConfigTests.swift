@@ -1,5 +1,6 @@
 import KioskPadConfig
 import KioskPadEndpoints
+import SiteConfig
 import Testing
 
 /// `server.store`, `server.sqlite` and `server.postgres`: what a site writes, and the

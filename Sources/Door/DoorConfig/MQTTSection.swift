@@ -1,4 +1,6 @@
 import Foundation
+import KeypadHAL
+import KioskPadConfig
 import KioskPadEndpoints
 
 /// `mqtt:` - a terminal's link to an MQTT broker for Home Assistant: availability, discovery,
@@ -87,7 +89,7 @@ enum MQTTSection {
             }
         }
         let username = reader.has("username") ? reader.string("username", default: "") : nil
-        let password = VerifierSection.secretSource(reader, prefix: "password", baseDirectory: baseDirectory)
+        let password = ConfigValues.secretSource(reader, prefix: "password", baseDirectory: baseDirectory)
         if password != nil && username == nil {
             log.report(reader.keyPath("username"), "is required with a password", at: reader.node)
         }
@@ -141,6 +143,6 @@ enum MQTTSection {
     }
 
     static func path(_ reader: MappingReader, _ key: String, _ baseDirectory: String) -> String? {
-        reader.has(key) ? VerifierSection.resolve(reader.string(key, default: ""), baseDirectory) : nil
+        reader.has(key) ? ConfigValues.resolve(reader.string(key, default: ""), baseDirectory) : nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadConfig
 import KioskPadEndpoints
 
 /// `server.console:` the site console in the browser (`/console/`), off by default. It
@@ -47,8 +48,8 @@ enum ConsoleSection {
             if key.isEmpty { tls.log.report(tls.keyPath("key_file"), "is required with tls: the PEM private key", at: tls.node) }
             tls.finish()
             if !cert.isEmpty && !key.isEmpty {
-                settings.tlsCertFile = VerifierSection.resolve(cert, baseDirectory)
-                settings.tlsKeyFile = VerifierSection.resolve(key, baseDirectory)
+                settings.tlsCertFile = ConfigValues.resolve(cert, baseDirectory)
+                settings.tlsKeyFile = ConfigValues.resolve(key, baseDirectory)
             }
         }
         if reader.has("trusted_proxy") {

@@ -1,3 +1,4 @@
+import DoorConfig
 import KioskPadConfig
 import Testing
 

@@ -1,3 +1,5 @@
+import KeypadHAL
+import KioskPadConfig
 import KioskPadCore
 import Yams
 
@@ -38,7 +40,7 @@ extension KeypadSection {
                         entry.keyPath("address"), "\(address) is used by another reader; each reader on a line needs its own address",
                         at: entry.value("address"))
                 }
-                let file = entry.has("scbk_file") ? VerifierSection.resolve(entry.string("scbk_file", default: ""), baseDirectory) : nil
+                let file = entry.has("scbk_file") ? ConfigValues.resolve(entry.string("scbk_file", default: ""), baseDirectory) : nil
                 entry.finish()
                 readers.append(OSDPReaderConfiguration(address: address, scbkFile: file))
             }

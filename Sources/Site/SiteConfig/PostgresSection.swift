@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadConfig
 import KioskPadEndpoints
 
 /// Where the reference verifier keeps users and shared state (`server.store`).
@@ -128,10 +129,10 @@ enum PostgresSection {
                 reader.log.report(reader.keyPath("url"), problem.message, at: reader.value("url"))
             }
         }
-        settings.password = VerifierSection.secretSource(reader, prefix: "password", baseDirectory: baseDirectory)
+        settings.password = ConfigValues.secretSource(reader, prefix: "password", baseDirectory: baseDirectory)
         settings.tls = reader.choice("tls", default: PostgresSettings.TLSMode.verifyFull)
         if reader.has("ca_file") {
-            settings.caFile = VerifierSection.resolve(reader.string("ca_file", default: ""), baseDirectory)
+            settings.caFile = ConfigValues.resolve(reader.string("ca_file", default: ""), baseDirectory)
             if settings.tls == .disable {
                 reader.log.report(reader.keyPath("ca_file"), "is only read with tls: verify-full", at: reader.value("ca_file"))
             }
@@ -159,7 +160,7 @@ enum PostgresSection {
         }
         let reader = server.child("sqlite")
         if reader.has("path") {
-            settings.path = VerifierSection.resolve(reader.string("path", default: settings.path), baseDirectory)
+            settings.path = ConfigValues.resolve(reader.string("path", default: settings.path), baseDirectory)
         }
         settings.busyTimeout = .milliseconds(reader.int("busy_timeout_ms", default: 5000, range: 100...60_000))
         reader.finish()

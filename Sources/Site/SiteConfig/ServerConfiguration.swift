@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadConfig
 import KioskPadCore
 import KioskPadEndpoints
 import Yams
@@ -58,17 +59,17 @@ extension ConfigLoader {
         } else {
             log.report(reader.keyPath("listen"), "\(ConfigText.quoted(listen)) is not HOST:PORT (e.g. 127.0.0.1:8787)", at: reader.value("listen"))
         }
-        let stateDirectory = VerifierSection.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
+        let stateDirectory = ConfigValues.resolve(reader.string("state_dir", default: "/var/lib/kioskpad-verifier"), baseDirectory)
         let store = PostgresSection.read(reader, stateDirectory: stateDirectory, baseDirectory: baseDirectory)
         if reader.has("users_file") {
-            let file = VerifierSection.resolve(reader.string("users_file", default: ""), baseDirectory)
+            let file = ConfigValues.resolve(reader.string("users_file", default: ""), baseDirectory)
             log.report(
                 reader.keyPath("users_file"),
                 "is no longer read: the verifier keeps its users in its database; bring them in once with `kioskpad verifier import --users-file \(file) --config \(source)`, then remove users_file",
                 at: reader.value("users_file"))
         }
-        let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
-        let lookupKey = VerifierSection.secretSource(reader, prefix: "lookup_key", baseDirectory: baseDirectory)
+        let secret = ConfigValues.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+        let lookupKey = ConfigValues.secretSource(reader, prefix: "lookup_key", baseDirectory: baseDirectory)
         let allowUnsigned = reader.bool("allow_unsigned", default: false)
         if secret == nil && !allowUnsigned {
             log.report(
@@ -78,7 +79,7 @@ extension ConfigLoader {
         }
         let unlock = reader.has("unlock_seconds") ? reader.int("unlock_seconds", default: 5, range: 1...300) : nil
         let codeLength = reader.int("code_length", default: 8, range: 6...12)
-        let lockout = EntrySection.readLockout(reader.child("lockout"))
+        let lockout = LockoutSection.read(reader.child("lockout"))
         let maxBody = reader.int("max_body_bytes", default: 16_384, range: 1_024...1_048_576)
         let maxConnections = reader.int("max_connections", default: 512, range: 8...65_536)
         let perSource = reader.int("max_connections_per_source", default: 64, range: 1...65_536)

@@ -1,4 +1,5 @@
 import KioskPadConfig
+import SiteConfig
 import Testing
 
 /// `server.console`: off by default, its own listener, and never in clear off loopback.

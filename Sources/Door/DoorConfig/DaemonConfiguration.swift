@@ -1,4 +1,6 @@
 import Foundation
+import KeypadHAL
+import KioskPadConfig
 import KioskPadCore
 import KioskPadEndpoints
 import Yams
@@ -163,7 +165,7 @@ enum DaemonSection {
     static func read(_ top: MappingReader, baseDirectory: String) -> DaemonConfiguration {
         var daemon = DaemonConfiguration()
         if top.has("state_dir") {
-            daemon.stateDirectory = VerifierSection.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
+            daemon.stateDirectory = ConfigValues.resolve(top.string("state_dir", default: DaemonConfiguration.defaultStateDirectory), baseDirectory)
         }
         readOutputs(top, into: &daemon)
         if top.has("clock") {
@@ -190,7 +192,7 @@ enum DaemonSection {
             if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecure) {
                 reader.log.report(reader.keyPath("url"), problem.replacingOccurrences(of: "verifier.", with: "events."), at: reader.value("url"))
             }
-            let secret = VerifierSection.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+            let secret = ConfigValues.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
             let heartbeat = reader.seconds("heartbeat_s", default: 300, range: 10...86_400)
             reader.finish()
             daemon.events = EventsConfiguration(url: url, secret: secret, allowInsecureHTTP: allowInsecure, heartbeat: heartbeat)

@@ -1,3 +1,5 @@
+import KeypadHAL
+import KioskPadConfig
 import KioskPadCore
 
 /// `entry:` and `lockout:`, with ESPHome key_collector's key names.
@@ -60,20 +62,5 @@ enum EntrySection {
                     at: reader.value("challenge_alphabet"))
             }
         }
-    }
-
-    static func readLockout(_ reader: MappingReader) -> LockoutPolicy {
-        var policy = LockoutPolicy()
-        policy.maxFailures = reader.int("max_failures", default: 5, range: 1...100)
-        policy.window = reader.seconds("window_s", default: 300, range: 1...86_400)
-        policy.lockout = reader.seconds("lockout_s", default: 30, range: 1...86_400)
-        policy.maxLockout = reader.seconds("max_lockout_s", default: 900, range: 1...604_800)
-        if policy.maxLockout < policy.lockout {
-            reader.log.report(
-                reader.keyPath("max_lockout_s"), "is less than lockout_s; it caps the doubling, so it must be at least lockout_s",
-                at: reader.value("max_lockout_s"))
-        }
-        reader.finish()
-        return policy
     }
 }

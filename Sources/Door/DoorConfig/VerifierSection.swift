@@ -1,4 +1,6 @@
 import Foundation
+import KeypadHAL
+import KioskPadConfig
 import KioskPadEndpoints
 import Yams
 
@@ -34,7 +36,7 @@ enum VerifierSection {
                 reader.log.report(reader.keyPath("users_file"), "is required with kind: local (a file of lines made by `kioskpad pin hash`)", at: reader.node)
                 return .demo
             }
-            return .local(usersFile: resolve(reader.string("users_file", default: ""), baseDirectory))
+            return .local(usersFile: ConfigValues.resolve(reader.string("users_file", default: ""), baseDirectory))
         case .http:
             return .http(readHTTP(reader, baseDirectory: baseDirectory))
         }
@@ -59,11 +61,11 @@ enum VerifierSection {
         var configuration = HTTPVerifierConfiguration(url: url, allowInsecureHTTP: allowInsecure)
         configuration.timeout = reader.seconds("timeout_s", default: 3, range: 0.2...30)
         configuration.maxUnlockSeconds = reader.int("max_unlock_s", default: 30, range: 1...300)
-        configuration.secret = secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
-        configuration.token = secretSource(reader, prefix: "token", baseDirectory: baseDirectory)
-        configuration.caFile = reader.has("ca_file") ? resolve(reader.string("ca_file", default: ""), baseDirectory) : nil
-        let certificate = reader.has("client_cert") ? resolve(reader.string("client_cert", default: ""), baseDirectory) : nil
-        let key = reader.has("client_key") ? resolve(reader.string("client_key", default: ""), baseDirectory) : nil
+        configuration.secret = ConfigValues.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
+        configuration.token = ConfigValues.secretSource(reader, prefix: "token", baseDirectory: baseDirectory)
+        configuration.caFile = reader.has("ca_file") ? ConfigValues.resolve(reader.string("ca_file", default: ""), baseDirectory) : nil
+        let certificate = reader.has("client_cert") ? ConfigValues.resolve(reader.string("client_cert", default: ""), baseDirectory) : nil
+        let key = reader.has("client_key") ? ConfigValues.resolve(reader.string("client_key", default: ""), baseDirectory) : nil
         if (certificate == nil) != (key == nil) {
             log.report(
                 reader.keyPath(certificate == nil ? "client_cert" : "client_key"), "client_cert and client_key go together (mTLS); give both or neither",
@@ -78,28 +80,5 @@ enum VerifierSection {
                 "fallback needs verifier.secret_file, _env or _credential: the verifier gives a replica only to a signed request", at: reader.node)
         }
         return configuration
-    }
-
-    /// `<prefix>_file`, `<prefix>_env` or `<prefix>_credential`; at most one. A secret
-    /// written into the config itself (`<prefix>:`) is refused.
-    static func secretSource(_ reader: MappingReader, prefix: String, baseDirectory: String) -> SecretSource? {
-        if reader.has(prefix) {
-            reader.log.report(
-                reader.keyPath(prefix),
-                "secrets are never read from the config file; use \(prefix)_file, \(prefix)_env or \(prefix)_credential (systemd LoadCredential=)",
-                at: reader.value(prefix))
-        }
-        var sources: [SecretSource] = []
-        if reader.has("\(prefix)_file") { sources.append(.file(resolve(reader.string("\(prefix)_file", default: ""), baseDirectory))) }
-        if reader.has("\(prefix)_env") { sources.append(.environment(reader.string("\(prefix)_env", default: ""))) }
-        if reader.has("\(prefix)_credential") { sources.append(.credential(reader.string("\(prefix)_credential", default: ""))) }
-        if sources.count > 1 {
-            reader.log.report(reader.keyPath("\(prefix)_file"), "give only one of \(prefix)_file, \(prefix)_env and \(prefix)_credential", at: reader.node)
-        }
-        return sources.first
-    }
-
-    static func resolve(_ path: String, _ baseDirectory: String) -> String {
-        path.hasPrefix("/") ? path : (baseDirectory as NSString).appendingPathComponent(path)
     }
 }

@@ -1,5 +1,6 @@
 import KioskPadConfig
 import KioskPadEndpoints
+import SiteConfig
 import Testing
 
 @Suite("Verifier server config: lookup key")

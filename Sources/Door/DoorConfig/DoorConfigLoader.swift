@@ -1,0 +1,69 @@
+import Foundation
+import KeypadHAL
+import KioskPadConfig
+import KioskPadCore
+
+/// The door's config file (`kioskpad run --config FILE`), read with the shared reader.
+extension ConfigLoader {
+    /// The top-level sections.
+    static let sections = [
+        "terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics", "clock",
+    ]
+
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> KioskPadConfiguration {
+        let (text, directory) = try read(path)
+        return try parse(yaml: text, source: path, baseDirectory: directory, environment: environment)
+    }
+
+    /// Only the GPIO outputs (`door.relay`, `feedback.*`), for `kioskpad door off`: problems in
+    /// other sections do not stop it, so a config edited into a broken state can still switch
+    /// the door off after a crash. Problems in `door` or `feedback` themselves are errors.
+    public static func loadOutputs(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> DaemonConfiguration {
+        let root = try compose(try read(path).text, source: path)
+        let log = ProblemLog(source: path, overrides: EnvironmentOverrides(environment: environment))
+        var daemon = DaemonConfiguration()
+        DaemonSection.readOutputs(MappingReader(root, path: "", log: log), into: &daemon)
+        guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
+        return daemon
+    }
+
+    public static func parse(
+        yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
+    ) throws -> KioskPadConfiguration {
+        let root = try compose(yaml, source: source)
+        let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
+        let top = MappingReader(root, path: "", log: log)
+        let terminalID = top.string("terminal_id", default: "kioskpad")
+        if !Identifier.isValid(terminalID) {
+            log.report("terminal_id", "\(ConfigText.quoted(terminalID)) must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
+        }
+        var entry = EntrySection.read(top.child("entry"))
+        entry.lockout = LockoutSection.read(top.child("lockout"))
+        let display = DisplaySection.read(top.child("display"))
+        if entry.challenge != .none && !display.texts.challenge.contains("{code}") {
+            log.report("display.texts.challenge", "must contain {code} while entry.challenge is on: it is where the code to type back is shown", at: nil)
+        }
+        let keypad = KeypadSection.read(top.child("keypad"), entry: entry, baseDirectory: baseDirectory)
+        if display.driver == .osdp && keypad.driver != .osdp {
+            log.report("display.driver", "osdp shows text on the OSDP readers' panels and needs keypad.driver: osdp", at: nil)
+        }
+        let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        var siteVerifier = false
+        if case .http = verifier { siteVerifier = true }
+        if entry.enrolment && !siteVerifier {
+            log.report("entry.enrolment", "needs verifier.kind: http: a PIN chosen at the door is set by the site server", at: nil)
+        }
+        var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
+        daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)
+        top.finish()
+        for unused in log.overrides.unused {
+            log.report(unused.path, "unknown key; the variable names no config setting", at: nil)
+        }
+        guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
+        return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
+    }
+}
