@@ -23,7 +23,8 @@ struct AccessRulesEndToEndTests {
                 let site = try await PostgresVerifierTests.Site()
                 postgres = site
                 directory = site.directory
-                #expect(try await cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "3691\n").status == 0)
+                let dana = try await cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "3691\n")
+                #expect(dana.status == 0, "\(dana.stderr)")
             } else {
                 postgres = nil
                 directory = try await VerifierProcess.prepare(pin: "3691")
