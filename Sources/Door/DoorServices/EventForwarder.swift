@@ -34,6 +34,9 @@ public actor EventForwarder {
     private let journal: TerminalJournal
     private let poster: any EventPosting
     private let cursorPath: String
+    /// A post is out (``deliver(_:)``), and who waits to post next.
+    private var posting = false
+    private var postWaiters: [CheckedContinuation<Void, Never>] = []
     private let deadLetterPath: String
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
@@ -140,9 +143,25 @@ public actor EventForwarder {
 
     /// Posts one batch: ``Delivery/done`` when it is delivered or refused for good (and
     /// dead-lettered), else when it may be sent again.
+    /// One post at a time: ``run()`` and ``drain(within:)`` both send, and the actor lets one
+    /// in while the other waits on its post. The second waits for the first to be answered
+    /// (and the cursor moved), then skips what that delivered: without this a stop during a
+    /// post sent the same records again.
     private func deliver(_ batch: (records: [(sequence: Int, line: String)], next: JournalPosition)) async -> Delivery {
+        while posting { await withCheckedContinuation { postWaiters.append($0) } }
+        posting = true
+        defer {
+            posting = false
+            if !postWaiters.isEmpty { postWaiters.removeFirst().resume() }
+        }
+        if let last = batch.records.last?.sequence, last <= delivered { return .done }
         let (body, id) = EventForwarder.envelope(batch.records)
-        switch await poster.post(body: body, id: id) {
+        // Not cut short when the forwarder is cancelled (a stop): a post cancelled after the
+        // server had the batch left the cursor behind, and the drain sent the batch again.
+        // It ends within the poster's own timeout.
+        let poster = self.poster
+        let outcome = await Task { await poster.post(body: body, id: id) }.value
+        switch outcome {
         case .delivered:
             await advance(to: batch)
             return .done
