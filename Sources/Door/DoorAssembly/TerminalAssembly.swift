@@ -45,7 +45,7 @@ public enum TerminalAssembly {
         let token = try http.token.map { source in
             let token = try source.text(key: "verifier.token").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
-                throw KeyedError(key: key("verifier.token", source), message: "\(source): the token must be one word")
+                throw KeyedError(key: source.configKey("verifier.token"), message: "\(source): the token must be one word")
             }
             return token
         }
@@ -67,11 +67,6 @@ public enum TerminalAssembly {
         } catch let error as UsersFile.ParseError {
             throw KeyedError(key: "verifier.users_file", message: error.description)
         }
-    }
-
-    /// `verifier.secret_file`, `..._env` or `..._credential`, by where it came from.
-    public static func key(_ prefix: String, _ source: SecretSource) -> String {
-        source.configKey(prefix)
     }
 
     /// The configured display: an ANSI panel, plain text, or an HD44780 LCD on I2C (opened

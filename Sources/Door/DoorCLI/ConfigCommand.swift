@@ -69,11 +69,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("warning: state_dir: \(finding.text)\n".utf8))
         }
         if let source = configuration.daemon.events?.secret, credentials || !isCredential(source) {
-            do {
-                _ = try WebhookSecret(reading: source)
-            } catch {
-                throw KeyedError(key: TerminalAssembly.key("events.secret", source), message: "\(error)")
-            }
+            _ = try WebhookSecret(configured: source, key: "events.secret")
         }
     }
 

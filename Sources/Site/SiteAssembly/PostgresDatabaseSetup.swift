@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadAccess
 import KioskPadConfig
 import KioskPadCore
 import Logging
@@ -46,13 +47,7 @@ func withPostgresDatabase<R>(
 
 /// The password, read now, and TLS with the certificate checked (nil: tls: disable).
 private func credentials(_ settings: PostgresSettings) throws -> (password: String?, tls: TLSConfiguration?) {
-    let password = try settings.password.map { source in
-        do {
-            return try source.read().trimmingCharacters(in: .newlines)
-        } catch {
-            throw KeyedError(key: source.configKey("server.postgres.password"), message: "\(error)")
-        }
-    }
+    let password = try settings.password.map { try $0.text(key: "server.postgres.password").trimmingCharacters(in: .newlines) }
     var tls: TLSConfiguration?
     if settings.tls == .verifyFull {
         var configuration = TLSConfiguration.makeClientConfiguration()
