@@ -46,16 +46,16 @@ final class ThroughputServer {
     /// `lookupUsers` count instead, the server has a lookup key and that many users, every
     /// line tagged: ana at the default work factor, the others (never her PIN) at 1,000
     /// iterations, so the file is made in seconds; with tags only ana's line is hashed.
-    init(lookupUsers: Int? = nil, store: Store = .sqlite) throws {
-        guard FileManager.default.isExecutableFile(atPath: ThroughputServer.binary) else {
-            fatalError("no kioskpad at \(ThroughputServer.binary): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
+    init(lookupUsers: Int? = nil, store: Store = .sqlite, binary chosen: String = ThroughputServer.binary) throws {
+        guard FileManager.default.isExecutableFile(atPath: chosen) else {
+            fatalError("no kioskpad at \(chosen): run `swift build -c release` in the main package, or set KIOSKPAD_BINARY")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kp-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try secret.text.write(to: directory.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         var users: String
         var settings = "server:\n  listen: 127.0.0.1:0\n  state_dir: state\n  secret_file: secret\n"
-        var binary = ThroughputServer.binary
+        var binary = chosen
         if case .fileStore(let old) = store {
             settings += "  users_file: users\n"
             binary = old
@@ -80,13 +80,14 @@ final class ThroughputServer {
         let config = directory.appendingPathComponent("verifier.yaml")
         try settings.write(to: config, atomically: true, encoding: .utf8)
         if case .sqlite = store {
-            try ThroughputServer.run(["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", config.path])
+            try ThroughputServer.run(
+                ["verifier", "import", "--users-file", directory.appendingPathComponent("users").path, "--config", config.path], binary: binary)
         }
         port = try ThroughputServer.serve(process, config: config.path, binary: binary)
     }
 
     /// Runs `kioskpad ARGUMENTS` to its end; stops the benchmark if it fails.
-    static func run(_ arguments: [String]) throws {
+    static func run(_ arguments: [String], binary: String = ThroughputServer.binary) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -123,6 +124,9 @@ final class ThroughputServer {
             try HTTPVerifier(settings: .init(url: "http://127.0.0.1:\(port)/verify", deadline: .seconds(30), secret: secret), logger: logger)
         }
     }
+
+    /// The server process's id (its CPU time is read from /proc).
+    var processID: Int32 { process.processIdentifier }
 
     func stop() {
         process.terminate()
@@ -205,5 +209,6 @@ let benchmarks: @Sendable () -> Void = {
     }
     userAddBenchmarks()
     postgresBenchmarks()
+    serverCPUBenchmarks()
     SmokeRun.clampIfAsked()
 }

@@ -26,7 +26,7 @@ extension TerminalAssembly {
                 fix: "use kind: local with a users_file")
         }
         let keypad = configuration.keypad
-        let gpio = keypad.driver == .gpio || keypad.driver == .terminal ? try KeypadAssembly.gpioConfiguration(keypad) : nil
+        let gpio = keypad.driver == .gpio || keypad.driver == .terminal ? try keypad.gpioSection() : nil
         let osdpCommands = keypad.driver == .osdp ? OSDPCommandQueue() : nil
         let services = try DaemonServices(
             configuration: configuration,

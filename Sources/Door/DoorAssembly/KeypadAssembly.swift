@@ -25,19 +25,6 @@ public enum KeypadAssembly {
         GPIOMatrixWiring(chip: gpio.chip, rows: gpio.rows, columns: gpio.columns, activeLow: gpio.activeLow)
     }
 
-    /// The configured GPIO keypad; an error naming `keypad.driver` and the keypads `run` and
-    /// `keytest` read when it is `terminal` (the keyboard, for `simulate`), or gpio without a section.
-    public static func gpioConfiguration(_ keypad: KeypadConfiguration) throws -> GPIOKeypadConfiguration {
-        guard keypad.driver == .gpio, let gpio = keypad.gpio else {
-            throw KeyedError(
-                key: "keypad.driver",
-                message: "is '\(keypad.driver.rawValue)'"
-                    + (keypad.driver == .terminal ? ", the computer's keyboard, which only `kioskpad simulate` reads" : " without its keypad.gpio section")
-                    + "; this command reads a door's keypad: driver gpio, evdev, wiegand or osdp")
-        }
-        return gpio
-    }
-
     /// Opens the chip and lines and returns a ready scan loop.
     public static func scanLoop(_ gpio: GPIOKeypadConfiguration) throws -> MatrixScanLoop {
         let backend = try GPIOBackendFactory.open(wiring(gpio))

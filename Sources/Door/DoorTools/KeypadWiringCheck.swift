@@ -62,7 +62,7 @@ public final class KeypadWiringCheck: Sendable {
                 "keytest: OSDP on \(osdp.device) at \(osdp.baud) baud, readers \(readers.map { "\($0.address)" }.joined(separator: ", ")); type keys or present a card, Ctrl-C to stop"
             reader = .keys(source, ended: "the line closed", shown: { _ in true })
         } else {
-            let gpio = try KeypadAssembly.gpioConfiguration(keypad)
+            let gpio = try keypad.gpioSection()
             let thread = ScanThread(loop: try KeypadAssembly.scanLoop(gpio))
             banner =
                 "keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop"

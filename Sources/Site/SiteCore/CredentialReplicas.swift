@@ -67,37 +67,48 @@ public struct CredentialService: Sendable {
         self.clock = clock
     }
 
+    /// A request admitted (``gate(_:)``) and answered (``answer(_:)``).
     public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
-        let claimed: String?
-        switch await DoorSignature.admit(
-            request, inBody: ReferenceVerifier.claimedTerminal,
-            unsigned: "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret", keys: keys,
-            now: clock())
-        {
-        case .success(let door): claimed = door
+        switch await gate(request) {
         case .failure(let refused): return refused.outcome
+        case .success(let admitted): return await answer(admitted)
         }
-        // Parsed only now, signed.
-        let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-        if let unknown = object.map({ Set($0.keys).subtracting(["terminal_id", "have_version"]) })?.sorted().first {
+    }
+
+    /// The gate every door endpoint shares; a replica goes only to a signed request.
+    public func gate(_ request: ReferenceVerifier.Incoming) async -> Result<AdmittedDoorRequest, DoorRequestOutcome.Refused> {
+        let rules = DoorGate.Rules(
+            unsigned: "a replica is given only to a signed request: give the verifier server.secret_file or the door its own secret", maxBody: nil,
+            claimsWebhookID: true, inBody: DoorGate.objectTerminal)
+        return await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
+    }
+
+    /// The body held to its schema (`terminal_id`, `have_version`), then the replica or a
+    /// confirmation of the one the door holds, signed.
+    public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
+        let claimed = admitted.terminal
+        let fields: StrictJSON.Fields?
+        switch admitted.body {
+        case .failure(let problem): return .malformed("body is ambiguous or malformed JSON: \(problem)")
+        case .success(let value): fields = StrictJSON.Fields(value)
+        }
+        if let unknown = fields?.unknownKey(allowed: ["terminal_id", "have_version"]) {
             return .malformed("unknown property \(unknown) (the body has terminal_id and have_version)")
         }
-        guard let terminal = object?["terminal_id"] as? String, Identifier.isValid(terminal) else {
+        guard let terminal = fields?.string("terminal_id"), Identifier.isValid(terminal) else {
             return .malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
         }
         guard claimed == terminal else { return .malformed(ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
-        // A whole number, as the schema says: JSONDecoder refuses true, false, 1.5 and "1".
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        struct Have: Decodable { let have_version: Int64 }
-        guard let have = (try? JSONDecoder().decode(Have.self, from: Data(request.body)))?.have_version, have >= 0 else {
+        // A whole number, as the schema says: not true, false, 1.5 or "1".
+        guard let have = fields?.integer("have_version"), have >= 0 else {
             return .malformed("have_version must be the version the terminal holds, 0 for none")
         }
         do {
             let now = clock()
-            // A captured request is answered once: its webhook-id is claimed like /verify's.
-            let id = request.webhookID ?? ""
-            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return .malformed("webhook-id longer than 128 characters") }
-            guard try await keys.store.claimRequestID(id, now: now) else { return .refused(.replayed, reason: "webhook-id was already used (replay)") }
+            // A captured request is answered once: its webhook-id (checked by the gate) is claimed like /verify's.
+            guard try await keys.store.claimRequestID(admitted.requestID ?? "", now: now) else {
+                return .refused(.replayed, reason: "webhook-id was already used (replay)")
+            }
             let message: ReplicaMessage
             let current = try await keeping.replicaVersion()
             if have == current {

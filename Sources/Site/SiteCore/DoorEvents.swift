@@ -45,23 +45,30 @@ public enum DoorEventBatch {
     /// or older than `keepDays` before it (retention would delete it at once), is refused:
     /// one record dated 2099 would otherwise pin the door's view.
     public static func decode(_ body: [UInt8], now: Date? = nil, keepDays: Int = 365) throws -> [DoorEvent] {
-        if let problem = DuplicateKeyCheck.firstProblem(in: body) { throw Invalid(description: "ambiguous or malformed JSON: \(problem)") }
-        guard let items = try? JSONSerialization.jsonObject(with: Data(body)) as? [Any] else {
-            throw Invalid(description: "the body must be a JSON array of event envelopes")
+        try decode(StrictJSON.parse(body), now: now, keepDays: keepDays)
+    }
+
+    /// The records of a body the one strict pass read (``StrictJSON``).
+    public static func decode(_ parsed: Result<StrictJSON.Value, StrictJSON.Problem>, now: Date? = nil, keepDays: Int = 365) throws -> [DoorEvent] {
+        let items: [StrictJSON.Value]
+        switch parsed {
+        case .failure(let problem): throw Invalid(description: "ambiguous or malformed JSON: \(problem)")
+        case .success(.array(let array)): items = array
+        case .success: throw Invalid(description: "the body must be a JSON array of event envelopes")
         }
         guard (1...maxRecords).contains(items.count) else { throw Invalid(description: "a batch holds 1 to \(maxRecords) records, not \(items.count)") }
         var events: [DoorEvent] = []
         for (index, item) in items.enumerated() {
             let fail = { (why: String) in Invalid(description: "record \(index + 1): \(why)") }
-            guard let envelope = item as? [String: Any], let data = envelope["data"] as? [String: Any] else {
+            guard let envelope = StrictJSON.Fields(item), let dataValue = envelope.object["data"], let data = StrictJSON.Fields(dataValue) else {
                 throw fail("must be an object with a data object")
             }
-            guard let id = data["id"] as? String, (1...64).contains(id.utf8.count), Identifier.isValid(id) else {
+            guard let id = data.string("id"), (1...64).contains(id.utf8.count), Identifier.isValid(id) else {
                 throw fail("data.id must be 1-64 of letters, digits, '.', '_' or '-' (the journal's UUID)")
             }
-            guard let terminal = data["terminal_id"] as? String, Identifier.isValid(terminal) else { throw fail("data.terminal_id must be a terminal_id") }
-            guard let type = data["type"] as? String, Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
-            guard let text = data["time"] as? String, let time = UTCTimestamp.parse(text) else {
+            guard let terminal = data.string("terminal_id"), Identifier.isValid(terminal) else { throw fail("data.terminal_id must be a terminal_id") }
+            guard let type = data.string("type"), Identifier.isValid(type) else { throw fail("data.type must be a record type such as attempt") }
+            guard let text = data.string("time"), let time = UTCTimestamp.parse(text) else {
                 throw fail("data.time must be an RFC 3339 date-time")
             }
             if let now {
@@ -74,22 +81,22 @@ public enum DoorEventBatch {
                     throw fail("data.time \(text) is older than server.events.keep_days (\(keepDays) days)")
                 }
             }
-            // JSONSerialization reads true and false as numbers too (NSNumber of type "c").
-            guard let number = data["seq"] as? NSNumber, String(cString: number.objCType) != "c", let sequence = data["seq"] as? Int else {
-                throw fail("data.seq must be an integer")
+            guard let sequence = data.integer("seq").flatMap({ Int(exactly: $0) }) else { throw fail("data.seq must be an integer") }
+            for key in data.object.keys.sorted() {
+                switch data.object[key] {
+                case .string(let bytes)? where bytes.count > maxFieldBytes: throw fail("data.\(key) is longer than \(maxFieldBytes) bytes")
+                case .array?, .object?: throw fail("data.\(key) must be a string, number or boolean (records are flat)")
+                default: break
+                }
             }
-            for (key, value) in data.sorted(by: { $0.key < $1.key }) {
-                if let text = value as? String, text.utf8.count > maxFieldBytes { throw fail("data.\(key) is longer than \(maxFieldBytes) bytes") }
-                if value is [Any] || value is [String: Any] { throw fail("data.\(key) must be a string, number or boolean (records are flat)") }
-            }
-            guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]) else { throw fail("data cannot be stored") }
-            guard json.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
+            let json = dataValue.sortedJSON
+            guard json.utf8.count <= maxRecordBytes else { throw fail("the record is longer than \(maxRecordBytes) bytes") }
             // The envelope as docs/openapi.yaml has it (the server keeps only `data`).
-            guard envelope["type"] is String else { throw fail("type must be a string such as kioskpad.\(type)") }
-            guard let stamp = envelope["timestamp"] as? String, UTCTimestamp.parse(stamp) != nil else {
+            guard envelope.string("type") != nil else { throw fail("type must be a string such as kioskpad.\(type)") }
+            guard let stamp = envelope.string("timestamp"), UTCTimestamp.parse(stamp) != nil else {
                 throw fail("timestamp must be an RFC 3339 date-time")
             }
-            events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: String(decoding: json, as: UTF8.self)))
+            events.append(DoorEvent(id: id, terminalID: terminal, type: type, time: time, sequence: sequence, json: json))
         }
         guard Set(events.map(\.terminalID)).count == 1 else {
             throw Invalid(description: "a batch comes from one terminal: its records name several terminal_ids")
@@ -127,19 +134,32 @@ public struct DoorEventIntake: Sendable {
         self.clock = clock
     }
 
+    /// A batch admitted (``gate(_:)``) and stored (``store(_:)``).
     public func handle(_ request: ReferenceVerifier.Incoming) async -> DoorRequestOutcome {
-        let terminal: String?
-        switch await DoorSignature.admit(request, inBody: Self.claimedTerminal, unsigned: nil, keys: keys, now: clock()) {
-        case .success(let claimed): terminal = claimed
+        switch await gate(request) {
         case .failure(let refused): return refused.outcome
+        case .success(let admitted): return await store(admitted)
         }
-        // A door refused and still within its Retry-After is answered before its batch is decoded.
-        if let terminal, let over = quota.isOver(door: terminal, now: clock()) {
-            return Self.overQuota(terminal, over)
+    }
+
+    /// The gate every door endpoint shares (an unsigned batch is let through under
+    /// `allow_unsigned`; a batch's `webhook-id` is not claimed: a retry keeps it by design);
+    /// then a door refused and still within its Retry-After is answered before its batch is decoded.
+    public func gate(_ request: ReferenceVerifier.Incoming) async -> Result<AdmittedDoorRequest, DoorRequestOutcome.Refused> {
+        let rules = DoorGate.Rules(unsigned: nil, maxBody: nil, claimsWebhookID: false, inBody: DoorGate.batchTerminal)
+        let admission = await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
+        if case .success(let admitted) = admission, let terminal = admitted.terminal, let over = quota.isOver(door: terminal, now: clock()) {
+            return .failure(.init(Self.overQuota(terminal, over)))
         }
+        return admission
+    }
+
+    /// The batch held to its schema, then within the door's quota, stored once per record.
+    public func store(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
+        let terminal = admitted.terminal
         let events: [DoorEvent]
         do {
-            events = try DoorEventBatch.decode(request.body, now: clock(), keepDays: keepDays)
+            events = try DoorEventBatch.decode(admitted.body, now: clock(), keepDays: keepDays)
         } catch {
             return .malformed("\(error)")
         }
@@ -160,13 +180,6 @@ public struct DoorEventIntake: Sendable {
         } catch {
             return .unavailable
         }
-    }
-
-    /// The first record's `data.terminal_id`: the door of a batch from an older door
-    /// (no `kioskpad-terminal` header).
-    static func claimedTerminal(_ body: [UInt8]) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(body)) as? [Any])?
-            .compactMap { (($0 as? [String: Any])?["data"] as? [String: Any])?["terminal_id"] as? String }.first
     }
 
     /// Answered before the body is read: a door that names itself in the `kioskpad-terminal`

@@ -29,36 +29,6 @@ enum DoorSignature {
         else { return .signed }
         return .refused(failure.description + (doorSecret == nil ? "" : " (door \(terminal ?? "") signs with its own secret)"))
     }
-
-    /// What every door endpoint checks before it reads a body: JSON, the door the request
-    /// claims (header, else `inBody`), and its signature with that door's key. Returns the
-    /// claimed door (nil: none named) or the outcome that refuses the request; `unsigned` is
-    /// the refusal of a request no key applies to (nil: such a request is let through).
-    static func admit(
-        _ request: ReferenceVerifier.Incoming, inBody: ([UInt8]) -> String?, unsigned: String?, keys: DoorKeys, now: Date
-    ) async -> Result<String?, Refused> {
-        guard ReferenceVerifier.isJSON(request.contentType) else { return .failure(Refused(.malformed("content-type must be application/json"))) }
-        let terminal: String?
-        switch ClaimedTerminal.of(request, inBody: inBody) {
-        case .named(let named): terminal = named
-        case .invalid(let why): return .failure(Refused(.malformed(why)))
-        }
-        do {
-            switch try await check(request, terminal: terminal, store: keys.store, siteSecret: keys.siteSecret, now: now) {
-            case .signed: return .success(terminal)
-            case .noKey: return unsigned.map { .failure(Refused(.unauthenticated($0))) } ?? .success(terminal)
-            case .refused(let why): return .failure(Refused(.unauthenticated(why)))
-            }
-        } catch {
-            return .failure(Refused(.unavailable))
-        }
-    }
-
-    /// A request refused before its body was read: what it is answered.
-    struct Refused: Error {
-        let outcome: DoorRequestOutcome
-        init(_ outcome: DoorRequestOutcome) { self.outcome = outcome }
-    }
 }
 
 /// Where a door endpoint finds a request's key: the door's own secret in the store, else the

@@ -12,20 +12,27 @@ import KioskPadCore
 /// its replica tag (when the site has made the tag key), as `user set-pin` gives. The hashes run on the hashing
 /// pool's door lane, never on a cooperative thread.
 extension ReferenceVerifier {
+    /// A PIN chosen at a door, admitted (``admit(_:)``) and decided (``decideEnrolment(_:)``).
     public func enrol(_ request: Incoming) async -> VerifierDecision {
+        switch await admit(request) {
+        case .refused(let decision): return decision
+        case .admitted(let admitted): return await decideEnrolment(admitted)
+        }
+    }
+
+    /// An admitted enrolment decided: signed only, its body held to the schema, then inside
+    /// the terminal's lockout as an attempt.
+    public func decideEnrolment(_ admitted: AdmittedDoorRequest) async -> VerifierDecision {
+        let request = admitted.incoming
         let now = clock()
         let source = request.source ?? "unknown"
-        let (claimed, signedID): (String?, String?)
-        switch await admit(request, now: now, source: source) {
-        case .refused(let decision): return decision
-        case .admitted(let terminal, let id): (claimed, signedID) = (terminal, id)
-        }
+        let (claimed, signedID) = (admitted.terminal, admitted.requestID)
         guard let requestID = signedID else {
             return await refuse(.unauthenticated, "a PIN is set only by a signed request: give the door its secret", request, source: source, now: now)
         }
         let decoded: EnrolmentRequestBody.Decoded
         do {
-            decoded = try EnrolmentRequestBody.decode(request.body)
+            decoded = try EnrolmentRequestBody.decode(admitted.body)
         } catch {
             return await refuse(.malformed, "\(error)", request, source: source, now: now)
         }

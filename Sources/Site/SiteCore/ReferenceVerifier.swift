@@ -112,60 +112,49 @@ public actor ReferenceVerifier {
     }
 
     /// What the checks every door request to `/verify` or `/v1/enrol` passes first came to:
-    /// refused (the decision to answer), or admitted, with the terminal it claims and its
-    /// `webhook-id` (nil: unsigned, which `allow_unsigned` lets through).
-    enum Admission {
+    /// refused (the decision to answer, audited), or admitted.
+    public enum Admission: Sendable {
         case refused(VerifierDecision)
-        case admitted(claimed: String?, requestID: String?)
+        case admitted(AdmittedDoorRequest)
     }
 
-    /// Throttle, content type, size, the claimed terminal, the signature and the webhook-id.
-    func admit(_ request: Incoming, now: Date, source: String) async -> Admission {
+    /// The throttle of the request's address, then the gate every door endpoint shares
+    /// (``DoorGate``: content type, size, claimed door, signature, webhook-id).
+    public func admit(_ request: Incoming) async -> Admission {
+        let now = clock()
+        let source = request.source ?? "unknown"
         await flushRejections(now: now)
         if rejections.isLimited(source, now: now) {
             return .refused(.throttled)
         }
-        guard ReferenceVerifier.isJSON(request.contentType) else {
-            return .refused(await refuse(.malformed, "content-type must be application/json", request, source: source, now: now))
+        let rules = DoorGate.Rules(unsigned: nil, maxBody: settings.maxBodyBytes, claimsWebhookID: true, inBody: DoorGate.objectTerminal)
+        switch await DoorGate.admit(request, rules: rules, keys: DoorKeys(store: store, siteSecret: settings.secret), now: now) {
+        case .success(let admitted):
+            return .admitted(admitted)
+        case .failure(let refused):
+            guard case .refused(let refusal, let reason) = refused.outcome else { return .refused(.unavailable) }
+            return .refused(await refuse(refusal, reason, request, source: source, now: now))
         }
-        guard request.body.count <= settings.maxBodyBytes else {
-            return .refused(await refuse(.malformed, "body larger than \(settings.maxBodyBytes) bytes", request, source: source, now: now))
-        }
-        let claimedTerminal: String?
-        switch ClaimedTerminal.of(request, inBody: ReferenceVerifier.claimedTerminal) {
-        case .named(let terminal): claimedTerminal = terminal
-        case .invalid(let why): return .refused(await refuse(.malformed, why, request, source: source, now: now))
-        }
-        let signature: DoorSignature.Check
-        do {
-            signature = try await DoorSignature.check(request, terminal: claimedTerminal, store: store, siteSecret: settings.secret, now: now)
-        } catch {
-            return .refused(.unavailable)
-        }
-        if case .refused(let why) = signature { return .refused(await refuse(.unauthenticated, why, request, source: source, now: now)) }
-        // A signed request's webhook-id, claimed in the attempt's transaction (a replay is refused then).
-        var requestID: String?
-        if signature == .signed {
-            let id = request.webhookID ?? ""
-            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else {
-                return .refused(await refuse(.malformed, "webhook-id longer than 128 characters", request, source: source, now: now))
-            }
-            requestID = id
-        }
-        return .admitted(claimed: claimedTerminal, requestID: requestID)
     }
 
+    /// An attempt, admitted and decided (``admit(_:)`` then ``decide(_:)``).
     public func handle(_ request: Incoming) async -> VerifierDecision {
+        switch await admit(request) {
+        case .refused(let decision): return decision
+        case .admitted(let admitted): return await decide(admitted)
+        }
+    }
+
+    /// An admitted attempt decided: its body held to the schema, then the lockout, the hashes
+    /// and the claims, committed with the audit record.
+    public func decide(_ admitted: AdmittedDoorRequest) async -> VerifierDecision {
+        let request = admitted.incoming
         let now = clock()
         let source = request.source ?? "unknown"
-        let (claimedTerminal, requestID): (String?, String?)
-        switch await admit(request, now: now, source: source) {
-        case .refused(let decision): return decision
-        case .admitted(let claimed, let id): (claimedTerminal, requestID) = (claimed, id)
-        }
+        let (claimedTerminal, requestID) = (admitted.terminal, admitted.requestID)
         let decoded: VerificationRequestBody.Decoded
         do {
-            decoded = try VerificationRequestBody.decode(request.body)
+            decoded = try VerificationRequestBody.decode(admitted.body)
         } catch {
             return await refuse(.malformed, "\(error)", request, source: source, now: now)
         }
@@ -263,13 +252,6 @@ public actor ReferenceVerifier {
         let next = queue.removeFirst()
         waitingByTerminal[terminal] = queue
         next.resume()
-    }
-
-    /// The `terminal_id` a body claims, to pick the key its signature is checked with (nil:
-    /// not a JSON object with a string `terminal_id`; the site secret applies).
-    nonisolated static func claimedTerminal(_ body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return object["terminal_id"] as? String
     }
 
     /// `application/json`, with optional parameters (`; charset=utf-8`), and nothing else.

@@ -25,57 +25,30 @@ public enum VerifierServer {
         if events != nil { methods["/v1/events"] = .post }
         if credentials != nil { methods["/v1/credentials"] = .post }
         router.add(middleware: MethodNotAllowed(methods: methods))
-        let maxBody = verifier.settings.maxBodyBytes
-        router.post("/verify") { request, context -> Response in
-            let incoming: ReferenceVerifier.Incoming
-            switch await signedRequest(request, context, maxBody: maxBody) {
-            case .success(let read): incoming = read
-            case .failure(let refusal): return refusal.response
-            }
-            let started = ContinuousClock.now
-            let decision = await verifier.handle(incoming)
-            metrics.record(decision, duration: ContinuousClock.now - started)
-            let reply = HTTPReply(decision)
-            var headers: HTTPFields = [.contentType: "application/json"]
-            if reply.status == 429 { headers[.retryAfter] = String(verifier.retryAfterSeconds) }
-            return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
-        }
-        router.post("/v1/enrol") { request, context -> Response in
+        var doors = [
+            DoorRoute(
+                path: "/verify", name: "verify", maxBody: verifier.settings.maxBodyBytes, endpoint: AttemptEndpoint(verifier), counting: .decisions,
+                notesRefusals: false),
             // A PIN chosen at a door with an enrolment code (signed, as /verify; 4 KiB at most).
-            let incoming: ReferenceVerifier.Incoming
-            switch await signedRequest(request, context, maxBody: 4_096) {
-            case .success(let read): incoming = read
-            case .failure(let refusal): return refusal.response
-            }
-            let decision = await verifier.enrol(incoming)
-            metrics.recordEndpoint("enrol", result: VerifierMetrics.result(decision))
-            let reply = HTTPReply(decision)
-            var headers: HTTPFields = [.contentType: "application/json"]
-            if reply.status == 429 { headers[.retryAfter] = String(verifier.retryAfterSeconds) }
-            return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
-        }
+            DoorRoute(path: "/v1/enrol", name: "enrol", maxBody: 4_096, endpoint: EnrolmentEndpoint(verifier), counting: .endpoint, notesRefusals: false),
+        ]
         if let events {
-            // The terminals' forwarded journal records (`events.url`): up to 50 a batch.
-            let maxEvents = DoorEventBatch.maxRecords * 8_192
-            router.post("/v1/events") { request, context -> Response in
-                // A door naming itself in the header and over its quota: answered before its body is read.
-                if let early = events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)) {
-                    metrics.recordEndpoint("events", result: "over_quota")
-                    return await doorResponse(early)
-                }
-                return await gated("events", request, context, maxBody: maxEvents, verifier: verifier, metrics: metrics) { incoming in
-                    await events.handle(incoming)
-                }
+            // The terminals' forwarded journal records (`events.url`): up to 50 a batch. A door
+            // naming itself in the header and over its quota is answered before its body is read.
+            var route = DoorRoute(
+                path: "/v1/events", name: "events", maxBody: DoorEventBatch.maxRecords * 8_192, endpoint: events, counting: .endpoint,
+                notesRefusals: true)
+            route.beforeBody = { headers in
+                events.overQuotaBeforeBody(terminal: WebhookHeader.value(WebhookHeader.terminal, in: headers)).map(DoorAnswer.outcome)
             }
+            doors.append(route)
         }
         if let credentials {
             // A door's signed credential replica (or a confirmation of the one it holds).
-            router.post("/v1/credentials") { request, context -> Response in
-                await gated("credentials", request, context, maxBody: 4_096, verifier: verifier, metrics: metrics) { incoming in
-                    await credentials.handle(incoming)
-                }
-            }
+            doors.append(
+                DoorRoute(path: "/v1/credentials", name: "credentials", maxBody: 4_096, endpoint: credentials, counting: .endpoint, notesRefusals: true))
         }
+        DoorController(doors, verifier: verifier, metrics: metrics).add(to: router)
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
             // Always 200 (docs/openapi.yaml); the body says whether the store (the database)
@@ -102,63 +75,6 @@ public enum VerifierServer {
             logger: logger)
     }
 
-    /// A door endpoint other than `/verify`, behind `/verify`'s per-address rejection tally:
-    /// a throttled address is answered 429 with `Retry-After` before its body is read; a
-    /// 400 or 401 is counted (and audited in aggregate); every answer is counted in
-    /// `kioskpad_verifier_door_requests_total`.
-    static func gated(
-        _ endpoint: String, _ request: Request, _ context: VerifierRequestContext, maxBody: Int, verifier: ReferenceVerifier, metrics: VerifierMetrics,
-        _ handle: (ReferenceVerifier.Incoming) async -> DoorRequestOutcome
-    ) async -> Response {
-        let source = context.remoteAddress?.ipAddress ?? "unknown"
-        guard await verifier.admits(source) else {
-            metrics.recordEndpoint(endpoint, result: "throttled")
-            var response = json(429, "{\"error\":\"too many refused requests from this address; wait and try again\"}")
-            response.headers[.retryAfter] = String(verifier.retryAfterSeconds)
-            return response
-        }
-        switch await signedRequest(request, context, maxBody: maxBody) {
-        case .failure(let refusal):
-            metrics.recordEndpoint(endpoint, result: "malformed")
-            await verifier.noteRefused(
-                .malformed, "body missing or larger than \(maxBody) bytes", endpoint: endpoint,
-                .init(
-                    contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source))
-            return refusal.response
-        case .success(let incoming):
-            let outcome = await handle(incoming)
-            metrics.recordEndpoint(endpoint, result: outcome.result)
-            // A door over its event quota is its own limit, not a refusal of the address.
-            if case .refused(let refusal, let reason) = outcome { await verifier.noteRefused(refusal, reason, endpoint: endpoint, incoming) }
-            return await doorResponse(outcome)
-        }
-    }
-
-    /// A body that could not be read (400).
-    struct UnreadableBody: Error {
-        let response: Response
-    }
-
-    /// The body (up to `maxBody` bytes) and the signature headers of a request.
-    static func signedRequest(
-        _ request: Request, _ context: VerifierRequestContext, maxBody: Int
-    ) async -> Result<ReferenceVerifier.Incoming, UnreadableBody> {
-        let body: [UInt8]
-        do {
-            var buffer = try await request.body.collect(upTo: maxBody)
-            body = buffer.readBytes(length: buffer.readableBytes) ?? []
-        } catch {
-            return .failure(UnreadableBody(response: json(400, "{\"error\":\"body missing or larger than \(maxBody) bytes\"}")))
-        }
-        return .success(
-            ReferenceVerifier.Incoming(
-                contentType: request.headers[.contentType],
-                webhookID: WebhookHeader.value(WebhookHeader.id, in: request.headers),
-                webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
-                webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
-                body: body, source: context.remoteAddress?.ipAddress, terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers)))
-    }
-
     /// A door endpoint's outcome as an answer, with its `Retry-After`; an answer of 429 (over
     /// the door's quota) is sent after ``DoorEventIntake/overQuotaPace``.
     static func doorResponse(_ outcome: DoorRequestOutcome) async -> Response {
@@ -178,10 +94,13 @@ public enum VerifierServer {
     }
 }
 
-/// Hummingbird's request context plus the peer's address (for per-source limits).
+/// Hummingbird's request context plus the peer's address (for per-source limits) and, on
+/// a door route, what the door middleware learned of the request.
 public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// What the door middleware learned of a door request (unused on other routes).
+    var door = DoorRequestState()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

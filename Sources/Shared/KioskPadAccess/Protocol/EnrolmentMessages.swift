@@ -23,42 +23,38 @@ public enum EnrolmentRequestBody {
         public let attemptID: String
     }
 
-    /// Held to the documented schema, as the verification body is; an error names the field.
     public static func decode(_ body: [UInt8]) throws -> Decoded {
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        // The wire's own names, decoded as they are.
-        struct Wire: Decodable {
-            let terminal_id: String
-            let code: String
-            let pin: String
-            let attempt_id: String
-            let entered_at: String
-        }
+        try decode(StrictJSON.parse(body))
+    }
+
+    /// Held to the documented schema, as the verification body is; an error names the field.
+    public static func decode(_ parsed: Result<StrictJSON.Value, StrictJSON.Problem>) throws -> Decoded {
         typealias Invalid = VerificationRequestBody.Invalid
-        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
-            throw Invalid(description: "body is ambiguous or malformed JSON: \(problem)")
+        let names = "terminal_id, code, pin, attempt_id, entered_at"
+        let fields = try VerificationRequestBody.fields(parsed, schema: "enrolment")
+        for key in ["terminal_id", "code", "pin", "attempt_id", "entered_at"] where fields.string(key) == nil {
+            throw Invalid(description: "body is not the enrolment JSON (\(names)): \(key) must be a string")
         }
-        let fields = "terminal_id, code, pin, attempt_id, entered_at"
-        guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(body)) else {
-            throw Invalid(description: "body is not the enrolment JSON (\(fields))")
+        if let unknown = fields.unknownKey(allowed: ["terminal_id", "code", "pin", "attempt_id", "entered_at"]) {
+            throw Invalid(description: "unknown property \(unknown) (the body has \(names))")
         }
-        if let keys = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-            let unknown = Set(keys.keys).subtracting(["terminal_id", "code", "pin", "attempt_id", "entered_at"]).sorted().first
-        {
-            throw Invalid(description: "unknown property \(unknown) (the body has \(fields))")
-        }
-        guard Identifier.isValid(wire.terminal_id) else { throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'") }
-        guard EntryOptions.lengthRange.contains(wire.code.utf8.count), let code = SecretDigits(ascii: wire.code) else {
+        let terminalID = fields.string("terminal_id") ?? ""
+        let codeBytes = fields.bytes("code") ?? []
+        let pinBytes = fields.bytes("pin") ?? []
+        let attemptID = fields.string("attempt_id") ?? ""
+        let enteredAt = fields.string("entered_at") ?? ""
+        guard Identifier.isValid(terminalID) else { throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'") }
+        guard EntryOptions.lengthRange.contains(codeBytes.count), let code = SecretDigits(asciiBytes: codeBytes) else {
             throw Invalid(description: "code must be 4 to 12 digits")
         }
-        guard EntryOptions.lengthRange.contains(wire.pin.utf8.count), let pin = SecretDigits(ascii: wire.pin) else {
+        guard EntryOptions.lengthRange.contains(pinBytes.count), let pin = SecretDigits(asciiBytes: pinBytes) else {
             throw Invalid(description: "pin must be 4 to 12 digits")
         }
-        guard UUID(uuidString: wire.attempt_id) != nil else { throw Invalid(description: "attempt_id must be a UUID") }
-        guard UTCTimestamp.parse(wire.entered_at) != nil else {
+        guard UUID(uuidString: attemptID) != nil else { throw Invalid(description: "attempt_id must be a UUID") }
+        guard UTCTimestamp.parse(enteredAt) != nil else {
             throw Invalid(description: "entered_at must be an RFC 3339 date-time such as 2026-11-20T10:00:00Z")
         }
-        return Decoded(terminalID: wire.terminal_id, code: code, pin: pin, attemptID: wire.attempt_id)
+        return Decoded(terminalID: terminalID, code: code, pin: pin, attemptID: attemptID)
     }
 }
 
@@ -77,23 +73,25 @@ public enum EnrolmentResponseBody {
 
     /// The outcome, or an error naming what is wrong (the door treats it as no answer).
     public static func decode(_ body: [UInt8]) throws -> EnrolmentOutcome {
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        struct Wire: Decodable {
-            let result: String
-            let reason: String?
-            let user: String?
-        }
         typealias Invalid = VerificationResponseBody.Invalid
-        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
-            throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
+        let fields: StrictJSON.Fields
+        let result: String
+        switch StrictJSON.parse(body) {
+        case .failure(let problem): throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
+        case .success(let value):
+            guard let object = StrictJSON.Fields(value), let named = object.string("result"),
+                !object.has("reason") || object.string("reason") != nil, !object.has("user") || object.string("user") != nil
+            else { throw Invalid(description: "response is not the enrolment JSON") }
+            (fields, result) = (object, named)
         }
-        guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(body)) else { throw Invalid(description: "response is not the enrolment JSON") }
-        switch wire.result {
+        switch result {
         case "pin_set":
-            if let user = wire.user, !Identifier.isValid(user) { throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'") }
-            return .pinSet(user: wire.user)
+            if let user = fields.string("user"), !Identifier.isValid(user) {
+                throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'")
+            }
+            return .pinSet(user: fields.string("user"))
         case "refused":
-            guard let reason = wire.reason.flatMap(EnrolmentRefusal.init(rawValue:)) else {
+            guard let reason = fields.string("reason").flatMap(EnrolmentRefusal.init(rawValue:)) else {
                 throw Invalid(description: "reason must be one of \(EnrolmentRefusal.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
             }
             return .refused(reason)

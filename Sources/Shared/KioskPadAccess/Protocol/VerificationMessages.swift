@@ -38,45 +38,43 @@ public enum VerificationRequestBody {
     }
 
     public static func decode(_ body: [UInt8]) throws -> Decoded {
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        // The wire's own names, decoded as they are.
-        struct Wire: Decodable {
-            let terminal_id: String
-            let kind: String
-            let value: String
-            let pin: String?
-            let attempt_id: String
-            let entered_at: String?
+        try decode(StrictJSON.parse(body))
+    }
+
+    /// The body as the one strict pass read it (``StrictJSON``), held to the documented
+    /// schema: a look-alike terminal_id (" door-7", a zero-width space) would otherwise be
+    /// answered under a name that reads as another door's. Each error names the field.
+    public static func decode(_ parsed: Result<StrictJSON.Value, StrictJSON.Problem>) throws -> Decoded {
+        let fields = try Self.fields(parsed)
+        if let unknown = fields.unknownKey(allowed: ["terminal_id", "kind", "value", "pin", "attempt_id", "entered_at"]) {
+            throw Invalid(
+                description: "unknown property \(unknown) (the body has terminal_id, kind, value, attempt_id, entered_at, and pin with kind card_pin)")
         }
-        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
-            throw Invalid(description: "body is ambiguous or malformed JSON: \(problem)")
+        let schema = "body is not the verification JSON (terminal_id, kind, value, attempt_id, entered_at)"
+        for key in ["terminal_id", "kind", "value", "attempt_id"] where fields.string(key) == nil {
+            throw Invalid(description: "\(schema): \(key) must be a string")
         }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
-        } catch {
-            throw Invalid(description: "body is not the verification JSON (terminal_id, kind, value, attempt_id, entered_at)")
+        if fields.has("pin"), fields.bytes("pin") == nil { throw Invalid(description: "\(schema): pin must be a string") }
+        if fields.has("entered_at"), fields.string("entered_at") == nil {
+            throw Invalid(description: "entered_at must be an RFC 3339 date-time such as 2026-11-20T10:00:00Z")
         }
-        // Held to the documented schema: a look-alike terminal_id (" door-7", a zero-width
-        // space) would otherwise be answered under a name that reads as another door's.
-        if let keys = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
-            let unknown = Set(keys.keys).subtracting(["terminal_id", "kind", "value", "pin", "attempt_id", "entered_at"])
-            if let first = unknown.sorted().first {
-                throw Invalid(
-                    description: "unknown property \(first) (the body has terminal_id, kind, value, attempt_id, entered_at, and pin with kind card_pin)")
-            }
-        }
-        guard Identifier.isValid(wire.terminal_id) else {
+        let terminalID = fields.string("terminal_id") ?? ""
+        let kindText = fields.string("kind") ?? ""
+        let valueBytes = fields.bytes("value") ?? []
+        let pinBytes = fields.bytes("pin")
+        let attemptID = fields.string("attempt_id") ?? ""
+        let enteredAt = fields.string("entered_at")
+        guard Identifier.isValid(terminalID) else {
             throw Invalid(description: "terminal_id must be 1-64 of letters, digits, '.', '_' or '-'")
         }
-        guard let kind = AttemptKind(rawValue: wire.kind), kind != .enrol else { throw Invalid(description: "kind must be pin, code, card or card_pin") }
-        guard EntryOptions.lengthRange.contains(wire.value.utf8.count), let value = SecretDigits(ascii: wire.value) else {
+        guard let kind = AttemptKind(rawValue: kindText), kind != .enrol else { throw Invalid(description: "kind must be pin, code, card or card_pin") }
+        guard EntryOptions.lengthRange.contains(valueBytes.count), let value = SecretDigits(asciiBytes: valueBytes) else {
             throw Invalid(description: "value must be 4 to 12 digits")
         }
         var pin: SecretDigits?
-        switch (kind, wire.pin) {
+        switch (kind, pinBytes) {
         case (.cardPIN, let text?):
-            guard EntryOptions.lengthRange.contains(text.utf8.count), let digits = SecretDigits(ascii: text) else {
+            guard EntryOptions.lengthRange.contains(text.count), let digits = SecretDigits(asciiBytes: text) else {
                 throw Invalid(description: "pin must be 4 to 12 digits")
             }
             pin = digits
@@ -87,11 +85,21 @@ public enum VerificationRequestBody {
         case (_, nil):
             break
         }
-        guard UUID(uuidString: wire.attempt_id) != nil else { throw Invalid(description: "attempt_id must be a UUID") }
-        guard let entered = wire.entered_at, UTCTimestamp.parse(entered) != nil else {
+        guard UUID(uuidString: attemptID) != nil else { throw Invalid(description: "attempt_id must be a UUID") }
+        guard let entered = enteredAt, UTCTimestamp.parse(entered) != nil else {
             throw Invalid(description: "entered_at must be an RFC 3339 date-time such as 2026-11-20T10:00:00Z")
         }
-        return Decoded(terminalID: wire.terminal_id, kind: kind, value: value, pin: pin, attemptID: wire.attempt_id)
+        return Decoded(terminalID: terminalID, kind: kind, value: value, pin: pin, attemptID: attemptID)
+    }
+
+    /// The parsed body as an object's fields, or the 400 that names what is wrong.
+    static func fields(_ parsed: Result<StrictJSON.Value, StrictJSON.Problem>, schema: String = "verification") throws -> StrictJSON.Fields {
+        switch parsed {
+        case .failure(let problem): throw Invalid(description: "body is ambiguous or malformed JSON: \(problem)")
+        case .success(let value):
+            guard let fields = StrictJSON.Fields(value) else { throw Invalid(description: "body is not the \(schema) JSON: it must be an object") }
+            return fields
+        }
     }
 }
 
@@ -106,38 +114,38 @@ public enum VerificationResponseBody {
     }
 
     public static func decode(_ body: [UInt8]) throws -> AttemptOutcome {
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        // The wire's own names, decoded as they are.
-        struct Wire: Decodable {
-            let decision: String
-            let message: String?
-            let unlock_seconds: Int?
-            let user: String?
-            let duress: Bool?
-            let reason: String?
+        let fields: StrictJSON.Fields
+        switch StrictJSON.parse(body) {
+        case .failure(let problem): throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
+        case .success(let value):
+            guard let object = StrictJSON.Fields(value) else { throw Invalid(description: "response is not the decision JSON") }
+            fields = object
         }
-        if let problem = DuplicateKeyCheck.firstProblem(in: body) {
-            throw Invalid(description: "response is ambiguous or malformed JSON: \(problem)")
-        }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
-        } catch {
+        // Each field, when present and not null, of its type (as the decoder this replaced held them).
+        let typed: [(String, Bool)] = [
+            ("message", fields.string("message") != nil), ("unlock_seconds", fields.integer("unlock_seconds") != nil),
+            ("user", fields.string("user") != nil), ("duress", fields.bool("duress") != nil), ("reason", fields.string("reason") != nil),
+        ]
+        guard let decision = fields.string("decision"), typed.allSatisfy({ !fields.has($0.0) || $0.1 }) else {
             throw Invalid(description: "response is not the decision JSON")
         }
-        let message = wire.message.map { String($0.prefix(200)) }
-        if let user = wire.user, !Identifier.isValid(user) {
+        let unlockSeconds = fields.integer("unlock_seconds").flatMap { Int(exactly: $0) }
+        let user = fields.string("user")
+        let duress = fields.bool("duress")
+        let reasonText = fields.string("reason")
+        let message = fields.string("message").map { String($0.prefix(200)) }
+        if let user, !Identifier.isValid(user) {
             throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'")
         }
-        switch wire.decision {
+        switch decision {
         case "granted":
             // As sent: the door relay alone clamps it (to door.max_unlock_s and verifier.max_unlock_s).
-            return .granted(message: message, unlockSeconds: wire.unlock_seconds, user: wire.user, duress: wire.duress ?? false)
-        case "denied" where wire.duress == true:
+            return .granted(message: message, unlockSeconds: unlockSeconds, user: user, duress: duress ?? false)
+        case "denied" where duress == true:
             throw Invalid(description: "duress is only valid on a grant")
         case "denied":
             // Other reasons are not the door's to know (the display never says why): dropped.
-            let reason = wire.reason.flatMap(DenialReason.init(rawValue:)).flatMap { DenialReason.wireReasons.contains($0) ? $0 : nil }
+            let reason = reasonText.flatMap(DenialReason.init(rawValue:)).flatMap { DenialReason.wireReasons.contains($0) ? $0 : nil }
             return .denied(message: message, reason: reason)
         default:
             throw Invalid(description: "unknown decision (want granted or denied)")

@@ -1,0 +1,89 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+
+/// A door's request that passed the gate every door endpoint shares: its content type,
+/// size, the door it claims, its signature with that door's key and its `webhook-id`. It
+/// carries the body as read in one strict pass (``StrictJSON``), so the endpoint decodes
+/// it from there and never parses it again.
+public struct AdmittedDoorRequest: Sendable {
+    public let incoming: ReferenceVerifier.Incoming
+    /// The door it claims (the `kioskpad-terminal` header, else its body); nil: none named.
+    public let terminal: String?
+    /// Its `webhook-id` when it was signed and the endpoint claims ids (nil otherwise).
+    public let requestID: String?
+    /// The body, read once.
+    public let body: Result<StrictJSON.Value, StrictJSON.Problem>
+}
+
+/// The one admission of `/verify`, `/v1/enrol`, `/v1/events` and `/v1/credentials`, in this
+/// order: `application/json`; the size; the claimed door (header, else the body, which is
+/// then the only parse); the signature with that door's key (its own secret, else the site
+/// secret); a request no key applies to, let through or refused as the endpoint says; the
+/// `webhook-id` of a signed request (128 characters at most, one line). A refusal is a
+/// ``DoorRequestOutcome``; the endpoint audits it as its own.
+enum DoorGate {
+    /// What an endpoint asks of the gate.
+    struct Rules {
+        /// The refusal of a request no key applies to (nil: let through, `allow_unsigned`).
+        var unsigned: String?
+        /// The most body bytes (nil: the reader's cap alone).
+        var maxBody: Int?
+        /// Whether a signed request's `webhook-id` is checked and handed on to be claimed.
+        var claimsWebhookID: Bool
+        /// Where the body names its door, for an older door that sends no header.
+        var inBody: @Sendable (StrictJSON.Value) -> String?
+    }
+
+    static func admit(
+        _ request: ReferenceVerifier.Incoming, rules: Rules, keys: DoorKeys, now: Date
+    ) async -> Result<AdmittedDoorRequest, DoorRequestOutcome.Refused> {
+        guard ReferenceVerifier.isJSON(request.contentType) else { return .failure(.init(.malformed("content-type must be application/json"))) }
+        if let maxBody = rules.maxBody, request.body.count > maxBody { return .failure(.init(.malformed("body larger than \(maxBody) bytes"))) }
+        // An older door's body is read here, to find its door; a door of this release's after its signature.
+        var parsed: Result<StrictJSON.Value, StrictJSON.Problem>?
+        if request.terminal == nil { parsed = StrictJSON.parse(request.body) }
+        let named = { [parsed] (_: [UInt8]) -> String? in (try? parsed?.get()).flatMap(rules.inBody) }
+        let terminal: String?
+        switch ClaimedTerminal.of(request, inBody: named) {
+        case .named(let claimed): terminal = claimed
+        case .invalid(let why): return .failure(.init(.malformed(why)))
+        }
+        let signature: DoorSignature.Check
+        do {
+            signature = try await DoorSignature.check(request, terminal: terminal, store: keys.store, siteSecret: keys.siteSecret, now: now)
+        } catch {
+            return .failure(.init(.unavailable))
+        }
+        var requestID: String?
+        switch signature {
+        case .refused(let why): return .failure(.init(.unauthenticated(why)))
+        case .noKey: if let unsigned = rules.unsigned { return .failure(.init(.unauthenticated(unsigned))) }
+        case .signed where rules.claimsWebhookID:
+            let id = request.webhookID ?? ""
+            guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return .failure(.init(.malformed("webhook-id longer than 128 characters"))) }
+            requestID = id
+        case .signed: break
+        }
+        return .success(AdmittedDoorRequest(incoming: request, terminal: terminal, requestID: requestID, body: parsed ?? StrictJSON.parse(request.body)))
+    }
+
+    /// The `terminal_id` of a body that is one object (`/verify`, `/v1/enrol`, `/v1/credentials`).
+    @Sendable static func objectTerminal(_ body: StrictJSON.Value) -> String? {
+        body.object?["terminal_id"]?.text
+    }
+
+    /// The first record's `data.terminal_id` (`/v1/events`: a batch from an older door).
+    @Sendable static func batchTerminal(_ body: StrictJSON.Value) -> String? {
+        guard case .array(let items) = body else { return nil }
+        return items.lazy.compactMap { $0.object?["data"]?.object?["terminal_id"]?.text }.first
+    }
+}
+
+extension DoorRequestOutcome {
+    /// An outcome that ends a request before its endpoint decides (a refusal, or unavailable).
+    public struct Refused: Error, Sendable {
+        public let outcome: DoorRequestOutcome
+        init(_ outcome: DoorRequestOutcome) { self.outcome = outcome }
+    }
+}
