@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The site server against its own API document: Schemathesis (PyPI), a schema-driven fuzzer,
+# The site server against its own API documents: Schemathesis (PyPI), a schema-driven fuzzer,
 # generates requests from docs/openapi.yaml (valid ones and ones that break the schema), signs
 # each as a door would (Tests/API/signing_hooks.py) and sends it to a real `kioskpad verifier
 # serve` on loopback (SQLite, the demo users). Every answer must be one the document gives for
 # that request: a status it lists, a body its schema allows, no 5xx; a request outside the schema
-# refused, one inside it accepted.
+# refused, one inside it accepted. Then the management API (docs/api-openapi.yaml) on the
+# console's listener, with a token of every scope, the same way.
 #
 #   Tests/API/run.sh [--binary PATH] [--examples N] [--seed N]
 #
@@ -38,7 +39,9 @@ work=$(mktemp -d /tmp/kioskpad-api-fuzz.XXXXXX)
 server=''
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+console_port=$(free_port)
 (umask 077; "$binary" verifier secret > "$work/secret")
 # Limits raised so the fuzzer's thousands of refused requests and records are answered, not
 # throttled: the throttles have tests of their own.
@@ -48,15 +51,19 @@ server:
   state_dir: $work
   secret_file: $work/secret
   rejected_per_source: 100000
+  console:
+    enabled: true
+    listen: 127.0.0.1:$console_port
   events:
     max_records_per_minute: 1000000
     max_bytes_per_day: 10000000000
 YAML
 "$binary" verifier import --users-file "$repo/config/users.example" --config "$work/verifier.yaml" > /dev/null
+token=$("$binary" verifier token create fuzz --scope read,users,codes,doors --config "$work/verifier.yaml" 2> /dev/null)
 "$binary" verifier serve --config "$work/verifier.yaml" > "$work/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do
-    if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; then break; fi
+    if python3 -c "import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $console_port)]" 2>/dev/null; then break; fi
     sleep 0.1
 done
 started=$SECONDS
@@ -68,6 +75,10 @@ KIOSKPAD_FUZZ_SECRET_FILE=$work/secret SCHEMATHESIS_HOOKS=signing_hooks PYTHONPA
     --url "http://127.0.0.1:$port" --mode all --max-examples "$examples" "${seed[@]}" \
     --workers 1 --request-timeout 10 2>&1 | tee "$work/schemathesis.log"
 status=${PIPESTATUS[0]}
+schemathesis run "$repo/docs/api-openapi.yaml" --url "http://127.0.0.1:$console_port" --header "Authorization: Bearer $token" \
+    --mode all --max-examples "$examples" "${seed[@]}" --workers 1 --request-timeout 10 2>&1 | tee "$work/schemathesis-api.log"
+management=${PIPESTATUS[0]}
+[ "$management" -eq 0 ] || status=$management
 set -e
 cd "$repo"
 if ! kill -0 "$server" 2>/dev/null; then echo "api-fuzz: the server exited during the run:" >&2; tail -20 "$work/serve.log" >&2; status=1; fi

@@ -25,6 +25,8 @@ public final class StoreUnderTest: Sendable {
     public let administration: any VerifierAdministration
     /// The site console's tables.
     public let console: any ConsoleStore
+    /// The management API's tokens (the console's tables' store, as a site has it).
+    public var tokens: any APITokenStore { console as! any APITokenStore }
     /// The SQLite file (nil for PostgreSQL).
     public let sqlitePath: String?
     private let directory: URL

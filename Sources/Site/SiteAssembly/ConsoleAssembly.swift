@@ -19,7 +19,7 @@ public enum ConsoleAssembly {
         let console = settings.console
         let services = ConsoleServices(
             administration: opened.administration, console: opened.console, store: opened.store,
-            lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica)
+            lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens)
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host

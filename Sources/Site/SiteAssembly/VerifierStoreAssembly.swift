@@ -16,6 +16,8 @@ public struct OpenedVerifierStore: Sendable {
     public let administration: any VerifierAdministration
     /// The site console's administrators, sessions and history.
     public let console: any ConsoleStore
+    /// The management API's tokens (`verifier token`, `/api/v1/`).
+    public let tokens: any APITokenStore
     /// Doors' credential replicas: their version and signing key.
     public let replica: any ReplicaKeeping
     /// The file's path or the database's URL (no password).
@@ -45,7 +47,9 @@ public enum VerifierStoreAssembly {
                 return try await body(
                     OpenedVerifierStore(
                         store: SQLVerifierStore(database: database, instance: instance),
-                        administration: directory, console: SQLConsoleStore(database: database), replica: directory, location: sqlite.path,
+                        administration: directory, console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database),
+                        replica: directory,
+                        location: sqlite.path,
                         configKey: "server.sqlite.path",
                         pool: nil, backup: { try await database.backup(to: $0) }))
             }
@@ -57,7 +61,7 @@ public enum VerifierStoreAssembly {
                     OpenedVerifierStore(
                         store: SQLVerifierStore(database: database, instance: instance),
                         administration: directory,
-                        console: SQLConsoleStore(database: database), replica: directory,
+                        console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database), replica: directory,
                         location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }

@@ -16,12 +16,15 @@ public struct ConsoleServices: Sendable {
     public let now: @Sendable () -> Date
     /// Where a PIN or card set here gets its replica tag (doors' offline lookup).
     public let replica: (any ReplicaKeeping)?
+    /// The management API's tokens (nil: no `/api/v1/`).
+    public let tokens: (any APITokenStore)?
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,
-        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }, replica: (any ReplicaKeeping)? = nil
+        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }, replica: (any ReplicaKeeping)? = nil, tokens: (any APITokenStore)? = nil
     ) {
         self.replica = replica
+        self.tokens = tokens
         self.administration = administration
         self.console = console
         self.store = store

@@ -52,6 +52,7 @@ public enum SiteConsole {
         pages.get("entries", use: console.entriesPage)
         data.get("entries.json", use: console.entriesJSON)
         pages.get("entries.csv", use: console.entriesCSV)
+        if let tokens = services.tokens { SiteAPI.add(to: router, services: services, tokens: tokens, limits: APIRateLimits()) }
         return router
     }
 
@@ -76,6 +77,8 @@ public struct ConsoleRequestContext: RequestContext, RemoteAddressRequestContext
     public let remoteAddress: SocketAddress?
     /// The administrator and the form, once ``ConsoleSessionMiddleware`` has admitted the request.
     var admitted: (visit: Visit, form: FormBody)?
+    /// The API token, once ``APITokenMiddleware`` has admitted the request.
+    var apiToken: APIToken?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

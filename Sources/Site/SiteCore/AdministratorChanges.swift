@@ -55,6 +55,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case adminTOTP = "admin_totp"
     case adminTOTPRemove = "admin_totp_remove"
     case entriesExport = "entries_export"
+    case tokenCreate = "token_create"
+    case tokenRevoke = "token_revoke"
 }
 
 /// The one way an administrator's change is made, whatever it came through (the console, the

@@ -259,5 +259,24 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_door_card_pin_schedule ON kioskpad_door_card_pin (schedule)",
             ] + t.replicaVersionTriggers(table: "kioskpad_door_card_pin")
         },
+        { t in
+            // API tokens (`/api/v1/`): the SHA-256 of each, never the token; its scopes
+            // (comma-separated), who made it, when, until when, revoked, last used.
+            [
+                """
+                CREATE TABLE kioskpad_api_tokens (
+                    name \(t.text) PRIMARY KEY,
+                    token_hash \(t.text) NOT NULL,
+                    scopes \(t.text) NOT NULL,
+                    created_by \(t.text) NOT NULL,
+                    created_at \(t.double) NOT NULL,
+                    expires_at \(t.double),
+                    revoked_at \(t.double),
+                    last_used_at \(t.double)
+                )
+                """,
+                "CREATE UNIQUE INDEX kioskpad_api_tokens_hash ON kioskpad_api_tokens (token_hash)",
+            ]
+        },
     ]
 }

@@ -1,0 +1,31 @@
+import HTTPTypes
+import Hummingbird
+
+/// Answers a request under `/api/v1/` whose path the API has, with a method it does not
+/// take, 405 with `Allow`, and a path it does not have 404, both in JSON (the router would
+/// answer both with the console's HTML 404 page).
+struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
+    /// Each path pattern (`*`: one segment) and the methods it takes.
+    static var routes: [(pattern: [Substring], methods: [HTTPRequest.Method])] {
+        [
+            (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get]), (["api", "v1", "users", "*"], [.get, .delete]),
+            (["api", "v1", "users", "*", "disable"], [.post]), (["api", "v1", "users", "*", "enable"], [.post]),
+        ]
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/api/") else { return try await next(request, context) }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        let match = Self.routes.first { route in
+            route.pattern.count == segments.count && zip(route.pattern, segments).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+        guard let match else { return APIResponse.error(.notFound, "\(path) is not a path of the API (docs/api-openapi.yaml)") }
+        guard match.methods.contains(request.method) else {
+            var response = APIResponse.error(.methodNotAllowed, "\(path) takes \(match.methods.map(\.rawValue).joined(separator: ", ")) only")
+            response.headers[.allow] = match.methods.map(\.rawValue).joined(separator: ", ")
+            return response
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+import KioskPadStorage
+import SiteCore
+
+/// The management API (`/api/v1/`, docs/api.md, docs/api-openapi.yaml) on the console's
+/// listener, with its connection limits and security headers: every route behind
+/// ``APITokenMiddleware``; a route that changes something names the scope it needs.
+enum SiteAPI {
+    static func add(to router: Router<ConsoleRequestContext>, services: ConsoleServices, tokens: any APITokenStore, limits: APIRateLimits) {
+        router.add(middleware: APIMethodNotAllowed())
+        let api = router.group("/api/v1").add(middleware: APITokenMiddleware(tokens: tokens, limits: limits, now: services.now))
+            .group(context: APIRequestContext.self)
+        api.get("token") { _, context in
+            APIResponse.json([
+                "name": context.token.name, "scopes": context.token.scopes.sorted().map(\.rawValue),
+                "expires": context.token.expires.map { UTCTimestamp.rfc3339($0) as Any } ?? NSNull(),
+            ])
+        }
+        let users = APIUsersRoutes(services: services)
+        api.get("users", use: users.list)
+        api.get("users/:name", use: users.read)
+        let changes = APIUserChanges(services: services)
+        api.post("users/:name/disable", use: changes.setState(disabled: true))
+        api.post("users/:name/enable", use: changes.setState(disabled: false))
+        api.delete("users/:name", use: changes.remove)
+    }
+}

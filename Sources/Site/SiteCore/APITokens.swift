@@ -1,0 +1,142 @@
+import Crypto
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import KioskPadStorage
+
+/// What an API token may do (`/api/v1/`). `read` reads everything the API shows; each of the
+/// others changes one area and implies reading it.
+public enum APIScope: String, Sendable, CaseIterable, Comparable {
+    /// Every `GET`.
+    case read
+    /// Users and their cards: create, change, disable, delete.
+    case users
+    /// One-time and enrolment codes: issue, revoke.
+    case codes
+    /// Doors and the site: modes, alerts, holidays, schedules.
+    case doors
+
+    public static func < (lhs: APIScope, rhs: APIScope) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `read,users` as scopes, or an error naming the word that is not one.
+    public static func parse(_ text: String) throws -> Set<APIScope> {
+        var scopes: Set<APIScope> = []
+        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !word.isEmpty {
+            guard let scope = APIScope(rawValue: word) else {
+                throw APITokenProblem("--scope: \(word) is not a scope (use \(APIScope.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            scopes.insert(scope)
+        }
+        guard !scopes.isEmpty else { throw APITokenProblem("--scope: give at least one of \(APIScope.allCases.map(\.rawValue).joined(separator: ", "))") }
+        return scopes
+    }
+}
+
+/// An API token as the site keeps it: never the token itself, only its SHA-256.
+public struct APIToken: Sendable, Equatable {
+    public let name: String
+    public let scopes: Set<APIScope>
+    /// Who made it (the audit's `admin`).
+    public let createdBy: String
+    public let created: Date
+    public let expires: Date?
+    public let revoked: Date?
+    public let lastUsed: Date?
+
+    public init(name: String, scopes: Set<APIScope>, createdBy: String, created: Date, expires: Date?, revoked: Date? = nil, lastUsed: Date? = nil) {
+        self.name = name
+        self.scopes = scopes
+        self.createdBy = createdBy
+        self.created = created
+        self.expires = expires
+        self.revoked = revoked
+        self.lastUsed = lastUsed
+    }
+
+    /// Whether it may be used at `now`: not revoked and not expired.
+    public func isLive(at now: Date) -> Bool {
+        revoked == nil && (expires.map { now < $0 } ?? true)
+    }
+
+    /// Whether it grants `scope` (any scope grants reading).
+    public func grants(_ scope: APIScope) -> Bool {
+        scope == .read ? !scopes.isEmpty : scopes.contains(scope)
+    }
+}
+
+/// Why a token cannot be made or used as asked.
+public struct APITokenProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A token's secret: `kpt_` and 32 random bytes in URL-safe base64, shown once; the site
+/// keeps only its SHA-256 (a token is 256 random bits, so a fast hash is enough: it cannot
+/// be guessed from the hash, and a request is found by its hash in one indexed read).
+public enum APITokenSecret {
+    public static let prefix = "kpt_"
+
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return prefix
+            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// What a token is stored and looked up under: the SHA-256 of its text, hex.
+    public static func hash(_ token: String) -> String {
+        LowercaseHex.string(SHA256.hash(data: Array(token.utf8)))
+    }
+}
+
+/// The API tokens in the site's database (every instance sees the same).
+public protocol APITokenStore: Sendable {
+    /// Stores `token` under `hash`; false when a token of that name exists (revoked ones too).
+    func addToken(_ token: APIToken, hash: String) async throws -> Bool
+    /// Revokes token `name` at `at`; false when there is none or it was revoked already.
+    func revokeToken(name: String, at: Date) async throws -> Bool
+    /// Every token, by name.
+    func tokens() async throws -> [APIToken]
+    /// The token stored under `hash`, its last use set to `now` (nil: none).
+    func useToken(hash: String, now: Date) async throws -> APIToken?
+}
+
+/// Making and revoking tokens, for the command line and the console alike: each a change by
+/// an administrator (``AdministratorChanges``), audited as `token_create` or `token_revoke`
+/// with the token's name and scopes, never its secret.
+public struct APITokenAdministration: Sendable {
+    let store: any APITokenStore
+    let changes: AdministratorChanges
+
+    public init(store: any APITokenStore, changes: AdministratorChanges) {
+        self.store = store
+        self.changes = changes
+    }
+
+    /// Makes token `name`; returns its secret (shown once). `expires`: nil for none.
+    public func create(name: String, scopes: Set<APIScope>, expires: Date?, now: Date = Date()) async throws -> String {
+        guard Identifier.isValid(name) else { throw APITokenProblem("NAME: \(name) is not a token name (1-64 of letters, digits, '.', '_' or '-')") }
+        if let expires, expires <= now { throw APITokenProblem("--expires: the token would be expired already") }
+        let secret = APITokenSecret.generate()
+        let token = APIToken(name: name, scopes: scopes, createdBy: changes.administrator.name, created: now, expires: expires)
+        let scopeText = scopes.sorted().map(\.rawValue).joined(separator: ",")
+        var fields = [("token", name), ("scopes", scopeText)]
+        if let expires { fields.append(("expires", UTCTimestamp.rfc3339(expires))) }
+        try await changes.apply(.tokenCreate, fields) {
+            guard try await store.addToken(token, hash: APITokenSecret.hash(secret)) else {
+                throw APITokenProblem("NAME: a token named \(name) exists already (names are not reused; choose another)")
+            }
+        }
+        return secret
+    }
+
+    /// Revokes token `name` at once.
+    public func revoke(name: String, now: Date = Date()) async throws {
+        try await changes.apply(.tokenRevoke, [("token", name)]) {
+            guard try await store.revokeToken(name: name, at: now) else {
+                throw APITokenProblem("NAME: there is no live token named \(name) (see `kioskpad verifier token list`)")
+            }
+        }
+    }
+}

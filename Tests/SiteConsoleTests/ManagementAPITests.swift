@@ -1,0 +1,122 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+import Testing
+import VerifierTestSupport
+
+/// The management API (`/api/v1/`) on the console's router, on both stores: tokens made by
+/// the one administration function, refused when missing, unknown, revoked or expired, held
+/// to their scope and their rate; users read in pages and changed, audited under the token.
+@Suite("Management API: tokens, scopes and users", .serialized)
+struct ManagementAPITests {
+    func token(_ harness: ConsoleHarness, _ name: String, _ scopes: Set<APIScope>, expires: Date? = nil) async throws -> String {
+        let changes = AdministratorChanges(store: harness.under.store, by: Administrator(name: "cli:test", source: "cli"), now: { harness.clock.now })
+        return try await APITokenAdministration(store: harness.under.tokens, changes: changes).create(
+            name: name, scopes: scopes, expires: expires, now: harness.clock.now)
+    }
+
+    func call(_ client: any TestClientProtocol, _ path: String, _ method: HTTPRequest.Method = .get, token: String?) async throws -> (Int, [String: Any]) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: nil)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+        return (Int(response.status.code), object)
+    }
+
+    func addUsers(_ harness: ConsoleHarness, _ names: [String]) async throws {
+        for name in names {
+            try await harness.under.administration.addUser(
+                name: name, hash: try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000), tag: nil, rule: AccessRule())
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func usersAreReadInPagesByNameAndSearched(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await addUsers(harness, ["cai", "ana", "ben", "bea"])
+            let secret = try await token(harness, "sync", [.read])
+            #expect(secret.hasPrefix("kpt_") && secret.count == 47)
+            let (status, first) = try await call(client, "/api/v1/users?limit=2", token: secret)
+            #expect(status == 200)
+            #expect((first["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["ana", "bea"])
+            #expect(first["next"] as? String == "bea")
+            let (_, second) = try await call(client, "/api/v1/users?limit=2&after=bea", token: secret)
+            #expect((second["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["ben", "cai"])
+            #expect(second["next"] is NSNull, "the last page says so")
+            let (_, searched) = try await call(client, "/api/v1/users?q=B", token: secret)
+            #expect((searched["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["bea", "ben"])
+            let (one, ben) = try await call(client, "/api/v1/users/ben", token: secret)
+            #expect(one == 200 && ben["pin"] as? Bool == true && ben["enabled"] as? Bool == true && ben["hash"] == nil)
+            let (missing, said) = try await call(client, "/api/v1/users/zed", token: secret)
+            #expect(missing == 404 && (said["error"] as? String)?.contains("zed") == true)
+            let (bad, why) = try await call(client, "/api/v1/users?limit=0", token: secret)
+            #expect(bad == 400 && (why["error"] as? String)?.contains("limit must be") == true)
+            let listed = try #require(try await harness.under.tokens.tokens().first)
+            #expect(listed.name == "sync" && listed.lastUsed == harness.clock.now, "its last use is kept")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aTokenMissingUnknownRevokedOrExpiredIsRefused(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let response = try await client.execute(uri: "/api/v1/users", method: .get, headers: [:], body: nil)
+            #expect(response.status == .unauthorized && response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            #expect(try await call(client, "/api/v1/users", token: "kpt_not-one").0 == 401)
+            let brief = try await token(harness, "brief", [.read], expires: harness.clock.now.addingTimeInterval(3_600))
+            #expect(try await call(client, "/api/v1/token", token: brief).0 == 200)
+            harness.clock.advance(3_601)
+            let (expired, said) = try await call(client, "/api/v1/token", token: brief)
+            #expect(expired == 401 && said["error"] as? String == "token brief has expired")
+            let kept = try await token(harness, "kept", [.read])
+            let changes = AdministratorChanges(store: harness.under.store, by: Administrator(name: "cli:test", source: "cli"), now: { harness.clock.now })
+            try await APITokenAdministration(store: harness.under.tokens, changes: changes).revoke(name: "kept", now: harness.clock.now)
+            let (revoked, why) = try await call(client, "/api/v1/token", token: kept)
+            #expect(revoked == 401 && why["error"] as? String == "token kept was revoked")
+            await #expect(throws: APITokenProblem.self, "a name is not reused") { _ = try await token(harness, "kept", [.read]) }
+            await #expect(throws: APITokenProblem.self, "nor revoked twice") {
+                try await APITokenAdministration(store: harness.under.tokens, changes: changes).revoke(name: "kept")
+            }
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aChangeNeedsItsScopeAndIsAuditedUnderTheToken(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await addUsers(harness, ["ana", "ben"])
+            let reader = try await token(harness, "reader", [.read])
+            let (forbidden, said) = try await call(client, "/api/v1/users/ana/disable", .post, token: reader)
+            #expect(forbidden == 403 && said["scope"] as? String == "users")
+            #expect((said["error"] as? String) == "token reader lacks the users scope (it has read)")
+            let sync = try await token(harness, "hr-sync", [.users])
+            #expect(try await call(client, "/api/v1/users/ana/disable", .post, token: sync).0 == 200)
+            #expect(try await call(client, "/api/v1/users/ana", token: sync).1["enabled"] as? Bool == false, "users implies reading")
+            #expect(try await call(client, "/api/v1/users/ben", .delete, token: sync).0 == 200)
+            #expect(try await call(client, "/api/v1/users/ben", token: sync).0 == 404)
+            let audit = try await harness.under.administration.auditRecords(last: 10).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
+            let byToken = audit.filter { $0["admin"] == "token:hr-sync" }
+            #expect(byToken.map { $0["action"] ?? "" } == ["user_disable", "user_remove"])
+            #expect(byToken.allSatisfy { $0["source"] != nil && $0["source"] != "cli" && $0["time"] != nil })
+            #expect(audit.contains { $0["action"] == "token_create" && $0["token"] == "hr-sync" && $0["scopes"] == "users" })
+            #expect(!audit.contains { record in record.values.contains { $0.hasPrefix("kpt_") } }, "no token in the audit")
+        }
+    }
+
+    @Test func eachTokenHasItsOwnRate() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { harness, client in
+            let busy = try await token(harness, "busy", [.read])
+            let calm = try await token(harness, "calm", [.read])
+            var statuses: [Int] = []
+            for _ in 0..<101 { statuses.append(try await call(client, "/api/v1/token", token: busy).0) }
+            #expect(statuses.prefix(100).allSatisfy { $0 == 200 } && statuses.last == 429, "a burst of 100, then 429")
+            let response = try await client.execute(uri: "/api/v1/token", method: .get, headers: [.authorization: "Bearer \(busy)"], body: nil)
+            #expect(response.headers[.retryAfter] != nil)
+            #expect(try await call(client, "/api/v1/token", token: calm).0 == 200, "another token is not slowed")
+        }
+    }
+}
