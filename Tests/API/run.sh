@@ -75,7 +75,7 @@ KIOSKPAD_FUZZ_SECRET_FILE=$work/secret SCHEMATHESIS_HOOKS=signing_hooks PYTHONPA
     --url "http://127.0.0.1:$port" --mode all --max-examples "$examples" "${seed[@]}" \
     --workers 1 --request-timeout 10 2>&1 | tee "$work/schemathesis.log"
 status=${PIPESTATUS[0]}
-schemathesis run "$repo/docs/api-openapi.yaml" --url "http://127.0.0.1:$console_port" --header "Authorization: Bearer $token" \
+schemathesis --config-file "$repo/Tests/API/schemathesis-api.toml" run "$repo/docs/api-openapi.yaml" --url "http://127.0.0.1:$console_port" --header "Authorization: Bearer $token" \
     --mode all --max-examples "$examples" "${seed[@]}" --workers 1 --request-timeout 10 2>&1 | tee "$work/schemathesis-api.log"
 management=${PIPESTATUS[0]}
 [ "$management" -eq 0 ] || status=$management

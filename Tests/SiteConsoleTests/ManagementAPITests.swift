@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskPadAccess
 import KioskPadCore
+import NIOCore
 import SiteCore
 import Testing
 import VerifierTestSupport
@@ -104,6 +105,52 @@ struct ManagementAPITests {
             #expect(byToken.allSatisfy { $0["source"] != nil && $0["source"] != "cli" && $0["time"] != nil })
             #expect(audit.contains { $0["action"] == "token_create" && $0["token"] == "hr-sync" && $0["scopes"] == "users" })
             #expect(!audit.contains { record in record.values.contains { $0.hasPrefix("kpt_") } }, "no token in the audit")
+        }
+    }
+
+    func create(_ client: any TestClientProtocol, _ body: String, token: String) async throws -> (Int, [String: Any]) {
+        let response = try await client.execute(
+            uri: "/api/v1/users", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+            body: ByteBuffer(string: body))
+        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+    }
+
+    /// A user joins through the API with their PIN's hash (never the PIN) and a rule; the
+    /// body is read strictly and each refusal names its field; the change is audited.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aUserIsCreatedWithAHashAndARuleNeverAPIN(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let sync = try await token(harness, "hr-sync", [.users])
+            let hash = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000).description
+            let (created, dana) = try await create(
+                client, #"{"name":"dana","pin_hash":"\#(hash)","doors":["front","back"],"staff":true,"valid_until":"2027-06-30"}"#, token: sync)
+            #expect(
+                created == 201 && dana["doors"] as? [String] == ["back", "front"] && dana["staff"] as? Bool == true && dana["pin"] as? Bool == true,
+                "\(created) \(dana)")
+            #expect(dana["valid_until"] as? String == "2027-06-30")
+            let stored = try await harness.under.administration.records().first { $0.name == "dana" }
+            #expect(stored?.pinHash.description == hash, "the hash as sent, not a PIN")
+            #expect(try await create(client, #"{"name":"dana","pin_hash":"\#(hash)"}"#, token: sync).0 == 409, "a name is not taken twice")
+            let refusals: [(String, String)] = [
+                (#"{"name":"eve","pin":"2580"}"#, "unknown field pin"),
+                (#"{"name":"eve","pin_hash":"2580"}"#, "pin_hash must be a PHC string"),
+                (#"{"name":"eve","name":"mallory","pin_hash":"\#(hash)"}"#, "appears twice"),
+                (#"{"name":"eve","pin_hash":"\#(hash)","staff":"yes"}"#, "staff must be true or false"),
+                (#"{"name":"e ve","pin_hash":"\#(hash)"}"#, "name must be 1-64"),
+                (#"{"name":"eve","pin_hash":"\#(hash)","doors":[]}"#, "doors must be a list"),
+            ]
+            for (body, reason) in refusals {
+                let (status, said) = try await create(client, body, token: sync)
+                #expect(status == 400 && (said["error"] as? String)?.contains(reason) == true, "\(body): \(status) \(said)")
+            }
+            let reader = try await token(harness, "reader", [.read])
+            #expect(try await create(client, #"{"name":"eve","pin_hash":"\#(hash)"}"#, token: reader).0 == 403)
+            #expect(try await harness.under.administration.list().map(\.name) == ["dana"], "nothing refused was stored")
+            let audit = try await harness.under.administration.auditRecords(last: 5).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
+            #expect(audit.contains { $0["action"] == "user_add" && $0["admin"] == "token:hr-sync" && $0["user"] == "dana" })
+            #expect(!audit.contains { $0.values.contains { $0.contains("pbkdf2") } }, "no hash in the audit")
         }
     }
 

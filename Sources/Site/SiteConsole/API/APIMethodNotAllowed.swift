@@ -8,7 +8,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
     /// Each path pattern (`*`: one segment) and the methods it takes.
     static var routes: [(pattern: [Substring], methods: [HTTPRequest.Method])] {
         [
-            (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get]), (["api", "v1", "users", "*"], [.get, .delete]),
+            (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get, .post]), (["api", "v1", "users", "*"], [.get, .delete]),
             (["api", "v1", "users", "*", "disable"], [.post]), (["api", "v1", "users", "*", "enable"], [.post]),
         ]
     }

@@ -89,3 +89,86 @@ struct APIUserChanges: Sendable {
         AdministratorChanges(store: services.store, by: Administrator(name: "token:" + context.token.name, source: context.source), now: services.now)
     }
 }
+
+/// `POST /api/v1/users` (scope `users`): a user with a PIN given only as its hash (a PHC
+/// string, `$pbkdf2-sha256$i=...`, the part after the colon of what `kioskpad pin hash NAME` prints), never in clear, and their
+/// access rule. Read in one strict pass; an error names the field. Without the PIN itself
+/// the line gets no lookup or replica tag, so on a site with a lookup key it is hashed on
+/// every attempt until the user chooses a PIN at a door or one is set in the console.
+struct APIUserCreation: Sendable {
+    let changes: APIUserChanges
+    /// A body field of the wrong type or shape: what it must be.
+    struct FieldProblem: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static let fields: Set<String> = ["name", "pin_hash", "doors", "schedule", "valid_from", "valid_until", "staff", "responder"]
+
+    func create(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        if let refused = context.require(.users) { return refused }
+        var buffer = try await request.body.collect(upTo: 8_192)
+        let body = buffer.readBytes(length: buffer.readableBytes) ?? []
+        let fields: StrictJSON.Fields
+        switch StrictJSON.parse(body) {
+        case .failure(let problem): return APIResponse.error(.badRequest, "the body is not JSON: \(problem)")
+        case .success(let value):
+            guard let object = StrictJSON.Fields(value) else { return APIResponse.error(.badRequest, "the body must be a JSON object") }
+            fields = object
+        }
+        if let unknown = fields.unknownKey(allowed: Self.fields) {
+            return APIResponse.error(.badRequest, "unknown field \(unknown) (the body has \(Self.fields.sorted().joined(separator: ", ")))")
+        }
+        guard let name = fields.string("name"), UsersFile.isValidName(name) else {
+            return APIResponse.error(.badRequest, "name must be 1-64 of letters, digits, '.', '_' or '-'")
+        }
+        guard let hashText = fields.string("pin_hash"), let hash = try? PINHash(parsing: hashText) else {
+            return APIResponse.error(
+                .badRequest,
+                "pin_hash must be a PHC string such as $pbkdf2-sha256$i=75000$SALT$HASH (what follows NAME: in the output of kioskpad pin hash NAME); a PIN is never sent in clear"
+            )
+        }
+        let rule: AccessRule
+        do {
+            rule = try AccessRule(fields: try Self.ruleFields(fields))
+        } catch let error as AccessRule.RuleError {
+            return APIResponse.error(.badRequest, error.description)
+        } catch let problem as FieldProblem {
+            return APIResponse.error(.badRequest, problem.description)
+        }
+        do {
+            try await changes.changes(context).apply(.userAdd, [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))])) {
+                try await changes.services.administration.addUser(name: name, hash: hash, tag: nil, rule: rule)
+            }
+        } catch let error as UserEditError {
+            return APIResponse.error(.conflict, error.description)
+        }
+        let site = try await changes.services.administration.siteRules()
+        guard let user = try await changes.services.administration.list().first(where: { $0.name == name }) else {
+            return APIResponse.error(.serviceUnavailable, "the user was added but cannot be read back now")
+        }
+        return APIResponse.json(APIUsersRoutes.json(user, rule: site.rules[name] ?? AccessRule()), status: .created)
+    }
+
+    /// The rule's words (`doors=a,b`, `schedule=x`, ...) from the body's typed fields.
+    static func ruleFields(_ fields: StrictJSON.Fields) throws -> [Substring] {
+        var words: [Substring] = []
+        if fields.has("doors") {
+            guard case .array(let items)? = fields.object["doors"], !items.isEmpty else {
+                throw FieldProblem("doors must be a list of door names (leave it out for every door)")
+            }
+            let doors = items.compactMap(\.text)
+            guard doors.count == items.count else { throw FieldProblem("doors must be a list of door names") }
+            words.append(Substring("doors=" + doors.joined(separator: ",")))
+        }
+        for key in ["schedule", "valid_from", "valid_until"] where fields.has(key) {
+            guard let text = fields.string(key) else { throw FieldProblem("\(key) must be a string") }
+            words.append(Substring("\(key)=\(text)"))
+        }
+        for key in ["staff", "responder"] where fields.has(key) {
+            guard let flag = fields.bool(key) else { throw FieldProblem("\(key) must be true or false") }
+            if flag { words.append(Substring(key)) }
+        }
+        return words
+    }
+}

@@ -24,5 +24,6 @@ enum SiteAPI {
         api.post("users/:name/disable", use: changes.setState(disabled: true))
         api.post("users/:name/enable", use: changes.setState(disabled: false))
         api.delete("users/:name", use: changes.remove)
+        api.post("users", use: APIUserCreation(changes: changes).create)
     }
 }
