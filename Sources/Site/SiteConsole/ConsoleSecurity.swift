@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import KioskPadAccess
 import KioskPadCore
+import SiteCore
 import Synchronization
 
 /// The console's security plumbing: random tokens, the hash a session is stored under,
@@ -19,15 +20,12 @@ enum ConsoleSecurity {
 
     /// 32 random bytes as URL-safe base64 (no padding).
     static func newToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        RandomToken.text()
     }
 
     /// What a session is stored under: the SHA-256 of its token, hex.
     static func hash(_ token: String) -> String {
-        LowercaseHex.string(SHA256.hash(data: Array(token.utf8)))
+        RandomToken.hash(token)
     }
 
     static func sameToken(_ lhs: String?, _ rhs: String) -> Bool {

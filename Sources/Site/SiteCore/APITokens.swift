@@ -70,23 +70,34 @@ public struct APITokenProblem: Error, Equatable, Sendable, CustomStringConvertib
     public init(_ description: String) { self.description = description }
 }
 
-/// A token's secret: `kpt_` and 32 random bytes in URL-safe base64, shown once; the site
-/// keeps only its SHA-256 (a token is 256 random bits, so a fast hash is enough: it cannot
-/// be guessed from the hash, and a request is found by its hash in one indexed read).
+/// A random secret of 256 bits as URL-safe base64 (no padding), and the SHA-256 (hex) it is
+/// stored and looked up under: the console's session tokens and the API's tokens alike. A
+/// token is 256 random bits, so a fast hash is enough: it cannot be found from its hash, and
+/// a request is found by its hash in one indexed read.
+public enum RandomToken {
+    public static func text() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func hash(_ token: String) -> String {
+        LowercaseHex.string(SHA256.hash(data: Array(token.utf8)))
+    }
+}
+
+/// An API token's secret: `kpt_` and a ``RandomToken``, shown once; the site keeps only its hash.
 public enum APITokenSecret {
     public static let prefix = "kpt_"
 
     public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return prefix
-            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        prefix + RandomToken.text()
     }
 
-    /// What a token is stored and looked up under: the SHA-256 of its text, hex.
+    /// What a token is stored and looked up under.
     public static func hash(_ token: String) -> String {
-        LowercaseHex.string(SHA256.hash(data: Array(token.utf8)))
+        RandomToken.hash(token)
     }
 }
 
