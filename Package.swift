@@ -193,7 +193,7 @@ let package = Package(
         .target(
             name: "SiteCore",
             dependencies: [
-                "KioskPadCore", "KioskPadAccess", "KioskPadStorage",
+                "KioskPadCore", "KioskPadAccess", "KioskPadStorage", "KioskPadEndpoints",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/Site/SiteCore",
@@ -281,6 +281,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Webhooks out: the site posts signed messages to receivers (issue 61).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Sources/Site/SiteAssembly",
             swiftSettings: strict

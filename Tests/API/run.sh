@@ -59,7 +59,7 @@ server:
     max_bytes_per_day: 10000000000
 YAML
 "$binary" verifier import --users-file "$repo/config/users.example" --config "$work/verifier.yaml" > /dev/null
-token=$("$binary" verifier token create fuzz --scope read,users,codes,doors --config "$work/verifier.yaml" 2> /dev/null)
+token=$("$binary" verifier token create fuzz --scope read,users,codes,doors,webhooks --config "$work/verifier.yaml" 2> /dev/null)
 "$binary" verifier serve --config "$work/verifier.yaml" > "$work/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do

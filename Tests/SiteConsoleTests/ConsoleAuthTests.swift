@@ -41,10 +41,12 @@ struct ConsoleAuthTests {
             ]
             #expect(open.isSubset(of: harness.routes), "\(harness.routes)")
             let guarded = harness.routes.filter { !open.contains($0) }
-            #expect(guarded.count == 25 + 7, "the console's 25 and the management API's 7: \(guarded)")
+            #expect(guarded.count == 25 + 12, "the console's 25 and the management API's 12: \(guarded)")
             for route in guarded {
                 // A path parameter (`{name}`) filled in, as a client would.
-                let parts = route.replacingOccurrences(of: "{name}", with: "ana").split(separator: " ", maxSplits: 1).map(String.init)
+                let parts = route.replacingOccurrences(of: "{name}", with: "ana").replacingOccurrences(of: "{id}", with: "1").split(
+                    separator: " ", maxSplits: 1
+                ).map(String.init)
                 if parts[1].hasPrefix("/api/") {
                     // The API's routes need a token instead (ManagementAPITests): 401 without one.
                     let answer = try await client.execute(uri: parts[1], method: HTTPRequest.Method(parts[0]) ?? .get, headers: [:], body: nil)

@@ -29,7 +29,7 @@ struct ConsoleHarness {
         #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000)))
         let services = ConsoleServices(
             administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now },
-            replica: under.administration as? any ReplicaKeeping, tokens: under.tokens)
+            replica: under.administration as? any ReplicaKeeping, tokens: under.tokens, webhooks: under.webhooks)
         var logger = Logger(label: "console-test")
         logger.logLevel = .critical
         let router = SiteConsole.router(services: services, options: options, logger: logger)

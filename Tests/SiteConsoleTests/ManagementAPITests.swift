@@ -167,3 +167,57 @@ struct ManagementAPITests {
         }
     }
 }
+
+/// `/api/v1/webhooks` on both stores: added with its secret shown once, listed without it,
+/// refused without the webhooks scope, a URL the rule refuses named, removed; audited under
+/// the token.
+@Suite("Management API: webhooks", .serialized)
+struct ManagementAPIWebhookTests {
+    let api = ManagementAPITests()
+
+    func send(_ client: any TestClientProtocol, _ path: String, _ method: HTTPRequest.Method, _ body: String?, token: String) async throws -> (
+        Int, [String: Any]
+    ) {
+        let response = try await client.execute(
+            uri: path, method: method, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: body.map { ByteBuffer(string: $0) }
+        )
+        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func webhooksAreAddedListedAndRemovedWithinTheirScope(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let hooks = try await api.token(harness, "hooks", [.webhooks])
+            let reader = try await api.token(harness, "reader", [.read])
+            let body = #"{"name":"chat","url":"https://chat.example/kioskpad","events":["door.alert","door.duress"]}"#
+            let (refused, why) = try await send(client, "/api/v1/webhooks", .post, body, token: reader)
+            #expect(refused == 403 && why["scope"] as? String == "webhooks")
+            let (added, hook) = try await send(client, "/api/v1/webhooks", .post, body, token: hooks)
+            #expect(added == 201 && (hook["secret"] as? String)?.hasPrefix("whsec_") == true)
+            #expect(hook["events"] as? [String] == ["door.alert", "door.duress"] && hook["created_by"] as? String == "token:hooks")
+            let (again, clash) = try await send(client, "/api/v1/webhooks", .post, body, token: hooks)
+            #expect(again == 409 && (clash["error"] as? String)?.contains("exists already") == true)
+            let plain = #"{"name":"lan","url":"http://10.1.2.3/hook"}"#
+            let (insecure, said) = try await send(client, "/api/v1/webhooks", .post, plain, token: hooks)
+            #expect(insecure == 400 && (said["error"] as? String)?.contains("allow_http") == true)
+            let (allowed, _) = try await send(
+                client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"http://10.1.2.3/hook","allow_http":true}"#, token: hooks)
+            #expect(allowed == 201)
+            let (badType, typeWhy) = try await send(
+                client, "/api/v1/webhooks", .post, #"{"name":"x","url":"https://x.example","events":["door.opened"]}"#, token: hooks)
+            #expect(badType == 400 && (typeWhy["error"] as? String)?.contains("events: door.opened is not an event type") == true)
+            let (listed, list) = try await api.call(client, "/api/v1/webhooks", token: reader)
+            let names = (list["webhooks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(listed == 200 && names == ["chat", "lan"])
+            #expect((list["webhooks"] as? [[String: Any]])?.allSatisfy { $0["secret"] == nil } == true, "a secret is shown once")
+            let (history, deliveries) = try await api.call(client, "/api/v1/webhooks/chat/deliveries?state=failed", token: reader)
+            #expect(history == 200 && (deliveries["deliveries"] as? [Any])?.isEmpty == true)
+            let (removed, _) = try await api.call(client, "/api/v1/webhooks/chat", .delete, token: hooks)
+            let (gone, _) = try await api.call(client, "/api/v1/webhooks/chat", .delete, token: hooks)
+            #expect(removed == 200 && gone == 404)
+            let records = try await harness.under.administration.auditRecords(last: 10).joined(separator: "\n")
+            #expect(records.contains("webhook_add") && records.contains("token:hooks") && records.contains("webhook_remove"))
+            #expect(!records.contains("whsec_"), "never the secret")
+        }
+    }
+}

@@ -130,7 +130,9 @@ struct SchemaParityTests {
         _ = try await old.store.storeEvents([
             DoorEvent(id: "e1", terminalID: "front-door", type: "start", time: now, sequence: 1, json: "{\"id\":\"e1\",\"type\":\"start\"}")
         ])
-        try await old.store.audit([("time", "2026-11-27T08:00:00.000Z"), ("decision", "granted"), ("user", "alice")])
+        let audit =
+            "INSERT INTO kioskpad_audit (instance, record) VALUES ('test', '{\"decision\":\"granted\",\"time\":\"2026-11-27T08:00:00.000Z\",\"user\":\"alice\"}')"
+        try await old.execute(sqlite: audit, postgres: audit)
         #expect(try await old.console.addAdmin(name: "root", hash: alice))
         // A lockout history as versions 1 to 6 kept it: comma-separated text in SQLite, an array in PostgreSQL (text from 7).
         try await old.execute(

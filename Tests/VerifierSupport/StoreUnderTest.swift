@@ -27,6 +27,8 @@ public final class StoreUnderTest: Sendable {
     public let console: any ConsoleStore
     /// The management API's tokens (the console's tables' store, as a site has it).
     public var tokens: any APITokenStore { console as! any APITokenStore }
+    /// Webhook subscriptions and their queue, in the same database.
+    public var webhooks: any WebhookStore { SQLWebhookStore(database: (console as! SQLConsoleStore).database) }
     /// The SQLite file (nil for PostgreSQL).
     public let sqlitePath: String?
     private let directory: URL

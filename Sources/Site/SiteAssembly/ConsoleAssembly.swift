@@ -19,7 +19,8 @@ public enum ConsoleAssembly {
         let console = settings.console
         let services = ConsoleServices(
             administration: opened.administration, console: opened.console, store: opened.store,
-            lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens)
+            lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens,
+            webhooks: opened.webhooks)
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host

@@ -31,7 +31,8 @@ public enum VerifierAssembly {
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
             let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
-            var services: [any Service] = [app, pruning]
+            let webhooks = WebhookService(store: opened.webhooks, userAgent: "kioskpad-verifier/\(KioskPadVersion.version)")
+            var services: [any Service] = [app, pruning, webhooks]
             if settings.console.enabled {
                 services.append(try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening))
             }

@@ -18,6 +18,8 @@ public struct OpenedVerifierStore: Sendable {
     public let console: any ConsoleStore
     /// The management API's tokens (`verifier token`, `/api/v1/`).
     public let tokens: any APITokenStore
+    /// Webhook subscriptions and their delivery queue (`verifier webhook`, `/api/v1/webhooks`).
+    public let webhooks: any WebhookStore
     /// Doors' credential replicas: their version and signing key.
     public let replica: any ReplicaKeeping
     /// The file's path or the database's URL (no password).
@@ -48,7 +50,7 @@ public enum VerifierStoreAssembly {
                     OpenedVerifierStore(
                         store: SQLVerifierStore(database: database, instance: instance),
                         administration: directory, console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database),
-                        replica: directory,
+                        webhooks: SQLWebhookStore(database: database), replica: directory,
                         location: sqlite.path,
                         configKey: "server.sqlite.path",
                         pool: nil, backup: { try await database.backup(to: $0) }))
@@ -61,7 +63,8 @@ public enum VerifierStoreAssembly {
                     OpenedVerifierStore(
                         store: SQLVerifierStore(database: database, instance: instance),
                         administration: directory,
-                        console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database), replica: directory,
+                        console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database),
+                        webhooks: SQLWebhookStore(database: database), replica: directory,
                         location: postgres.displayURL, configKey: "server.postgres.url", pool: { database.poolUsage }, backup: nil))
             }
         }

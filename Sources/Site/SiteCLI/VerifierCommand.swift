@@ -22,7 +22,7 @@ struct VerifierCommand: AsyncParsableCommand {
             VerifierModeCommand.self, VerifierUnlockCommand.self, VerifierCardPINCommand.self, VerifierSiteCommand.self,
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
-            VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierTokenCommand.self, VerifierPublicKeyCommand.self,
+            VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierTokenCommand.self, VerifierWebhookCommand.self, VerifierPublicKeyCommand.self,
         ])
 }
 

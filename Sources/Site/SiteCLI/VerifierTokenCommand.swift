@@ -17,9 +17,11 @@ struct VerifierTokenCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a token; it is printed once and stored only as its SHA-256.",
-            discussion: "Scopes: read (every GET), users (users and cards), codes (one-time and enrolment codes), doors (modes, alerts, holidays, schedules).")
+            discussion:
+                "Scopes: read (every GET), users (users and cards), codes (one-time and enrolment codes), doors (modes, alerts, holidays, schedules), webhooks (subscriptions and deliveries)."
+        )
         @Argument(help: "Token name, as the audit shows its changes: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
-        @Option(help: "Comma-separated scopes: read, users, codes, doors.") var scope: String
+        @Option(help: "Comma-separated scopes: read, users, codes, doors, webhooks.") var scope: String
         @Option(help: "Expires after this long: a number with d or h (1h to 3650d); none by default.") var expires: String?
         @OptionGroup var target: VerifierDatabaseTarget
 

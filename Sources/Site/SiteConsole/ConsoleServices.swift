@@ -18,11 +18,15 @@ public struct ConsoleServices: Sendable {
     public let replica: (any ReplicaKeeping)?
     /// The management API's tokens (nil: no `/api/v1/`).
     public let tokens: (any APITokenStore)?
+    /// Webhook subscriptions and deliveries (nil: none on this console or API).
+    public let webhooks: (any WebhookStore)?
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,
-        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }, replica: (any ReplicaKeeping)? = nil, tokens: (any APITokenStore)? = nil
+        codeLength: Int, now: @escaping @Sendable () -> Date = { Date() }, replica: (any ReplicaKeeping)? = nil, tokens: (any APITokenStore)? = nil,
+        webhooks: (any WebhookStore)? = nil
     ) {
+        self.webhooks = webhooks
         self.replica = replica
         self.tokens = tokens
         self.administration = administration

@@ -15,6 +15,8 @@ public enum APIScope: String, Sendable, CaseIterable, Comparable {
     case codes
     /// Doors and the site: modes, alerts, holidays, schedules.
     case doors
+    /// Webhook subscriptions: add, remove, send a failed delivery again.
+    case webhooks
 
     public static func < (lhs: APIScope, rhs: APIScope) -> Bool { lhs.rawValue < rhs.rawValue }
 

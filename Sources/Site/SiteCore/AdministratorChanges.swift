@@ -57,6 +57,9 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case entriesExport = "entries_export"
     case tokenCreate = "token_create"
     case tokenRevoke = "token_revoke"
+    case webhookAdd = "webhook_add"
+    case webhookRemove = "webhook_remove"
+    case webhookResend = "webhook_resend"
 }
 
 /// The one way an administrator's change is made, whatever it came through (the console, the

@@ -49,7 +49,8 @@ public protocol VerifierStore: Sendable {
     /// newest first), sorted by terminal.
     func recentEvents(perTerminal limit: Int) async throws -> [(terminal: String, newestFirst: [DoorEvent])]
     /// Deletes the forwarded records older than `cutoff`, and those dated after `future`
-    /// (stored before the server refused such times); returns how many.
+    /// (stored before the server refused such times); returns how many. Webhook deliveries
+    /// finished before `cutoff` go with them.
     func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int
     /// Records a signed request's `webhook-id` outside an attempt (a `/v1/credentials`
     /// request); false when it was already seen within the replay window.

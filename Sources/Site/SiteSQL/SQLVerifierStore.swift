@@ -128,8 +128,10 @@ public final class SQLVerifierStore: VerifierStore {
 
     public func storeEvents(_ events: [DoorEvent]) async throws -> Int {
         let dialect = database.dialect
+        let now = Date()
         return try await database.write { sql in
             var stored = 0
+            var before = 0
             for event in events {
                 stored += try await sql.raw(
                     """
@@ -139,6 +141,10 @@ public final class SQLVerifierStore: VerifierStore {
                     ON CONFLICT (id) DO NOTHING RETURNING 1
                     """
                 ).all().count
+                if stored > before, let message = WebhookMessage.forDoorRecord(event, now: now) {
+                    try await SQLWebhookStore.queue(message, in: sql, now: now)
+                }
+                before = stored
             }
             return stored
         }
@@ -167,8 +173,10 @@ public final class SQLVerifierStore: VerifierStore {
         }
     }
 
+    /// Also deletes webhook deliveries finished (delivered or given up) before `cutoff`.
     public func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int {
-        try await database.changed(
+        _ = try await database.changed("DELETE FROM kioskpad_webhook_deliveries WHERE finished_at < \(bind: cutoff.timeIntervalSince1970) RETURNING 1")
+        return try await database.changed(
             "DELETE FROM kioskpad_events WHERE at < \(bind: cutoff.timeIntervalSince1970) OR at > \(bind: future.timeIntervalSince1970) RETURNING 1")
     }
 
@@ -176,8 +184,14 @@ public final class SQLVerifierStore: VerifierStore {
         try await database.writeEach { [self] in try await attempt($0).claimRequestID(id, now: now) }
     }
 
+    /// Appends an audit record on its own; one a webhook carries is queued with it, in one
+    /// transaction.
     public func audit(_ fields: [(String, String)]) async throws {
-        try await database.writeEach { [self] in try await attempt($0).audit(fields) }
+        if WebhookEventType.forAudit(fields) != nil {
+            try await database.write { [self] in try await attempt($0).audit(fields) }
+        } else {
+            try await database.writeEach { [self] in try await attempt($0).audit(fields) }
+        }
     }
 
     public func healthProblem() async -> String? {
@@ -263,9 +277,12 @@ struct SQLAttemptTransaction: AttemptTransaction {
         return true
     }
 
+    /// The record, and the webhook message that carries it (if one does) queued for every
+    /// subscription that wants it, in this transaction.
     func audit(_ fields: [(String, String)]) async throws {
         try await database.raw(
             "INSERT INTO kioskpad_audit (instance, record) VALUES (\(bind: instance), \(dialect.json(try AuditRecordJSON.encode(fields))))"
         ).run()
+        if let message = try WebhookMessage.forAudit(fields, now: Date()) { try await SQLWebhookStore.queue(message, in: database, now: Date()) }
     }
 }

@@ -278,5 +278,42 @@ public enum SiteMigrations {
                 "CREATE UNIQUE INDEX kioskpad_api_tokens_hash ON kioskpad_api_tokens (token_hash)",
             ]
         },
+        { t in
+            // Webhooks out: subscriptions (the secret is kept, as a door's is: it signs), and the
+            // queue of deliveries, one row per message and subscription, sent in id order per
+            // subscription; `lease_until` is a sender's claim, so one instance sends each try.
+            [
+                """
+                CREATE TABLE kioskpad_webhooks (
+                    name \(t.text) PRIMARY KEY,
+                    url \(t.text) NOT NULL,
+                    events \(t.text) NOT NULL,
+                    secret \(t.text) NOT NULL,
+                    allow_http \(t.integer) NOT NULL DEFAULT 0,
+                    created_by \(t.text) NOT NULL,
+                    created_at \(t.double) NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE kioskpad_webhook_deliveries (
+                    id \(t.serial),
+                    subscription \(t.text) NOT NULL,
+                    message_id \(t.text) NOT NULL,
+                    type \(t.text) NOT NULL,
+                    body \(t.text) NOT NULL,
+                    created_at \(t.double) NOT NULL,
+                    attempts \(t.integer) NOT NULL DEFAULT 0,
+                    next_attempt_at \(t.double) NOT NULL,
+                    lease_until \(t.double),
+                    state \(t.text) NOT NULL DEFAULT 'pending',
+                    last_error \(t.text),
+                    finished_at \(t.double)
+                )
+                """,
+                "CREATE INDEX kioskpad_webhook_deliveries_queue ON kioskpad_webhook_deliveries (subscription, id) WHERE state = 'pending'",
+                "CREATE UNIQUE INDEX kioskpad_webhook_deliveries_message ON kioskpad_webhook_deliveries (subscription, message_id)",
+                "CREATE INDEX kioskpad_webhook_deliveries_finished ON kioskpad_webhook_deliveries (finished_at)",
+            ]
+        },
     ]
 }

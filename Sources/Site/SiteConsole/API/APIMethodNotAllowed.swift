@@ -10,6 +10,8 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
         [
             (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get, .post]), (["api", "v1", "users", "*"], [.get, .delete]),
             (["api", "v1", "users", "*", "disable"], [.post]), (["api", "v1", "users", "*", "enable"], [.post]),
+            (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
+            (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
         ]
     }
 

@@ -25,5 +25,13 @@ enum SiteAPI {
         api.post("users/:name/enable", use: changes.setState(disabled: false))
         api.delete("users/:name", use: changes.remove)
         api.post("users", use: APIUserCreation(changes: changes).create)
+        if let store = services.webhooks {
+            let webhooks = APIWebhookRoutes(store: store, changes: changes)
+            api.get("webhooks", use: webhooks.list)
+            api.post("webhooks", use: webhooks.add)
+            api.delete("webhooks/:name", use: webhooks.remove)
+            api.get("webhooks/:name/deliveries", use: webhooks.deliveries)
+            api.post("webhooks/:name/deliveries/:id/resend", use: webhooks.resend)
+        }
     }
 }

@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import KioskPadAccess
+import KioskPadStorage
+import SiteCore
+
+/// `/api/v1/webhooks`: subscriptions listed (scope read), added and removed (scope webhooks),
+/// a subscription's deliveries listed, and a failed one sent again. A secret is shown once, in
+/// the answer that adds the subscription.
+struct APIWebhookRoutes: Sendable {
+    let store: any WebhookStore
+    let changes: APIUserChanges
+    static let fields: Set<String> = ["name", "url", "events", "allow_http"]
+
+    func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        APIResponse.json(["webhooks": try await store.webhooks().map { Self.json($0.subscription, pending: $0.pending, failed: $0.failed) }])
+    }
+
+    func add(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        if let refused = context.require(.webhooks) { return refused }
+        var buffer = try await request.body.collect(upTo: 8_192)
+        let fields: StrictJSON.Fields
+        switch StrictJSON.parse(buffer.readBytes(length: buffer.readableBytes) ?? []) {
+        case .failure(let problem): return APIResponse.error(.badRequest, "the body is not JSON: \(problem)")
+        case .success(let value):
+            guard let object = StrictJSON.Fields(value) else { return APIResponse.error(.badRequest, "the body must be a JSON object") }
+            fields = object
+        }
+        if let unknown = fields.unknownKey(allowed: Self.fields) {
+            return APIResponse.error(.badRequest, "unknown field \(unknown) (the body has \(Self.fields.sorted().joined(separator: ", ")))")
+        }
+        guard let name = fields.string("name") else { return APIResponse.error(.badRequest, "name must be a string") }
+        guard let url = fields.string("url") else { return APIResponse.error(.badRequest, "url must be a string (https://...)") }
+        var allowHTTP = false
+        if fields.has("allow_http") {
+            guard let flag = fields.bool("allow_http") else { return APIResponse.error(.badRequest, "allow_http must be true or false") }
+            allowHTTP = flag
+        }
+        let events: Set<WebhookEventType>
+        do {
+            events = try Self.events(fields)
+            let secret = try await WebhookAdministration(store: store, changes: changes.changes(context)).add(
+                name: name, url: url, events: events, allowHTTP: allowHTTP, now: changes.services.now())
+            guard let added = try await store.webhooks().first(where: { $0.subscription.name == name }) else {
+                return APIResponse.error(.serviceUnavailable, "the webhook was added but cannot be read back now")
+            }
+            var body = Self.json(added.subscription, pending: added.pending, failed: added.failed)
+            body["secret"] = secret.text
+            return APIResponse.json(body, status: .created)
+        } catch let problem as WebhookProblem {
+            let text = problem.description.replacingOccurrences(of: "NAME: ", with: "name: ").replacingOccurrences(of: "URL: ", with: "url: ")
+                .replacingOccurrences(of: "--allow-http, ", with: "")
+            return APIResponse.error(text.contains("exists already") ? .conflict : .badRequest, text)
+        }
+    }
+
+    func remove(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        if let refused = context.require(.webhooks) { return refused }
+        let name = context.parameters.get("name") ?? ""
+        do {
+            try await WebhookAdministration(store: store, changes: changes.changes(context)).remove(name: name)
+        } catch is WebhookProblem {
+            return APIResponse.error(.notFound, "there is no webhook \(name)")
+        }
+        return APIResponse.json(["name": name, "removed": true])
+    }
+
+    func deliveries(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        let query = request.uri.queryParameters
+        var state: WebhookDelivery.State?
+        if let text = query["state"].map(String.init) {
+            guard let parsed = WebhookDelivery.State(rawValue: text) else {
+                return APIResponse.error(.badRequest, "state must be pending, delivered or failed")
+            }
+            state = parsed
+        }
+        var limit = 100
+        if let text = query["limit"].map(String.init) {
+            guard let number = Int(text), (1...1_000).contains(number) else {
+                return APIResponse.error(.badRequest, "limit must be a whole number from 1 to 1000")
+            }
+            limit = number
+        }
+        guard try await store.webhooks().contains(where: { $0.subscription.name == name }) else {
+            return APIResponse.error(.notFound, "there is no webhook \(name)")
+        }
+        let list = try await store.deliveries(subscription: name, state: state, limit: limit)
+        return APIResponse.json(["deliveries": list.map(Self.json)])
+    }
+
+    func resend(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        if let refused = context.require(.webhooks) { return refused }
+        let name = context.parameters.get("name") ?? ""
+        guard let id = context.parameters.get("id").flatMap({ Int64($0) }),
+            try await store.deliveries(subscription: name, state: .failed, limit: 1_000).contains(where: { $0.id == id })
+        else {
+            return APIResponse.error(.notFound, "webhook \(name) has no failed delivery \(context.parameters.get("id") ?? "")")
+        }
+        do {
+            try await WebhookAdministration(store: store, changes: changes.changes(context)).resend(id: id, now: changes.services.now())
+        } catch is WebhookProblem {
+            return APIResponse.error(.notFound, "webhook \(name) has no failed delivery \(id)")
+        }
+        return APIResponse.json(["id": id, "state": "pending"])
+    }
+
+    /// `events`: a list of types, or `"*"` (left out: every type).
+    static func events(_ fields: StrictJSON.Fields) throws -> Set<WebhookEventType> {
+        guard fields.has("events") else { return Set(WebhookEventType.allCases) }
+        if let text = fields.string("events") {
+            guard text == "*" else { throw WebhookProblem("events must be \"*\" or a list of event types") }
+            return Set(WebhookEventType.allCases)
+        }
+        guard case .array(let items)? = fields.object["events"] else { throw WebhookProblem("events must be \"*\" or a list of event types") }
+        let words = items.compactMap(\.text)
+        guard words.count == items.count, !words.isEmpty else { throw WebhookProblem("events must be \"*\" or a non-empty list of event types") }
+        return try WebhookEventType.parse(words.joined(separator: ","), option: "events")
+    }
+
+    static func json(_ hook: WebhookSubscription, pending: Int, failed: Int) -> [String: Any] {
+        [
+            "name": hook.name, "url": hook.url, "events": hook.events.sorted().map(\.rawValue), "allow_http": hook.allowHTTP,
+            "created_by": hook.createdBy, "created": UTCTimestamp.rfc3339(hook.created), "pending": pending, "failed": failed,
+        ]
+    }
+
+    static func json(_ delivery: WebhookDelivery) -> [String: Any] {
+        [
+            "id": delivery.id, "webhook_id": delivery.messageID, "type": delivery.type.rawValue, "state": delivery.state.rawValue,
+            "attempts": delivery.attempts, "created": UTCTimestamp.rfc3339(delivery.created),
+            "next_attempt": UTCTimestamp.rfc3339(delivery.nextAttempt), "last_error": delivery.lastError.map { $0 as Any } ?? NSNull(),
+            "finished": delivery.finished.map { UTCTimestamp.rfc3339($0) as Any } ?? NSNull(),
+        ]
+    }
+}

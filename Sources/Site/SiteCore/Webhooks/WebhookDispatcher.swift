@@ -1,0 +1,112 @@
+import Foundation
+import KioskPadAccess
+
+/// How a message is posted to a receiver (``WebhookDispatcher``); the server's is an HTTP
+/// client with no redirects and a deadline per try.
+public protocol WebhookTransport: Sendable {
+    /// POSTs `body` with `headers` to `url` within `timeout`; the status the receiver answered.
+    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int
+}
+
+/// When a failed try is tried again, and when the site gives up (docs/api.md, "Webhooks"):
+/// after 5 s, 30 s, 2 min, 10 min, 30 min, then every hour, until 24 hours after the event;
+/// then the delivery is failed, listed, and sent again only by an administrator.
+public struct WebhookRetryPolicy: Sendable {
+    public var delays: [TimeInterval]
+    public var giveUpAfter: TimeInterval
+    /// One try's deadline: connecting, sending and the receiver's answer.
+    public var timeout: TimeInterval
+    /// How long a sender holds a claimed delivery: longer than a try, so that no other instance
+    /// takes it while it is tried; after a crash, another instance (or the next start) takes it
+    /// when this ends and sends it again with the same `webhook-id`.
+    public var lease: TimeInterval
+    /// How often each instance looks for due deliveries.
+    public var poll: TimeInterval
+
+    public init(
+        delays: [TimeInterval] = [5, 30, 120, 600, 1_800, 3_600], giveUpAfter: TimeInterval = 86_400, timeout: TimeInterval = 10, lease: TimeInterval = 30,
+        poll: TimeInterval = 0.2
+    ) {
+        self.delays = delays
+        self.giveUpAfter = giveUpAfter
+        self.timeout = timeout
+        self.lease = lease
+        self.poll = poll
+    }
+
+    /// The wait after the `tries`th try failed (1: the first).
+    public func delay(afterTry tries: Int) -> TimeInterval {
+        delays.isEmpty ? 3_600 : delays[min(max(tries, 1), delays.count) - 1]
+    }
+}
+
+/// Sends the queued webhook messages: each instance of the site server runs one. It takes the
+/// first undelivered message of each subscription when it is due, claims it in the database (so
+/// that of several instances one sends it), posts it signed with Standard Webhooks, and records
+/// the outcome. Subscriptions are sent to side by side: a slow or dead receiver holds up only
+/// its own queue, and nothing here runs in a door's request (the messages were queued by the
+/// store in the request's own transaction). Delivery is at least once: a crash after a
+/// receiver's 200 and before it is recorded sends the message again with the same `webhook-id`.
+public actor WebhookDispatcher {
+    let store: any WebhookStore
+    let transport: any WebhookTransport
+    let policy: WebhookRetryPolicy
+    let clock: @Sendable () -> Date
+    let userAgent: String
+    var sending: Set<String> = []
+
+    public init(
+        store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = WebhookRetryPolicy(), userAgent: String = "kioskpad-verifier",
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.transport = transport
+        self.policy = policy
+        self.userAgent = userAgent
+        self.clock = clock
+    }
+
+    /// Looks for due deliveries every `policy.poll` and sends them, until the task is cancelled.
+    /// A database error waits for the next look.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                for delivery in (try? await store.dueDeliveries(now: clock(), limit: 200)) ?? [] where !sending.contains(delivery.subscription) {
+                    sending.insert(delivery.subscription)
+                    group.addTask { await self.tryOnce(delivery) }
+                }
+                try? await Task.sleep(for: .seconds(policy.poll))
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// One try of `delivery`, if this instance gets it.
+    func tryOnce(_ delivery: WebhookDelivery) async {
+        defer { sending.remove(delivery.subscription) }
+        let now = clock()
+        guard let claimed = try? await store.claimDelivery(id: delivery.id, now: now, until: now.addingTimeInterval(policy.lease)) else { return }
+        let outcome = await post(claimed)
+        try? await store.finishTry(id: delivery.id, outcome: outcome, now: clock())
+    }
+
+    /// Posts a claimed delivery and says what became of it.
+    func post(_ claimed: ClaimedDelivery) async -> WebhookTryOutcome {
+        let delivery = claimed.delivery
+        let body = Array(delivery.body.utf8)
+        let headers =
+            WebhookSignature.headers(id: delivery.messageID, body: body, secret: claimed.secret, now: clock()).map { ($0.name, $0.value) }
+            + [("content-type", "application/json"), ("user-agent", userAgent)]
+        let problem: String
+        do {
+            let status = try await transport.post(url: claimed.url, headers: headers, body: body, timeout: policy.timeout)
+            if (200..<300).contains(status) { return .delivered }
+            problem = "HTTP \(status)"
+        } catch {
+            problem = String(describing: error).prefix(300).description
+        }
+        let now = clock()
+        if now.timeIntervalSince(delivery.created) >= policy.giveUpAfter { return .givenUp(error: problem) }
+        return .retry(at: now.addingTimeInterval(policy.delay(afterTry: delivery.attempts)), error: problem)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What a webhook message is about, by the `type` its body carries (docs/api.md, "Webhooks").
+/// A subscription names the types it wants, or every type.
+public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
+    /// The site decided an attempt at a door (`/verify`): granted or denied, who, why.
+    case accessDecided = "access.decided"
+    /// A door reported an alert: forced or held open, tamper, a keypad or reader failing, a
+    /// door over its event quota.
+    case doorAlert = "door.alert"
+    /// A door reported a duress PIN (decided online or offline).
+    case doorDuress = "door.duress"
+    /// An administrator set a site or door mode (lockdown, release, normal) or its schedule.
+    case modeChanged = "mode.changed"
+    /// An administrator changed a user or their cards, PIN or rule.
+    case userChanged = "user.changed"
+    /// An administrator issued or revoked a one-time or enrolment code.
+    case codeChanged = "code.changed"
+    /// Any other administrator's change (schedules, holidays, doors, tokens, webhooks).
+    case siteChanged = "site.changed"
+
+    public static func < (lhs: WebhookEventType, rhs: WebhookEventType) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The door records that are alerts, by the type the door journals them under.
+    public static let alertRecords: Set<String> = [
+        "forced_open", "held_open", "tamper", "keypad_failed", "reader_offline", "reader_refused", "reader_tamper", "event_quota_exceeded",
+    ]
+
+    /// The type of a record in the site's audit log, or nil for one no webhook carries (a
+    /// rejected request).
+    public static func forAudit(_ fields: [(String, String)]) -> WebhookEventType? {
+        let value = { (key: String) in fields.last(where: { $0.0 == key })?.1 }
+        if let decision = value("decision") { return decision == "granted" || decision == "denied" ? .accessDecided : nil }
+        guard let action = value("action") else { return nil }
+        switch action {
+        case "mode_set", "mode_check_set", "unlock_set": return .modeChanged
+        case "code_issue", "code_revoke", "enrol_code_issue": return .codeChanged
+        case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": return .userChanged
+        default: return .siteChanged
+        }
+    }
+
+    /// The type of a record a door forwarded (`/v1/events`), or nil for one no webhook carries.
+    public static func forDoorRecord(type: String) -> WebhookEventType? {
+        if type == "duress" { return .doorDuress }
+        return alertRecords.contains(type) ? .doorAlert : nil
+    }
+
+    /// `types` as a subscription is listed and stored: `*` for every type, else the types
+    /// comma-separated.
+    public static func text(_ types: Set<WebhookEventType>) -> String {
+        types.count == allCases.count ? "*" : types.sorted().map(\.rawValue).joined(separator: ",")
+    }
+
+    /// `access.decided,door.alert` (or `*`, every type) as types, or an error naming the word
+    /// that is not one.
+    public static func parse(_ text: String, option: String = "--events") throws -> Set<WebhookEventType> {
+        let words = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if words == ["*"] { return Set(allCases) }
+        var types: Set<WebhookEventType> = []
+        for word in words {
+            guard let type = WebhookEventType(rawValue: word) else {
+                throw WebhookProblem("\(option): \(word) is not an event type (use * or some of \(allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            types.insert(type)
+        }
+        guard !types.isEmpty else { throw WebhookProblem("\(option): give * or some of \(allCases.map(\.rawValue).joined(separator: ", "))") }
+        return types
+    }
+}
+
+/// Why a webhook subscription cannot be made or changed as asked: what is wrong and what would
+/// be valid, naming the option or field.
+public struct WebhookProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import KioskPadAccess
+import KioskPadEndpoints
+
+/// Where the site sends the events of some types: a URL (`https://`, or `http://` to loopback
+/// unless the operator allowed it for this one) and the secret its messages are signed with.
+public struct WebhookSubscription: Sendable {
+    public let name: String
+    public let url: String
+    public let events: Set<WebhookEventType>
+    public let secret: WebhookSecret
+    /// Whether plain `http://` to a host other than loopback was allowed for this one.
+    public let allowHTTP: Bool
+    public let createdBy: String
+    public let created: Date
+
+    public init(name: String, url: String, events: Set<WebhookEventType>, secret: WebhookSecret, allowHTTP: Bool, createdBy: String, created: Date) {
+        self.name = name
+        self.url = url
+        self.events = events
+        self.secret = secret
+        self.allowHTTP = allowHTTP
+        self.createdBy = createdBy
+        self.created = created
+    }
+
+    /// Why `url` cannot be a webhook's URL (naming `option`), or nil when it can.
+    public static func urlProblem(_ url: String, allowHTTP: Bool, option: String = "URL") -> String? {
+        guard let parsed = URL(string: url), parsed.user == nil, parsed.password == nil else {
+            return "\(option): '\(url)' is not an absolute https:// URL (without a user or password in it)"
+        }
+        guard let problem = VerifierURL.problem(url, allowInsecureHTTP: allowHTTP) else { return nil }
+        if parsed.scheme?.lowercased() == "http" {
+            return
+                "\(option): plain http:// to \(parsed.host ?? "") would send events unencrypted; use https:// or allow it for this webhook (--allow-http, allow_http)"
+        }
+        return "\(option): \(problem)"
+    }
+}
+
+/// One message on its way to one subscription, as the site's queue keeps it.
+public struct WebhookDelivery: Sendable, Equatable {
+    /// Where it stands.
+    public enum State: String, Sendable {
+        /// Waiting for its first try or its next one.
+        case pending
+        /// The receiver answered 2xx.
+        case delivered
+        /// Given up after the retry window; "send again" puts it back.
+        case failed
+    }
+
+    public let id: Int64
+    public let subscription: String
+    public let messageID: String
+    public let type: WebhookEventType
+    public let body: String
+    public let created: Date
+    public let attempts: Int
+    public let nextAttempt: Date
+    public let state: State
+    /// What the last try met: an HTTP status or a transport error (nil: none yet, or delivered).
+    public let lastError: String?
+    public let finished: Date?
+
+    public init(
+        id: Int64, subscription: String, messageID: String, type: WebhookEventType, body: String, created: Date, attempts: Int, nextAttempt: Date,
+        state: State, lastError: String?, finished: Date?
+    ) {
+        self.id = id
+        self.subscription = subscription
+        self.messageID = messageID
+        self.type = type
+        self.body = body
+        self.created = created
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+        self.state = state
+        self.lastError = lastError
+        self.finished = finished
+    }
+}
+
+/// A delivery a sender has claimed for one try, with where it goes.
+public struct ClaimedDelivery: Sendable {
+    public let delivery: WebhookDelivery
+    public let url: String
+    public let secret: WebhookSecret
+
+    public init(delivery: WebhookDelivery, url: String, secret: WebhookSecret) {
+        self.delivery = delivery
+        self.url = url
+        self.secret = secret
+    }
+}
+
+/// The webhook subscriptions and the delivery queue in the site's database (every instance sees
+/// the same). Messages are queued by the store itself, in the same transaction as the audit
+/// record or door record they carry.
+public protocol WebhookStore: Sendable {
+    /// Stores `subscription`; false when one of that name exists.
+    func addWebhook(_ subscription: WebhookSubscription) async throws -> Bool
+    /// Removes subscription `name` and its queue; false when there is none.
+    func removeWebhook(name: String) async throws -> Bool
+    /// Every subscription, by name, with its pending and failed counts.
+    func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int)]
+    /// The first undelivered message of each subscription, when it is due at `now` and no sender
+    /// holds it: the next one each subscription may be sent, in order.
+    func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery]
+    /// Takes delivery `id` for one try until `until`; nil when another sender holds it or it is
+    /// finished. Counts the try.
+    func claimDelivery(id: Int64, now: Date, until: Date) async throws -> ClaimedDelivery?
+    /// Records the outcome of a try: delivered, to be tried again at `retryAt`, or given up.
+    func finishTry(id: Int64, outcome: WebhookTryOutcome, now: Date) async throws
+    /// The newest deliveries of `subscription` (all subscriptions: nil), newest first.
+    func deliveries(subscription: String?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery]
+    /// Puts failed delivery `id` back in its queue, due now; false when there is no failed one.
+    func resendDelivery(id: Int64, now: Date) async throws -> Bool
+}
+
+/// What one try of a delivery came to.
+public enum WebhookTryOutcome: Sendable, Equatable {
+    case delivered
+    case retry(at: Date, error: String)
+    case givenUp(error: String)
+}

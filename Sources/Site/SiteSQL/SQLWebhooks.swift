@@ -1,0 +1,156 @@
+import Foundation
+import KioskPadAccess
+import SQLKit
+import SiteCore
+
+/// Webhook subscriptions and their delivery queue in a ``SiteDatabase`` (schema version 11 and
+/// later). Messages are queued by ``SQLVerifierStore`` in the transaction of the record they
+/// carry (``queue(_:in:)``); this store lists, claims and finishes them.
+public struct SQLWebhookStore: WebhookStore {
+    public let database: any SiteDatabase
+
+    public init(database: any SiteDatabase) {
+        self.database = database
+    }
+
+    /// Queues `message` for every subscription that wants its type, inside the caller's transaction.
+    static func queue(_ message: WebhookMessage, in sql: any SQLDatabase, now: Date) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_webhook_deliveries (subscription, message_id, type, body, created_at, next_attempt_at)
+            SELECT name, \(bind: message.id), \(bind: message.type.rawValue), \(bind: message.body), \(bind: now.timeIntervalSince1970),
+                \(bind: now.timeIntervalSince1970)
+            FROM kioskpad_webhooks WHERE events = '*' OR ',' || events || ',' LIKE \(bind: "%," + message.type.rawValue + ",%")
+            """
+        ).run()
+    }
+
+    public func addWebhook(_ subscription: WebhookSubscription) async throws -> Bool {
+        let events = WebhookEventType.text(subscription.events)
+        return try await database.changed(
+            """
+            INSERT INTO kioskpad_webhooks (name, url, events, secret, allow_http, created_by, created_at)
+            VALUES (\(bind: subscription.name), \(bind: subscription.url), \(bind: events), \(bind: subscription.secret.text),
+                \(bind: Int64(subscription.allowHTTP ? 1 : 0)), \(bind: subscription.createdBy), \(bind: subscription.created.timeIntervalSince1970))
+            ON CONFLICT (name) DO NOTHING RETURNING 1
+            """) > 0
+    }
+
+    public func removeWebhook(name: String) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.raw("DELETE FROM kioskpad_webhook_deliveries WHERE subscription = \(bind: name)").run()
+            return try await sql.raw("DELETE FROM kioskpad_webhooks WHERE name = \(bind: name) RETURNING 1").all().count > 0
+        }
+    }
+
+    public func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int)] {
+        let rows = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT name, url, events, secret, allow_http, created_by, created_at,
+                    (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'pending') AS pending,
+                    (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'failed') AS failed
+                FROM kioskpad_webhooks w ORDER BY name
+                """
+            ).all()
+        }
+        return try rows.map { row in
+            (try Self.subscription(row), Int(try row.integer("pending")), Int(try row.integer("failed")))
+        }
+    }
+
+    public func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery] {
+        let seconds = now.timeIntervalSince1970
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.deliveryColumns) FROM kioskpad_webhook_deliveries d
+                WHERE state = 'pending' AND next_attempt_at <= \(bind: seconds) AND (lease_until IS NULL OR lease_until <= \(bind: seconds))
+                    AND id = (SELECT MIN(e.id) FROM kioskpad_webhook_deliveries e WHERE e.subscription = d.subscription AND e.state = 'pending')
+                ORDER BY id LIMIT \(bind: Int64(limit))
+                """
+            ).all()
+        }.map(Self.delivery)
+    }
+
+    public func claimDelivery(id: Int64, now: Date, until: Date) async throws -> ClaimedDelivery? {
+        try await database.write { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE kioskpad_webhook_deliveries SET lease_until = \(bind: until.timeIntervalSince1970), attempts = attempts + 1
+                    WHERE id = \(bind: id) AND state = 'pending' AND (lease_until IS NULL OR lease_until <= \(bind: now.timeIntervalSince1970))
+                    RETURNING \(unsafeRaw: Self.deliveryColumns)
+                    """
+                ).first()
+            else { return nil }
+            let delivery = try Self.delivery(row)
+            guard
+                let target = try await sql.raw("SELECT url, secret FROM kioskpad_webhooks WHERE name = \(bind: delivery.subscription)").first()
+            else { return nil }
+            return ClaimedDelivery(delivery: delivery, url: try target.text("url"), secret: try WebhookSecret(parsing: try target.text("secret")))
+        }
+    }
+
+    public func finishTry(id: Int64, outcome: WebhookTryOutcome, now: Date) async throws {
+        let statement: SQLQueryString
+        switch outcome {
+        case .delivered:
+            statement =
+                "UPDATE kioskpad_webhook_deliveries SET state = 'delivered', finished_at = \(bind: now.timeIntervalSince1970), lease_until = NULL, last_error = NULL WHERE id = \(bind: id) RETURNING 1"
+        case .retry(let at, let error):
+            statement =
+                "UPDATE kioskpad_webhook_deliveries SET next_attempt_at = \(bind: at.timeIntervalSince1970), last_error = \(bind: error), lease_until = NULL WHERE id = \(bind: id) AND state = 'pending' RETURNING 1"
+        case .givenUp(let error):
+            statement =
+                "UPDATE kioskpad_webhook_deliveries SET state = 'failed', finished_at = \(bind: now.timeIntervalSince1970), last_error = \(bind: error), lease_until = NULL WHERE id = \(bind: id) AND state = 'pending' RETURNING 1"
+        }
+        _ = try await database.changed(statement)
+    }
+
+    public func deliveries(subscription: String?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery] {
+        var conditions: [SQLQueryString] = []
+        if let subscription { conditions.append("subscription = \(bind: subscription)") }
+        if let state { conditions.append("state = \(bind: state.rawValue)") }
+        let filter: SQLQueryString = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try await database.read { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.deliveryColumns) FROM kioskpad_webhook_deliveries\(filter) ORDER BY id DESC LIMIT \(bind: Int64(limit))"
+            ).all()
+        }.map(Self.delivery)
+    }
+
+    public func resendDelivery(id: Int64, now: Date) async throws -> Bool {
+        try await database.changed(
+            """
+            UPDATE kioskpad_webhook_deliveries SET state = 'pending', next_attempt_at = \(bind: now.timeIntervalSince1970),
+                created_at = \(bind: now.timeIntervalSince1970), finished_at = NULL, lease_until = NULL
+            WHERE id = \(bind: id) AND state = 'failed' RETURNING 1
+            """) > 0
+    }
+
+    static let deliveryColumns = "id, subscription, message_id, type, body, created_at, attempts, next_attempt_at, state, last_error, finished_at"
+
+    static func delivery(_ row: any SQLRow) throws -> WebhookDelivery {
+        let typeText = try row.text("type")
+        let stateText = try row.text("state")
+        guard let type = WebhookEventType(rawValue: typeText), let state = WebhookDelivery.State(rawValue: stateText) else {
+            throw SiteStoreFailure("database: a webhook delivery of type \(typeText), state \(stateText) is not one this kioskpad knows")
+        }
+        return WebhookDelivery(
+            id: try row.integer("id"), subscription: try row.text("subscription"), messageID: try row.text("message_id"), type: type,
+            body: try row.text("body"), created: Date(timeIntervalSince1970: try row.double("created_at")), attempts: Int(try row.integer("attempts")),
+            nextAttempt: Date(timeIntervalSince1970: try row.double("next_attempt_at")), state: state, lastError: try row.optionalText("last_error"),
+            finished: try row.optionalDouble("finished_at").map { Date(timeIntervalSince1970: $0) })
+    }
+
+    static func subscription(_ row: any SQLRow) throws -> WebhookSubscription {
+        let eventsText = try row.text("events")
+        let events =
+            eventsText == "*" ? Set(WebhookEventType.allCases) : Set(eventsText.split(separator: ",").compactMap { WebhookEventType(rawValue: String($0)) })
+        return WebhookSubscription(
+            name: try row.text("name"), url: try row.text("url"), events: events, secret: try WebhookSecret(parsing: try row.text("secret")),
+            allowHTTP: try row.integer("allow_http") != 0, createdBy: try row.text("created_by"),
+            created: Date(timeIntervalSince1970: try row.double("created_at")))
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+import Synchronization
+import Testing
+import VerifierTestSupport
+
+/// Webhooks out over each real store: messages queued with the record they carry (an
+/// administrator's change, a door's alert), for the subscriptions that want their type; sent
+/// in order per subscription, each try claimed by one sender; retried, given up, sent again;
+/// a hung receiver holding up only its own queue.
+@Suite("Webhook queue and sending, on SQLite and PostgreSQL", .heavy)
+struct WebhookQueueTests {
+    static func subscription(_ name: String, _ events: Set<WebhookEventType>, url: String? = nil) -> WebhookSubscription {
+        WebhookSubscription(
+            name: name, url: url ?? "https://\(name).example/hook", events: events, secret: WebhookSecret.generate(), allowHTTP: false,
+            createdBy: "cli:test", created: Date())
+    }
+
+    static func userAdded(_ name: String) -> [(String, String)] {
+        [("time", "2027-01-15T08:00:00.000Z"), ("admin", "cli:test"), ("action", "user_add"), ("source", "cli"), ("user", name)]
+    }
+
+    static func doorRecord(_ type: String, id: String = UUID().uuidString) -> DoorEvent {
+        DoorEvent(
+            id: id, terminalID: "front", type: type, time: Date(), sequence: 1,
+            json: "{\"id\":\"\(id)\",\"seq\":1,\"terminal_id\":\"front\",\"time\":\"2027-01-15T08:00:00Z\",\"type\":\"\(type)\"}")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func messagesAreQueuedWithTheirRecordForTheTypesEachSubscriptionWants(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        #expect(try await hooks.addWebhook(Self.subscription("all", Set(WebhookEventType.allCases))))
+        #expect(try await hooks.addWebhook(Self.subscription("alerts", [.doorAlert])))
+        #expect(try await !hooks.addWebhook(Self.subscription("alerts", [.doorAlert])), "a name is taken once")
+        try await under.store.audit(Self.userAdded("ana"))
+        try await under.store.audit([("time", "2027-01-15T08:00:00.000Z"), ("decision", "rejected"), ("reason", "bad signature")])
+        let forced = Self.doorRecord("forced_open")
+        #expect(try await under.store.storeEvents([forced, Self.doorRecord("door_opened")]) == 2)
+        #expect(try await under.store.storeEvents([forced]) == 0)
+        let all = try await hooks.deliveries(subscription: "all", state: nil, limit: 10)
+        #expect(all.map(\.type) == [.doorAlert, .userChanged], "newest first; no message for a rejection, a door opened or a record stored twice")
+        let alerts = try await hooks.deliveries(subscription: "alerts", state: .pending, limit: 10)
+        #expect(alerts.map(\.type) == [.doorAlert])
+        #expect(alerts.first?.messageID == all.first?.messageID, "one webhook-id per message, whoever receives it")
+        let body = try #require(all.last?.body)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        #expect(object["type"] as? String == "user.changed")
+        #expect((object["data"] as? [String: String])?["user"] == "ana" && (object["data"] as? [String: String])?["action"] == "user_add")
+        #expect(try await hooks.webhooks().map { "\($0.subscription.name):\($0.pending)" } == ["alerts:1", "all:2"])
+        #expect(try await hooks.removeWebhook(name: "all"))
+        #expect(try await hooks.deliveries(subscription: "all", state: nil, limit: 10).isEmpty, "its queue goes with it")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func eachSubscriptionIsSentInOrderAndEachTryClaimedOnce(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        #expect(try await hooks.addWebhook(Self.subscription("crm", [.userChanged])))
+        for name in ["ana", "ben", "cai"] { try await under.store.audit(Self.userAdded(name)) }
+        let now = Date().addingTimeInterval(1)
+        let due = try await hooks.dueDeliveries(now: now, limit: 10)
+        #expect(due.count == 1, "only the first of a subscription's queue is due")
+        let first = try #require(due.first)
+        let claimed = try #require(try await hooks.claimDelivery(id: first.id, now: now, until: now.addingTimeInterval(30)))
+        #expect(claimed.url == "https://crm.example/hook" && claimed.delivery.attempts == 1)
+        #expect(try await hooks.claimDelivery(id: first.id, now: now, until: now.addingTimeInterval(30)) == nil, "a second sender does not get it")
+        #expect(try await hooks.dueDeliveries(now: now, limit: 10).isEmpty, "held by its sender; the rest wait behind it")
+        try await hooks.finishTry(id: first.id, outcome: .retry(at: now.addingTimeInterval(5), error: "HTTP 503"), now: now)
+        #expect(try await hooks.dueDeliveries(now: now.addingTimeInterval(4), limit: 10).isEmpty, "not before its retry")
+        #expect(try await hooks.dueDeliveries(now: now.addingTimeInterval(5), limit: 10).map(\.id) == [first.id])
+        _ = try #require(try await hooks.claimDelivery(id: first.id, now: now.addingTimeInterval(5), until: now.addingTimeInterval(35)))
+        try await hooks.finishTry(id: first.id, outcome: .delivered, now: now.addingTimeInterval(5))
+        let next = try await hooks.dueDeliveries(now: now.addingTimeInterval(5), limit: 10)
+        #expect(next.count == 1 && next.first!.id > first.id, "then the next in order")
+        // A sender that died holding a claim: another takes it when the claim ends.
+        _ = try #require(try await hooks.claimDelivery(id: next.first!.id, now: now.addingTimeInterval(5), until: now.addingTimeInterval(35)))
+        #expect(try await hooks.dueDeliveries(now: now.addingTimeInterval(34), limit: 10).isEmpty)
+        #expect(try await hooks.dueDeliveries(now: now.addingTimeInterval(35), limit: 10).map(\.id) == next.map(\.id))
+        let done = try await hooks.deliveries(subscription: "crm", state: .delivered, limit: 10)
+        #expect(done.map(\.attempts) == [2] && done.first?.lastError == nil)
+    }
+
+    /// A receiver as the dispatcher sees it: answers by URL, records what it was sent.
+    final class Receivers: WebhookTransport {
+        let sent = Mutex<[(url: String, headers: [(String, String)], body: [UInt8])]>([])
+        let failing = Mutex<Set<String>>([])
+
+        func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int {
+            sent.withLock { $0.append((url, headers, body)) }
+            if url.contains("hung") {
+                try await Task.sleep(for: .seconds(timeout))
+                throw CancellationError()
+            }
+            return failing.withLock { $0.contains(url) } ? 503 : 200
+        }
+
+        func count(_ url: String) -> Int { sent.withLock { $0.filter { $0.url == url }.count } }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func failuresAreRetriedThenGivenUpAndSentAgainWhileAHungReceiverHoldsOnlyItsOwnQueue(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        let good = Self.subscription("good", [.userChanged])
+        #expect(try await hooks.addWebhook(good))
+        #expect(try await hooks.addWebhook(Self.subscription("down", [.userChanged])))
+        #expect(try await hooks.addWebhook(Self.subscription("hung", [.userChanged])))
+        let receivers = Receivers()
+        receivers.failing.withLock { _ = $0.insert("https://down.example/hook") }
+        let policy = WebhookRetryPolicy(delays: [0.05], giveUpAfter: 0.5, timeout: 30, lease: 60, poll: 0.02)
+        let dispatcher = WebhookDispatcher(store: hooks, transport: receivers, policy: policy)
+        let running = Task { await dispatcher.run() }
+        defer { running.cancel() }
+        for name in ["ana", "ben"] { try await under.store.audit(Self.userAdded(name)) }
+        func state(_ name: String) async throws -> [WebhookDelivery.State] {
+            try await hooks.deliveries(subscription: name, state: nil, limit: 10).map(\.state)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let good = try await state("good")
+            let down = try await state("down")
+            if good == [.delivered, .delivered] && down == [.failed, .failed] { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await state("good") == [.delivered, .delivered], "the hung receiver does not hold up another subscription")
+        #expect(try await state("down") == [.failed, .failed], "each tried until its window ended, in order, then given up")
+        #expect(try await state("hung") == [.pending, .pending])
+        #expect(receivers.count("https://hung.example/hook") == 1, "one try in flight")
+        let failed = try #require(try await hooks.deliveries(subscription: "down", state: .failed, limit: 2).last)
+        #expect(failed.attempts >= 2 && failed.lastError == "HTTP 503")
+        let signed = try #require(receivers.sent.withLock { $0.first { $0.url == good.url } })
+        let header = { (name: String) in signed.headers.first { $0.0 == name }?.1 }
+        #expect(
+            WebhookSignature.verify(
+                id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature"), body: signed.body, secret: good.secret
+            ) == nil)
+        // Sent again by an administrator, audited, once the receiver is back.
+        receivers.failing.withLock { $0.removeAll() }
+        let changes = AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli"))
+        try await WebhookAdministration(store: hooks, changes: changes).resend(id: failed.id)
+        await #expect(throws: WebhookProblem.self) { try await WebhookAdministration(store: hooks, changes: changes).resend(id: failed.id) }
+        while try await state("down") != [.failed, .delivered], Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await state("down") == [.failed, .delivered], "the one sent again, and only it")
+        let resent = try await hooks.deliveries(subscription: "down", state: nil, limit: 10).last
+        #expect(resent?.messageID == failed.messageID, "the same webhook-id")
+    }
+}
