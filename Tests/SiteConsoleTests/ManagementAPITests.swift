@@ -221,3 +221,62 @@ struct ManagementAPIWebhookTests {
         }
     }
 }
+
+/// A user's rule changed field by field, cards added and removed, codes issued (shown once),
+/// listed and revoked, through the API on both stores; each refused change named.
+@Suite("Management API: a user's rule, cards and codes", .serialized)
+struct ManagementAPIUserUpdateTests {
+    let api = ManagementAPITests()
+    let hooks = ManagementAPIWebhookTests()
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aUsersRuleCardsAndCodesAreChangedThroughTheAPI(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await api.addUsers(harness, ["ana", "ben"])
+            try await harness.under.administration.setSchedule(name: "office", spec: "mon-fri 08:00-18:00")
+            let token = try await api.token(harness, "hr", [.users, .codes])
+            let reader = try await api.token(harness, "reader", [.read])
+            let (changed, ana) = try await hooks.send(
+                client, "/api/v1/users/ana", .patch, #"{"doors":["front","back"],"schedule":"office","valid_until":"2027-06-30"}"#, token: token)
+            #expect(changed == 200 && ana["doors"] as? [String] == ["back", "front"] && ana["schedule"] as? String == "office")
+            let (kept, same) = try await hooks.send(client, "/api/v1/users/ana", .patch, #"{"staff":true}"#, token: token)
+            #expect(kept == 200 && same["schedule"] as? String == "office" && same["staff"] as? Bool == true, "fields left out stay")
+            let (cleared, all) = try await hooks.send(client, "/api/v1/users/ana", .patch, #"{"doors":null,"valid_until":null,"enabled":false}"#, token: token)
+            #expect(cleared == 200 && all["doors"] is NSNull && all["valid_until"] is NSNull && all["enabled"] as? Bool == false)
+            let (unknownSchedule, why) = try await hooks.send(client, "/api/v1/users/ana", .patch, #"{"schedule":"nights"}"#, token: token)
+            #expect(unknownSchedule == 409 && (why["error"] as? String)?.contains("nights") == true, "\(why)")
+            let (badDate, dateWhy) = try await hooks.send(client, "/api/v1/users/ana", .patch, #"{"valid_from":"2027-13-01"}"#, token: token)
+            #expect(badDate == 400 && (dateWhy["error"] as? String)?.contains("valid_from") == true, "\(dateWhy)")
+            let (nobody, _) = try await hooks.send(client, "/api/v1/users/zed", .patch, #"{"staff":true}"#, token: token)
+            #expect(nobody == 404)
+            let (readOnly, _) = try await hooks.send(client, "/api/v1/users/ana", .patch, #"{"staff":true}"#, token: reader)
+            #expect(readOnly == 403)
+
+            let (added, cards) = try await hooks.send(client, "/api/v1/users/ana/cards", .post, #"{"number":"10048576"}"#, token: token)
+            #expect(added == 201 && cards["cards"] as? Int == 1)
+            let (badCard, cardWhy) = try await hooks.send(client, "/api/v1/users/ana/cards", .post, #"{"number":"12ab"}"#, token: token)
+            #expect(badCard == 400 && (cardWhy["error"] as? String)?.contains("number must be") == true)
+            let (removed, none) = try await hooks.send(client, "/api/v1/users/ana/cards/remove", .post, #"{"number":"10048576"}"#, token: token)
+            #expect(removed == 200 && none["cards"] as? Int == 0)
+
+            let (issued, code) = try await hooks.send(client, "/api/v1/users/ben/codes", .post, #"{"minutes":60,"door":"front"}"#, token: token)
+            let digits = try #require(code["code"] as? String)
+            #expect(issued == 201 && digits.count == 8 && code["door"] as? String == "front")
+            let (enrolled, enrolment) = try await hooks.send(client, "/api/v1/users/ben/enrolment-code", .post, #"{"hours":24}"#, token: token)
+            #expect(enrolled == 201 && (enrolment["code"] as? String)?.isEmpty == false)
+            let (tooLong, _) = try await hooks.send(client, "/api/v1/users/ben/codes", .post, #"{"minutes":10081}"#, token: token)
+            #expect(tooLong == 400)
+            let (listed, list) = try await api.call(client, "/api/v1/codes", token: reader)
+            let codes = try #require(list["codes"] as? [[String: Any]])
+            #expect(listed == 200 && codes.compactMap { $0["purpose"] as? String }.sorted() == ["enrolment", "entry"])
+            #expect(!String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self).contains(digits), "a code is shown once")
+            let entry = try #require(codes.first { $0["purpose"] as? String == "entry" }?["id"] as? Int)
+            let (revoked, _) = try await api.call(client, "/api/v1/codes/\(entry)", .delete, token: token)
+            let (again, _) = try await api.call(client, "/api/v1/codes/\(entry)", .delete, token: token)
+            #expect(revoked == 200 && again == 404)
+            let records = try await harness.under.administration.auditRecords(last: 20).joined(separator: "\n")
+            #expect(records.contains("user_rule") && records.contains("card_add") && records.contains("code_issue") && records.contains("code_revoke"))
+            #expect(!records.contains(digits) && !records.contains("10048576"), "never a code or a card number")
+        }
+    }
+}

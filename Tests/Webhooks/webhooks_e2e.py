@@ -15,7 +15,10 @@ The checks, each of which fails the run:
     created after it in the order they were created;
   - the site killed with SIGKILL while `flaky`'s deliveries are queued and `hang` holds one in
     flight, then started again: every queued message arrives, in order, and none is sent twice
-    under a different webhook-id; the one in flight is sent again with its webhook-id.
+    under a different webhook-id; the one in flight is sent again with its webhook-id;
+  - a member's life through the API alone, as a membership system would drive it: joined with
+    a PIN hash, a card added, their doors and validity changed, a one-time code for a visitor
+    they host, disabled, enabled, left; each step checked at a door (/verify) and seen by `ok`.
 """
 import argparse
 import base64
@@ -148,7 +151,7 @@ class Site:
                 f"  console:\n    enabled: true\n    listen: 127.0.0.1:{self.console_port}\n"
             )
         self.run("verifier", "import", "--users-file", users, "--config", self.config)
-        self.token = self.run("verifier", "token", "create", "e2e", "--scope", "read,users,webhooks", "--config", self.config).strip()
+        self.token = self.run("verifier", "token", "create", "e2e", "--scope", "read,users,codes,webhooks", "--config", self.config).strip()
         self.process = None
 
     def run(self, *arguments, stdin=None):
@@ -177,13 +180,13 @@ class Site:
         )
         return response.status_code, response.json()
 
-    def signed(self, path, body, message_id):
+    def signed(self, path, body, message_id, door="door-1"):
         raw = json.dumps(body).encode()
         stamp = str(int(time.time()))
         mac = hmac.new(self.secret, f"{message_id}.{stamp}.".encode() + raw, hashlib.sha256).digest()
         headers = {
             "content-type": "application/json", "webhook-id": message_id, "webhook-timestamp": stamp,
-            "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": "door-1",
+            "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": door,
         }
         return requests.post(f"http://127.0.0.1:{self.port}{path}", data=raw, headers=headers, timeout=10)
 
@@ -191,10 +194,10 @@ class Site:
         record = {"id": str(uuid.uuid4()), "terminal_id": "door-1", "type": kind, "time": now_text(), "seq": 1}
         return self.signed("/v1/events", [{"type": f"kioskpad.{kind}", "timestamp": now_text(), "data": record}], str(uuid.uuid4()))
 
-    def attempt(self, pin):
+    def attempt(self, value, kind="pin", door="door-1"):
         attempt = str(uuid.uuid4())
-        body = {"terminal_id": "door-1", "kind": "pin", "value": pin, "attempt_id": attempt, "entered_at": now_text()}
-        return self.signed("/verify", body, attempt)
+        body = {"terminal_id": door, "kind": kind, "value": value, "attempt_id": attempt, "entered_at": now_text()}
+        return self.signed("/verify", body, attempt, door=door).json().get("decision")
 
 
 def main():
@@ -247,8 +250,8 @@ def run_checks(site, demo_hash):
         check(data.get("type") == "forced_open" and data.get("terminal_id") == "door-1", f"door.alert data: {data}")
 
     # The site's decisions, without the PIN; a code, without the code.
-    check(site.attempt("1234").json().get("decision") == "granted", "the demo PIN was not granted")
-    check(site.attempt("9876").json().get("decision") == "denied", "a wrong PIN was not denied")
+    check(site.attempt("1234") == "granted", "the demo PIN was not granted")
+    check(site.attempt("9876") == "denied", "a wrong PIN was not denied")
     code = site.run("verifier", "code", "issue", "--user", "demo", "--config", site.config).strip().split()[-1]
     check(ok.wait(lambda r: len(r.payloads("access.decided")) >= 2 and r.payloads("code.changed"), 5), "decisions or the code did not reach ok")
     decisions = [p["data"] for _, _, p in ok.payloads("access.decided")]
@@ -299,6 +302,41 @@ def run_checks(site, demo_hash):
     status, body = site.api("GET", "webhooks/flaky/deliveries")
     states = [d["state"] for d in body.get("deliveries", [])]
     check(status == 200 and set(states) == {"delivered"} and len(states) == 6, f"flaky's deliveries: {status} {states}")
+    member_life(site, ok, demo_hash)
+
+
+def member_life(site, ok, demo_hash):
+    """A member joins, gets a card, changes doors and dates, hosts a visitor, is disabled and
+    enabled, and leaves: through the API with one token, each step tried at a door."""
+    def step(method, path, body, expected, what):
+        status, answer = site.api(method, path, body)
+        check(status == expected, f"{what}: {status} {answer}")
+        return answer
+
+    step("POST", "users", {"name": "mia", "pin_hash": demo_hash, "doors": ["door-1"]}, 201, "mia joins")
+    step("POST", "users/mia/cards", {"number": "10048576"}, 201, "mia's card")
+    check(site.attempt("10048576", kind="card") == "granted", "mia's card at door-1")
+    check(site.attempt("10048576", kind="card", door="door-2") == "denied", "mia's card at door-2, not hers")
+    step("PATCH", "users/mia", {"doors": ["door-1", "door-2"]}, 200, "mia gets door-2")
+    check(site.attempt("10048576", kind="card", door="door-2") == "granted", "mia's card at door-2 after the change")
+    step("PATCH", "users/mia", {"valid_until": "2020-01-01"}, 200, "mia's membership lapses")
+    check(site.attempt("10048576", kind="card") == "denied", "mia's card after her end date")
+    step("PATCH", "users/mia", {"valid_until": None}, 200, "mia renews")
+    code = step("POST", "users/mia/codes", {"minutes": 60, "door": "door-1"}, 201, "a code for mia's visitor").get("code", "")
+    check(site.attempt(code, kind="code") == "granted", "the visitor's code")
+    check(site.attempt(code, kind="code") == "denied", "the visitor's code a second time")
+    step("POST", "users/mia/disable", None, 200, "mia disabled")
+    check(site.attempt("10048576", kind="card") == "denied", "mia's card while disabled")
+    step("POST", "users/mia/enable", None, 200, "mia enabled")
+    check(site.attempt("10048576", kind="card") == "granted", "mia's card enabled again")
+    step("DELETE", "users/mia", None, 200, "mia leaves")
+    check(site.attempt("10048576", kind="card") == "denied", "mia's card after she left")
+    step("GET", "users/mia", None, 404, "mia is gone")
+    actions = lambda: [p["data"].get("action") for _, _, p in ok.delivered if p["data"].get("user") == "mia" and "action" in p["data"]]
+    wanted = ["user_add", "card_add", "user_rule", "user_rule", "user_rule", "code_issue", "user_disable", "user_enable", "user_remove"]
+    check(ok.wait(lambda r: actions() == wanted, 10), f"ok saw mia's changes as {actions()}")
+    with ok.lock:
+        check(not any(code in json.dumps(p) or "10048576" in json.dumps(p) for _, _, p in ok.delivered), "a code or card number in an event")
 
 
 if __name__ == "__main__":

@@ -38,17 +38,14 @@ extension ConsoleHandler {
         guard let minutes = Int(form.text("minutes") ?? ""), (1...10_080).contains(minutes) else {
             return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)
         }
-        let code = OneTimeCode.make(length: services.codeLength)
-        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
-        let expires = services.now().addingTimeInterval(TimeInterval(minutes * 60))
+        let shown: String
+        let expires: Date
         do {
-            try await change(visit, .codeIssue, [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))]) {
-                try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
-            }
+            (shown, expires) = try await CredentialChanges(services: services, changes: changes(visit)).issueCode(
+                user: user, door: door, seconds: TimeInterval(minutes * 60))
         } catch let error as UserEditError {
             return try await renderCodes(visit, error: "\(error.description). Nothing was issued.", status: .notFound)
         }
-        let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
         var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
         if let door { data["door"] = door }
         return ConsoleResponse.page("code-issued", title: "Code issued", page: "codes", visit: visit, data: data)
@@ -63,29 +60,25 @@ extension ConsoleHandler {
         guard let hours = Int(form.text("hours") ?? ""), (1...168).contains(hours) else {
             return try await renderEdit(visit, name: name, error: "Valid for must be 1 to 168 hours. Nothing was issued.", status: .badRequest)
         }
-        let code = OneTimeCode.make(length: max(services.codeLength, EntryOptions.lengthRange.lowerBound))
-        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
-        let expires = services.now().addingTimeInterval(TimeInterval(hours * 3600))
+        let shown: String
+        let expires: Date
         do {
-            try await change(visit, .enrolCodeIssue, [("user", name), ("expires", ConsoleTime.stamp(expires))]) {
-                try await services.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
-            }
+            (shown, expires) = try await CredentialChanges(services: services, changes: changes(visit)).issueEnrolmentCode(
+                user: name, seconds: TimeInterval(hours * 3600))
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was issued.", status: .notFound)
         }
-        let shown = code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
         let data: [String: Any] = ["user": name, "code": shown, "enrolment": true, "expires": ConsoleTime.local(expires, try await siteZone())]
         return ConsoleResponse.page("code-issued", title: "Enrolment code issued", page: "users", visit: visit, data: data)
     }
 
     func revokeCode(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
-        let notRevoked = "That code was used, expired or revoked already."
-        guard let id = Int64(form.text("id") ?? "") else { return try await renderCodes(visit, error: notRevoked, status: .notFound) }
+        guard let id = Int64(form.text("id") ?? "") else {
+            return try await renderCodes(visit, error: "That code was used, expired or revoked already.", status: .notFound)
+        }
         do {
-            try await change(visit, .codeRevoke, [("code_id", String(id))]) {
-                guard try await services.console.revokeCode(id: id, now: services.now()) else { throw UserEditError(description: notRevoked) }
-            }
+            try await CredentialChanges(services: services, changes: changes(visit)).revokeCode(id: id)
         } catch let error as UserEditError {
             return try await renderCodes(visit, error: error.description, status: .notFound)
         }

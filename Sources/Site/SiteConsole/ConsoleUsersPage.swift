@@ -180,15 +180,7 @@ extension ConsoleHandler {
                 status: .badRequest)
         }
         do {
-            try await change(visit, action == "add" ? .cardAdd : .cardRemove, [("user", name)]) {
-                if action == "add" {
-                    let hash = try await HashingPool.shared.makeHash(card, lane: .console)
-                    try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
-                    try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
-                } else {
-                    try await services.administration.removeCard(name: name, value: card)
-                }
-            }
+            try await CredentialChanges(services: services, changes: changes(visit)).card(action == "add", name: name, card: card)
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was changed.", status: .notFound)
         }

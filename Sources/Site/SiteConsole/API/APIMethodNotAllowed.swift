@@ -8,8 +8,11 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
     /// Each path pattern (`*`: one segment) and the methods it takes.
     static var routes: [(pattern: [Substring], methods: [HTTPRequest.Method])] {
         [
-            (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get, .post]), (["api", "v1", "users", "*"], [.get, .delete]),
+            (["api", "v1", "token"], [.get]), (["api", "v1", "users"], [.get, .post]), (["api", "v1", "users", "*"], [.get, .patch, .delete]),
             (["api", "v1", "users", "*", "disable"], [.post]), (["api", "v1", "users", "*", "enable"], [.post]),
+            (["api", "v1", "users", "*", "cards"], [.post]), (["api", "v1", "users", "*", "cards", "remove"], [.post]),
+            (["api", "v1", "users", "*", "codes"], [.post]), (["api", "v1", "users", "*", "enrolment-code"], [.post]),
+            (["api", "v1", "codes"], [.get]), (["api", "v1", "codes", "*"], [.delete]),
             (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
             (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
         ]

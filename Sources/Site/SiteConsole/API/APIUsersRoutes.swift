@@ -107,17 +107,10 @@ struct APIUserCreation: Sendable {
 
     func create(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         if let refused = context.require(.users) { return refused }
-        var buffer = try await request.body.collect(upTo: 8_192)
-        let body = buffer.readBytes(length: buffer.readableBytes) ?? []
         let fields: StrictJSON.Fields
-        switch StrictJSON.parse(body) {
-        case .failure(let problem): return APIResponse.error(.badRequest, "the body is not JSON: \(problem)")
-        case .success(let value):
-            guard let object = StrictJSON.Fields(value) else { return APIResponse.error(.badRequest, "the body must be a JSON object") }
-            fields = object
-        }
-        if let unknown = fields.unknownKey(allowed: Self.fields) {
-            return APIResponse.error(.badRequest, "unknown field \(unknown) (the body has \(Self.fields.sorted().joined(separator: ", ")))")
+        switch try await APIBody.object(request, allowed: Self.fields) {
+        case .failure(let refusal): return refusal.response
+        case .success(let object): fields = object
         }
         guard let name = fields.string("name"), UsersFile.isValidName(name) else {
             return APIResponse.error(.badRequest, "name must be 1-64 of letters, digits, '.', '_' or '-'")
@@ -150,10 +143,12 @@ struct APIUserCreation: Sendable {
         return APIResponse.json(APIUsersRoutes.json(user, rule: site.rules[name] ?? AccessRule()), status: .created)
     }
 
-    /// The rule's words (`doors=a,b`, `schedule=x`, ...) from the body's typed fields.
+    /// The rule's words (`doors=a,b`, `schedule=x`, ...) from the body's typed fields; a field
+    /// that is `null` gives none (every door, always, no date limit).
     static func ruleFields(_ fields: StrictJSON.Fields) throws -> [Substring] {
         var words: [Substring] = []
-        if fields.has("doors") {
+        let given = { (key: String) in fields.has(key) && fields.object[key] != .null }
+        if given("doors") {
             guard case .array(let items)? = fields.object["doors"], !items.isEmpty else {
                 throw FieldProblem("doors must be a list of door names (leave it out for every door)")
             }
@@ -161,11 +156,11 @@ struct APIUserCreation: Sendable {
             guard doors.count == items.count else { throw FieldProblem("doors must be a list of door names") }
             words.append(Substring("doors=" + doors.joined(separator: ",")))
         }
-        for key in ["schedule", "valid_from", "valid_until"] where fields.has(key) {
+        for key in ["schedule", "valid_from", "valid_until"] where given(key) {
             guard let text = fields.string(key) else { throw FieldProblem("\(key) must be a string") }
             words.append(Substring("\(key)=\(text)"))
         }
-        for key in ["staff", "responder"] where fields.has(key) {
+        for key in ["staff", "responder"] where given(key) {
             guard let flag = fields.bool(key) else { throw FieldProblem("\(key) must be true or false") }
             if flag { words.append(Substring(key)) }
         }

@@ -18,16 +18,10 @@ struct APIWebhookRoutes: Sendable {
 
     func add(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         if let refused = context.require(.webhooks) { return refused }
-        var buffer = try await request.body.collect(upTo: 8_192)
         let fields: StrictJSON.Fields
-        switch StrictJSON.parse(buffer.readBytes(length: buffer.readableBytes) ?? []) {
-        case .failure(let problem): return APIResponse.error(.badRequest, "the body is not JSON: \(problem)")
-        case .success(let value):
-            guard let object = StrictJSON.Fields(value) else { return APIResponse.error(.badRequest, "the body must be a JSON object") }
-            fields = object
-        }
-        if let unknown = fields.unknownKey(allowed: Self.fields) {
-            return APIResponse.error(.badRequest, "unknown field \(unknown) (the body has \(Self.fields.sorted().joined(separator: ", ")))")
+        switch try await APIBody.object(request, allowed: Self.fields) {
+        case .failure(let refusal): return refusal.response
+        case .success(let object): fields = object
         }
         guard let name = fields.string("name") else { return APIResponse.error(.badRequest, "name must be a string") }
         guard let url = fields.string("url") else { return APIResponse.error(.badRequest, "url must be a string (https://...)") }

@@ -1,0 +1,38 @@
+import Hummingbird
+import KioskPadAccess
+
+/// A request body as the management API reads it: one JSON object, read in one strict pass
+/// (``StrictJSON``: no repeated keys, nothing outside RFC 8259), with only `allowed` fields, and
+/// `null` only for those `nullable`; else the 400 that says what is wrong.
+enum APIBody {
+    static func object(
+        _ request: Request, allowed: Set<String>, nullable: Set<String> = [], limit: Int = 8_192
+    ) async throws -> Result<StrictJSON.Fields, APIRefusal> {
+        var buffer = try await request.body.collect(upTo: limit)
+        switch StrictJSON.parse(buffer.readBytes(length: buffer.readableBytes) ?? []) {
+        case .failure(let problem): return .failure(APIRefusal(.badRequest, "the body is not JSON: \(problem)"))
+        case .success(let value):
+            guard let fields = StrictJSON.Fields(value) else { return .failure(APIRefusal(.badRequest, "the body must be a JSON object")) }
+            if let unknown = fields.unknownKey(allowed: allowed) {
+                return .failure(APIRefusal(.badRequest, "unknown field \(unknown) (the body has \(allowed.sorted().joined(separator: ", ")))"))
+            }
+            if let null = fields.object.keys.sorted().first(where: { fields.object[$0] == .null && !nullable.contains($0) }) {
+                return .failure(APIRefusal(.badRequest, "\(null) must not be null (leave it out instead)"))
+            }
+            return .success(fields)
+        }
+    }
+}
+
+/// An answer other than the one asked for: its status and what is wrong.
+struct APIRefusal: Error {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    var response: Response { APIResponse.error(status, message) }
+}

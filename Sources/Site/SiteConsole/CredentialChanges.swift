@@ -1,0 +1,58 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+
+/// Cards and codes as the console and the management API change them: one function each, so
+/// both hash, tag and audit alike. Hashing runs on the ``HashingPool`` (the console's lane),
+/// never on Swift's cooperative threads. A code is returned once and never stored or audited.
+struct CredentialChanges: Sendable {
+    let services: ConsoleServices
+    let changes: AdministratorChanges
+
+    /// Adds (`add`) or removes card `card` of user `name`; ``UserEditError`` when there is no
+    /// such user or card, or the card belongs to someone.
+    func card(_ add: Bool, name: String, card: SecretDigits) async throws {
+        try await changes.apply(add ? .cardAdd : .cardRemove, [("user", name)]) {
+            if add {
+                let hash = try await HashingPool.shared.makeHash(card, lane: .console)
+                try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
+                try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
+            } else {
+                try await services.administration.removeCard(name: name, value: card)
+            }
+        }
+    }
+
+    /// Issues a one-time code for `user` (at `door` only, or any door they may open), valid
+    /// for `seconds`; the code and when it expires.
+    func issueCode(user: String, door: String?, seconds: TimeInterval) async throws -> (code: String, expires: Date) {
+        let code = OneTimeCode.make(length: services.codeLength)
+        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
+        let expires = services.now().addingTimeInterval(seconds)
+        try await changes.apply(.codeIssue, [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))]) {
+            try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
+        }
+        return (code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }, expires)
+    }
+
+    /// Issues an enrolment code (a PIN chosen at a door) for `user`, valid for `seconds`.
+    func issueEnrolmentCode(user: String, seconds: TimeInterval) async throws -> (code: String, expires: Date) {
+        let code = OneTimeCode.make(length: max(services.codeLength, EntryOptions.lengthRange.lowerBound))
+        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
+        let expires = services.now().addingTimeInterval(seconds)
+        try await changes.apply(.enrolCodeIssue, [("user", user), ("expires", ConsoleTime.stamp(expires))]) {
+            try await services.administration.issueEnrolmentCode(user: user, hash: hash, expires: expires)
+        }
+        return (code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }, expires)
+    }
+
+    /// Revokes unused code `id`; ``UserEditError`` when it was used, expired or revoked already.
+    func revokeCode(id: Int64) async throws {
+        try await changes.apply(.codeRevoke, [("code_id", String(id))]) {
+            guard try await services.console.revokeCode(id: id, now: services.now()) else {
+                throw UserEditError(description: "That code was used, expired or revoked already.")
+            }
+        }
+    }
+}
