@@ -280,3 +280,46 @@ struct ManagementAPIUserUpdateTests {
         }
     }
 }
+
+/// `GET /api/v1/audit` on both stores: records after a cursor, oldest first, none skipped or
+/// repeated page to page, filtered by kind, door, user and decision.
+@Suite("Management API: the audit feed", .serialized)
+struct ManagementAPIAuditFeedTests {
+    let api = ManagementAPITests()
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func theAuditIsFollowedWithACursorWithoutGapsOrRepeats(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let token = try await api.token(harness, "feed", [.read])
+            let decided = { (door: String, user: String, decision: String) in
+                [("time", "2027-01-15T08:00:00.000Z"), ("terminal_id", door), ("kind", "pin"), ("decision", decision), ("user", user)]
+            }
+            try await harness.under.store.audit(decided("front", "ana", "granted"))
+            try await harness.under.store.audit(decided("back", "ben", "denied"))
+            try await harness.under.store.audit([("time", "2027-01-15T08:01:00.000Z"), ("admin", "cli:test"), ("action", "user_disable"), ("user", "ana")])
+            try await harness.under.store.audit(decided("front", "ben", "granted"))
+            var seen: [Int] = []
+            var after = 0
+            for _ in 0..<10 {
+                let (status, page) = try await api.call(client, "/api/v1/audit?after=\(after)&limit=2", token: token)
+                #expect(status == 200)
+                let ids = (page["records"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
+                if ids.isEmpty { break }
+                seen += ids
+                after = try #require(page["next"] as? Int)
+            }
+            // The token's own creation is the first record (an administrator's change).
+            #expect(seen.count == 5 && seen == seen.sorted() && Set(seen).count == 5, "\(seen)")
+            let users = { (query: String) async throws -> [String] in
+                let (_, page) = try await api.call(client, "/api/v1/audit?\(query)", token: token)
+                return (page["records"] as? [[String: Any]])?.compactMap { ($0["record"] as? [String: Any])?["user"] as? String } ?? []
+            }
+            #expect(try await users("kind=decision") == ["ana", "ben", "ben"])
+            #expect(try await users("kind=change&user=ana") == ["ana"])
+            #expect(try await users("kind=decision&door=front&decision=granted") == ["ana", "ben"])
+            #expect(try await users("after=\(seen[4])").isEmpty, "nothing after the last")
+            let (bad, why) = try await api.call(client, "/api/v1/audit?kind=entries", token: token)
+            #expect(bad == 400 && (why["error"] as? String)?.contains("kind must be") == true)
+        }
+    }
+}

@@ -18,7 +18,9 @@ The checks, each of which fails the run:
     under a different webhook-id; the one in flight is sent again with its webhook-id;
   - a member's life through the API alone, as a membership system would drive it: joined with
     a PIN hash, a card added, their doors and validity changed, a one-time code for a visitor
-    they host, disabled, enabled, left; each step checked at a door (/verify) and seen by `ok`.
+    they host, disabled, enabled, left; each step checked at a door (/verify) and seen by `ok`;
+  - the audit log followed a page at a time with its cursor, kept across the site's restart:
+    nothing skipped, nothing given twice.
 """
 import argparse
 import base64
@@ -282,6 +284,7 @@ def run_checks(site, demo_hash):
     check(flaky.wait(lambda r: any(s == 503 for _, _, s in r.requests[3:]), 10), "flaky was not tried while failing")
     with hang.lock:
         in_flight = hang.requests[-1][1]
+    cursor, before = follow(site, 0)
     site.kill()
     flaky.fail = 0
     hang.hang = False
@@ -303,6 +306,31 @@ def run_checks(site, demo_hash):
     states = [d["state"] for d in body.get("deliveries", [])]
     check(status == 200 and set(states) == {"delivered"} and len(states) == 6, f"flaky's deliveries: {status} {states}")
     member_life(site, ok, demo_hash)
+    # The audit followed across the restart: from the cursor kept before the kill, nothing
+    # skipped or given twice.
+    _, after = follow(site, cursor)
+    _, whole = follow(site, 0)
+    check(not set(before) & set(after), "records given again after the restart")
+    check(before + after == whole, f"the feed across the restart: {len(before)} + {len(after)} records, {len(whole)} in all")
+    mia = [r["record"].get("action") for r in after_records(site, cursor) if r["record"].get("user") == "mia" and "action" in r["record"]]
+    check(mia[:1] == ["user_add"] and mia[-1:] == ["user_remove"], f"mia's changes in the feed: {mia}")
+
+
+def after_records(site, after):
+    status, page = site.api("GET", f"audit?after={after}&limit=1000")
+    return page.get("records", []) if status == 200 else []
+
+
+def follow(site, after):
+    """Reads the audit log from `after` to its end, a page at a time; the last id and the ids."""
+    ids = []
+    while True:
+        status, page = site.api("GET", f"audit?after={after}&limit=7")
+        check(status == 200, f"GET audit: {status} {page}")
+        if status != 200 or not page["records"]:
+            return after, ids
+        ids += [record["id"] for record in page["records"]]
+        after = page["next"]
 
 
 def member_life(site, ok, demo_hash):

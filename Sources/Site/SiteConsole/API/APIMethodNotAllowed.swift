@@ -12,7 +12,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "users", "*", "disable"], [.post]), (["api", "v1", "users", "*", "enable"], [.post]),
             (["api", "v1", "users", "*", "cards"], [.post]), (["api", "v1", "users", "*", "cards", "remove"], [.post]),
             (["api", "v1", "users", "*", "codes"], [.post]), (["api", "v1", "users", "*", "enrolment-code"], [.post]),
-            (["api", "v1", "codes"], [.get]), (["api", "v1", "codes", "*"], [.delete]),
+            (["api", "v1", "audit"], [.get]), (["api", "v1", "codes"], [.get]), (["api", "v1", "codes", "*"], [.delete]),
             (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
             (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
         ]

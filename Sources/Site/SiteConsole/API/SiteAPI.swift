@@ -33,6 +33,9 @@ enum SiteAPI {
         api.post("users/:name/enrolment-code", use: updates.issueEnrolmentCode)
         api.get("codes", use: updates.listCodes)
         api.delete("codes/:id", use: updates.revokeCode)
+        if let feed = services.console as? any AuditFeed {
+            api.get("audit", use: APIAuditRoutes(feed: feed, now: services.now).read)
+        }
         if let store = services.webhooks {
             let webhooks = APIWebhookRoutes(store: store, changes: changes)
             api.get("webhooks", use: webhooks.list)
