@@ -131,9 +131,8 @@ public final class SQLVerifierStore: VerifierStore {
         let now = Date()
         return try await database.write { sql in
             var stored = 0
-            var before = 0
             for event in events {
-                stored += try await sql.raw(
+                let inserted = try await sql.raw(
                     """
                     INSERT INTO kioskpad_events (id, terminal_id, type, at, seq, record)
                     VALUES (\(bind: event.id), \(bind: event.terminalID), \(bind: event.type), \(bind: event.time.timeIntervalSince1970),
@@ -141,10 +140,10 @@ public final class SQLVerifierStore: VerifierStore {
                     ON CONFLICT (id) DO NOTHING RETURNING 1
                     """
                 ).all().count
-                if stored > before, let message = WebhookMessage.forDoorRecord(event, now: now) {
+                stored += inserted
+                if inserted > 0, let message = WebhookMessage.forDoorRecord(event, now: now) {
                     try await SQLWebhookStore.queue(message, in: sql, now: now)
                 }
-                before = stored
             }
             return stored
         }
@@ -283,6 +282,7 @@ struct SQLAttemptTransaction: AttemptTransaction {
         try await database.raw(
             "INSERT INTO kioskpad_audit (instance, record) VALUES (\(bind: instance), \(dialect.json(try AuditRecordJSON.encode(fields))))"
         ).run()
-        if let message = try WebhookMessage.forAudit(fields, now: Date()) { try await SQLWebhookStore.queue(message, in: database, now: Date()) }
+        let now = Date()
+        if let message = try WebhookMessage.forAudit(fields, now: now) { try await SQLWebhookStore.queue(message, in: database, now: now) }
     }
 }

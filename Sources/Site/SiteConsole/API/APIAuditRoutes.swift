@@ -19,12 +19,10 @@ struct APIAuditRoutes: Sendable {
             guard let number = Int64(value), number >= 0 else { return APIResponse.error(.badRequest, "after must be a record id (0 or more)") }
             after = number
         }
-        var limit = 100
-        if let value = text("limit") {
-            guard let number = Int(value), (1...1_000).contains(number) else {
-                return APIResponse.error(.badRequest, "limit must be a whole number from 1 to 1000")
-            }
-            limit = number
+        let limit: Int
+        switch APIPageLimit.read(request, fallback: 100, max: 1_000) {
+        case .failure(let refusal): return refusal.response
+        case .success(let number): limit = number
         }
         var filter = AuditFeedFilter()
         if let value = text("kind") {

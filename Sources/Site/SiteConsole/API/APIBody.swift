@@ -24,6 +24,18 @@ enum APIBody {
     }
 }
 
+/// A list route's `limit` query parameter: `fallback` when it is left out, else a whole number
+/// from 1 to `max`; else the 400 that names it.
+enum APIPageLimit {
+    static func read(_ request: Request, fallback: Int, max: Int) -> Result<Int, APIRefusal> {
+        guard let text = request.uri.queryParameters["limit"].map(String.init) else { return .success(fallback) }
+        guard let number = Int(text), (1...max).contains(number) else {
+            return .failure(APIRefusal(.badRequest, "limit must be a whole number from 1 to \(max)"))
+        }
+        return .success(number)
+    }
+}
+
 /// An answer other than the one asked for: its status and what is wrong.
 struct APIRefusal: Error {
     let status: HTTPResponse.Status

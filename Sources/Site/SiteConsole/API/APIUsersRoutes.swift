@@ -12,12 +12,10 @@ struct APIUsersRoutes: Sendable {
 
     func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        var limit = Self.defaultLimit
-        if let text = query["limit"].map(String.init) {
-            guard let number = Int(text), (1...Self.maxLimit).contains(number) else {
-                return APIResponse.error(.badRequest, "limit must be a whole number from 1 to \(Self.maxLimit)")
-            }
-            limit = number
+        let limit: Int
+        switch APIPageLimit.read(request, fallback: Self.defaultLimit, max: Self.maxLimit) {
+        case .failure(let refusal): return refusal.response
+        case .success(let number): limit = number
         }
         let after = query["after"].map(String.init)
         let search = query["q"].map(String.init)

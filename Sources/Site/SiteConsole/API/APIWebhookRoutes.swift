@@ -69,12 +69,10 @@ struct APIWebhookRoutes: Sendable {
             }
             state = parsed
         }
-        var limit = 100
-        if let text = query["limit"].map(String.init) {
-            guard let number = Int(text), (1...1_000).contains(number) else {
-                return APIResponse.error(.badRequest, "limit must be a whole number from 1 to 1000")
-            }
-            limit = number
+        let limit: Int
+        switch APIPageLimit.read(request, fallback: 100, max: 1_000) {
+        case .failure(let refusal): return refusal.response
+        case .success(let number): limit = number
         }
         guard try await store.webhooks().contains(where: { $0.subscription.name == name }) else {
             return APIResponse.error(.notFound, "there is no webhook \(name)")
