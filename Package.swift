@@ -563,7 +563,7 @@ let package = Package(
         .testTarget(
             name: "KioskPadCLITests",
             dependencies: [
-                "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "TestPeers", "VerifierTestSupport",
+                "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "TestPeers", "VerifierTestSupport", "SiteSQL",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

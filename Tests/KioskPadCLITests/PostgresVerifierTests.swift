@@ -2,6 +2,7 @@ import Foundation
 import KeypadTestSupport
 import KioskPadAccess
 import KioskPadCore
+import SiteSQL
 import TestPeers
 import Testing
 
@@ -104,10 +105,14 @@ struct PostgresVerifierTests {
         let site = try await Site()
         try await site.closing {
             let first = try await site.cli(["verifier", "migrate"])
-            #expect(first.status == 0 && first.stdout.contains("at version 11 (applied 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)"), "\(first.stdout) \(first.stderr)")
+            #expect(
+                first.status == 0
+                    && first.stdout.contains(
+                        "at version \(SiteMigrations.latestVersion) (applied \((1...SiteMigrations.latestVersion).map(String.init).joined(separator: ", ")))"),
+                "\(first.stdout) \(first.stderr)")
             let second = try await site.cli(["verifier", "migrate"])
-            #expect(second.status == 0 && second.stdout.contains("at version 11 (already)"), "\(second.stdout) \(second.stderr)")
-            #expect(try await site.database.query("SELECT count(*) FROM kioskpad_schema_migrations") == "11\n")
+            #expect(second.status == 0 && second.stdout.contains("at version \(SiteMigrations.latestVersion) (already)"), "\(second.stdout) \(second.stderr)")
+            #expect(try await site.database.query("SELECT count(*) FROM kioskpad_schema_migrations") == "\(SiteMigrations.latestVersion)\n")
 
             try await site.addUser("dana", pin: "4711")
             let twice = try await site.cli(["verifier", "user", "add", "dana", "--iterations", "1000"], stdin: "1234\n")

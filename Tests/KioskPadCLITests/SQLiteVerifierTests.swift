@@ -4,6 +4,7 @@ import Glibc
 import KeypadTestSupport
 import KioskPadAccess
 import KioskPadCore
+import SiteSQL
 import Synchronization
 import Testing
 import VerifierTestSupport
@@ -32,7 +33,7 @@ struct SQLiteVerifierTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let again = try await CLI.run(["verifier", "migrate", "--config", directory.appendingPathComponent("verifier.yaml").path])
-        #expect(again.status == 0 && again.stdout.contains("at version 11 (already)"), "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 0 && again.stdout.contains("at version \(SiteMigrations.latestVersion) (already)"), "\(again.stdout)\(again.stderr)")
         let pragmas = try await python(
             """
             import sqlite3, sys
@@ -40,12 +41,13 @@ struct SQLiteVerifierTests {
             print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('SELECT count(*) FROM kioskpad_schema_migrations').fetchone()[0])
             c.execute('INSERT INTO kioskpad_schema_migrations (version) VALUES (99)'); c.commit()
             """, path)
-        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal 11")
+        #expect(pragmas.trimmingCharacters(in: .whitespacesAndNewlines) == "wal \(SiteMigrations.latestVersion)")
         let refused = try await CLI.run(["verifier", "serve", "--config", directory.appendingPathComponent("verifier.yaml").path])
         #expect(refused.status == 1)
         #expect(
             refused.stderr.contains(
-                "server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to 11); upgrade kioskpad"),
+                "server.sqlite.path: \(path) was written by a newer kioskpad (schema version 99; this one knows up to \(SiteMigrations.latestVersion)); upgrade kioskpad"
+            ),
             "\(refused.stderr)")
     }
 

@@ -62,6 +62,27 @@ struct ManagementAPITests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func pagesFollowByteOrderAndASearchTakesItsCharactersLiterally(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await addUsers(harness, ["ana", "Zoe", "a_b", "a-b", "axb"])
+            let secret = try await token(harness, "sync", [.read])
+            var names: [String] = []
+            var after = ""
+            while true {
+                let (_, page) = try await call(client, "/api/v1/users?limit=2" + (after.isEmpty ? "" : "&after=\(after)"), token: secret)
+                names += (page["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+                guard let next = page["next"] as? String else { break }
+                after = next
+            }
+            #expect(names == ["Zoe", "a-b", "a_b", "ana", "axb"], "byte order on both engines, each once")
+            let (_, searched) = try await call(client, "/api/v1/users?q=_", token: secret)
+            #expect((searched["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a_b"], "'_' is not a wildcard")
+            let (_, cased) = try await call(client, "/api/v1/users?q=zO", token: secret)
+            #expect((cased["users"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Zoe"])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func aTokenMissingUnknownRevokedOrExpiredIsRefused(_ kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
             let response = try await client.execute(uri: "/api/v1/users", method: .get, headers: [:], body: nil)

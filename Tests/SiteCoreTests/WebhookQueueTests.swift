@@ -56,6 +56,55 @@ struct WebhookQueueTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDecisionADoorMadeOfflineIsAuditedAndSentOnceWhenForwarded(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        #expect(try await under.webhooks.addWebhook(Self.subscription("decisions", [.accessDecided])))
+        let attempt = { (id: String, extra: String) in
+            DoorEvent(
+                id: id, terminalID: "back", type: "attempt", time: Date(timeIntervalSince1970: 1_800_000_000), sequence: 2,
+                json:
+                    "{\"attempt_id\":\"a-\(id)\",\"decision\":\"granted\",\"kind\":\"pin\",\"user\":\"ana\"\(extra),\"terminal_id\":\"back\",\"type\":\"attempt\"}"
+            )
+        }
+        let offline = attempt("o1", ",\"offline\":true,\"replica_version\":42")
+        #expect(try await under.store.storeEvents([offline, attempt("n1", "")]) == 2)
+        #expect(try await under.store.storeEvents([offline]) == 0, "forwarded twice, stored once")
+        let records = try await under.administration.auditRecords(last: 5).filter { $0.contains("\"decision\"") }
+        #expect(records.count == 1, "only the offline one: an online attempt was audited at /verify: \(records)")
+        let record = try #require(records.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
+        #expect(record["offline"] == "decided" && record["replica_version"] == "42" && record["terminal_id"] == "back")
+        #expect(record["decided_at"] == "2027-01-15T08:00:00.000Z" && record["user"] == "ana")
+        let sent = try await under.webhooks.deliveries(subscription: "decisions", state: nil, limit: 10)
+        #expect(sent.count == 1 && sent.first?.body.contains("\"offline\":\"decided\"") == true)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDoorGoneSilentIsAlertedOnceEachTimeItFallsSilent(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        #expect(try await under.webhooks.addWebhook(Self.subscription("alerts", [.doorAlert])))
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let status = { (id: String, door: String, at: Date) in
+            DoorEvent(id: id, terminalID: door, type: "status", time: at, sequence: 1, json: "{\"terminal_id\":\"\(door)\",\"type\":\"status\"}")
+        }
+        _ = try await under.store.storeEvents([status("s1", "front", start), status("s0", "retired", start.addingTimeInterval(-3 * 86_400))])
+        let watch = DoorSilenceWatch(store: under.store, silentAfter: 900)
+        #expect(try await watch.check(now: start.addingTimeInterval(899)).isEmpty)
+        #expect(try await watch.check(now: start.addingTimeInterval(900)) == ["front"], "not the door retired days ago")
+        #expect(try await watch.check(now: start.addingTimeInterval(960)).isEmpty, "once")
+        #expect(try await DoorSilenceWatch(store: under.store, silentAfter: 900).check(now: start.addingTimeInterval(990)).isEmpty, "once across instances")
+        let front = try #require(try await under.store.recentEvents(perTerminal: 5).first { $0.terminal == "front" })
+        let view = try #require(DoorView.fold(terminal: "front", newestFirst: front.newestFirst, now: start.addingTimeInterval(990), silentAfter: 900))
+        #expect(view.lastSeen == start && view.alerts == ["silent"], "its last-seen time stays the door's own")
+        _ = try await under.store.storeEvents([status("s2", "front", start.addingTimeInterval(2_000))])
+        #expect(try await watch.check(now: start.addingTimeInterval(2_100)).isEmpty, "it spoke again")
+        #expect(try await watch.check(now: start.addingTimeInterval(3_000)) == ["front"], "and fell silent again")
+        let sent = try await under.webhooks.deliveries(subscription: "alerts", state: nil, limit: 10)
+        #expect(sent.count == 2 && sent.allSatisfy { $0.body.contains("\"type\":\"silent\"") && $0.body.contains("\"last_seen\"") })
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func eachSubscriptionIsSentInOrderAndEachTryClaimedOnce(_ kind: StoreUnderTest.Kind) async throws {
         let under = try await StoreUnderTest.make(kind)
         defer { Task { await under.destroy() } }

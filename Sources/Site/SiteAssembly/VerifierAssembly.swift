@@ -31,7 +31,9 @@ public enum VerifierAssembly {
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
             let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
-            let webhooks = WebhookService(store: opened.webhooks, userAgent: "kioskpad-verifier/\(KioskPadVersion.version)")
+            let webhooks = WebhookService(
+                store: opened.webhooks, silence: DoorSilenceWatch(store: opened.store, silentAfter: settings.console.silentAfter),
+                userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", logger: logger)
             var services: [any Service] = [app, pruning, webhooks]
             if settings.console.enabled {
                 services.append(try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening))

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import ServiceLifecycle
 import SiteCore
@@ -29,14 +30,34 @@ final class WebhookHTTPTransport: WebhookTransport {
 /// Runs the ``WebhookDispatcher`` in `verifier serve`, until the server shuts down. The HTTP
 /// client is made when the service starts and shut down when it ends, so a server that fails
 /// before it runs leaves no client behind.
+/// Beside it, every 30 s, the ``DoorSilenceWatch`` writes the `silent` alert of a door gone
+/// quiet, which the dispatcher then sends.
 struct WebhookService: Service {
     let store: any WebhookStore
+    let silence: DoorSilenceWatch
     let userAgent: String
+    let logger: Logger
 
     func run() async throws {
         let transport = WebhookHTTPTransport()
         let dispatcher = WebhookDispatcher(store: store, transport: transport, userAgent: userAgent)
-        await cancelWhenGracefulShutdown { await dispatcher.run() }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await dispatcher.run() }
+                group.addTask { await watch() }
+            }
+        }
         await transport.shutdown()
+    }
+
+    func watch() async {
+        while !Task.isCancelled {
+            do {
+                for door in try await silence.check() { logger.warning("door \(door) has gone silent (no record or heartbeat within the silent limit)") }
+            } catch {
+                logger.warning("the check for silent doors failed: \(error)")
+            }
+            try? await Task.sleep(for: DoorSilenceWatch.interval)
+        }
     }
 }

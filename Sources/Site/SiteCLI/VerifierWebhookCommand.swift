@@ -27,7 +27,7 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
         func run() async throws {
             let types: Set<WebhookEventType>
             do { types = try WebhookEventType.parse(events) } catch { throw UsageError(description: "\(error)") }
-            if let problem = WebhookSubscription.urlProblem(url, allowHTTP: allowHTTP) { throw UsageError(description: problem) }
+            if let problem = WebhookSubscription.urlProblem(url, allowHTTP: allowHTTP) { throw UsageError(description: "URL: " + problem) }
             let secret = try await target.withStore { opened in
                 try await VerifierUserCommand.applying(opened) {
                     try await VerifierWebhookCommand.administration(opened) { try await $0.add(name: name, url: url, events: types, allowHTTP: allowHTTP) }

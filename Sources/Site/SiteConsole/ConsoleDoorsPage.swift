@@ -6,30 +6,21 @@ import SiteCore
 /// (``DoorView``), with its alerts and who acknowledged them. The page polls
 /// `doors.json` every 2 s, so it stays live without a reload.
 extension ConsoleHandler {
-    /// Records per door the view is folded from.
-    static let recordsPerDoor = 200
-
     func doorRows() async throws -> [[String: Any]] {
-        let now = services.now()
         let zone = try await siteZone()
-        let acknowledged = Dictionary(
-            try await services.console.acknowledgements().map { ("\($0.terminal)\u{0}\($0.alert)", $0) }, uniquingKeysWith: { $1 })
-        return try await services.store.recentEvents(perTerminal: ConsoleHandler.recordsPerDoor).compactMap { door -> [String: Any]? in
-            guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: options.silentAfter) else {
-                return nil
-            }
-            var open = false
-            let alerts: [[String: Any]] = view.alerts.map { alert in
-                let ack = acknowledged["\(view.terminalID)\u{0}\(alert)"]
-                let covered = ack.map { $0.at >= (view.raisedAt[alert] ?? .distantPast) } ?? false
-                if !covered { open = true }
-                return ["name": alert, "acknowledged": covered, "by": covered ? ack?.admin ?? "" : "", "terminal": view.terminalID]
+        return try await DoorStatusBoard(services: services, silentAfter: options.silentAfter).doors().map { door in
+            let view = door.view
+            let alerts: [[String: Any]] = door.alerts.map { alert in
+                [
+                    "name": alert.name, "acknowledged": alert.acknowledgement != nil, "by": alert.acknowledgement?.admin ?? "",
+                    "terminal": view.terminalID,
+                ]
             }
             let decision = view.lastDecision.map { decision in view.lastUser.map { "\(decision) (\($0))" } ?? decision } ?? ""
             return [
                 "terminal": view.terminalID, "lastSeen": ConsoleTime.local(view.lastSeen, zone), "online": !view.alerts.contains("silent"),
                 "door": view.door, "keypad": view.keypad, "tamper": view.tamper, "lockedOut": view.lockedOut, "mode": view.mode, "lastDecision": decision,
-                "alerts": alerts, "alerting": open,
+                "alerts": alerts, "alerting": door.alerting,
             ]
         }
     }

@@ -49,10 +49,18 @@ public enum SiteConsole {
         pages.post("site/card-pin", use: console.saveCardAndPIN)
         pages.post("site/holidays", use: console.saveHoliday)
         pages.post("site/holidays/remove", use: console.removeHoliday)
+        pages.get("api", use: console.apiPage)
+        pages.post("api/tokens", use: console.createToken)
+        pages.post("api/tokens/revoke", use: console.revokeToken)
+        pages.post("api/webhooks", use: console.addWebhook)
+        pages.post("api/webhooks/remove", use: console.removeWebhook)
+        pages.post("api/webhooks/resend", use: console.resendDelivery)
         pages.get("entries", use: console.entriesPage)
         data.get("entries.json", use: console.entriesJSON)
         pages.get("entries.csv", use: console.entriesCSV)
-        if let tokens = services.tokens { SiteAPI.add(to: router, services: services, tokens: tokens, limits: APIRateLimits()) }
+        if let tokens = services.tokens {
+            SiteAPI.add(to: router, services: services, tokens: tokens, limits: APIRateLimits(), silentAfter: options.silentAfter)
+        }
         return router
     }
 

@@ -113,6 +113,24 @@ public protocol APITokenStore: Sendable {
     func tokens() async throws -> [APIToken]
     /// The token stored under `hash`, its last use set to `now` (nil: none).
     func useToken(hash: String, now: Date) async throws -> APIToken?
+    /// Claims `key` of `token` for a request with `fingerprint` (keys older than `since`
+    /// forgotten first): ``IdempotencyClaim/new`` when this request is the first, else what
+    /// the first one left.
+    func claimIdempotencyKey(token: String, key: String, fingerprint: String, now: Date, since: Date) async throws -> IdempotencyClaim
+    /// Keeps the answer to the request that claimed `key`.
+    func finishIdempotencyKey(token: String, key: String, status: Int, body: String) async throws
+    /// Lets `key` go, unanswered (the request failed with a server error: a retry may run).
+    func releaseIdempotencyKey(token: String, key: String) async throws
+}
+
+/// What an `Idempotency-Key` already holds when a request presents it.
+public enum IdempotencyClaim: Sendable, Equatable {
+    /// Nobody used it: this request is run, and its answer kept.
+    case new
+    /// A request with it is still being answered.
+    case running(fingerprint: String)
+    /// A request with it was answered so.
+    case answered(fingerprint: String, status: Int, body: String)
 }
 
 /// Making and revoking tokens, for the command line and the console alike: each a change by

@@ -26,6 +26,20 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing {
     func doors() async throws -> [DoorIdentity]
     /// Revokes door `terminalID`'s own secret; false when it had none.
     func removeDoor(terminalID: String) async throws -> Bool
+    /// Up to `limit` users after `after` in byte order of their names, only those whose name
+    /// holds `search` (any case), each with their access rule: one indexed read per page.
+    func usersPage(after: String?, search: String?, limit: Int) async throws -> [UserListing]
+}
+
+/// A user as a list shows them: their credentials by kind and their access rule.
+public struct UserListing: Sendable, Equatable {
+    public let user: UserSummary
+    public let rule: AccessRule
+
+    public init(user: UserSummary, rule: AccessRule) {
+        self.user = user
+        self.rule = rule
+    }
 }
 
 extension VerifierAdministration {

@@ -49,3 +49,41 @@ extension SQLConsoleStore: APITokenStore {
             revoked: try date("revoked_at"), lastUsed: try date("last_used_at"))
     }
 }
+
+/// The API's `Idempotency-Key` records, one per token and key (schema version 13 and later).
+extension SQLConsoleStore {
+    public func claimIdempotencyKey(token: String, key: String, fingerprint: String, now: Date, since: Date) async throws -> IdempotencyClaim {
+        try await database.write { sql -> IdempotencyClaim in
+            try await sql.raw("DELETE FROM kioskpad_api_idempotency WHERE created_at < \(bind: since.timeIntervalSince1970)").run()
+            let inserted = try await sql.raw(
+                """
+                INSERT INTO kioskpad_api_idempotency (token, idempotency_key, fingerprint, created_at)
+                VALUES (\(bind: token), \(bind: key), \(bind: fingerprint), \(bind: now.timeIntervalSince1970))
+                ON CONFLICT (token, idempotency_key) DO NOTHING RETURNING 1 AS claimed
+                """
+            ).first()
+            guard inserted == nil else { return .new }
+            guard
+                let row = try await sql.raw(
+                    "SELECT fingerprint, status, body FROM kioskpad_api_idempotency WHERE token = \(bind: token) AND idempotency_key = \(bind: key)"
+                ).first()
+            else { return .new }
+            let first = try row.text("fingerprint")
+            guard !(try row.decodeNil(column: "status")) else { return .running(fingerprint: first) }
+            return .answered(fingerprint: first, status: Int(try row.integer("status")), body: try row.optionalText("body") ?? "")
+        }
+    }
+
+    public func finishIdempotencyKey(token: String, key: String, status: Int, body: String) async throws {
+        _ = try await database.changed(
+            """
+            UPDATE kioskpad_api_idempotency SET status = \(bind: Int64(status)), body = \(bind: body)
+            WHERE token = \(bind: token) AND idempotency_key = \(bind: key) RETURNING 1
+            """)
+    }
+
+    public func releaseIdempotencyKey(token: String, key: String) async throws {
+        _ = try await database.changed(
+            "DELETE FROM kioskpad_api_idempotency WHERE token = \(bind: token) AND idempotency_key = \(bind: key) RETURNING 1")
+    }
+}

@@ -90,6 +90,36 @@ public struct SQLUserDirectory: VerifierAdministration {
         }
     }
 
+    public func usersPage(after: String?, search: String?, limit: Int) async throws -> [UserListing] {
+        let order = database.dialect.byteOrder
+        var conditions: [SQLQueryString] = []
+        if let after { conditions.append("u.name\(unsafeRaw: order) > \(bind: after)") }
+        if let search, !search.isEmpty {
+            let pattern =
+                "%"
+                + search.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+            conditions.append("lower(u.name) LIKE \(bind: pattern) ESCAPE '\\'")
+        }
+        let filter: SQLQueryString = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT u.name, count(*) FILTER (WHERE u.kind = 'pin') AS pins, count(*) FILTER (WHERE u.totp_secret IS NOT NULL) AS totps,
+                    count(*) FILTER (WHERE u.kind = 'duress') AS duress, count(*) FILTER (WHERE u.kind = 'card') AS cards,
+                    (SELECT a.rule FROM kioskpad_access a WHERE a.user_name = u.name) AS rule
+                FROM kioskpad_users u \(filter) GROUP BY u.name ORDER BY u.name\(unsafeRaw: order) LIMIT \(bind: Int64(limit))
+                """
+            ).all()
+        }.map { row in
+            UserListing(
+                user: UserSummary(
+                    name: try row.text("name"), hasPIN: try row.integer("pins") > 0, hasTOTP: try row.integer("totps") > 0,
+                    hasDuressPIN: try row.integer("duress") > 0, cards: Int(try row.integer("cards"))),
+                rule: try row.decodeNil(column: "rule") ? AccessRule() : try row.accessRule("rule"))
+        }
+    }
+
     public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
         try await issueCode(user: user, hash: hash, expires: expires, door: door, purpose: "entry")
     }

@@ -129,7 +129,7 @@ public final class SQLVerifierStore: VerifierStore {
     public func storeEvents(_ events: [DoorEvent]) async throws -> Int {
         let dialect = database.dialect
         let now = Date()
-        return try await database.write { sql in
+        return try await database.write { [self] sql in
             var stored = 0
             for event in events {
                 let inserted = try await sql.raw(
@@ -144,6 +144,7 @@ public final class SQLVerifierStore: VerifierStore {
                 if inserted > 0, let message = WebhookMessage.forDoorRecord(event, now: now) {
                     try await SQLWebhookStore.queue(message, in: sql, now: now)
                 }
+                if inserted > 0, let fields = OfflineDecisions.auditFields(event) { try await attempt(sql).audit(fields) }
             }
             return stored
         }

@@ -46,6 +46,13 @@ struct SiteDialect: Sendable {
         engine == .sqlite ? column : "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS \(column)"
     }
 
+    /// What makes a text column compare and sort byte by byte, as Swift's `<` orders names:
+    /// SQLite's default (BINARY) already; PostgreSQL's database collation may not (`en_US`
+    /// ignores case and punctuation), so its "C" collation.
+    var byteOrder: String {
+        engine == .sqlite ? "" : " COLLATE \"C\""
+    }
+
     /// PostgreSQL: `FOR UPDATE`, a row lock another instance's transaction waits for.
     /// SQLite: nothing; its write transaction (`BEGIN IMMEDIATE`) holds the whole file.
     var forUpdate: String {

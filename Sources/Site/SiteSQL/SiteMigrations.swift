@@ -315,5 +315,24 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_webhook_deliveries_finished ON kioskpad_webhook_deliveries (finished_at)",
             ]
         },
+        { t in
+            // The management API's Idempotency-Key: a changing request's answer kept per token
+            // and key for a day, so a client's retry gets it again instead of a second change;
+            // `status` is null while the first request is still being answered.
+            [
+                """
+                CREATE TABLE kioskpad_api_idempotency (
+                    token \(t.text) NOT NULL,
+                    idempotency_key \(t.text) NOT NULL,
+                    fingerprint \(t.text) NOT NULL,
+                    status \(t.integer),
+                    body \(t.text),
+                    created_at \(t.double) NOT NULL,
+                    PRIMARY KEY (token, idempotency_key)
+                )
+                """,
+                "CREATE INDEX kioskpad_api_idempotency_created ON kioskpad_api_idempotency (created_at)",
+            ]
+        },
     ]
 }

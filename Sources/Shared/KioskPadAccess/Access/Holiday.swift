@@ -61,11 +61,14 @@ public struct Holiday: Sendable, Equatable {
 
     /// A holiday from its parts kept apart (`holiday set --hours --schedule --label`, the
     /// console's form): `hours` nil or empty is the whole day, anything else must be
-    /// `HH:MM-HH:MM`; an error names the part and what would be valid.
-    public init(day text: String, hours: String?, schedule: String?, label: String) throws {
+    /// `HH:MM-HH:MM`; an error names the part (`hoursField`: what the caller calls it) and
+    /// what would be valid.
+    public init(day text: String, hours: String?, schedule: String?, label: String, hoursField: String = "--hours") throws {
         let day = try Self.date(text)
         let minutes =
-            try hours.map { try Self.hours(Substring($0), day: text, option: "--hours ", whole: " (leave --hours out for the whole day)") } ?? 0..<1440
+            try hours.map {
+                try Self.hours(Substring($0), day: text, option: "\(hoursField) ", whole: " (leave \(hoursField) out for the whole day)")
+            } ?? 0..<1440
         try self.init(day: day, minutes: minutes, schedule: schedule, label: label)
     }
 
@@ -102,7 +105,7 @@ public struct Holiday: Sendable, Equatable {
         ([day.description, rule, label].filter { !$0.isEmpty }).joined(separator: " ")
     }
 
-    static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
+    public static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
 }
 
 /// The site's holidays made ready to decide: one lookup by local day. A holiday whose

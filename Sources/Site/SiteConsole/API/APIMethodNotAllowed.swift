@@ -13,6 +13,10 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "users", "*", "cards"], [.post]), (["api", "v1", "users", "*", "cards", "remove"], [.post]),
             (["api", "v1", "users", "*", "codes"], [.post]), (["api", "v1", "users", "*", "enrolment-code"], [.post]),
             (["api", "v1", "audit"], [.get]), (["api", "v1", "codes"], [.get]), (["api", "v1", "codes", "*"], [.delete]),
+            (["api", "v1", "doors"], [.get]), (["api", "v1", "doors", "*", "alerts", "*", "acknowledge"], [.post]),
+            (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),
+            (["api", "v1", "holidays"], [.get]), (["api", "v1", "holidays", "*"], [.put, .delete]),
+            (["api", "v1", "schedules"], [.get]), (["api", "v1", "schedules", "*"], [.put, .delete]),
             (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
             (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
         ]

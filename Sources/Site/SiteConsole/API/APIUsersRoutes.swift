@@ -3,7 +3,7 @@ import Hummingbird
 import KioskPadAccess
 import SiteCore
 
-/// `GET /api/v1/users` (paged by name, searched) and `GET /api/v1/users/{name}`: who is on
+/// `GET /api/v1/users` (paged by name in byte order, one indexed read a page; searched) and `GET /api/v1/users/{name}`: who is on
 /// the site, what credentials they have (never a hash) and their access rule.
 struct APIUsersRoutes: Sendable {
     let services: ConsoleServices
@@ -19,13 +19,10 @@ struct APIUsersRoutes: Sendable {
         }
         let after = query["after"].map(String.init)
         let search = query["q"].map(String.init)
-        let site = try await services.administration.siteRules()
-        var users = try await services.administration.list().sorted { $0.name < $1.name }
-        if let search, !search.isEmpty { users = users.filter { $0.name.localizedCaseInsensitiveContains(search) } }
-        if let after { users = users.filter { $0.name > after } }
+        let users = try await services.administration.usersPage(after: after, search: search, limit: limit + 1)
         let page = users.prefix(limit)
-        var body: [String: Any] = ["users": page.map { Self.json($0, rule: site.rules[$0.name] ?? AccessRule()) }]
-        body["next"] = users.count > limit ? (page.last?.name as Any) : NSNull()
+        var body: [String: Any] = ["users": page.map { Self.json($0.user, rule: $0.rule) }]
+        body["next"] = users.count > limit ? (page.last?.user.name as Any) : NSNull()
         return APIResponse.json(body)
     }
 

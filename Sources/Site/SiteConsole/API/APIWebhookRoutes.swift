@@ -42,9 +42,7 @@ struct APIWebhookRoutes: Sendable {
             body["secret"] = secret.text
             return APIResponse.json(body, status: .created)
         } catch let problem as WebhookProblem {
-            let text = problem.description.replacingOccurrences(of: "NAME: ", with: "name: ").replacingOccurrences(of: "URL: ", with: "url: ")
-                .replacingOccurrences(of: "--allow-http, ", with: "")
-            return APIResponse.error(text.contains("exists already") ? .conflict : .badRequest, text)
+            return APIResponse.error(problem.kind == .exists ? .conflict : .badRequest, "\(problem.field.rawValue): \(problem.detail)")
         }
     }
 
@@ -101,13 +99,13 @@ struct APIWebhookRoutes: Sendable {
     static func events(_ fields: StrictJSON.Fields) throws -> Set<WebhookEventType> {
         guard fields.has("events") else { return Set(WebhookEventType.allCases) }
         if let text = fields.string("events") {
-            guard text == "*" else { throw WebhookProblem("events must be \"*\" or a list of event types") }
+            guard text == "*" else { throw WebhookProblem(.events, "must be \"*\" or a list of event types") }
             return Set(WebhookEventType.allCases)
         }
-        guard case .array(let items)? = fields.object["events"] else { throw WebhookProblem("events must be \"*\" or a list of event types") }
+        guard case .array(let items)? = fields.object["events"] else { throw WebhookProblem(.events, "must be \"*\" or a list of event types") }
         let words = items.compactMap(\.text)
-        guard words.count == items.count, !words.isEmpty else { throw WebhookProblem("events must be \"*\" or a non-empty list of event types") }
-        return try WebhookEventType.parse(words.joined(separator: ","), option: "events")
+        guard words.count == items.count, !words.isEmpty else { throw WebhookProblem(.events, "must be \"*\" or a non-empty list of event types") }
+        return try WebhookEventType.parse(words.joined(separator: ","))
     }
 
     static func json(_ hook: WebhookSubscription, pending: Int, failed: Int) -> [String: Any] {

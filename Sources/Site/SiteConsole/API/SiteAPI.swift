@@ -7,10 +7,12 @@ import SiteCore
 /// listener, with its connection limits and security headers: every route behind
 /// ``APITokenMiddleware``; a route that changes something names the scope it needs.
 enum SiteAPI {
-    static func add(to router: Router<ConsoleRequestContext>, services: ConsoleServices, tokens: any APITokenStore, limits: APIRateLimits) {
+    static func add(
+        to router: Router<ConsoleRequestContext>, services: ConsoleServices, tokens: any APITokenStore, limits: APIRateLimits, silentAfter: TimeInterval
+    ) {
         router.add(middleware: APIMethodNotAllowed())
         let api = router.group("/api/v1").add(middleware: APITokenMiddleware(tokens: tokens, limits: limits, now: services.now))
-            .group(context: APIRequestContext.self)
+            .group(context: APIRequestContext.self).add(middleware: APIIdempotency(tokens: tokens, now: services.now))
         api.get("token") { _, context in
             APIResponse.json([
                 "name": context.token.name, "scopes": context.token.scopes.sorted().map(\.rawValue),
@@ -33,6 +35,19 @@ enum SiteAPI {
         api.post("users/:name/enrolment-code", use: updates.issueEnrolmentCode)
         api.get("codes", use: updates.listCodes)
         api.delete("codes/:id", use: updates.revokeCode)
+        let doors = APIDoorRoutes(board: DoorStatusBoard(services: services, silentAfter: silentAfter), changes: changes)
+        api.get("doors", use: doors.list)
+        api.post("doors/:name/alerts/:alert/acknowledge", use: doors.acknowledge)
+        api.get("modes", use: doors.modes)
+        api.put("modes/site", use: doors.setMode(door: false))
+        api.put("modes/doors/:name", use: doors.setMode(door: true))
+        let calendar = APICalendarRoutes(changes: changes)
+        api.get("holidays", use: calendar.holidays)
+        api.put("holidays/:date", use: calendar.setHoliday)
+        api.delete("holidays/:date", use: calendar.removeHoliday)
+        api.get("schedules", use: calendar.schedules)
+        api.put("schedules/:name", use: calendar.setSchedule)
+        api.delete("schedules/:name", use: calendar.removeSchedule)
         if let feed = services.console as? any AuditFeed {
             api.get("audit", use: APIAuditRoutes(feed: feed, now: services.now).read)
         }

@@ -6,7 +6,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     /// The site decided an attempt at a door (`/verify`): granted or denied, who, why.
     case accessDecided = "access.decided"
     /// A door reported an alert: forced or held open, tamper, a keypad or reader failing, a
-    /// door over its event quota.
+    /// door over its event quota; or the site noticed a door gone silent.
     case doorAlert = "door.alert"
     /// A door reported a duress PIN (decided online or offline).
     case doorDuress = "door.duress"
@@ -24,6 +24,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     /// The door records that are alerts, by the type the door journals them under.
     public static let alertRecords: Set<String> = [
         "forced_open", "held_open", "tamper", "keypad_failed", "reader_offline", "reader_refused", "reader_tamper", "event_quota_exceeded",
+        // Written by the site, not the door (``DoorSilenceWatch``).
+        "silent",
     ]
 
     /// The type of a record in the site's audit log, or nil for one no webhook carries (a
@@ -54,17 +56,17 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
 
     /// `access.decided,door.alert` (or `*`, every type) as types, or an error naming the word
     /// that is not one.
-    public static func parse(_ text: String, option: String = "--events") throws -> Set<WebhookEventType> {
+    public static func parse(_ text: String) throws -> Set<WebhookEventType> {
         let words = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if words == ["*"] { return Set(allCases) }
         var types: Set<WebhookEventType> = []
         for word in words {
             guard let type = WebhookEventType(rawValue: word) else {
-                throw WebhookProblem("\(option): \(word) is not an event type (use * or some of \(allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw WebhookProblem(.events, "\(word) is not an event type (use * or some of \(allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             types.insert(type)
         }
-        guard !types.isEmpty else { throw WebhookProblem("\(option): give * or some of \(allCases.map(\.rawValue).joined(separator: ", "))") }
+        guard !types.isEmpty else { throw WebhookProblem(.events, "give * or some of \(allCases.map(\.rawValue).joined(separator: ", "))") }
         return types
     }
 }
@@ -72,6 +74,40 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
 /// Why a webhook subscription cannot be made or changed as asked: what is wrong and what would
 /// be valid, naming the option or field.
 public struct WebhookProblem: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+    /// What the problem is about, as each caller names it.
+    public enum Field: String, Sendable {
+        case name, url, events, delivery
+
+        /// The command line's word for it.
+        public var argument: String {
+            switch self {
+            case .name: "NAME"
+            case .url: "URL"
+            case .events: "--events"
+            case .delivery: "ID"
+            }
+        }
+    }
+
+    /// Of what sort: a value that cannot be, a name taken, or nothing by that name.
+    public enum Kind: Sendable { case invalid, exists, missing }
+
+    public let field: Field
+    public let kind: Kind
+    /// What is wrong and what would be valid, without the field's name.
+    public let detail: String
+
+    /// A value that cannot be.
+    public init(_ field: Field, _ detail: String) {
+        self.init(field, .invalid, detail)
+    }
+
+    public init(_ field: Field, _ kind: Kind, _ detail: String) {
+        self.field = field
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// As the command line says it (`NAME: ...`).
+    public var description: String { "\(field.argument): \(detail)" }
 }

@@ -24,17 +24,17 @@ public struct WebhookSubscription: Sendable {
         self.created = created
     }
 
-    /// Why `url` cannot be a webhook's URL (naming `option`), or nil when it can.
-    public static func urlProblem(_ url: String, allowHTTP: Bool, option: String = "URL") -> String? {
+    /// Why `url` cannot be a webhook's URL, or nil when it can.
+    public static func urlProblem(_ url: String, allowHTTP: Bool) -> String? {
         guard let parsed = URL(string: url), parsed.user == nil, parsed.password == nil else {
-            return "\(option): '\(url)' is not an absolute https:// URL (without a user or password in it)"
+            return "'\(url)' is not an absolute https:// URL (without a user or password in it)"
         }
         guard let problem = VerifierURL.problem(url, allowInsecureHTTP: allowHTTP) else { return nil }
         if parsed.scheme?.lowercased() == "http" {
             return
-                "\(option): plain http:// to \(parsed.host ?? "") would send events unencrypted; use https:// or allow it for this webhook (--allow-http, allow_http)"
+                "plain http:// to \(parsed.host ?? "") would send events unencrypted; use https:// or allow it for this webhook (--allow-http, allow_http)"
         }
-        return "\(option): \(problem)"
+        return problem
     }
 }
 

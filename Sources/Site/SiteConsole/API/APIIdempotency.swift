@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import KioskPadCore
+import NIOCore
+import SiteCore
+
+/// `Idempotency-Key` on a changing request (`POST`, `PUT`, `PATCH`, `DELETE`): the first request
+/// with a key is applied and its answer kept in the site's database for a day, per token; a
+/// retry with the same key and the same request gets that answer again
+/// (`Idempotent-Replayed: true`) and changes nothing. The same key with another request is
+/// refused (422), and while the first is still being answered a retry gets 409. An answer
+/// 500 or above is not kept, so a retry runs again.
+struct APIIdempotency: RouterMiddleware {
+    typealias Context = APIRequestContext
+    static let header = HTTPField.Name("Idempotency-Key")!
+    static let replayed = HTTPField.Name("Idempotent-Replayed")!
+    /// How long a key's answer is kept.
+    static let keptFor: TimeInterval = 86_400
+    static let bodyLimit = 65_536
+
+    let tokens: any APITokenStore
+    let now: @Sendable () -> Date
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let key = request.headers[Self.header], [.post, .put, .patch, .delete].contains(request.method) else {
+            return try await next(request, context)
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            return APIResponse.error(.badRequest, "Idempotency-Key must be 1-255 printable ASCII characters without spaces (a UUID, say)")
+        }
+        var buffered = request
+        let body = try await request.body.collect(upTo: Self.bodyLimit)
+        buffered.body = RequestBody(buffer: body)
+        var digest = SHA256()
+        digest.update(data: Array("\(request.method.rawValue) \(request.uri.description)\n".utf8))
+        digest.update(data: Array(body.readableBytesView))
+        let fingerprint = LowercaseHex.string(digest.finalize())
+        let now = now()
+        let claim = try await tokens.claimIdempotencyKey(
+            token: context.token.name, key: key, fingerprint: fingerprint, now: now, since: now.addingTimeInterval(-Self.keptFor))
+        switch claim {
+        case .running(let first) where first != fingerprint, .answered(let first, _, _) where first != fingerprint:
+            return APIResponse.error(
+                .unprocessableContent, "Idempotency-Key \(key) was used with another request in the last 24 h; use a new key for a new request")
+        case .running:
+            var response = APIResponse.error(.conflict, "a request with Idempotency-Key \(key) is still being answered; retry in a moment")
+            response.headers[.retryAfter] = "1"
+            return response
+        case .answered(_, let status, let kept):
+            var response = APIResponse.json([:], status: HTTPResponse.Status(code: status))
+            response.body = ResponseBody(byteBuffer: ByteBuffer(string: kept))
+            response.headers[Self.replayed] = "true"
+            return response
+        case .new:
+            break
+        }
+        let response: Response
+        do {
+            response = try await next(buffered, context)
+        } catch {
+            try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
+            throw error
+        }
+        guard response.status.code < 500 else {
+            try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
+            return response
+        }
+        let collector = BodyCollector()
+        try await response.body.write(collector)
+        let text = String(buffer: collector.buffer)
+        try await tokens.finishIdempotencyKey(token: context.token.name, key: key, status: Int(response.status.code), body: text)
+        var answered = response
+        answered.body = ResponseBody(byteBuffer: collector.buffer)
+        return answered
+    }
+
+    /// The answer's body, gathered to be kept.
+    final class BodyCollector: ResponseBodyWriter {
+        var buffer = ByteBuffer()
+        func write(_ part: ByteBuffer) async throws {
+            var part = part
+            buffer.writeBuffer(&part)
+        }
+        func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import KioskPadAccess
+import SiteCore
+import Testing
+import VerifierTestSupport
+
+/// `/api/v1/doors`, `/modes`, `/holidays` and `/schedules` on both stores: doors with their
+/// live state and alerts, an alert acknowledged, modes set with who set them, the calendar
+/// changed; each refused change named, each change audited under the token.
+@Suite("Management API: doors, modes and the calendar", .serialized)
+struct ManagementAPIDoorTests {
+    let api = ManagementAPITests()
+    let hooks = ManagementAPIWebhookTests()
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func doorsAreListedWithTheirAlertsAndAnAlertIsAcknowledged(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let now = harness.clock.now
+            _ = try await harness.under.store.storeEvents([
+                DoorEvent(id: "f1", terminalID: "front", type: "forced_open", time: now.addingTimeInterval(-5), sequence: 1, json: "{}"),
+                DoorEvent(id: "b1", terminalID: "back", type: "status", time: now.addingTimeInterval(-3_600), sequence: 1, json: "{}"),
+            ])
+            let doors = try await api.token(harness, "guard", [.doors])
+            let reader = try await api.token(harness, "reader", [.read])
+            let (listed, list) = try await api.call(client, "/api/v1/doors", token: reader)
+            let rows = try #require(list["doors"] as? [[String: Any]])
+            let front = try #require(rows.first { $0["name"] as? String == "front" })
+            let back = try #require(rows.first { $0["name"] as? String == "back" })
+            #expect(listed == 200 && front["online"] as? Bool == true && front["alerting"] as? Bool == true)
+            #expect((front["alerts"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["forced_open"])
+            #expect(back["online"] as? Bool == false && (back["alerts"] as? [[String: Any]])?.first?["name"] as? String == "silent", "an hour quiet")
+            let path = "/api/v1/doors/front/alerts/forced_open/acknowledge"
+            #expect(try await api.call(client, path, .post, token: reader).0 == 403)
+            let (acked, _) = try await api.call(client, path, .post, token: doors)
+            #expect(acked == 200)
+            let (_, after) = try await api.call(client, "/api/v1/doors", token: reader)
+            let alert = try #require(((after["doors"] as? [[String: Any]])?.first { $0["name"] as? String == "front" }?["alerts"] as? [[String: Any]])?.first)
+            #expect(alert["acknowledged_by"] as? String == "token:guard" && alert["acknowledged_at"] is String)
+            let (none, why) = try await api.call(client, "/api/v1/doors/front/alerts/tamper/acknowledge", .post, token: doors)
+            #expect(none == 409 && (why["error"] as? String)?.contains("no standing tamper alert") == true)
+            #expect(try await api.call(client, "/api/v1/doors/side/alerts/tamper/acknowledge", .post, token: doors).0 == 404)
+            let (badAlert, said) = try await api.call(client, "/api/v1/doors/front/alerts/opened/acknowledge", .post, token: doors)
+            #expect(badAlert == 400 && (said["error"] as? String)?.contains("alert must be one of") == true)
+            let records = try await harness.under.administration.auditRecords(last: 5).joined(separator: "\n")
+            #expect(records.contains("alert_acknowledge") && records.contains("token:guard"))
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func modesAreSetWithWhoSetThemAndAnUnknownDoorIsRefused(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            _ = try await harness.under.store.storeEvents([
+                DoorEvent(id: "f1", terminalID: "front", type: "status", time: harness.clock.now, sequence: 1, json: "{}")
+            ])
+            let doors = try await api.token(harness, "guard", [.doors])
+            let (site, modes) = try await hooks.send(client, "/api/v1/modes/site", .put, #"{"mode":"lockdown"}"#, token: doors)
+            let setting = try #require(modes["site"] as? [String: Any])
+            #expect(site == 200 && setting["mode"] as? String == "lockdown" && setting["set_by"] as? String == "token:guard")
+            let (door, both) = try await hooks.send(client, "/api/v1/modes/doors/front", .put, #"{"mode":"release"}"#, token: doors)
+            #expect(door == 200 && (both["doors"] as? [[String: Any]])?.first?["mode"] as? String == "release")
+            let (_, listed) = try await api.call(client, "/api/v1/doors", token: doors)
+            #expect((listed["doors"] as? [[String: Any]])?.first?["mode_set"] as? String == "release", "its own mode over the site's")
+            let (follows, _) = try await hooks.send(client, "/api/v1/modes/doors/front", .put, #"{"mode":"site"}"#, token: doors)
+            let (again, why) = try await hooks.send(client, "/api/v1/modes/doors/front", .put, #"{"mode":"site"}"#, token: doors)
+            #expect(follows == 200 && again == 409 && (why["error"] as? String)?.contains("follows the site") == true)
+            let (unknown, said) = try await hooks.send(client, "/api/v1/modes/doors/side", .put, #"{"mode":"lockdown"}"#, token: doors)
+            #expect(unknown == 404 && (said["error"] as? String)?.contains("no door side") == true)
+            let (siteFollows, siteWhy) = try await hooks.send(client, "/api/v1/modes/site", .put, #"{"mode":"site"}"#, token: doors)
+            #expect(siteFollows == 400 && (siteWhy["error"] as? String)?.contains("mode must be normal, lockdown or release") == true)
+            #expect(try await harness.under.administration.siteRules().modes.doors.isEmpty, "nothing refused was stored")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func holidaysAndSchedulesAreSetAndRemovedByTheirKeys(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let doors = try await api.token(harness, "facilities", [.doors])
+            let reader = try await api.token(harness, "reader", [.read])
+            let (set, schedule) = try await hooks.send(client, "/api/v1/schedules/office", .put, #"{"spec":"mon-fri 08:00-18:00"}"#, token: doors)
+            #expect(set == 200 && schedule["spec"] as? String == "mon-fri 08:00-18:00")
+            let (bad, why) = try await hooks.send(client, "/api/v1/schedules/late", .put, #"{"spec":"mon-fri 25:00-26:00"}"#, token: doors)
+            #expect(bad == 400 && (why["error"] as? String)?.contains("late") == true)
+            let (holiday, day) = try await hooks.send(
+                client, "/api/v1/holidays/2026-12-24", .put, #"{"hours":"12:00-24:00","schedule":"office","label":"Christmas Eve"}"#, token: doors)
+            #expect(holiday == 200 && day["hours"] as? String == "12:00-24:00" && day["schedule"] as? String == "office")
+            let (badHours, hoursWhy) = try await hooks.send(client, "/api/v1/holidays/2026-12-25", .put, #"{"hours":"noon"}"#, token: doors)
+            #expect(badHours == 400 && (hoursWhy["error"] as? String)?.contains("hours 'noon'") == true, "\(hoursWhy)")
+            let (noSchedule, _) = try await hooks.send(client, "/api/v1/holidays/2026-12-25", .put, #"{"schedule":"nights"}"#, token: doors)
+            let (badDate, _) = try await hooks.send(client, "/api/v1/holidays/2026-02-30", .put, "{}", token: doors)
+            #expect(noSchedule == 400 && badDate == 400)
+            let (inUse, used) = try await api.call(client, "/api/v1/schedules/office", .delete, token: doors)
+            #expect(inUse == 409 && (used["error"] as? String)?.contains("office") == true, "a holiday still names it")
+            let (_, listed) = try await api.call(client, "/api/v1/holidays", token: reader)
+            #expect((listed["holidays"] as? [[String: Any]])?.compactMap { $0["date"] as? String } == ["2026-12-24"])
+            #expect(try await api.call(client, "/api/v1/holidays/2026-12-24", .delete, token: reader).0 == 403)
+            #expect(try await api.call(client, "/api/v1/holidays/2026-12-24", .delete, token: doors).0 == 200)
+            #expect(try await api.call(client, "/api/v1/holidays/2026-12-24", .delete, token: doors).0 == 404)
+            #expect(try await api.call(client, "/api/v1/schedules/office", .delete, token: doors).0 == 200)
+            let (_, schedules) = try await api.call(client, "/api/v1/schedules", token: reader)
+            #expect((schedules["schedules"] as? [Any])?.isEmpty == true)
+            let records = try await harness.under.administration.auditRecords(last: 10).joined(separator: "\n")
+            #expect(
+                records.contains("schedule_set") && records.contains("holiday_set") && records.contains("holiday_remove")
+                    && records.contains("token:facilities"))
+        }
+    }
+}

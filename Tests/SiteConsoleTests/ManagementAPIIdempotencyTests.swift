@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import SiteCore
+import Testing
+import VerifierTestSupport
+
+/// `Idempotency-Key` on both stores: a retried request is applied once and gets the first
+/// answer again; the key with another request is refused; keys are per token and forgotten
+/// after a day.
+@Suite("Management API: Idempotency-Key", .serialized)
+struct ManagementAPIIdempotencyTests {
+    let api = ManagementAPITests()
+
+    func post(_ client: any TestClientProtocol, _ path: String, _ body: String, token: String, key: String?) async throws -> (Int, String, HTTPFields) {
+        var headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+        if let key { headers[HTTPField.Name("Idempotency-Key")!] = key }
+        let response = try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+        return (Int(response.status.code), String(buffer: response.body), response.headers)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aRetriedRequestIsAppliedOnceAndAnsweredTheSame(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await api.addUsers(harness, ["ben"])
+            let token = try await api.token(harness, "booking", [.codes])
+            let other = try await api.token(harness, "calendar", [.codes])
+            let body = #"{"minutes":60,"door":"front"}"#
+            let (first, answer, _) = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: "visit-4711")
+            let (retry, again, headers) = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: "visit-4711")
+            #expect(first == 201 && retry == 201 && again == answer, "the same code, shown again to the one who asked")
+            #expect(headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            let codes = { try await api.call(client, "/api/v1/codes", token: token).1["codes"] as? [Any] }
+            #expect(try await codes()?.count == 1, "one code issued")
+            let (changed, why, _) = try await post(client, "/api/v1/users/ben/codes", #"{"minutes":30}"#, token: token, key: "visit-4711")
+            #expect(changed == 422 && why.contains("another request"))
+            let (elsewhere, _, _) = try await post(client, "/api/v1/users/ben/codes", body, token: other, key: "visit-4711")
+            let afterOther = try await codes()?.count
+            #expect(elsewhere == 201 && afterOther == 2, "a key belongs to its token")
+            let (bad, badWhy, _) = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: "has space")
+            #expect(bad == 400 && badWhy.contains("Idempotency-Key must be"))
+            _ = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: nil)
+            _ = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: nil)
+            #expect(try await codes()?.count == 4, "without a key each request is applied")
+            let records = try await harness.under.administration.auditRecords(last: 20).filter { $0.contains("code_issue") }
+            #expect(records.count == 4, "one audit record per change made")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aKeyIsClaimedOnceAndForgottenAfterADay(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let claim = { (fingerprint: String, at: Date) in
+            try await under.tokens.claimIdempotencyKey(token: "t", key: "k", fingerprint: fingerprint, now: at, since: at.addingTimeInterval(-86_400))
+        }
+        #expect(try await claim("a", now) == .new)
+        #expect(try await claim("a", now) == .running(fingerprint: "a"), "the first is still being answered")
+        try await under.tokens.finishIdempotencyKey(token: "t", key: "k", status: 201, body: "{}")
+        #expect(try await claim("b", now) == .answered(fingerprint: "a", status: 201, body: "{}"))
+        #expect(try await claim("b", now.addingTimeInterval(86_401)) == .new, "a day later the key is free")
+        try await under.tokens.releaseIdempotencyKey(token: "t", key: "k")
+        #expect(try await claim("c", now.addingTimeInterval(86_402)) == .new, "a released key is free")
+    }
+}
