@@ -135,7 +135,7 @@ def now_text():
 class Site:
     """The site server under test, and what a door and an API client send it."""
 
-    def __init__(self, binary, users, work):
+    def __init__(self, binary, users, work, store_lines="", scopes="read,users,codes,webhooks"):
         self.binary = binary
         self.work = work
         self.port = free_port()
@@ -150,10 +150,10 @@ class Site:
         with open(self.config, "w") as out:
             out.write(
                 f"server:\n  listen: 127.0.0.1:{self.port}\n  state_dir: {work}\n  secret_file: {secret_file}\n"
-                f"  console:\n    enabled: true\n    listen: 127.0.0.1:{self.console_port}\n"
+                f"  console:\n    enabled: true\n    listen: 127.0.0.1:{self.console_port}\n" + store_lines
             )
         self.run("verifier", "import", "--users-file", users, "--config", self.config)
-        self.token = self.run("verifier", "token", "create", "e2e", "--scope", "read,users,codes,webhooks", "--config", self.config).strip()
+        self.token = self.run("verifier", "token", "create", "e2e", "--scope", scopes, "--config", self.config).strip()
         self.process = None
 
     def run(self, *arguments, stdin=None):

@@ -59,6 +59,9 @@ struct VerifierServeCommand: AsyncParsableCommand {
 
 /// The options of every command that opens the verifier's database.
 struct VerifierDatabaseTarget: ParsableArguments {
+    /// How long one of these commands lets one database transaction take on PostgreSQL.
+    static let commandTimeout: Duration = .seconds(60)
+
     @Option(help: "Verifier config file (YAML, a `server:` section).")
     var config: String
 
@@ -69,7 +72,13 @@ struct VerifierDatabaseTarget: ParsableArguments {
     /// Runs `body` with the database `settings` names (opened, and its schema brought up to
     /// date, for the command's length).
     func withStore<R>(_ settings: VerifierServerConfiguration? = nil, _ body: (OpenedVerifierStore) async throws -> R) async throws -> R {
-        let settings = try settings ?? self.settings()
+        var settings = try settings ?? self.settings()
+        // `timeout_ms` keeps a door's answer prompt; an administrator's command (an import of
+        // thousands of users is one transaction) waits as long as it needs, up to a minute.
+        if case .postgres(var postgres) = settings.store, postgres.timeout < Self.commandTimeout {
+            postgres.timeout = Self.commandTimeout
+            settings.store = .postgres(postgres)
+        }
         LoggingSetup.bootstrap(level: .warning)
         return try await VerifierStoreAssembly.withStore(settings, instance: "cli", logger: Logger(label: "kioskpad.verifier-cli"), body)
     }

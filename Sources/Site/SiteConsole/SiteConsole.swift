@@ -149,9 +149,9 @@ enum ConsoleResponse {
     }
 
     static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: ConsoleSecurity.headers(contentType: "application/json"), body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(data))))
+        Response(
+            status: status, headers: ConsoleSecurity.headers(contentType: "application/json"),
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: ConsoleJSON.bytes(object))))
     }
 
     static func text(_ text: String, type: String, status: HTTPResponse.Status = .ok, extra: [(HTTPField.Name, String)] = []) -> Response {

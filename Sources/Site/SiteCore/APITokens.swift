@@ -111,7 +111,8 @@ public protocol APITokenStore: Sendable {
     func revokeToken(name: String, at: Date) async throws -> Bool
     /// Every token, by name.
     func tokens() async throws -> [APIToken]
-    /// The token stored under `hash`, its last use set to `now` (nil: none).
+    /// The token stored under `hash`, its last use set to `now` when the one kept is a minute
+    /// old or more (nil: none).
     func useToken(hash: String, now: Date) async throws -> APIToken?
     /// Claims `key` of `token` for a request with `fingerprint` (keys older than `since`
     /// forgotten first): ``IdempotencyClaim/new`` when this request is the first, else what

@@ -29,6 +29,8 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing {
     /// Up to `limit` users after `after` in byte order of their names, only those whose name
     /// holds `search` (any case), each with their access rule: one indexed read per page.
     func usersPage(after: String?, search: String?, limit: Int) async throws -> [UserListing]
+    /// User `name` with their rule, or nil when the site has no such user (one indexed read).
+    func userListing(name: String) async throws -> UserListing?
 }
 
 /// A user as a list shows them: their credentials by kind and their access rule.

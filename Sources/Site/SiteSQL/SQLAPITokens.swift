@@ -28,16 +28,22 @@ extension SQLConsoleStore: APITokenStore {
     }
 
     public func useToken(hash: String, now: Date) async throws -> APIToken? {
-        let row = try await database.writeEach { sql in
-            try await sql.raw(
-                """
-                UPDATE kioskpad_api_tokens SET last_used_at = \(bind: now.timeIntervalSince1970)
-                WHERE token_hash = \(bind: hash) RETURNING \(unsafeRaw: Self.tokenColumns)
-                """
-            ).first()
+        // A read; the last use is written only when the one kept is a minute old or more, so a
+        // busy client does not make every request a write (and, on SQLite, an fsync).
+        let kept = try await database.read { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.tokenColumns) FROM kioskpad_api_tokens WHERE token_hash = \(bind: hash)").first().map(Self.token)
         }
-        return try row.map(Self.token)
+        guard let found = kept else { return nil }
+        if let last = found.lastUsed, now.timeIntervalSince(last) < Self.lastUseResolution { return found }
+        _ = try await database.changed(
+            "UPDATE kioskpad_api_tokens SET last_used_at = \(bind: now.timeIntervalSince1970) WHERE token_hash = \(bind: hash) RETURNING 1")
+        return APIToken(
+            name: found.name, scopes: found.scopes, createdBy: found.createdBy, created: found.created, expires: found.expires, revoked: found.revoked,
+            lastUsed: now)
     }
+
+    /// How stale a token's kept last use may be before a request writes it again.
+    static let lastUseResolution: TimeInterval = 60
 
     static let tokenColumns = "name, scopes, created_by, created_at, expires_at, revoked_at, last_used_at"
 

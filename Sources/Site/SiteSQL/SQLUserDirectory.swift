@@ -101,6 +101,15 @@ public struct SQLUserDirectory: VerifierAdministration {
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
             conditions.append("lower(u.name) LIKE \(bind: pattern) ESCAPE '\\'")
         }
+        return try await listings(where: conditions, order: order, limit: limit)
+    }
+
+    public func userListing(name: String) async throws -> UserListing? {
+        try await listings(where: ["u.name = \(bind: name)"], order: "", limit: 1).first
+    }
+
+    /// Users with their rule, those matching every condition, by name, up to `limit`.
+    private func listings(where conditions: [SQLQueryString], order: String, limit: Int) async throws -> [UserListing] {
         let filter: SQLQueryString = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try await database.read { sql in
             try await sql.raw(

@@ -81,7 +81,7 @@ struct APIUserUpdates: Sendable {
             } catch let error as UserEditError {
                 return APIResponse.error(add ? .conflict : .notFound, error.description)
             }
-            let cards = try await services.administration.list().first { $0.name == name }?.cards ?? 0
+            let cards = try await services.administration.userListing(name: name)?.user.cards ?? 0
             return APIResponse.json(["name": name, "cards": cards], status: add ? .created : .ok)
         }
     }
@@ -89,7 +89,7 @@ struct APIUserUpdates: Sendable {
     /// The 404 for a user the site does not have (a card is never added to a new name: that
     /// would make a user), or nil.
     func missing(_ name: String) async throws -> Response? {
-        guard UsersFile.isValidName(name), try await services.administration.list().contains(where: { $0.name == name }) else {
+        guard UsersFile.isValidName(name), try await services.administration.userListing(name: name) != nil else {
             return APIResponse.error(.notFound, "there is no user \(name.prefix(64))")
         }
         return nil

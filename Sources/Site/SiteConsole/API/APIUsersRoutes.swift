@@ -28,10 +28,10 @@ struct APIUsersRoutes: Sendable {
 
     func read(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let user = try await services.administration.list().first(where: { $0.name == name }) else {
+        guard let listing = try await services.administration.userListing(name: name) else {
             return APIResponse.error(.notFound, "there is no user \(name)")
         }
-        return APIResponse.json(Self.json(user, rule: try await services.administration.siteRules().rules[name] ?? AccessRule()))
+        return APIResponse.json(Self.json(listing.user, rule: listing.rule))
     }
 
     /// A user as the API shows them: credentials by kind and count, and their rule.
@@ -131,11 +131,10 @@ struct APIUserCreation: Sendable {
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)
         }
-        let site = try await changes.services.administration.siteRules()
-        guard let user = try await changes.services.administration.list().first(where: { $0.name == name }) else {
+        guard let listing = try await changes.services.administration.userListing(name: name) else {
             return APIResponse.error(.serviceUnavailable, "the user was added but cannot be read back now")
         }
-        return APIResponse.json(APIUsersRoutes.json(user, rule: site.rules[name] ?? AccessRule()), status: .created)
+        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule), status: .created)
     }
 
     /// The rule's words (`doors=a,b`, `schedule=x`, ...) from the body's typed fields; a field
