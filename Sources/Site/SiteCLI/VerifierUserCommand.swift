@@ -20,7 +20,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             not echoed on a terminal (asked twice there).
             """,
         subcommands: [
-            Add.self, Remove.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
+            Add.self, Remove.self, Rename.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
             RemoveCard.self, EnrolCode.self,
         ])
 
@@ -165,6 +165,23 @@ struct VerifierUserCommand: AsyncParsableCommand {
                 (try await opened.administration.remove(name: name), opened.location)
             }
             writeLine("user '\(name)' removed from \(location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
+        }
+    }
+
+    /// `user rename NAME NEW_NAME`: the user keeps their PIN, cards, TOTP, rule and codes.
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a user; their PIN, duress PIN, cards, TOTP secret, rule and unused codes go with them.")
+        @Argument(help: "User name now.") var name: String
+        @Argument(help: "New name: 1-64 of letters, digits, '.', '_' or '-'.") var newName: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let location = try await target.change(.userRename, [("user", name), ("new_name", newName)]) { opened in
+                try await opened.administration.rename(name: name, to: newName)
+                return opened.location
+            }
+            writeLine("user '\(name)' is now '\(newName)' in \(location)")
         }
     }
 

@@ -25,6 +25,7 @@ public struct Administrator: Sendable, Equatable {
 public enum AdministratorAction: String, Sendable, CaseIterable {
     case userAdd = "user_add"
     case userRemove = "user_remove"
+    case userRename = "user_rename"
     case userRule = "user_rule"
     case userDisable = "user_disable"
     case userEnable = "user_enable"

@@ -31,6 +31,10 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing {
     func usersPage(after: String?, search: String?, limit: Int) async throws -> [UserListing]
     /// User `name` with their rule, or nil when the site has no such user (one indexed read).
     func userListing(name: String) async throws -> UserListing?
+    /// Renames user `name` to `newName`: their PIN, duress PIN, cards, TOTP secret, rule and
+    /// unused codes go with them; the audit log keeps the old name in past records. Refused
+    /// when there is no such user or `newName` is taken.
+    func rename(name: String, to newName: String) async throws
 }
 
 /// A user as a list shows them: their credentials by kind and their access rule.

@@ -36,6 +36,26 @@ public struct SQLUserDirectory: VerifierAdministration {
         return removed
     }
 
+    public func rename(name: String, to newName: String) async throws {
+        guard UsersFile.isValidName(newName) else {
+            throw UserEditError(description: "new name '\(newName)' must be 1-64 of letters, digits, '.', '_' or '-'")
+        }
+        let (location, locks) = (self.location, database.dialect.siteEditLocks)
+        try await database.write { sql in
+            // The site's edit lock, as every user and rule edit takes it: the checks hold until commit.
+            for lock in locks { try await sql.raw(lock).run() }
+            guard try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: name)").first() != nil else {
+                throw UserEditError(description: "no user '\(name)' in \(location)")
+            }
+            guard try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: newName)").first() == nil else {
+                throw UserEditError.alreadyThere(newName, in: location)
+            }
+            try await sql.raw("UPDATE kioskpad_users SET name = \(bind: newName) WHERE name = \(bind: name)").run()
+            try await sql.raw("UPDATE kioskpad_access SET user_name = \(bind: newName) WHERE user_name = \(bind: name)").run()
+            try await sql.raw("UPDATE kioskpad_codes SET user_name = \(bind: newName) WHERE user_name = \(bind: name)").run()
+        }
+    }
+
     public func setPIN(name: String, hash: PINHash, tag: String?) async throws {
         let changed = try await database.changed(updatePINLine(name: name, hash: hash, tag: tag))
         guard changed > 0 else { throw noPIN(name) }

@@ -5,8 +5,8 @@ import KioskPadCore
 import KioskPadStorage
 import SiteCore
 
-/// `PATCH /api/v1/users/{name}` (scope users): the fields sent change, the rest stay; `null`
-/// clears one (`doors: null`: every door; `schedule: null`: always; a date: no limit). Then
+/// `PATCH /api/v1/users/{name}` (scope users): the fields sent change, the rest stay (`name`
+/// renames the user, who keeps their credentials, rule and codes); `null` clears one (`doors: null`: every door; `schedule: null`: always; a date: no limit). Then
 /// cards (`POST .../cards`, `POST .../cards/remove`, the number in the body, never in a URL)
 /// and codes (scope codes): a one-time code or an enrolment code issued, shown once in the
 /// answer; unused codes listed; one revoked. Each change is the console's, made by the same
@@ -21,9 +21,21 @@ struct APIUserUpdates: Sendable {
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
         let fields: StrictJSON.Fields
-        switch try await APIBody.object(request, allowed: Self.ruleKeys, nullable: ["doors", "schedule", "valid_from", "valid_until"]) {
+        switch try await APIBody.object(request, allowed: Self.ruleKeys.union(["name"]), nullable: ["doors", "schedule", "valid_from", "valid_until"]) {
         case .failure(let refusal): return refusal.response
         case .success(let object): fields = object
+        }
+        var newName: String?
+        if fields.has("name") {
+            guard let text = fields.string("name"), UsersFile.isValidName(text) else {
+                return APIResponse.error(.badRequest, "name must be 1-64 of letters, digits, '.', '_' or '-'")
+            }
+            if text != name {
+                guard try await services.administration.userListing(name: text) == nil else {
+                    return APIResponse.error(.conflict, "name: there is a user \(text) already")
+                }
+                newName = text
+            }
         }
         var enabledFlag: Bool?
         if fields.has("enabled") {
@@ -39,26 +51,41 @@ struct APIUserUpdates: Sendable {
         } catch let problem as APIUserCreation.FieldProblem {
             return APIResponse.error(.badRequest, problem.description)
         }
-        let sent = Set(fields.object.keys)
+        let sent = Set(fields.object.keys).subtracting(["name"])
         do {
-            try await changes.changes(context).apply(
-                .userRule,
-                reporting: {
-                    let saved = try await services.administration.setAccess(user: name) { rule in
-                        if sent.contains("doors") { rule.doors = given.doors }
-                        if sent.contains("schedule") { rule.schedule = given.schedule }
-                        if sent.contains("valid_from") { rule.validFrom = given.validFrom }
-                        if sent.contains("valid_until") { rule.validUntil = given.validUntil }
-                        if sent.contains("staff") { rule.staff = given.staff }
-                        if sent.contains("responder") { rule.responder = given.responder }
-                        if let enabled { rule.disabled = !enabled }
-                    }
-                    return ((), [("user", name), ("rule", saved.fields.joined(separator: " "))])
-                })
+            if !sent.isEmpty {
+                try await changeRule(context, name: name, sent: sent, given: given, enabled: enabled)
+            }
+            if let newName {
+                try await changes.changes(context).apply(.userRename, [("user", name), ("new_name", newName)]) {
+                    try await services.administration.rename(name: name, to: newName)
+                }
+            }
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)
         }
-        return try await APIUsersRoutes(services: services).read(request, context)
+        guard let listing = try await services.administration.userListing(name: newName ?? name) else {
+            return APIResponse.error(.notFound, "there is no user \(newName ?? name)")
+        }
+        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule))
+    }
+
+    /// The fields of the rule that were `sent`, set from `given`; one audit record.
+    func changeRule(_ context: APIRequestContext, name: String, sent: Set<String>, given: AccessRule, enabled: Bool?) async throws {
+        try await changes.changes(context).apply(
+            .userRule,
+            reporting: {
+                let saved = try await services.administration.setAccess(user: name) { rule in
+                    if sent.contains("doors") { rule.doors = given.doors }
+                    if sent.contains("schedule") { rule.schedule = given.schedule }
+                    if sent.contains("valid_from") { rule.validFrom = given.validFrom }
+                    if sent.contains("valid_until") { rule.validUntil = given.validUntil }
+                    if sent.contains("staff") { rule.staff = given.staff }
+                    if sent.contains("responder") { rule.responder = given.responder }
+                    if let enabled { rule.disabled = !enabled }
+                }
+                return ((), [("user", name), ("rule", saved.fields.joined(separator: " "))])
+            })
     }
 
     /// `POST .../cards` (add) and `POST .../cards/remove`: `{"number": "12345678"}`.
