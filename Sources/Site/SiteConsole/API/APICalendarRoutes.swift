@@ -30,9 +30,6 @@ struct APICalendarRoutes: Sendable {
         do {
             let holiday = try Holiday(
                 day: date, hours: fields.string("hours"), schedule: fields.string("schedule"), label: fields.string("label") ?? "", hoursField: "hours")
-            if let schedule = holiday.schedule, try await administration.siteRules().schedules[schedule] == nil {
-                return APIResponse.error(.badRequest, "schedule: there is no schedule \(schedule) (GET /api/v1/schedules lists them)")
-            }
             try await changes.changes(context).apply(.holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
                 try await administration.setHoliday(holiday)
             }
@@ -49,9 +46,6 @@ struct APICalendarRoutes: Sendable {
         let date = context.parameters.get("date") ?? ""
         guard let day = SiteDate(parsing: date), day.minute == nil else {
             return APIResponse.error(.badRequest, "date must be YYYY-MM-DD, e.g. 2026-12-25")
-        }
-        guard try await administration.siteRules().holidays.contains(where: { $0.day == day }) else {
-            return APIResponse.error(.notFound, "there is no holiday on \(day)")
         }
         do {
             try await changes.changes(context).apply(.holidayRemove, [("date", day.description)]) {
