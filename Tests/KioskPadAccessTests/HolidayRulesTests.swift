@@ -49,7 +49,7 @@ struct HolidayRulesTests {
         ("@holiday 2026-12-24\n@holiday 2026-12-24 Eve", "line 2: @holiday 2026-12-24 is given twice"),
         (
             "@access x responder=yes",
-            "line 1: @access x: 'responder=yes' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder staff"
+            "line 1: @access x: 'responder=yes' is not a rule; valid: doors=ID,ID schedule=NAME levels=NAME,NAME groups=NAME,NAME valid_from=DATE valid_until=DATE disabled responder staff"
         ),
     ])
     func aBadHolidayOrResponderLineNamesTheLineAndWhatIsValid(_ line: String, _ message: String) {

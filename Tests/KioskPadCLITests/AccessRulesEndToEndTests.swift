@@ -57,12 +57,16 @@ struct AccessRulesEndToEndTests {
         /// offline decisions, audited as they arrive, are left out: they may land after a later online one).
         func deniedReasons() async throws -> [String] {
             if let postgres {
-                return try await postgres.database.query("SELECT record->>'reason' FROM kioskpad_audit WHERE record->>'decision' = 'denied' AND record->>'offline' IS NULL ORDER BY id")
-                    .split(separator: "\n").map(String.init)
+                return try await postgres.database.query(
+                    "SELECT record->>'reason' FROM kioskpad_audit WHERE record->>'decision' = 'denied' AND record->>'offline' IS NULL ORDER BY id"
+                )
+                .split(separator: "\n").map(String.init)
             }
             let records = try await SQLiteAuditReader.records(path: directory.appendingPathComponent("state/verifier.sqlite3").path)
             return records.compactMap { record in
-                guard let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: String], object["decision"] == "denied", object["offline"] == nil else {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: String], object["decision"] == "denied",
+                    object["offline"] == nil
+                else {
                     return nil
                 }
                 return object["reason"]

@@ -34,7 +34,8 @@ public struct CredentialReplica: Sendable, Equatable {
     public let timeZone: String?
     /// The schedules the rules name: name to spec.
     public let schedules: [String: String]
-    /// Users whose rule is not the default: user to rule text (``AccessRule/fields``).
+    /// Users whose rule is not the default: user to rule text (``AccessRule/fields``), each
+    /// compiled for this door (levels and groups resolved: the door never sees the tree).
     public let rules: [String: String]
     public let entries: [Entry]
     /// The key of the entries' tags (``ReplicaTagKey``), and how many bits of each are kept.
@@ -75,11 +76,12 @@ public struct CredentialReplica: Sendable, Equatable {
     /// The rules beyond the base ones this replica uses. A responder is read from the rule's
     /// parsed fields (a rule that does not parse is refused where the door compiles it).
     public var requires: [ReplicaRequirement] {
-        let responders = rules.values.contains { text in
-            (try? AccessRule(fields: text.split(separator: " ")))?.responder == true
-        }
+        let parsed = rules.values.map { try? AccessRule(fields: $0.split(separator: " ")) }
+        let responders = parsed.contains { $0?.responder == true }
+        let anyOfSchedules = parsed.contains { ($0?.scheduleNames.count ?? 0) > 1 }
         return ReplicaRequirement.needed(
-            holidays: !holidays.isEmpty, lockdown: mode != nil || modeCheck != nil || responders, unlockSchedule: unlock != nil, cardPIN: cardAndPIN != nil)
+            holidays: !holidays.isEmpty, lockdown: mode != nil || modeCheck != nil || responders, unlockSchedule: unlock != nil, cardPIN: cardAndPIN != nil,
+            accessLevels: anyOfSchedules)
     }
 }
 

@@ -67,7 +67,7 @@ public struct LocalVerifier: Verifier {
             return .unavailable
         }
         guard let matched = found else { return .denied() }
-        let rule = rules.rules[matched.name]
+        let rule = rules.rules[matched.name].map { rules.access.rule($0, at: attempt.terminalID) }
         if rule != nil || rules.modes.isSet {
             let now: Date? = rule?.needsClock == true && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {

@@ -9,15 +9,19 @@ public enum ReplicaRequirement: String, Sendable, CaseIterable {
     case lockdown
     case unlockSchedule = "unlock_schedule"
     case cardPIN = "card_pin"
+    /// Access levels: a user's rule compiled for the door names several schedules, any of
+    /// which admits (``AccessLevels/rule(_:at:)``).
+    case accessLevels = "access_levels"
 
     /// Those of the rules that are in use, in this enum's order.
-    public static func needed(holidays: Bool, lockdown: Bool, unlockSchedule: Bool, cardPIN: Bool) -> [ReplicaRequirement] {
+    public static func needed(holidays: Bool, lockdown: Bool, unlockSchedule: Bool, cardPIN: Bool, accessLevels: Bool = false) -> [ReplicaRequirement] {
         allCases.filter { requirement in
             switch requirement {
             case .holidays: return holidays
             case .lockdown: return lockdown
             case .unlockSchedule: return unlockSchedule
             case .cardPIN: return cardPIN
+            case .accessLevels: return accessLevels
             }
         }
     }

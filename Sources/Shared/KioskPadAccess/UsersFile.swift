@@ -43,7 +43,9 @@ public struct UserRecord: Equatable, Sendable {
 /// Access rules (see ``SiteRules``) are lines starting with `@`: `@time_zone Europe/Berlin`,
 /// `@schedule NAME SPEC` (a ``WeeklySchedule``), `@holiday DATE [HH:MM-HH:MM]
 /// [schedule=NAME] [LABEL]` (a ``Holiday``), `@card_pin DOOR [schedule=NAME]` (a
-/// ``CardAndPINRule``) and `@access NAME doors=ID,ID schedule=NAME valid_from=DATE
+/// ``CardAndPINRule``), `@door_group NAME doors=ID,ID`, `@level NAME doors=ID,ID
+/// door_groups=NAME schedule=NAME`, `@group NAME levels=NAME,NAME [disabled]` (see
+/// ``AccessLevels``) and `@access NAME doors=ID,ID schedule=NAME levels=.. groups=.. valid_from=DATE
 /// valid_until=DATE disabled responder staff` (any of them, for a user in the file).
 public struct UsersFile: Equatable, Sendable {
     public let users: [UserRecord]
@@ -155,6 +157,12 @@ public struct UsersFile: Equatable, Sendable {
             if let schedule = rule.schedule, site.schedules[schedule] == nil {
                 throw fail("@access \(name): schedule '\(schedule)' is not defined here (add a line @schedule \(schedule) SPEC)")
             }
+            if let undefined = site.access.undefined(in: rule) {
+                throw fail("@access \(name): \(undefined) here (add a line @level or @group)")
+            }
+        }
+        if let undefined = site.access.undefined(schedules: Set(site.schedules.keys)) {
+            throw ParseError(source: source, line: ruleLines["@access-tree"] ?? 0, reason: "\(undefined) here")
         }
         for holiday in site.holidays {
             if let schedule = holiday.schedule, site.schedules[schedule] == nil {
@@ -224,8 +232,28 @@ public struct UsersFile: Equatable, Sendable {
             guard ruleLines[key] == nil else { throw fail("\(key) is given twice") }
             ruleLines[key] = number
             site.cardAndPIN[door] = try CardAndPINRule(words: Array(words.dropFirst(2)))
+        case "@door_group", "@level", "@group":
+            let kind = String(words[0])
+            guard words.count >= 2, Identifier.isValid(String(words[1])) else {
+                throw fail("write \(kind) NAME followed by its fields; NAME is 1-64 of letters, digits, '.', '_' or '-'")
+            }
+            let name = String(words[1])
+            let key = "\(kind) \(name)"
+            guard ruleLines[key] == nil else { throw fail("\(key) is given twice") }
+            ruleLines[key] = number
+            ruleLines["@access-tree"] = ruleLines["@access-tree"] ?? number
+            let fields = Array(words.dropFirst(2))
+            do {
+                switch kind {
+                case "@door_group": site.access.doorGroups[name] = try DoorGroup(fields: fields)
+                case "@level": site.access.levels[name] = try AccessLevel(fields: fields)
+                default: site.access.userGroups[name] = try UserGroup(fields: fields)
+                }
+            } catch let error as AccessRule.RuleError {
+                throw fail("\(key): \(error.description)")
+            }
         default:
-            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @holiday, @access, @card_pin")
+            throw fail("'\(words.first ?? "")' is not a known line; valid: @time_zone, @schedule, @holiday, @door_group, @level, @group, @access, @card_pin")
         }
     }
 
@@ -335,6 +363,11 @@ public struct UsersFile: Equatable, Sendable {
         for (door, rule) in site.cardAndPIN.sorted(by: { $0.key < $1.key }) {
             text += "@card_pin \(door)" + (rule.schedule.map { " schedule=\($0)" } ?? "") + "\n"
         }
+        for (name, group) in site.access.doorGroups.sorted(by: { $0.key < $1.key }) { text += "@door_group \(name) \(group.fields.joined(separator: " "))\n" }
+        for (name, level) in site.access.levels.sorted(by: { $0.key < $1.key }) {
+            text += "@level \(name)" + level.fields.map { " " + $0 }.joined() + "\n"
+        }
+        for (name, group) in site.access.userGroups.sorted(by: { $0.key < $1.key }) { text += "@group \(name) \(group.fields.joined(separator: " "))\n" }
         for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
             text += "@access \(name) \(rule.fields.joined(separator: " "))\n"
         }

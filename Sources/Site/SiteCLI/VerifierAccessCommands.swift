@@ -8,7 +8,7 @@ import SiteCore
 /// The options that set a user's access rule (`user add` and `user set`), checked before
 /// anything is changed.
 struct AccessRuleOptions: ParsableArguments {
-    @Option(help: "The doors (terminal_id) the user may open, comma-separated; default: every door.")
+    @Option(help: "The doors (terminal_id) the user may open, comma-separated; default: every door (none with --levels or --groups).")
     var doors: String?
     @Flag(help: "The user may open every door (`user set` only).")
     var allDoors = false
@@ -18,6 +18,10 @@ struct AccessRuleOptions: ParsableArguments {
     var validFrom: String?
     @Option(help: "Last day (through its end) or the moment the user stops being valid: YYYY-MM-DD or YYYY-MM-DDTHH:MM (none: no end).")
     var validUntil: String?
+    @Option(help: "Access levels given to the user directly, comma-separated (`kioskpad verifier level set`), or none.")
+    var levels: String?
+    @Option(help: "User groups the user is in, comma-separated (`kioskpad verifier group set`), or none.")
+    var groups: String?
     @Option(help: "yes: the user still enters doors in lockdown (security, first aid); no: they do not (the default).")
     var responder: String?
     @Option(help: "yes: the user's first entry of the day starts a first-in door's unlock schedule; no (the default).")
@@ -29,7 +33,10 @@ struct AccessRuleOptions: ParsableArguments {
     }
 
     /// Whether any option was given.
-    var isEmpty: Bool { doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil && responder == nil && staff == nil }
+    var isEmpty: Bool {
+        doors == nil && !allDoors && schedule == nil && validFrom == nil && validUntil == nil && responder == nil && staff == nil && levels == nil
+            && groups == nil
+    }
 
     /// The change these options make to a rule; an error names the option and what is valid.
     func change() throws -> @Sendable (inout AccessRule) -> Void {
@@ -61,8 +68,12 @@ struct AccessRuleOptions: ParsableArguments {
             guard ["yes", "no"].contains(staff) else { throw ValidationError("--staff \(staff): give yes or no") }
             isStaff = staff == "yes"
         }
+        let newLevels = try levels.map { $0 == "none" ? [] : try Self.names($0, option: "--levels ", of: "an access level") }
+        let newGroups = try groups.map { $0 == "none" ? [] : try Self.names($0, option: "--groups ", of: "a user group") }
         let (newDoors, newSchedule, newResponder, newStaff) = (doors, schedule, isResponder, isStaff)
         return { rule in
+            if let newLevels { rule.levels = newLevels }
+            if let newGroups { rule.groups = newGroups }
             if let newResponder { rule.responder = newResponder }
             if let newStaff { rule.staff = newStaff }
             if let newDoors { rule.doors = newDoors }
@@ -75,6 +86,15 @@ struct AccessRuleOptions: ParsableArguments {
     static func doorList(_ text: String) throws -> [String] {
         do {
             return try AccessRule.doors(text, option: "--doors ")
+        } catch let error as AccessRule.RuleError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// A comma list of names (levels, groups, door groups), each checked.
+    static func names(_ text: String, option: String, of what: String) throws -> [String] {
+        do {
+            return try AccessRule.names(text, option: option, of: what)
         } catch let error as AccessRule.RuleError {
             throw ValidationError(error.description)
         }

@@ -145,13 +145,16 @@ struct VerifierUserCommand: AsyncParsableCommand {
     /// A rule as `user list` shows it: doors, schedule, validity, state, then the marks it
     /// has (responder: enters in a lockdown; staff: opens a first-in door for the day).
     static func describe(_ rule: AccessRule) -> String {
-        let doors: String = rule.doors?.joined(separator: ",") ?? "all"
+        let doors: String = !rule.hasOwnGrant ? "none" : rule.doors.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "all"
         let from: String = rule.validFrom?.description ?? ""
         let until: String = rule.validUntil?.description ?? ""
         let valid: String = from.isEmpty && until.isEmpty ? "always" : "\(from)..\(until)"
         let state: String = rule.disabled ? "disabled" : "enabled"
         let marks = (rule.responder ? " responder" : "") + (rule.staff ? " staff" : "")
-        return "doors=\(doors) schedule=\(rule.schedule ?? "always") valid=\(valid) \(state)\(marks)"
+        let levels =
+            (rule.levels.isEmpty ? "" : " levels=" + rule.levels.joined(separator: ","))
+            + (rule.groups.isEmpty ? "" : " groups=" + rule.groups.joined(separator: ","))
+        return "doors=\(doors) schedule=\(rule.schedule ?? "always")\(levels) valid=\(valid) \(state)\(marks)"
     }
 
     /// `user remove NAME`: every line of the user (PIN, duress PIN, cards).

@@ -153,11 +153,11 @@ public struct CredentialService: Sendable {
             let allowed =
                 admitted[record.name]
                 ?? {
-                    let rule = site.rules[record.name] ?? AccessRule()
+                    let rule = site.access.rule(site.rules[record.name] ?? AccessRule(), at: terminal)
                     let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
                     if open && !rule.isDefault {
                         rules[record.name] = rule.fields.joined(separator: " ")
-                        if let schedule = rule.schedule { schedules[schedule] = site.schedules[schedule] }
+                        for schedule in rule.scheduleNames { schedules[schedule] = site.schedules[schedule] }
                     }
                     admitted[record.name] = open
                     return open

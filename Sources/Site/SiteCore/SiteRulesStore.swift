@@ -31,6 +31,9 @@ public protocol SiteRulesTransaction: Sendable {
     func writeUnlock(door: String, unlock: DoorUnlockSchedule?) async throws
     /// Stores `door`'s card-and-PIN rule, or removes it for nil.
     func writeCardAndPIN(door: String, rule: CardAndPINRule?) async throws
+    /// Stores a door group, access level or user group (its ``AccessLevel/fields`` and
+    /// the like), or removes it for nil.
+    func writeAccessGroup(kind: AccessGroupKind, name: String, definition: [String]?) async throws
 }
 
 /// Where the rules are changed: a store that runs a body as one write transaction.
@@ -87,6 +90,13 @@ extension SiteRulesEditing {
             let site = try await transaction.readSite()
             guard site.schedules[name] != nil else { throw UserEditError(description: "no schedule '\(name)' in \(location)") }
             let users = site.rules.filter { $0.value.schedule == name }.keys.sorted()
+            let levels = site.access.schedulesUsed[name] ?? []
+            guard levels.isEmpty else {
+                throw UserEditError(
+                    description:
+                        "schedule '\(name)' is the schedule of the access level \(levels.joined(separator: ", ")); change or remove it there first (`kioskpad verifier level set`)"
+                )
+            }
             let holidays = site.holidays.filter { $0.schedule == name }.map(\.day.description)
             let doors = site.unlockSchedules.filter { $0.value.schedule == name }.keys.sorted()
             let twoFactorDoors = site.cardAndPIN.filter { $0.value.schedule == name }.keys.sorted()
@@ -126,14 +136,12 @@ extension SiteRulesEditing {
         return try await editSite { transaction in
             guard try await transaction.userExists(user) else { throw UserEditError(description: "no user '\(user)' in \(location)") }
             let site = try await transaction.readSite()
-            var rule = site.rules[user] ?? AccessRule()
+            let before = site.rules[user] ?? AccessRule()
+            var rule = before
             change(&rule)
-            if let schedule = rule.schedule, site.schedules[schedule] == nil {
-                throw UserEditError(
-                    description:
-                        "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)"
-                )
-            }
+            // The last level or group taken away leaves no grant, never the default's every door.
+            if before.usesLevels && !rule.usesLevels && rule.doors == nil { rule.doors = [] }
+            try AccessGroupsEditing.check(rule, in: site, location: location)
             try await transaction.writeRule(user: user, rule: rule)
             return rule
         }
@@ -165,13 +173,21 @@ public struct UserAccess: Sendable, Equatable {
     public let mode: DoorMode
     /// The holidays on the dates around the attempt (read only for a user with a schedule).
     public let holidays: [HolidayRow]
+    /// For a rule with levels or groups: the site's tree and every schedule's spec by name.
+    public let levels: AccessLevels?
+    public let scheduleSpecs: [String: String]
 
-    public init(ruleText: String?, scheduleSpec: String?, timeZone: String, mode: DoorMode = .normal, holidays: [HolidayRow] = []) {
+    public init(
+        ruleText: String?, scheduleSpec: String?, timeZone: String, mode: DoorMode = .normal, holidays: [HolidayRow] = [], levels: AccessLevels? = nil,
+        scheduleSpecs: [String: String] = [:]
+    ) {
         self.ruleText = ruleText
         self.scheduleSpec = scheduleSpec
         self.timeZone = timeZone
         self.mode = mode
         self.holidays = holidays
+        self.levels = levels
+        self.scheduleSpecs = scheduleSpecs
     }
 }
 
@@ -211,8 +227,14 @@ public final class AccessCompilationCache: Sendable {
     public func refusal(_ access: UserAccess, door: String, at instant: Date) -> DenialReason? {
         let lockdown = access.mode == .lockdown
         guard let text = access.ruleText else { return lockdown ? .lockdown : nil }
-        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
-        let schedule = access.scheduleSpec.flatMap(compiledSchedule)
+        guard var rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
+        var schedule = access.scheduleSpec.flatMap(compiledSchedule)
+        if rule.usesLevels {
+            rule = (access.levels ?? AccessLevels()).rule(rule, at: door)
+            let names = rule.scheduleNames
+            let known = names.compactMap { access.scheduleSpecs[$0].flatMap(compiledSchedule) }
+            schedule = names.count == 1 ? known.first : WeeklySchedule(union: known)
+        }
         let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
         return AccessEvaluator.refusal(
             rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) }, holidays: calendar(access.holidays),

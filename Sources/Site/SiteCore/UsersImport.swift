@@ -25,6 +25,9 @@ public enum UsersImport {
         public var holidays: [Holiday] = []
         /// Doors' card-and-PIN rules (`@card_pin`) the database does not have.
         public var cardAndPIN: [(String, CardAndPINRule)] = []
+        /// Door groups, levels and user groups (`@door_group`, `@level`, `@group`) the database
+        /// does not have: kind, name, definition.
+        public var accessGroups: [(AccessGroupKind, String, [String])] = []
     }
 
     /// The lines and rules of `file` to write to a database that holds `existing` and
@@ -77,6 +80,19 @@ public enum UsersImport {
             case let stored?: clash.rules.append("@card_pin \(door): the database has it as \"\(stored.rule)\"")
             }
         }
+        var accessGroups: [(AccessGroupKind, String, [String])] = []
+        let tree = file.site.access
+        let entries: [(AccessGroupKind, String, [String], [String]?, String)] =
+            tree.doorGroups.sorted { $0.key < $1.key }.map { (.doorGroup, $0.key, $0.value.fields, site.access.doorGroups[$0.key]?.fields, "@door_group") }
+            + tree.levels.sorted { $0.key < $1.key }.map { (.level, $0.key, $0.value.fields, site.access.levels[$0.key]?.fields, "@level") }
+            + tree.userGroups.sorted { $0.key < $1.key }.map { (.userGroup, $0.key, $0.value.fields, site.access.userGroups[$0.key]?.fields, "@group") }
+        for (kind, name, fields, stored, line) in entries {
+            switch stored {
+            case nil: accessGroups.append((kind, name, fields))
+            case fields: break
+            case let stored?: clash.rules.append("\(line) \(name): the database has it as \"\(stored.joined(separator: " "))\"")
+            }
+        }
         let existingNames = Set(existing.map(\.name))
         var rules: [(String, AccessRule)] = []
         for name in Set(file.users.map(\.name)).sorted() {
@@ -91,6 +107,7 @@ public enum UsersImport {
         guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }
         var plan = Plan(records: records, timeZone: timeZone, schedules: schedules, rules: rules, holidays: holidays)
         plan.cardAndPIN = cardAndPIN
+        plan.accessGroups = accessGroups
         return plan
     }
 

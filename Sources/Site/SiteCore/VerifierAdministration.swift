@@ -70,6 +70,7 @@ extension VerifierAdministration {
             for (user, rule) in plan.rules { try await transaction.writeRule(user: user, rule: rule) }
             for holiday in plan.holidays { try await transaction.writeHoliday(day: holiday.day, holiday: holiday) }
             for (door, rule) in plan.cardAndPIN { try await transaction.writeCardAndPIN(door: door, rule: rule) }
+            for (kind, name, definition) in plan.accessGroups { try await transaction.writeAccessGroup(kind: kind, name: name, definition: definition) }
             return plan.records.count
         }
     }
@@ -79,12 +80,7 @@ extension VerifierAdministration {
     public func addUser(name: String, hash: PINHash, tag: String?, rule: AccessRule) async throws {
         let location = self.location
         try await editSite { transaction in
-            if let schedule = rule.schedule, try await transaction.readSite().schedules[schedule] == nil {
-                throw UserEditError(
-                    description:
-                        "--schedule \(schedule): no such schedule in \(location) (add it with `kioskpad verifier schedule set \(schedule) SPEC`, or use always)"
-                )
-            }
+            if rule.schedule != nil || rule.usesLevels { try AccessGroupsEditing.check(rule, in: try await transaction.readSite(), location: location) }
             guard try await transaction.addPIN(name: name, hash: hash, tag: tag) else { throw UserEditError.alreadyThere(name, in: location) }
             try await transaction.writeRule(user: name, rule: rule)
         }

@@ -24,7 +24,36 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         site.modeCheck = try await sql.raw("SELECT value FROM kioskpad_site WHERE key = 'mode_check_s'").first().flatMap { Int(try $0.text("value")) }
         site.unlockSchedules = try await unlockSchedules()
         site.cardAndPIN = try await cardAndPINRules()
+        site.access = try await accessLevels()
         return site
+    }
+
+    /// Every door group, access level and user group (a definition that does not parse is
+    /// left out: a name it leaves undefined gives nothing).
+    func accessLevels() async throws -> AccessLevels {
+        var tree = AccessLevels()
+        for row in try await sql.raw("SELECT kind, name, definition FROM kioskpad_access_groups").all() {
+            let (name, fields) = (try row.text("name"), try row.text("definition").split(separator: " "))
+            switch try row.text("kind") {
+            case "door_group": tree.doorGroups[name] = try? DoorGroup(fields: fields)
+            case "level": tree.levels[name] = try? AccessLevel(fields: fields)
+            default: tree.userGroups[name] = try? UserGroup(fields: fields)
+            }
+        }
+        return tree
+    }
+
+    func writeAccessGroup(kind: AccessGroupKind, name: String, definition: [String]?) async throws {
+        guard let definition else {
+            try await sql.raw("DELETE FROM kioskpad_access_groups WHERE kind = \(bind: kind.rawValue) AND name = \(bind: name)").run()
+            return
+        }
+        try await sql.raw(
+            """
+            INSERT INTO kioskpad_access_groups (kind, name, definition) VALUES (\(bind: kind.rawValue), \(bind: name), \(bind: definition.joined(separator: " ")))
+            ON CONFLICT (kind, name) DO UPDATE SET definition = excluded.definition
+            """
+        ).run()
     }
 
     func userExists(_ name: String) async throws -> Bool {
@@ -87,10 +116,18 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         ).first()
         guard let row, try row.integer("known") > 0 else { return nil }
         let spec = try row.optionalText("spec")
+        let ruleText = try row.optionalText("rule")
+        // A rule with levels or groups: the tree and every schedule, to compile it for the door.
+        var levels: AccessLevels?
+        var specs: [String: String] = [:]
+        if let ruleText, ruleText.contains("levels=") || ruleText.contains("groups=") {
+            levels = try await accessLevels()
+            for row in try await sql.raw("SELECT name, spec FROM kioskpad_schedules").all() { specs[try row.text("name")] = try row.text("spec") }
+        }
         return UserAccess(
-            ruleText: try row.optionalText("rule"), scheduleSpec: spec, timeZone: try row.optionalText("zone") ?? "UTC",
+            ruleText: ruleText, scheduleSpec: spec, timeZone: try row.optionalText("zone") ?? "UTC",
             mode: try row.optionalText("mode").flatMap(DoorMode.init(rawValue:)) ?? .normal,
-            holidays: spec == nil ? [] : try await holidays(near: instant))
+            holidays: spec == nil && specs.isEmpty ? [] : try await holidays(near: instant), levels: levels, scheduleSpecs: specs)
     }
 }
 

@@ -334,5 +334,20 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_api_idempotency_created ON kioskpad_api_idempotency (created_at)",
             ]
         },
+        { t in
+            // Door groups, access levels and user groups: one row each, its fields as the
+            // users file writes them (`@door_group`, `@level`, `@group`); users name levels and
+            // groups in their rule. Every change moves the replica's version.
+            [
+                """
+                CREATE TABLE kioskpad_access_groups (
+                    kind \(t.text) NOT NULL CHECK (kind IN ('door_group', 'level', 'user_group')),
+                    name \(t.text) NOT NULL,
+                    definition \(t.text) NOT NULL,
+                    PRIMARY KEY (kind, name)
+                )
+                """
+            ] + t.replicaVersionTriggers(table: "kioskpad_access_groups")
+        },
     ]
 }

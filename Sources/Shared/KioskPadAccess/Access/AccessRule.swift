@@ -1,14 +1,25 @@
 import Foundation
 import KioskPadCore
 
-/// Who may use which door when, for one user: the doors (nil: every door), a named
-/// schedule (nil: always), a validity window in the site's time zone, whether the user is
-/// switched off, and whether they are a responder (who may still enter in a lockdown). A user without a rule has the default: every door, always, no end.
+/// Who may use which door when, for one user: their own grant (doors, nil: every door, in a
+/// named schedule, nil: always), the access levels given to them directly and through their
+/// user groups (``AccessLevels``), a validity window in the site's time zone, whether the
+/// user is switched off, and whether they are a responder (who may still enter in a
+/// lockdown). A user without a rule has the default: every door, always, no end.
+///
+/// A user with levels or groups has an own grant only when ``doors`` is set (an empty list:
+/// none); their access is the union of the own grant and the levels.
 public struct AccessRule: Sendable, Equatable {
-    /// The `terminal_id`s the user may open, sorted; nil means every door.
+    /// The `terminal_id`s of the user's own grant, sorted; nil means every door (or, for a
+    /// user with levels or groups, no own grant).
     public var doors: [String]?
-    /// A schedule's name; nil means always.
+    /// The own grant's schedule; nil means always. A rule compiled for one door
+    /// (``AccessLevels/rule(_:at:)``) may name several, comma-separated: any of them admits.
     public var schedule: String?
+    /// Access levels given to the user directly, sorted.
+    public var levels: [String]
+    /// User groups the user is in, sorted; each gives its levels.
+    public var groups: [String]
     public var validFrom: SiteDate?
     public var validUntil: SiteDate?
     public var disabled: Bool
@@ -19,9 +30,11 @@ public struct AccessRule: Sendable, Equatable {
 
     public init(
         doors: [String]? = nil, schedule: String? = nil, validFrom: SiteDate? = nil, validUntil: SiteDate? = nil, disabled: Bool = false,
-        responder: Bool = false, staff: Bool = false
+        responder: Bool = false, staff: Bool = false, levels: [String] = [], groups: [String] = []
     ) {
         self.staff = staff
+        self.levels = Array(Set(levels)).sorted()
+        self.groups = Array(Set(groups)).sorted()
         self.doors = doors.map { Array(Set($0)).sorted() }
         self.schedule = schedule
         self.validFrom = validFrom
@@ -33,8 +46,19 @@ public struct AccessRule: Sendable, Equatable {
     /// Every door, always, valid, enabled: what a user without a rule has.
     public var isDefault: Bool { self == AccessRule() }
 
-    /// Whether deciding needs the wall clock (a schedule or a validity bound).
+    /// Whether deciding needs the wall clock (a schedule or a validity bound). For a rule with
+    /// levels, ask the rule compiled for the door (a level's schedule needs it too).
     public var needsClock: Bool { schedule != nil || validFrom != nil || validUntil != nil }
+
+    /// Whether the rule gives access through levels or groups (it is compiled per door before deciding).
+    public var usesLevels: Bool { !levels.isEmpty || !groups.isEmpty }
+
+    /// Whether the user has a grant of their own (``doors`` in ``schedule``): always without
+    /// levels or groups; with them, only when doors are listed.
+    public var hasOwnGrant: Bool { doors != nil || !usesLevels }
+
+    /// The schedules ``schedule`` names (one, or for a compiled rule any of several).
+    public var scheduleNames: [String] { schedule.map { $0.split(separator: ",").map(String.init) } ?? [] }
 
     /// A rule as `user list` and the users file write it: `doors=a,b schedule=x valid_from=...
     /// valid_until=... disabled responder staff`, leaving out what is the default (empty for the default).
@@ -42,6 +66,8 @@ public struct AccessRule: Sendable, Equatable {
         var fields: [String] = []
         if let doors { fields.append("doors=" + doors.joined(separator: ",")) }
         if let schedule { fields.append("schedule=" + schedule) }
+        if !levels.isEmpty { fields.append("levels=" + levels.joined(separator: ",")) }
+        if !groups.isEmpty { fields.append("groups=" + groups.joined(separator: ",")) }
         if let validFrom { fields.append("valid_from=\(validFrom)") }
         if let validUntil { fields.append("valid_until=\(validUntil)") }
         if disabled { fields.append("disabled") }
@@ -58,10 +84,12 @@ public struct AccessRule: Sendable, Equatable {
             switch key {
             case "doors": doors = try Self.doors(value, option: "doors=")
             case "schedule":
-                guard Identifier.isValid(value) else {
+                guard value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ Identifier.isValid(String($0)) }) else {
                     throw RuleError(description: "schedule=\(value): a schedule name is 1-64 of letters, digits, '.', '_' or '-'")
                 }
                 schedule = value == "always" ? nil : value
+            case "levels": levels = try Self.names(value, option: "levels=", of: "an access level")
+            case "groups": groups = try Self.names(value, option: "groups=", of: "a user group")
             case "valid_from", "valid_until":
                 guard let date = SiteDate(parsing: value) else { throw RuleError(description: "\(key)=\(value) is not \(SiteDate.format)") }
                 if key == "valid_from" { validFrom = date } else { validUntil = date }
@@ -70,18 +98,31 @@ public struct AccessRule: Sendable, Equatable {
             case "staff" where value.isEmpty: staff = true
             default:
                 throw RuleError(
-                    description: "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME valid_from=DATE valid_until=DATE disabled responder staff")
+                    description:
+                        "'\(field)' is not a rule; valid: doors=ID,ID schedule=NAME levels=NAME,NAME groups=NAME,NAME valid_from=DATE valid_until=DATE disabled responder staff"
+                )
             }
         }
     }
 
-    /// A comma list of door ids (terminal_id), each checked.
+    /// A comma list of door ids (terminal_id), each checked; empty for no door.
     public static func doors(_ text: String, option: String) throws -> [String] {
+        guard !text.isEmpty else { return [] }
         let doors = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
         for door in doors where !Identifier.isValid(door) {
             throw RuleError(description: "\(option)\(text): '\(door)' is not a door id (a terminal_id: 1-64 of letters, digits, '.', '_' or '-')")
         }
         return Array(Set(doors)).sorted()
+    }
+
+    /// A comma list of names (levels, groups), each checked; empty for none.
+    public static func names(_ text: String, option: String, of what: String) throws -> [String] {
+        guard !text.isEmpty else { return [] }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
+        for name in names where !Identifier.isValid(name) {
+            throw RuleError(description: "\(option)\(text): '\(name)' is not \(what)'s name (1-64 of letters, digits, '.', '_' or '-')")
+        }
+        return Array(Set(names)).sorted()
     }
 
     /// A rule that cannot be read, naming the part.

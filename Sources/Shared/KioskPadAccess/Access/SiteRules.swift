@@ -20,6 +20,8 @@ public struct SiteRules: Sendable, Equatable {
     public var unlockSchedules: [String: DoorUnlockSchedule] = [:]
     /// Doors that ask for a card and then its holder's PIN, by `terminal_id`.
     public var cardAndPIN: [String: CardAndPINRule] = [:]
+    /// Door groups, access levels and user groups that users' rules name.
+    public var access = AccessLevels()
     /// Seconds a door deciding offline may go without a sync (that could have brought a
     /// lockdown) before it refuses to decide; nil: only `max_age_h` bounds it.
     public var modeCheck: Int?
@@ -43,13 +45,15 @@ public struct SiteRules: Sendable, Equatable {
             unlockSchedule: !unlockSchedules.isEmpty, cardPIN: !cardAndPIN.isEmpty)
     }
 
-    /// The doors named by any rule, sorted.
+    /// The doors named by any rule, access level or door group, sorted.
     public var doorsNamed: [String] {
-        Array(Set(rules.values.flatMap { $0.doors ?? [] })).sorted()
+        Array(Set(rules.values.flatMap { $0.doors ?? [] } + access.levels.values.flatMap(\.doors) + access.doorGroups.values.flatMap(\.doors))).sorted()
     }
 
-    /// Whether any rule needs the wall clock.
-    public var needsClock: Bool { rules.values.contains { $0.needsClock } }
+    /// Whether any rule needs the wall clock (a level with a schedule given to anyone counts).
+    public var needsClock: Bool {
+        rules.values.contains { $0.needsClock || ($0.usesLevels && access.levels.values.contains { $0.schedule != nil }) }
+    }
 
     /// `id` as a time zone, or an error naming it and what is valid.
     public static func zone(_ id: String) throws -> TimeZone {
@@ -72,6 +76,7 @@ public struct CompiledSiteRules: Sendable {
     public let holidays: HolidayCalendar
     public let modes: DoorModes
     public let cardAndPIN: [String: CardAndPINRule]
+    public let access: AccessLevels
     /// Whether any rule needs the wall clock (a terminal checks its clock only then).
     public let needsClock: Bool
 
@@ -93,9 +98,15 @@ public struct CompiledSiteRules: Sendable {
             }
         }
         holidays = HolidayCalendar(site.holidays, schedules: schedules)
+        for (name, level) in site.access.levels {
+            if let schedule = level.schedule, schedules[schedule] == nil {
+                throw AccessRule.RuleError(description: "access level \(name): schedule '\(schedule)' is not defined")
+            }
+        }
         rules = site.rules
         modes = site.modes
         cardAndPIN = site.cardAndPIN
+        access = site.access
         needsClock = site.needsClock
     }
 
@@ -108,7 +119,14 @@ public struct CompiledSiteRules: Sendable {
         rules = site.rules
         modes = site.modes
         cardAndPIN = site.cardAndPIN
+        access = site.access
         needsClock = site.needsClock
+    }
+
+    /// The schedule a rule's ``AccessRule/schedule`` names: one, or the union of several
+    /// (an unknown name adds no minute: fail secure); nil when none is known.
+    public func schedule(named names: [String]) -> WeeklySchedule? {
+        names.count == 1 ? schedules[names[0]] : WeeklySchedule(union: names.compactMap { schedules[$0] })
     }
 
     /// Whether `door` asks for a card and its holder's PIN at `instant` (nil: the clock is
@@ -126,10 +144,12 @@ public struct CompiledSiteRules: Sendable {
     }
 
     /// Why `rule` (a user's, from ``rules``; nil: the default) does not let its user open
-    /// `door` at `instant`.
+    /// `door` at `instant`: the rule compiled for the door (its levels and groups resolved),
+    /// then the one evaluator.
     public func refusal(_ rule: AccessRule?, door: String, at instant: Date?) -> DenialReason? {
-        AccessEvaluator.refusal(
-            rule, schedule: rule?.schedule.flatMap { schedules[$0] }, door: door, now: instant.map { SiteTime($0, in: zone) },
+        let compiled = rule.map { access.rule($0, at: door) }
+        return AccessEvaluator.refusal(
+            compiled, schedule: compiled.flatMap { schedule(named: $0.scheduleNames) }, door: door, now: instant.map { SiteTime($0, in: zone) },
             holidays: holidays, lockdown: modes.mode(at: door) == .lockdown)
     }
 }

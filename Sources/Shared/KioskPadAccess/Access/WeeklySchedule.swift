@@ -42,6 +42,17 @@ public struct WeeklySchedule: Sendable, Equatable {
         }
     }
 
+    /// Every minute any of `schedules` holds (nil for none): the schedule of a rule that names
+    /// several (``AccessLevels/rule(_:at:)``). Its spec is theirs joined with `; `.
+    public init?(union schedules: [WeeklySchedule]) {
+        guard var union = schedules.first else { return nil }
+        for other in schedules.dropFirst() {
+            for index in union.bits.indices { union.bits[index] |= other.bits[index] }
+        }
+        self.spec = schedules.map(\.spec).joined(separator: "; ")
+        self.bits = union.bits
+    }
+
     /// Whether minute `minuteOfWeek` (0 is Monday 00:00 in the site's wall-clock time) is in a window.
     public func contains(minuteOfWeek minute: Int) -> Bool {
         guard minute >= 0, minute < Self.minutesPerWeek else { return false }
