@@ -17,6 +17,10 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),
             (["api", "v1", "holidays"], [.get]), (["api", "v1", "holidays", "*"], [.put, .delete]),
             (["api", "v1", "schedules"], [.get]), (["api", "v1", "schedules", "*"], [.put, .delete]),
+            (["api", "v1", "door-groups"], [.get]), (["api", "v1", "door-groups", "*"], [.put, .delete]),
+            (["api", "v1", "access-levels"], [.get]), (["api", "v1", "access-levels", "*"], [.put, .delete]),
+            (["api", "v1", "groups"], [.get]), (["api", "v1", "groups", "*"], [.put, .delete]),
+            (["api", "v1", "doors", "*", "access"], [.get]), (["api", "v1", "users", "*", "access"], [.get]),
             (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
             (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
         ]

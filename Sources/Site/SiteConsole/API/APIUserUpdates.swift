@@ -14,7 +14,7 @@ import SiteCore
 struct APIUserUpdates: Sendable {
     let changes: APIUserChanges
     var services: ConsoleServices { changes.services }
-    static let ruleKeys: Set<String> = ["doors", "schedule", "valid_from", "valid_until", "staff", "responder", "enabled"]
+    static let ruleKeys: Set<String> = ["doors", "schedule", "levels", "groups", "valid_from", "valid_until", "staff", "responder", "enabled"]
 
     func update(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         if let refused = context.require(.users) { return refused }
@@ -78,6 +78,8 @@ struct APIUserUpdates: Sendable {
                 let saved = try await services.administration.setAccess(user: name) { rule in
                     if sent.contains("doors") { rule.doors = given.doors }
                     if sent.contains("schedule") { rule.schedule = given.schedule }
+                    if sent.contains("levels") { rule.levels = given.levels }
+                    if sent.contains("groups") { rule.groups = given.groups }
                     if sent.contains("valid_from") { rule.validFrom = given.validFrom }
                     if sent.contains("valid_until") { rule.validUntil = given.validUntil }
                     if sent.contains("staff") { rule.staff = given.staff }

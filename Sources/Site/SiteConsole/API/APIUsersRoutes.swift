@@ -40,7 +40,7 @@ struct APIUsersRoutes: Sendable {
             "name": user.name, "enabled": !rule.disabled, "pin": user.hasPIN, "duress_pin": user.hasDuressPIN, "totp": user.hasTOTP,
             "cards": user.cards, "doors": rule.doors.map { $0 as Any } ?? NSNull(), "schedule": rule.schedule.map { $0 as Any } ?? NSNull(),
             "valid_from": rule.validFrom.map { $0.description as Any } ?? NSNull(), "valid_until": rule.validUntil.map { $0.description as Any } ?? NSNull(),
-            "staff": rule.staff, "responder": rule.responder,
+            "staff": rule.staff, "responder": rule.responder, "levels": rule.levels, "groups": rule.groups,
         ]
     }
 }
@@ -98,7 +98,7 @@ struct APIUserCreation: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    static let fields: Set<String> = ["name", "pin_hash", "doors", "schedule", "valid_from", "valid_until", "staff", "responder"]
+    static let fields: Set<String> = ["name", "pin_hash", "doors", "schedule", "levels", "groups", "valid_from", "valid_until", "staff", "responder"]
 
     func create(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         if let refused = context.require(.users) { return refused }
@@ -150,6 +150,9 @@ struct APIUserCreation: Sendable {
             guard doors.count == items.count else { throw FieldProblem("doors must be a list of door names") }
             words.append(Substring("doors=" + doors.joined(separator: ",")))
         }
+        for key in ["levels", "groups"] where given(key) {
+            words.append(Substring("\(key)=" + (try names(fields, key)).joined(separator: ",")))
+        }
         for key in ["schedule", "valid_from", "valid_until"] where given(key) {
             guard let text = fields.string(key) else { throw FieldProblem("\(key) must be a string") }
             words.append(Substring("\(key)=\(text)"))
@@ -159,5 +162,13 @@ struct APIUserCreation: Sendable {
             if flag { words.append(Substring(key)) }
         }
         return words
+    }
+
+    /// The list of strings under `key` (empty allowed: none).
+    static func names(_ fields: StrictJSON.Fields, _ key: String) throws -> [String] {
+        guard case .array(let items)? = fields.object[key] else { throw FieldProblem("\(key) must be a list of names") }
+        let names = items.compactMap(\.text)
+        guard names.count == items.count else { throw FieldProblem("\(key) must be a list of names (strings)") }
+        return names
     }
 }

@@ -48,6 +48,14 @@ enum SiteAPI {
         api.get("schedules", use: calendar.schedules)
         api.put("schedules/:name", use: calendar.setSchedule)
         api.delete("schedules/:name", use: calendar.removeSchedule)
+        let tree = APIAccessLevelRoutes(changes: changes)
+        for (path, kind) in [("door-groups", AccessGroupKind.doorGroup), ("access-levels", .level), ("groups", .userGroup)] {
+            api.get(RouterPath(path), use: tree.list(kind))
+            api.put(RouterPath(path + "/:name"), use: tree.set(kind))
+            api.delete(RouterPath(path + "/:name"), use: tree.remove(kind))
+        }
+        api.get("doors/:name/access", use: tree.door)
+        api.get("users/:name/access", use: tree.user)
         if let feed = services.console as? any AuditFeed {
             api.get("audit", use: APIAuditRoutes(feed: feed, now: services.now).read)
         }
