@@ -38,7 +38,7 @@ extension ConsoleHandler {
             let from = rule.validFrom?.description ?? ""
             let until = rule.validUntil?.description ?? ""
             return [
-                "name": user.name, "has": has.joined(separator: ", "), "doors": rule.doors?.joined(separator: ", ") ?? "all",
+                "name": user.name, "has": has.joined(separator: ", "), "doors": ConsoleHandler.doorsColumn(rule),
                 "schedule": rule.schedule ?? "always", "valid": from.isEmpty && until.isEmpty ? "always" : "\(from) to \(until)",
                 "state": (rule.disabled ? "disabled" : "enabled") + (rule.responder ? ", responder" : "") + (rule.staff ? ", staff" : ""),
                 "disabled": rule.disabled,
@@ -91,10 +91,25 @@ extension ConsoleHandler {
     }
 
     /// A rule from the add form's doors, schedule and validity (empty: all doors, always).
+    /// What the users list shows under Doors: own doors, then groups and levels.
+    static func doorsColumn(_ rule: AccessRule) -> String {
+        var parts: [String] = []
+        if rule.hasOwnGrant { parts.append(rule.doors.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "all") }
+        if !rule.groups.isEmpty { parts.append("groups " + rule.groups.joined(separator: ", ")) }
+        if !rule.levels.isEmpty { parts.append("levels " + rule.levels.joined(separator: ", ")) }
+        return parts.joined(separator: "; ")
+    }
+
     static func rule(from form: FormBody) throws -> AccessRule {
         var fields: [Substring] = []
-        if let doors = form.text("doors") { fields.append(Substring("doors=" + doors.replacingOccurrences(of: " ", with: ""))) }
+        if let doors = form.text("doors") {
+            // `none`: no door of their own (what a user left without groups or levels has).
+            fields.append(Substring("doors=" + (doors == "none" ? "" : doors.replacingOccurrences(of: " ", with: ""))))
+        }
         if let schedule = form.text("schedule"), schedule != "always" { fields.append(Substring("schedule=" + schedule)) }
+        for key in ["levels", "groups"] {
+            if let names = form.text(key) { fields.append(Substring("\(key)=" + names.replacingOccurrences(of: " ", with: ""))) }
+        }
         if let from = form.text("valid_from") { fields.append(Substring("valid_from=" + from)) }
         if let until = form.text("valid_until") { fields.append(Substring("valid_until=" + until)) }
         if form.text("responder") == "yes" { fields.append("responder") }
@@ -200,10 +215,11 @@ extension ConsoleHandler {
         let site = try await services.administration.siteRules()
         let rule = shown ?? site.rules[name] ?? AccessRule()
         let data: [String: Any] = [
-            "name": name, "doors": rule.doors?.joined(separator: ",") ?? "",
+            "name": name, "doors": rule.doors.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "",
             "schedules": site.schedules.keys.sorted().map { ["name": $0, "selected": $0 == rule.schedule] },
             "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "", "responder": rule.responder,
-            "staff": rule.staff,
+            "staff": rule.staff, "levels": rule.levels.joined(separator: ","), "groups": rule.groups.joined(separator: ","),
+            "levelNames": site.access.levels.keys.sorted().joined(separator: ", "), "groupNames": site.access.userGroups.keys.sorted().joined(separator: ", "),
         ]
         return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, error: error, status: status)
     }
@@ -227,6 +243,8 @@ extension ConsoleHandler {
                     let saved = try await services.administration.setAccess(user: name) { rule in
                         rule.doors = wanted.doors
                         rule.schedule = wanted.schedule
+                        rule.levels = wanted.levels
+                        rule.groups = wanted.groups
                         rule.validFrom = wanted.validFrom
                         rule.validUntil = wanted.validUntil
                         rule.responder = wanted.responder

@@ -49,6 +49,11 @@ public enum SiteConsole {
         pages.post("site/card-pin", use: console.saveCardAndPIN)
         pages.post("site/holidays", use: console.saveHoliday)
         pages.post("site/holidays/remove", use: console.removeHoliday)
+        pages.get("access", use: console.accessPage)
+        for (path, kind) in [("door-groups", AccessGroupKind.doorGroup), ("levels", .level), ("groups", .userGroup)] {
+            pages.post(RouterPath("access/" + path), use: console.saveAccessGroup(kind))
+            pages.post(RouterPath("access/" + path + "/remove"), use: console.removeAccessGroup(kind))
+        }
         pages.get("api", use: console.apiPage)
         pages.post("api/tokens", use: console.createToken)
         pages.post("api/tokens/revoke", use: console.revokeToken)
