@@ -8,7 +8,7 @@ import SiteCore
 /// The options that set a user's access rule (`user add` and `user set`), checked before
 /// anything is changed.
 struct AccessRuleOptions: ParsableArguments {
-    @Option(help: "The doors (terminal_id) the user may open, comma-separated; default: every door (none with --levels or --groups).")
+    @Option(help: "The doors (terminal_id) the user may open, comma-separated, or none; default: every door (none with --levels or --groups).")
     var doors: String?
     @Flag(help: "The user may open every door (`user set` only).")
     var allDoors = false
@@ -44,7 +44,7 @@ struct AccessRuleOptions: ParsableArguments {
         if allDoors {
             doors = .some(nil)
         } else if let list = self.doors {
-            doors = .some(try Self.doorList(list))
+            doors = .some(list == "none" ? [] : try Self.doorList(list))
         }
         var schedule: String??
         if let name = self.schedule {
