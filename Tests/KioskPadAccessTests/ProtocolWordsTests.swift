@@ -27,7 +27,7 @@ struct ProtocolWordsTests {
     }
 
     @Test func replicaRequirementsKeepTheirNames() {
-        #expect(ReplicaRequirement.allCases.map(\.rawValue) == ["holidays", "lockdown", "unlock_schedule", "card_pin"])
+        #expect(ReplicaRequirement.allCases.map(\.rawValue) == ["holidays", "lockdown", "unlock_schedule", "card_pin", "access_levels"])
         #expect(ReplicaRequirement.needed(holidays: false, lockdown: true, unlockSchedule: false, cardPIN: true) == [.lockdown, .cardPIN])
     }
 

@@ -28,21 +28,25 @@ struct AccessLevelsStoreTests {
     }()
 
     /// The server's answer for each of `users` at each door and time: the rule as `/verify`
-    /// reads it (one transaction), compiled and decided by the server's cache; `granted` or the reason.
+    /// reads it, compiled and decided by the server's cache; `granted` or the reason.
     static func serverDecisions(_ store: StoreUnderTest, users: [String]) async throws -> [String: String] {
         let cache = AccessCompilationCache()
-        return try await store.store.commitAttempt(terminal: "grid", policy: LockoutPolicy()) { _, transaction in
-            var answers: [String: String] = [:]
-            for user in users {
+        var answers: [String: String] = [:]
+        // One transaction per user, as /verify reads one user's rule per attempt.
+        for user in users {
+            let mine = try await store.store.commitAttempt(terminal: "grid", policy: LockoutPolicy()) { _, transaction in
+                var answers: [String: String] = [:]
                 for door in Self.doors {
                     for time in Self.times {
                         guard let access = try await transaction.access(user: user, door: door, at: time) else { continue }
                         answers["\(user) \(door) \(time)"] = cache.refusal(access, door: door, at: time)?.rawValue ?? "granted"
                     }
                 }
+                return answers
             }
-            return answers
+            answers.merge(mine) { $1 }
         }
+        return answers
     }
 
     /// Whether `user` may open `door` at `time` by a door's replica made at `time`.

@@ -107,6 +107,32 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
+        "Rules, terminal: one decision through levels (10,000 users in 2 of 50 groups, 100 levels, 200 doors)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        let compiled = try CompiledSiteRules(AccessLevelsFixture.site)
+        let instants = AccessFixture.instants
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            blackHole(compiled.refusal(user: "u\(index % AccessFixture.users)", door: "front-door", at: instants[index % instants.count]))
+        }
+    }
+
+    Benchmark(
+        "Rules, server: one decision through levels from the stored row (the tree and schedules as read)",
+        configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        let rows = AccessLevelsFixture.rows
+        let cache = AccessCompilationCache()
+        let instants = AccessFixture.instants
+        for row in rows { blackHole(cache.refusal(row, door: "front-door", at: instants[0])) }
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            blackHole(cache.refusal(rows[index % rows.count], door: "front-door", at: instants[index % instants.count]))
+        }
+    }
+
+    Benchmark(
         "Rules, terminal: one decision with 52 holidays and responders (10,000 users, 100 schedules)",
         configuration: .init(metrics: [.cpuTotal, .wallClock, .mallocCountTotal, .throughput], scalingFactor: .kilo)
     ) { benchmark in

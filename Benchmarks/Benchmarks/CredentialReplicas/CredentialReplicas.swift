@@ -32,6 +32,7 @@ enum ReplicaFixture {
 
 let benchmarks: @Sendable () -> Void = {
     doorBenchmarks()
+    levelsReplicaBenchmarks()
 
     Benchmark(
         "Replica, verifier: choose, encode and sign one door's replica (10,000 users)",
