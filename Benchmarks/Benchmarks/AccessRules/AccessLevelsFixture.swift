@@ -34,7 +34,7 @@ enum AccessLevelsFixture {
         (0..<AccessFixture.users).map { index in
             UserAccess(
                 ruleText: site.rules["u\(index)"]!.fields.joined(separator: " "), scheduleSpec: nil, timeZone: "Europe/Berlin", levels: site.access,
-                scheduleSpecs: site.schedules)
+                scheduleSpecs: site.schedules, treeVersion: 1)
         }
     }()
 }

@@ -67,9 +67,9 @@ public struct LocalVerifier: Verifier {
             return .unavailable
         }
         guard let matched = found else { return .denied() }
-        let rule = rules.rules[matched.name].map { rules.access.rule($0, at: attempt.terminalID) }
+        let rule = rules.rules[matched.name]
         if rule != nil || rules.modes.isSet {
-            let now: Date? = rule?.needsClock == true && !clockTrusted() ? nil : clock()
+            let now: Date? = rule.map { rules.needsClock($0, at: attempt.terminalID) } == true && !clockTrusted() ? nil : clock()
             if let refusal = rules.refusal(rule, door: attempt.terminalID, at: now) {
                 return .denied(reason: refusal)
             }

@@ -173,14 +173,17 @@ public struct UserAccess: Sendable, Equatable {
     public let mode: DoorMode
     /// The holidays on the dates around the attempt (read only for a user with a schedule).
     public let holidays: [HolidayRow]
-    /// For a rule with levels or groups: the site's tree and every schedule's spec by name.
+    /// For a rule with levels or groups: the site's tree and every schedule's spec by name,
+    /// and the replica version they were read at (it moves with every change of the tree).
     public let levels: AccessLevels?
     public let scheduleSpecs: [String: String]
+    public let treeVersion: Int64?
 
     public init(
         ruleText: String?, scheduleSpec: String?, timeZone: String, mode: DoorMode = .normal, holidays: [HolidayRow] = [], levels: AccessLevels? = nil,
-        scheduleSpecs: [String: String] = [:]
+        scheduleSpecs: [String: String] = [:], treeVersion: Int64? = nil
     ) {
+        self.treeVersion = treeVersion
         self.ruleText = ruleText
         self.scheduleSpec = scheduleSpec
         self.timeZone = timeZone
@@ -218,6 +221,7 @@ public final class AccessCompilationCache: Sendable {
     }
 
     private let state = Mutex(Compiled())
+    private let tree = Mutex<(version: Int64, compiled: CompiledAccessLevels)?>(nil)
 
     public init() {}
 
@@ -227,15 +231,16 @@ public final class AccessCompilationCache: Sendable {
     public func refusal(_ access: UserAccess, door: String, at instant: Date) -> DenialReason? {
         let lockdown = access.mode == .lockdown
         guard let text = access.ruleText else { return lockdown ? .lockdown : nil }
-        guard var rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
-        var schedule = access.scheduleSpec.flatMap(compiledSchedule)
-        if rule.usesLevels {
-            rule = (access.levels ?? AccessLevels()).rule(rule, at: door)
-            let names = rule.scheduleNames
-            let known = names.compactMap { access.scheduleSpecs[$0].flatMap(compiledSchedule) }
-            schedule = names.count == 1 ? known.first : WeeklySchedule(union: known)
-        }
+        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
         let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
+        if rule.usesLevels {
+            let atDoor = compiledTree(access).access(of: rule, at: door)
+            let schedules = atDoor.schedules?.compactMap { access.scheduleSpecs[$0].flatMap(compiledSchedule) } ?? []
+            return AccessEvaluator.refusal(
+                rule, access: atDoor, schedules: schedules, now: zone.map { SiteTime(instant, in: $0) }, holidays: calendar(access.holidays),
+                lockdown: lockdown)
+        }
+        let schedule = access.scheduleSpec.flatMap(compiledSchedule)
         return AccessEvaluator.refusal(
             rule, schedule: schedule, door: door, now: zone.map { SiteTime(instant, in: $0) }, holidays: calendar(access.holidays),
             lockdown: lockdown)
@@ -261,6 +266,16 @@ public final class AccessCompilationCache: Sendable {
         return AccessEvaluator.secondFactorRequired(
             rule, schedule: access.scheduleSpec.flatMap(compiledSchedule), now: zone.map { SiteTime(instant, in: $0) },
             holidays: calendar(access.holidays))
+    }
+
+    /// The tree of `access` compiled, kept for the version it was read at (one kept: the
+    /// newest a server sees); a tree read without a version is compiled each time.
+    private func compiledTree(_ access: UserAccess) -> CompiledAccessLevels {
+        guard let version = access.treeVersion else { return CompiledAccessLevels(access.levels ?? AccessLevels()) }
+        if let kept = tree.withLock({ $0 }), kept.version == version { return kept.compiled }
+        let compiled = CompiledAccessLevels(access.levels ?? AccessLevels())
+        tree.withLock { $0 = (version, compiled) }
+        return compiled
     }
 
     private func compiledSchedule(_ spec: String) -> WeeklySchedule? {

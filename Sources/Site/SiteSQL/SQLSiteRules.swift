@@ -120,14 +120,17 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         // A rule with levels or groups: the tree and every schedule, to compile it for the door.
         var levels: AccessLevels?
         var specs: [String: String] = [:]
+        var version: Int64?
         if let ruleText, ruleText.contains("levels=") || ruleText.contains("groups=") {
+            version = try await sql.raw("SELECT version FROM kioskpad_replica WHERE id = 1").first().map { try $0.integer("version") }
             levels = try await accessLevels()
             for row in try await sql.raw("SELECT name, spec FROM kioskpad_schedules").all() { specs[try row.text("name")] = try row.text("spec") }
         }
         return UserAccess(
             ruleText: ruleText, scheduleSpec: spec, timeZone: try row.optionalText("zone") ?? "UTC",
             mode: try row.optionalText("mode").flatMap(DoorMode.init(rawValue:)) ?? .normal,
-            holidays: spec == nil && specs.isEmpty ? [] : try await holidays(near: instant), levels: levels, scheduleSpecs: specs)
+            holidays: spec == nil && specs.isEmpty ? [] : try await holidays(near: instant), levels: levels, scheduleSpecs: specs,
+            treeVersion: version)
     }
 }
 

@@ -33,4 +33,24 @@ public enum AccessEvaluator {
         }
         return schedule?.contains(minuteOfWeek: now.minuteOfWeek) == true ? nil : .outsideSchedule
     }
+
+    /// The same order for a rule with levels or groups, by what its grants give at the door
+    /// (``CompiledAccessLevels/access(of:at:)``): `schedules` are the compiled schedules
+    /// `access` names that the site has (an unknown one admits at no minute: fail secure).
+    public static func refusal(
+        _ rule: AccessRule, access: DoorAccess, schedules: [WeeklySchedule], now: SiteTime?, holidays: HolidayCalendar = .none, lockdown: Bool = false
+    ) -> DenialReason? {
+        if rule.disabled { return .disabled }
+        if !access.opens { return .notPermittedHere }
+        if lockdown && !rule.responder { return .lockdown }
+        guard access.schedules != nil || rule.validFrom != nil || rule.validUntil != nil else { return nil }
+        guard let now else { return .clockNotTrusted }
+        if let from = rule.validFrom, now < from.start { return .notYetValid }
+        if let until = rule.validUntil, now >= until.end { return .expired }
+        guard access.schedules != nil else { return nil }
+        if let holiday = holidays.inForce(at: now) {
+            return holiday.replacement?.contains(minuteOfWeek: now.minuteOfWeek) == true ? nil : .holiday
+        }
+        return schedules.contains { $0.contains(minuteOfWeek: now.minuteOfWeek) } ? nil : .outsideSchedule
+    }
 }

@@ -226,3 +226,85 @@ extension AccessRule {
         field.firstIndex(of: "=").map { (field[..<$0], String(field[field.index(after: $0)...])) } ?? (field, "")
     }
 }
+
+/// What a user's grants give at one door: whether any opens it, and when (nil: always; else
+/// any of these schedules, sorted).
+public struct DoorAccess: Sendable, Equatable {
+    public var opens: Bool
+    public var schedules: [String]?
+
+    public init(opens: Bool, schedules: [String]?) {
+        self.opens = opens
+        self.schedules = schedules
+    }
+}
+
+/// ``AccessLevels`` made ready to decide: for each level and each enabled user group, what
+/// it gives at each door it opens, so a decision is two lookups per level or group.
+public struct CompiledAccessLevels: Sendable {
+    /// At one door: always, or the schedules (sorted) that admit.
+    struct Grant: Sendable {
+        var always = false
+        var schedules: [String] = []
+
+        mutating func add(_ schedule: String?) {
+            guard let schedule else {
+                always = true
+                return
+            }
+            if !schedules.contains(schedule) {
+                schedules.append(schedule)
+                schedules.sort()
+            }
+        }
+
+        mutating func add(_ other: Grant) {
+            if other.always { always = true }
+            for schedule in other.schedules { add(schedule) }
+        }
+    }
+
+    private let levels: [String: [String: Grant]]
+    private let groups: [String: [String: Grant]]
+
+    public init(_ tree: AccessLevels) {
+        var levels: [String: [String: Grant]] = [:]
+        for (name, level) in tree.levels {
+            var atDoors: [String: Grant] = [:]
+            for door in tree.doors(of: level) { atDoors[door, default: Grant()].add(level.schedule) }
+            levels[name] = atDoors
+        }
+        var groups: [String: [String: Grant]] = [:]
+        for (name, group) in tree.userGroups where !group.disabled {
+            var atDoors: [String: Grant] = [:]
+            for level in group.levels {
+                for (door, grant) in levels[level] ?? [:] { atDoors[door, default: Grant()].add(grant) }
+            }
+            groups[name] = atDoors
+        }
+        self.levels = levels
+        self.groups = groups
+    }
+
+    /// What `rule` gives at `door`: its own grant (when it has one) and every level, direct
+    /// or through an enabled group; the same answer as ``AccessLevels/rule(_:at:)``.
+    public func access(of rule: AccessRule, at door: String) -> DoorAccess {
+        var found: Grant?
+        func add(_ grant: Grant) {
+            if found == nil { found = grant } else { found?.add(grant) }
+        }
+        if rule.hasOwnGrant, rule.doors?.contains(door) ?? true {
+            var own = Grant()
+            own.add(rule.schedule)
+            add(own)
+        }
+        for name in rule.levels {
+            if let grant = levels[name]?[door] { add(grant) }
+        }
+        for name in rule.groups {
+            if let grant = groups[name]?[door] { add(grant) }
+        }
+        guard let found else { return DoorAccess(opens: false, schedules: nil) }
+        return DoorAccess(opens: true, schedules: found.always ? nil : found.schedules)
+    }
+}

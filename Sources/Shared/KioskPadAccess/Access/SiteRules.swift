@@ -77,6 +77,8 @@ public struct CompiledSiteRules: Sendable {
     public let modes: DoorModes
     public let cardAndPIN: [String: CardAndPINRule]
     public let access: AccessLevels
+    /// ``access`` ready to decide.
+    public let levels: CompiledAccessLevels
     /// Whether any rule needs the wall clock (a terminal checks its clock only then).
     public let needsClock: Bool
 
@@ -107,6 +109,7 @@ public struct CompiledSiteRules: Sendable {
         modes = site.modes
         cardAndPIN = site.cardAndPIN
         access = site.access
+        levels = CompiledAccessLevels(site.access)
         needsClock = site.needsClock
     }
 
@@ -120,6 +123,7 @@ public struct CompiledSiteRules: Sendable {
         modes = site.modes
         cardAndPIN = site.cardAndPIN
         access = site.access
+        levels = CompiledAccessLevels(site.access)
         needsClock = site.needsClock
     }
 
@@ -144,12 +148,23 @@ public struct CompiledSiteRules: Sendable {
     }
 
     /// Why `rule` (a user's, from ``rules``; nil: the default) does not let its user open
-    /// `door` at `instant`: the rule compiled for the door (its levels and groups resolved),
-    /// then the one evaluator.
+    /// `door` at `instant`. A rule with levels or groups is decided by what its grants give
+    /// at the door (``CompiledAccessLevels``); both through the one evaluator.
     public func refusal(_ rule: AccessRule?, door: String, at instant: Date?) -> DenialReason? {
-        let compiled = rule.map { access.rule($0, at: door) }
+        let now = instant.map { SiteTime($0, in: zone) }
+        let lockdown = modes.mode(at: door) == .lockdown
+        if let rule, rule.usesLevels {
+            let access = levels.access(of: rule, at: door)
+            return AccessEvaluator.refusal(
+                rule, access: access, schedules: access.schedules?.compactMap { schedules[$0] } ?? [], now: now, holidays: holidays, lockdown: lockdown)
+        }
         return AccessEvaluator.refusal(
-            compiled, schedule: compiled.flatMap { schedule(named: $0.scheduleNames) }, door: door, now: instant.map { SiteTime($0, in: zone) },
-            holidays: holidays, lockdown: modes.mode(at: door) == .lockdown)
+            rule, schedule: rule.flatMap { schedule(named: $0.scheduleNames) }, door: door, now: now, holidays: holidays, lockdown: lockdown)
+    }
+
+    /// Whether deciding `rule` at `door` needs the wall clock (a schedule that applies there, or a validity bound).
+    public func needsClock(_ rule: AccessRule, at door: String) -> Bool {
+        guard rule.usesLevels else { return rule.needsClock }
+        return rule.validFrom != nil || rule.validUntil != nil || levels.access(of: rule, at: door).schedules != nil
     }
 }
