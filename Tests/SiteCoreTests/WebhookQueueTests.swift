@@ -200,3 +200,14 @@ struct WebhookQueueTests {
         #expect(resent?.messageID == failed.messageID, "the same webhook-id")
     }
 }
+
+extension WebhookQueueTests {
+    /// The site's organisation (door groups, levels, user groups) is `site.changed`; a user
+    /// put in a group (their rule) is `user.changed`.
+    @Test func groupsAndLevelsAreSiteChangesAndAUsersGroupsAUserChange() {
+        for action in ["door_group_set", "level_set", "level_remove", "user_group_set", "user_group_remove"] {
+            #expect(WebhookEventType.forAudit([("action", action)]) == .siteChanged, "\(action)")
+        }
+        #expect(WebhookEventType.forAudit([("action", "user_rule")]) == .userChanged)
+    }
+}

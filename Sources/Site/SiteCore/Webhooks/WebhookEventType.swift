@@ -36,6 +36,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
         guard let action = value("action") else { return nil }
         switch action {
         case "mode_set", "mode_check_set", "unlock_set": return .modeChanged
+        // A user group is the site's organisation, like a level or a door group; a user put in one is `user_rule`.
+        case "user_group_set", "user_group_remove": return .siteChanged
         case "code_issue", "code_revoke", "enrol_code_issue": return .codeChanged
         case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": return .userChanged
         default: return .siteChanged
