@@ -100,14 +100,10 @@ extension ConsoleHandler {
         { _, context in
             let (visit, form) = (context.visit, context.form)
             let name = form.text("name") ?? ""
-            let action: AdministratorAction =
-                switch kind {
-                case .doorGroup: .doorGroupRemove
-                case .level: .levelRemove
-                case .userGroup: .userGroupRemove
-                }
             do {
-                try await change(visit, action, [(kind.rawValue, name)]) { try await services.administration.removeAccessGroup(kind: kind, name: name) }
+                try await change(visit, kind.removeAction, [(kind.rawValue, name)]) {
+                    try await services.administration.removeAccessGroup(kind: kind, name: name)
+                }
             } catch let error as UserEditError {
                 return try await renderAccess(visit, error: "\(error.description). Nothing was removed.", status: .conflict)
             }

@@ -8,6 +8,24 @@ public enum AccessGroupKind: String, Sendable, CaseIterable {
     case level
     case userGroup = "user_group"
 
+    /// The audit action of setting one.
+    public var setAction: AdministratorAction {
+        switch self {
+        case .doorGroup: .doorGroupSet
+        case .level: .levelSet
+        case .userGroup: .userGroupSet
+        }
+    }
+
+    /// The audit action of removing one.
+    public var removeAction: AdministratorAction {
+        switch self {
+        case .doorGroup: .doorGroupRemove
+        case .level: .levelRemove
+        case .userGroup: .userGroupRemove
+        }
+    }
+
     /// As the command line and messages name it.
     public var noun: String {
         switch self {

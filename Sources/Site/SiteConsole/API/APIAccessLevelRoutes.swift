@@ -67,7 +67,7 @@ struct APIAccessLevelRoutes: Sendable {
                         disabled: fields.bool("disabled") ?? false)
                     (definition, store) = (group.fields, { try await administration.setUserGroup(name: name, group) })
                 }
-                try await changes.changes(context).apply(Self.setAction(kind), [(kind.rawValue, name), ("definition", definition.joined(separator: " "))]) {
+                try await changes.changes(context).apply(kind.setAction, [(kind.rawValue, name), ("definition", definition.joined(separator: " "))]) {
                     try await store()
                 }
             } catch let error as AccessRule.RuleError {
@@ -101,7 +101,7 @@ struct APIAccessLevelRoutes: Sendable {
                 }
             guard exists else { return APIResponse.error(.notFound, "there is no \(kind.noun) \(name.prefix(64))") }
             do {
-                try await changes.changes(context).apply(Self.removeAction(kind), [(kind.rawValue, name)]) {
+                try await changes.changes(context).apply(kind.removeAction, [(kind.rawValue, name)]) {
                     try await administration.removeAccessGroup(kind: kind, name: name)
                 }
             } catch let error as UserEditError {
@@ -150,22 +150,6 @@ struct APIAccessLevelRoutes: Sendable {
         case .doorGroup: "door_groups"
         case .level: "access_levels"
         case .userGroup: "groups"
-        }
-    }
-
-    static func setAction(_ kind: AccessGroupKind) -> AdministratorAction {
-        switch kind {
-        case .doorGroup: .doorGroupSet
-        case .level: .levelSet
-        case .userGroup: .userGroupSet
-        }
-    }
-
-    static func removeAction(_ kind: AccessGroupKind) -> AdministratorAction {
-        switch kind {
-        case .doorGroup: .doorGroupRemove
-        case .level: .levelRemove
-        case .userGroup: .userGroupRemove
         }
     }
 }
