@@ -26,7 +26,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -285,6 +285,30 @@ def main():
         assert "No unused codes." in driver.find_element(By.ID, "codes").text
         shot(driver, args.screenshots, "codes")
         step("issued a one-time code; it opened once and was refused the second time")
+
+        # A visitor pass from the Visitors page: shown once as a printable pass, opens once.
+        driver.get(console + "/visitors")
+        form = driver.find_element(By.ID, "issue-pass")
+        form.find_element(By.NAME, "visitor").send_keys("Ada Lovelace")
+        form.find_element(By.NAME, "host").send_keys("dana")
+        form.find_element(By.NAME, "doors").send_keys("front-door")
+        until = (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+        driver.execute_script("arguments[0].value = arguments[1]", form.find_element(By.NAME, "until"), until)
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        code = wait_for(driver, lambda d: d.find_elements(By.ID, "code") and d.find_element(By.ID, "code").text, "the visitor pass").strip()
+        assert re.fullmatch(r"[0-9]{8}", code), code
+        assert driver.find_element(By.ID, "pass-visitor").text == "Ada Lovelace" and driver.find_element(By.ID, "pass-host").text == "dana"
+        assert driver.find_element(By.ID, "pass-where").text == "front-door" and driver.find_element(By.ID, "pass-uses").text == "1"
+        shot(driver, args.screenshots, "visitor-pass")
+        granted, frames = site.simulate(site.terminal_code, code)
+        assert granted, frames
+        granted, frames = site.simulate(site.terminal_code, code)
+        assert not granted, "a one-use visitor pass opened twice"
+        driver.get(console + "/visitors")
+        row = driver.find_element(By.ID, "passes").text
+        assert "Ada Lovelace" in row and "1 of 1" in row and "used up" in row and code not in driver.page_source, row
+        shot(driver, args.screenshots, "visitors")
+        step("issued a visitor pass from the Visitors page: a printable pass shown once; it opened once, then the page said used up")
 
         # TOTP enrolment: a QR code drawn by libqrencode, and the key, on their own page.
         driver.get(console + "/users?q=dana")

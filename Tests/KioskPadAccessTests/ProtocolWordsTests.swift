@@ -12,7 +12,7 @@ struct ProtocolWordsTests {
         #expect(
             DenialReason.allCases.map(\.rawValue) == [
                 "disabled", "not_permitted_here", "clock_not_trusted", "not_yet_valid", "expired", "outside_schedule", "holiday", "lockdown",
-                "second_factor_required",
+                "second_factor_required", "used_up",
             ])
         #expect(DenialReason.wireReasons == [.secondFactorRequired])
     }

@@ -22,12 +22,14 @@ struct OfflineDoorEndToEndTests {
             key = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        /// Points the door at a verifier on `port` (one that may be stopped).
-        func configure(port: Int, maxAgeHours: Int = 24) throws {
+        /// Points the door at a verifier on `port` (one that may be stopped); `entry`, a line
+        /// of the door's config (e.g. code mode).
+        func configure(port: Int, maxAgeHours: Int = 24, entry: String = "") throws {
             try """
             terminal_id: front-door
             state_dir: \(state.path)
             lockout: {max_failures: 2}
+            \(entry)
             verifier:
               kind: http
               url: http://127.0.0.1:\(port)/verify

@@ -7,8 +7,9 @@ import Logging
 /// `verifier.offline.mode: fallback`: asks the HTTP verifier first, always; only when it
 /// cannot answer (refused, reset, deadline, 5xx; never after a decision, a 4xx or a bad
 /// body) does the door decide from its replica, with the same hashes, rules and duress as
-/// the verifier. One-time and TOTP codes are never decided offline (their single use needs
-/// the server), nor is anything without a usable replica. Every attempt the verifier could
+/// the verifier. Codes are never decided offline: one-time and TOTP codes (their single use
+/// needs the server) and visitor passes (their count of uses does), nor is anything without
+/// a usable replica. Every attempt the verifier could
 /// not answer, decided or not, carries an ``OfflineDecision`` in its answer.
 public final class OfflineFallbackVerifier: Verifier {
     private let online: HTTPVerifier
@@ -41,7 +42,7 @@ public final class OfflineFallbackVerifier: Verifier {
             return AttemptDecision(.unavailable)
         case .unreachable:
             guard attempt.kind != .code else {
-                return refuse(id, "one-time and TOTP codes are never decided offline: their single use needs the verifier")
+                return refuse(id, "codes are never decided offline (one-time, TOTP and visitor passes): the site counts their uses")
             }
             switch keeper.offlineVerifier() {
             case .failure(let why):

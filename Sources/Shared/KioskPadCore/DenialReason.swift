@@ -15,6 +15,8 @@ public enum DenialReason: String, Sendable, Equatable, CaseIterable {
     case lockdown
     /// The door asks for a card and its holder's PIN; one of them alone (or a code) was offered.
     case secondFactorRequired = "second_factor_required"
+    /// A visitor pass whose every use was made (another door took its last one meanwhile).
+    case usedUp = "used_up"
 
     /// The reasons a verifier's answer carries to the door (`"reason"` in `/verify`'s answer);
     /// any other is the site's to know, and a door drops it.

@@ -17,10 +17,11 @@ public enum ConsoleAssembly {
         _ settings: VerifierServerConfiguration, opened: OpenedVerifierStore, logger: Logger, onListening: @escaping @Sendable (String) -> Void
     ) throws -> any Service {
         let console = settings.console
-        let services = ConsoleServices(
+        var services = ConsoleServices(
             administration: opened.administration, console: opened.console, store: opened.store,
             lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens,
             webhooks: opened.webhooks)
+        services.visitorPassMaxDays = settings.visitorPassMaxDays
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host

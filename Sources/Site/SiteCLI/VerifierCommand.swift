@@ -23,7 +23,7 @@ struct VerifierCommand: AsyncParsableCommand {
             VerifierTerminalCommand.self, VerifierCodeCommand.self, VerifierLockoutCommand.self,
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
             VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierTokenCommand.self, VerifierWebhookCommand.self, VerifierPublicKeyCommand.self,
-            VerifierDoorGroupCommand.self, VerifierLevelCommand.self, VerifierGroupCommand.self, VerifierAccessCommand.self,
+            VerifierDoorGroupCommand.self, VerifierLevelCommand.self, VerifierGroupCommand.self, VerifierAccessCommand.self, VerifierVisitorCommand.self,
         ])
 }
 

@@ -20,6 +20,8 @@ public struct ConsoleServices: Sendable {
     public let tokens: (any APITokenStore)?
     /// Webhook subscriptions and deliveries (nil: none on this console or API).
     public let webhooks: (any WebhookStore)?
+    /// The longest window of a visitor pass issued here (`server.visitor_pass_max_days`).
+    public var visitorPassMaxDays = 90
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,

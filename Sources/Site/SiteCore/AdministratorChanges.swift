@@ -37,6 +37,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case codeIssue = "code_issue"
     case codeRevoke = "code_revoke"
     case enrolCodeIssue = "enrol_code_issue"
+    case visitorPassIssue = "visitor_pass_issue"
+    case visitorPassRevoke = "visitor_pass_revoke"
     case scheduleSet = "schedule_set"
     case scheduleRemove = "schedule_remove"
     case timeZoneSet = "time_zone_set"

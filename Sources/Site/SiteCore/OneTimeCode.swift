@@ -18,8 +18,17 @@ public enum OneTimeCode {
 
     /// The first of `codes` whose hash `value` matches; every hash is checked (no early exit).
     public static func match(_ value: SecretDigits, among codes: [IssuedCode]) -> IssuedCode? {
-        var matched: IssuedCode?
-        for code in codes where code.hash.matches(value) { matched = matched ?? code }
+        match(value, among: codes, hash: \.hash)
+    }
+
+    /// The first of `passes` whose hash `value` matches; every hash is checked (no early exit).
+    public static func match(_ value: SecretDigits, among passes: [IssuedVisitorPass]) -> IssuedVisitorPass? {
+        match(value, among: passes, hash: \.hash)
+    }
+
+    private static func match<Issued>(_ value: SecretDigits, among issued: [Issued], hash: KeyPath<Issued, PINHash>) -> Issued? {
+        var matched: Issued?
+        for item in issued where item[keyPath: hash].matches(value) { matched = matched ?? item }
         return matched
     }
 }

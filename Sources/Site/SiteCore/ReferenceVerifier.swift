@@ -185,11 +185,11 @@ public actor ReferenceVerifier {
                 } else {
                     outcome = try await candidate.claim(in: transaction, door: decoded.terminalID, now: now, rules: rules)
                     switch outcome {
-                    case .decided(user: _?, _): tracker.recordGrant()
+                    case .decided(user: _?, _), .visitor(_, nil): tracker.recordGrant()
                     case .decided(user: nil, _): _ = tracker.recordDenial(at: moment)
                     // The PIN was right: the rules' refusal does not count toward the lockout;
                     // nor does a single factor at a card-and-PIN door (nothing was hashed).
-                    case .refused, .locked, .secondFactorRequired: break
+                    case .refused, .locked, .secondFactorRequired, .visitor: break
                     }
                 }
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
@@ -211,7 +211,10 @@ public actor ReferenceVerifier {
         case .decided(let user?, let duress):
             // A name that is not a valid identifier (an old codes file) is not sent.
             return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
-        case .decided(nil, _), .refused:
+        case .visitor(_, nil):
+            // A visitor's name is the site's to know; the door shows a plain grant.
+            return .granted(unlockSeconds: settings.unlockSeconds, user: nil, duress: false)
+        case .decided(nil, _), .refused, .visitor:
             // A refusal by the rules is a plain denial on the wire: the keypad never says why.
             return .denied()
         case .secondFactorRequired:
@@ -230,6 +233,8 @@ public actor ReferenceVerifier {
         case refused(user: String, duress: Bool, DenialReason)
         /// A single factor at a door that asks for a card and a PIN now.
         case secondFactorRequired
+        /// A visitor pass matched: used (no refusal), or refused by its rule or its host.
+        case visitor(IssuedVisitorPass, DenialReason?)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -298,6 +303,7 @@ public actor ReferenceVerifier {
             let seconds = Int(now.timeIntervalSince1970)
             let totpUsers = try await store.totpUsers()
             let codes = try await store.liveCodes(now: now)
+            let passes = try await store.liveVisitorPasses(now: now)
             return try await HashingPool.shared.run(.door) {
                 let steps: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
                     totpUsers.compactMap { user in
@@ -305,7 +311,7 @@ public actor ReferenceVerifier {
                         return (user.name, step)
                     }
                 }
-                return .code(totpSteps: steps, issued: OneTimeCode.match(value, among: codes))
+                return .code(totpSteps: steps, issued: OneTimeCode.match(value, among: codes), pass: OneTimeCode.match(value, among: passes))
             }
         }
     }
@@ -315,12 +321,13 @@ public actor ReferenceVerifier {
         case none
         case secondFactorRequired
         case credential((name: String, duress: Bool)?)
-        case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?)
+        case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?, pass: IssuedVisitorPass?)
 
         /// What it comes to at `door`, after claiming what a grant uses: a TOTP step (each
         /// code once) or a one-time code. A match that the user's rules refuse claims
         /// nothing (a code for another door is not used up). A one-time code whose user was
-        /// removed since is used up and opens nothing.
+        /// removed since is used up and opens nothing. A visitor pass is tried after the
+        /// user's codes; its use is counted only when it opens the door.
         func claim(in transaction: any AttemptTransaction, door: String, now: Date, rules: AccessCompilationCache) async throws -> Outcome {
             let noMatch = Outcome.decided(user: nil, duress: false)
             switch self {
@@ -332,7 +339,7 @@ public actor ReferenceVerifier {
                 guard let access = try await transaction.access(user: matched.name, door: door, at: now) else { return noMatch }
                 if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
                 return .decided(user: matched.name, duress: matched.duress)
-            case .code(let steps, let issued):
+            case .code(let steps, let issued, let pass):
                 var refused: Outcome?
                 for match in steps {
                     guard let access = try await transaction.access(user: match.name, door: door, at: now) else { continue }
@@ -342,7 +349,10 @@ public actor ReferenceVerifier {
                         return .decided(user: match.name, duress: false)
                     }
                 }
-                guard let issued else { return refused ?? noMatch }
+                guard let issued else {
+                    guard let pass, refused == nil else { return refused ?? noMatch }
+                    return try await Self.claim(pass, in: transaction, door: door, now: now, rules: rules)
+                }
                 if let only = issued.door, only != door { return .refused(user: issued.user, duress: false, .notPermittedHere) }
                 guard let access = try await transaction.access(user: issued.user, door: door, at: now) else {
                     _ = try await transaction.useCode(id: issued.id, now: now)
@@ -352,6 +362,18 @@ public actor ReferenceVerifier {
                 guard try await transaction.useCode(id: issued.id, now: now) else { return refused ?? noMatch }
                 return .decided(user: issued.user, duress: false)
             }
+        }
+
+        /// Pass `pass` at `door`: its host a user not disabled, its rule's doors, levels,
+        /// window and schedule as a user's, the door's mode; then one use counted.
+        private static func claim(
+            _ pass: IssuedVisitorPass, in transaction: any AttemptTransaction, door: String, now: Date, rules: AccessCompilationCache
+        ) async throws -> Outcome {
+            let (access, hostActive) = try await transaction.access(pass: pass, door: door, at: now)
+            guard hostActive else { return .visitor(pass, .disabled) }
+            if let refusal = rules.refusal(access, door: door, at: now) { return .visitor(pass, refusal) }
+            guard try await transaction.useVisitorPass(id: pass.id, door: door, now: now) else { return .visitor(pass, .usedUp) }
+            return .visitor(pass, nil)
         }
     }
 
@@ -371,6 +393,11 @@ public actor ReferenceVerifier {
         case .refused(let user, let duress, let refusal):
             // A duress PIN outside its rules is denied, and still audited as duress.
             fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
+        case .visitor(let pass, let refusal):
+            fields += [
+                ("decision", refusal == nil ? "granted" : "denied"), ("reason", refusal?.rawValue ?? "visitor_pass"), ("visitor", pass.visitor),
+                ("host", pass.host), ("pass_id", String(pass.id)),
+            ]
         }
         return fields
     }

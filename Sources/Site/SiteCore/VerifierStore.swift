@@ -30,6 +30,9 @@ public protocol VerifierStore: Sendable {
     func liveCodes(now: Date) async throws -> [IssuedCode]
     /// The enrolment codes (a PIN chosen at the door) not used and not expired at `now`.
     func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode]
+    /// The visitor passes not revoked, with a use left, whose window ended less than a day
+    /// before `now` (a pass just past its end is still matched, to be refused as `expired`).
+    func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass]
     /// The signing secret of door `terminal` (`verifier terminal add`), nil when it has none
     /// (it signs with the site secret then).
     func doorSecret(terminal: String) async throws -> WebhookSecret?
@@ -71,6 +74,14 @@ public protocol AttemptTransaction: Sendable {
     func claimTOTPStep(user: String, step: Int) async throws -> Bool
     /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.
     func useCode(id: Int64, now: Date) async throws -> Bool
+    /// Counts one use of visitor pass `id` at `door` at `now`, by an `UPDATE` only a pass
+    /// with a use left, not revoked, can meet (across instances, each use once); false when
+    /// none was left.
+    func useVisitorPass(id: Int64, door: String, now: Date) async throws -> Bool
+    /// Pass `pass`'s rule as a user's is decided: its schedule, the site's zone, the mode
+    /// `door` follows, the holidays and (for levels) the tree; and whether its host is a user
+    /// who is not disabled.
+    func access(pass: IssuedVisitorPass, door: String, at instant: Date) async throws -> (access: UserAccess, hostActive: Bool)
     /// `name`'s access rule with its schedule, the site's zone, the mode `door` follows and
     /// the holidays around `instant`; nil when there is no such user.
     func access(user name: String, door: String, at instant: Date) async throws -> UserAccess?

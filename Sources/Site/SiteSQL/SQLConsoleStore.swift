@@ -153,7 +153,8 @@ public struct SQLConsoleStore: ConsoleStore {
         let wanted = Int64(offset + limit)
         var parts: [SQLQueryString] = []
         if filter.decision != "event" {
-            // The same expressions as the partial indexes of schema version 4.
+            // The same expressions as the partial indexes of schema version 4. A visitor pass's
+            // attempt names no user: its visitor and host instead.
             var conditions: [SQLQueryString] = ["\(unsafeRaw: field("decision")) IN ('granted', 'denied')"]
             if let door = filter.door { conditions.append("\(unsafeRaw: field("terminal_id")) = \(bind: door)") }
             if let user = filter.user { conditions.append("\(unsafeRaw: field("user")) = \(bind: user)") }
@@ -162,7 +163,8 @@ public struct SQLConsoleStore: ConsoleStore {
             if let until = filter.until { conditions.append("at < \(dialect.auditInstant(until))") }
             parts.append(
                 """
-                SELECT * FROM (SELECT \(unsafeRaw: dialect.auditSeconds) AS t, \(unsafeRaw: field("terminal_id")) AS door, \(unsafeRaw: field("user")) AS who,
+                SELECT * FROM (SELECT \(unsafeRaw: dialect.auditSeconds) AS t, \(unsafeRaw: field("terminal_id")) AS door,
+                    COALESCE(\(unsafeRaw: field("user")), 'visitor ' || (\(unsafeRaw: field("visitor"))) || ' (host ' || (\(unsafeRaw: field("host"))) || ')') AS who,
                     \(unsafeRaw: field("decision")) AS decision, \(unsafeRaw: field("reason")) AS detail, 0 AS source, id AS tiebreak
                 FROM kioskpad_audit WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT \(bind: wanted)) AS decided
                 """)

@@ -110,13 +110,43 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
             SELECT (SELECT count(*) FROM (SELECT 1 FROM kioskpad_users WHERE name = \(bind: name) LIMIT 1) AS found) AS known,
                    (SELECT rule FROM kioskpad_access WHERE user_name = \(bind: name)) AS rule,
                    (SELECT s.spec FROM kioskpad_access a JOIN kioskpad_schedules s ON s.name = a.schedule WHERE a.user_name = \(bind: name)) AS spec,
-                   (SELECT value FROM kioskpad_site WHERE key = 'time_zone') AS zone,
-                   (SELECT mode FROM kioskpad_door_modes WHERE scope IN (\(bind: door), '*') ORDER BY scope = '*' LIMIT 1) AS mode
+                   \(Self.zoneAndMode(door))
             """
         ).first()
         guard let row, try row.integer("known") > 0 else { return nil }
-        let spec = try row.optionalText("spec")
-        let ruleText = try row.optionalText("rule")
+        return try await access(ruleText: try row.optionalText("rule"), scheduleSpec: try row.optionalText("spec"), row, at: instant)
+    }
+
+    /// A visitor pass's rule as ``access(user:door:at:)`` reads a user's, and whether its
+    /// host is a user whose rule does not disable them.
+    func access(pass: IssuedVisitorPass, door: String, at instant: Date) async throws -> (access: UserAccess, hostActive: Bool) {
+        let schedule = try AccessRule(fields: pass.ruleText.split(separator: " ")).schedule
+        let row = try await sql.raw(
+            """
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM kioskpad_users WHERE name = \(bind: pass.host) LIMIT 1) AS found) AS host,
+                   (SELECT rule FROM kioskpad_access WHERE user_name = \(bind: pass.host)) AS host_rule,
+                   (SELECT spec FROM kioskpad_schedules WHERE name = \(bind: schedule ?? "")) AS spec,
+                   \(Self.zoneAndMode(door))
+            """
+        ).first()
+        guard let row else { throw SiteStoreFailure("database: the visitor pass's host could not be read") }
+        let hostRule = try row.optionalText("host_rule").map { try AccessRule(fields: $0.split(separator: " ")) }
+        let hostActive = try row.integer("host") > 0 && hostRule?.disabled != true
+        // A schedule removed since leaves no spec, as for a user: the evaluator refuses its doors.
+        return (try await access(ruleText: pass.ruleText, scheduleSpec: try row.optionalText("spec"), row, at: instant), hostActive)
+    }
+
+    /// The columns `zone` (the site's) and `mode` (the one `door` follows) of an access read.
+    private static func zoneAndMode(_ door: String) -> SQLQueryString {
+        """
+        (SELECT value FROM kioskpad_site WHERE key = 'time_zone') AS zone,
+        (SELECT mode FROM kioskpad_door_modes WHERE scope IN (\(bind: door), '*') ORDER BY scope = '*' LIMIT 1) AS mode
+        """
+    }
+
+    /// `ruleText` with the zone and mode of `row` (``zoneAndMode(_:)``), the tree (for a rule
+    /// with levels or groups) and the holidays near `instant` (for a rule with a schedule).
+    private func access(ruleText: String?, scheduleSpec spec: String?, _ row: any SQLRow, at instant: Date) async throws -> UserAccess {
         // A rule with levels or groups: the tree and every schedule, to compile it for the door.
         var levels: AccessLevels?
         var specs: [String: String] = [:]

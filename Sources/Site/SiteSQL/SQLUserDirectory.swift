@@ -53,6 +53,7 @@ public struct SQLUserDirectory: VerifierAdministration {
             try await sql.raw("UPDATE kioskpad_users SET name = \(bind: newName) WHERE name = \(bind: name)").run()
             try await sql.raw("UPDATE kioskpad_access SET user_name = \(bind: newName) WHERE user_name = \(bind: name)").run()
             try await sql.raw("UPDATE kioskpad_codes SET user_name = \(bind: newName) WHERE user_name = \(bind: name)").run()
+            try await sql.raw("UPDATE kioskpad_visitor_passes SET host = \(bind: newName) WHERE host = \(bind: name)").run()
         }
     }
 

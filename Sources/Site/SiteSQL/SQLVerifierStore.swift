@@ -96,6 +96,22 @@ public final class SQLVerifierStore: VerifierStore {
         }
     }
 
+    public func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass] {
+        let since = Int64(now.timeIntervalSince1970) - 86_400
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, visitor, host, hash, rule FROM kioskpad_visitor_passes
+                WHERE revoked_at IS NULL AND ends_at > \(bind: since) AND (max_uses IS NULL OR uses < max_uses) ORDER BY id
+                """
+            ).all()
+        }.map { row in
+            IssuedVisitorPass(
+                id: try row.integer("id"), visitor: try row.text("visitor"), host: try row.text("host"),
+                hash: try PINHash(parsing: try row.text("hash")), ruleText: try row.text("rule"))
+        }
+    }
+
     public func doorSecret(terminal: String) async throws -> WebhookSecret? {
         let text = try await database.read { sql in
             try await sql.raw("SELECT secret FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)").first().map { try $0.text("secret") }
@@ -266,6 +282,20 @@ struct SQLAttemptTransaction: AttemptTransaction {
 
     func access(user name: String, door: String, at instant: Date) async throws -> UserAccess? {
         try await SQLSiteRulesTransaction(sql: database).access(user: name, door: door, at: instant)
+    }
+
+    func access(pass: IssuedVisitorPass, door: String, at instant: Date) async throws -> (access: UserAccess, hostActive: Bool) {
+        try await SQLSiteRulesTransaction(sql: database).access(pass: pass, door: door, at: instant)
+    }
+
+    func useVisitorPass(id: Int64, door: String, now: Date) async throws -> Bool {
+        let seconds = Int64(now.timeIntervalSince1970)
+        return try await database.raw(
+            """
+            UPDATE kioskpad_visitor_passes SET uses = uses + 1, last_used_at = \(bind: seconds), last_door = \(bind: door)
+            WHERE id = \(bind: id) AND revoked_at IS NULL AND (max_uses IS NULL OR uses < max_uses) RETURNING 1
+            """
+        ).all().count > 0
     }
 
     func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool {

@@ -349,5 +349,32 @@ public enum SiteMigrations {
                 """
             ] + t.replicaVersionTriggers(table: "kioskpad_access_groups")
         },
+        { t in
+            // Visitor passes: a code's hash for a visitor and their host, its doors, levels,
+            // schedule and window as a user's rule says them, and its uses (max_uses null:
+            // unlimited in the window). `ends_at` (the window's end as an instant when it
+            // was issued) keeps the passes an attempt hashes to the live ones. Decided by the
+            // site only, so no replica trigger.
+            [
+                """
+                CREATE TABLE kioskpad_visitor_passes (
+                    id \(t.serial),
+                    visitor \(t.text) NOT NULL,
+                    host \(t.text) NOT NULL,
+                    hash \(t.text) NOT NULL,
+                    rule \(t.text) NOT NULL,
+                    max_uses \(t.integer) CHECK (max_uses IS NULL OR max_uses > 0),
+                    uses \(t.integer) NOT NULL DEFAULT 0,
+                    ends_at \(t.bigint) NOT NULL,
+                    issued_at \(t.bigint) NOT NULL,
+                    issued_by \(t.text) NOT NULL,
+                    revoked_at \(t.bigint),
+                    last_used_at \(t.bigint),
+                    last_door \(t.text)
+                )
+                """,
+                "CREATE INDEX kioskpad_visitor_passes_live ON kioskpad_visitor_passes (ends_at) WHERE revoked_at IS NULL",
+            ]
+        },
     ]
 }

@@ -16,7 +16,7 @@ struct APIAuditRoutes: Sendable {
         let text = { (key: String) -> String? in query[key[...]].map(String.init) }
         var after: Int64 = 0
         if let value = text("after") {
-            guard let number = Int64(value), number >= 0 else { return APIResponse.error(.badRequest, "after must be a record id (0 or more)") }
+            guard let number = Int64(value), number >= 0 else { return APIResponse.error(.badRequest, "after must be a record id (0 to 9223372036854775807)") }
             after = number
         }
         let limit: Int

@@ -13,6 +13,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "users", "*", "cards"], [.post]), (["api", "v1", "users", "*", "cards", "remove"], [.post]),
             (["api", "v1", "users", "*", "codes"], [.post]), (["api", "v1", "users", "*", "enrolment-code"], [.post]),
             (["api", "v1", "audit"], [.get]), (["api", "v1", "codes"], [.get]), (["api", "v1", "codes", "*"], [.delete]),
+            (["api", "v1", "visitor-passes"], [.get, .post]), (["api", "v1", "visitor-passes", "*"], [.get, .delete]),
             (["api", "v1", "doors"], [.get]), (["api", "v1", "doors", "*", "alerts", "*", "acknowledge"], [.post]),
             (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),
             (["api", "v1", "holidays"], [.get]), (["api", "v1", "holidays", "*"], [.put, .delete]),

@@ -14,7 +14,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     case modeChanged = "mode.changed"
     /// An administrator changed a user or their cards, PIN or rule.
     case userChanged = "user.changed"
-    /// An administrator issued or revoked a one-time or enrolment code.
+    /// An administrator issued or revoked a one-time code, an enrolment code or a visitor pass.
     case codeChanged = "code.changed"
     /// Any other administrator's change (schedules, holidays, doors, tokens, webhooks).
     case siteChanged = "site.changed"
@@ -38,7 +38,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
         case "mode_set", "mode_check_set", "unlock_set": return .modeChanged
         // A user group is the site's organisation, like a level or a door group; a user put in one is `user_rule`.
         case "user_group_set", "user_group_remove": return .siteChanged
-        case "code_issue", "code_revoke", "enrol_code_issue": return .codeChanged
+        case "code_issue", "code_revoke", "enrol_code_issue", "visitor_pass_issue", "visitor_pass_revoke": return .codeChanged
         case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": return .userChanged
         default: return .siteChanged
         }
