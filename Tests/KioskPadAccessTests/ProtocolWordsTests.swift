@@ -12,9 +12,9 @@ struct ProtocolWordsTests {
         #expect(
             DenialReason.allCases.map(\.rawValue) == [
                 "disabled", "not_permitted_here", "clock_not_trusted", "not_yet_valid", "expired", "outside_schedule", "holiday", "lockdown",
-                "second_factor_required", "used_up",
+                "second_factor_required", "used_up", "card_enrolled",
             ])
-        #expect(DenialReason.wireReasons == [.secondFactorRequired])
+        #expect(DenialReason.wireReasons == [.secondFactorRequired, .cardEnrolled])
     }
 
     @Test func enrolmentRefusalsKeepTheirWords() throws {

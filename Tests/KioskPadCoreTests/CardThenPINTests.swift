@@ -112,3 +112,28 @@ struct CardThenPINTests {
         #expect(entry.complete(attempt: next!.attempt, outcome: .granted(user: "ben")))
     }
 }
+
+/// A card the site learned for a user (a door armed to learn one): `Card learned` shown, the
+/// door shut, nothing counted toward the lockout, and the next entry as usual.
+@Suite("Entry model: a card learned by the site")
+struct CardLearnedTests {
+    let clock = ManualEntryClock()
+
+    @Test func aLearnedCardIsShownAndCountsNoDenial() {
+        let entry = EntryModel(options: EntryOptions(lockout: LockoutPolicy(maxFailures: 1)), clock: clock, randomness: SeededRandomness(seed: 5))
+        let card = entry.present(card: SecretDigits(ascii: "10048576")!)
+        #expect(entry.complete(attempt: card!.attempt, outcome: .denied(reason: .cardEnrolled)))
+        #expect(entry.phase == .result(.denied) && entry.recentFailures == 0)
+        let snapshot = entry.snapshot()
+        #expect(snapshot.cardLearned)
+        let frame = FrameComposer(geometry: .lcd1602).compose(snapshot)
+        #expect(frame.rows[0] == "  Card learned  ", "\(frame.rows)")
+        clock.advance(by: .seconds(5))
+        entry.tick()
+        #expect(entry.phase == .ready && !entry.snapshot().cardLearned)
+        // A plain denial afterwards is one (maxFailures 1: locked).
+        let next = entry.present(card: SecretDigits(ascii: "10048577")!)
+        #expect(entry.complete(attempt: next!.attempt, outcome: .denied()))
+        #expect(entry.phase == .lockedOut)
+    }
+}

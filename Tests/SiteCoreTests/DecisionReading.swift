@@ -18,7 +18,7 @@ extension VerifierDecision {
     /// A short name for counting outcomes: the refusal, "throttled", "answer" or "unavailable".
     var outcomeName: String {
         switch self {
-        case .answer, .lockedOut, .secondFactorRequired, .enrolment: return "answer"
+        case .answer, .lockedOut, .secondFactorRequired, .cardEnrolled, .enrolment: return "answer"
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"

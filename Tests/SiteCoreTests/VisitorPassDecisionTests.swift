@@ -38,13 +38,7 @@ struct VisitorPassDecisionTests {
     }
 
     func code(_ value: String, at door: String) -> ReferenceVerifier.Incoming {
-        let id = UUID().uuidString
-        let body = Array(
-            "{\"terminal_id\":\"\(door)\",\"kind\":\"code\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}".utf8)
-        let seconds = Int(clock.now.timeIntervalSince1970)
-        return ReferenceVerifier.Incoming(
-            contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
-            webhookSignature: WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: siteSecret), body: body)
+        SignedAttempt.incoming("code", value, at: door, secret: siteSecret, now: clock.now)
     }
 
     func lastAttempt(_ store: StoreUnderTest) async throws -> [String: String] {

@@ -88,6 +88,7 @@ enum DisplaySection {
             ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released), ("card_pin", \.cardPIN),
             ("enrol_code", \.enrolCode), ("new_pin", \.newPIN), ("repeat_pin", \.repeatPIN), ("weak_pin", \.weakPIN),
             ("pins_differ", \.pinsDiffer), ("pin_set", \.pinSet), ("code_invalid", \.codeInvalid), ("previous_pin", \.previousPIN),
+            ("card_learned", \.cardLearned),
         ]
         for (key, field) in fields {
             let value = reader.string(key, default: texts[keyPath: field])

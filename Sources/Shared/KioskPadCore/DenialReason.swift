@@ -17,10 +17,13 @@ public enum DenialReason: String, Sendable, Equatable, CaseIterable {
     case secondFactorRequired = "second_factor_required"
     /// A visitor pass whose every use was made (another door took its last one meanwhile).
     case usedUp = "used_up"
+    /// Not a refusal of anyone: the door was armed to learn a card, and this card, which
+    /// matched nobody, is now the armed user's. The door shows it and stays shut.
+    case cardEnrolled = "card_enrolled"
 
     /// The reasons a verifier's answer carries to the door (`"reason"` in `/verify`'s answer);
     /// any other is the site's to know, and a door drops it.
-    public static let wireReasons: Set<DenialReason> = [.secondFactorRequired]
+    public static let wireReasons: Set<DenialReason> = [.secondFactorRequired, .cardEnrolled]
 }
 
 /// Why the site refused a PIN chosen at the door (`POST /v1/enrol`'s `reason`).

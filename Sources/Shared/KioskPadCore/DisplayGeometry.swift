@@ -36,6 +36,8 @@ public struct DisplayTexts: Equatable, Sendable {
     public var pinSet = "PIN set"
     public var codeInvalid = "Code not valid"
     public var previousPIN = "Not the old PIN"
+    /// The site learned the card just read for a user (a door armed from the console); the door stays shut.
+    public var cardLearned = "Card learned"
     /// `{code}` is replaced with the challenge code.
     public var challenge = "Type {code}"
     public var verifying = "Verifying..."

@@ -43,6 +43,8 @@ public final class EntryModel {
     private var firstPIN: SecretDigits?
     private var enrolmentNotice: EnrolmentNotice?
     private var enrolmentOutcome: EnrolmentOutcome?
+    /// The last result was a card learned by the site, not a denial.
+    private var cardLearned = false
 
     public init(
         options: EntryOptions, clock: any EntryClock,
@@ -185,6 +187,11 @@ public final class EntryModel {
             // A PIN or code alone at a card-and-PIN door: denied, but no guess was checked.
             resultMessage = message
             phase = .result(.denied)
+        case .denied(_, .cardEnrolled?):
+            // The site learned this card for a user: shut, and no guess was made.
+            cardLearned = true
+            resultMessage = nil
+            phase = .result(.denied)
         case .denied(let message, _):
             resultMessage = message
             phase = lockout.recordDenial(at: now) == nil ? .result(.denied) : .lockedOut
@@ -264,6 +271,7 @@ public final class EntryModel {
         case .result:
             snapshot.message = resultMessage
             snapshot.enrolmentOutcome = enrolmentOutcome
+            snapshot.cardLearned = cardLearned
         case .lockedOut:
             snapshot.lockSecondsRemaining = ((lockout.lockedUntil ?? now) - now).roundedUpSeconds
         case .help:
@@ -448,6 +456,7 @@ public final class EntryModel {
         heldCard = nil
         clearEnrolment()
         enrolmentOutcome = nil
+        cardLearned = false
         digits.wipe()
         challengeTyped.wipe()
         resultMessage = nil

@@ -53,6 +53,8 @@ public struct EntrySnapshot: Equatable, Sendable {
     public var enrolmentNotice: EnrolmentNotice?
     /// On a result screen after choosing a PIN: the site's answer.
     public var enrolmentOutcome: EnrolmentOutcome?
+    /// The result shown is the site learning the card just read (``DenialReason/cardEnrolled``).
+    public var cardLearned = false
 
     public init(
         phase: EntryPhase, mode: EntryMode, slotCount: Int, filledCount: Int = 0,

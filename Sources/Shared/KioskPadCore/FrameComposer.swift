@@ -46,6 +46,7 @@ public struct FrameComposer: Sendable {
         case .result(let kind):
             switch kind {
             case .granted: (status, style) = (snapshot.enrolmentOutcome == nil ? texts.granted : texts.pinSet, .granted)
+            case .denied where snapshot.cardLearned: (status, style) = (texts.cardLearned, .warning)
             case .denied: (status, style) = (enrolmentRefusal(snapshot.enrolmentOutcome) ?? texts.denied, .denied)
             case .unavailable: (status, style) = (texts.unavailable, .warning)
             }

@@ -21,7 +21,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Add.self, Remove.self, Rename.self, List.self, SetRules.self, Disable.self, Enable.self, SetPIN.self, SetDuress.self, TOTPSecret.self, AddCard.self,
-            RemoveCard.self, EnrolCode.self,
+            RemoveCard.self, EnrolCode.self, LearnCard.self, UnknownCards.self, ClaimCard.self,
         ])
 
     /// What the commands that set a PIN take: the user, the config, the hash's work factor.

@@ -211,17 +211,20 @@ extension ConsoleHandler {
         return try await renderEdit(visit, name: name)
     }
 
-    func renderEdit(_ visit: Visit, name: String, shown: AccessRule? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func renderEdit(
+        _ visit: Visit, name: String, shown: AccessRule? = nil, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let site = try await services.administration.siteRules()
         let rule = shown ?? site.rules[name] ?? AccessRule()
-        let data: [String: Any] = [
+        var data: [String: Any] = [
             "name": name, "doors": rule.doors.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "",
             "schedules": site.schedules.keys.sorted().map { ["name": $0, "selected": $0 == rule.schedule] },
             "validFrom": rule.validFrom?.description ?? "", "validUntil": rule.validUntil?.description ?? "", "responder": rule.responder,
             "staff": rule.staff, "levels": rule.levels.joined(separator: ","), "groups": rule.groups.joined(separator: ","),
             "levelNames": site.access.levels.keys.sorted().joined(separator: ", "), "groupNames": site.access.userGroups.keys.sorted().joined(separator: ", "),
         ]
-        return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, error: error, status: status)
+        for (key, value) in try await cardLearningData(name) { data[key] = value }
+        return ConsoleResponse.page("user-edit", title: "Edit \(name)", page: "users", visit: visit, data: data, notice: notice, error: error, status: status)
     }
 
     /// Saves a user's doors, schedule, validity, responder and staff marks (their enabled state is kept).

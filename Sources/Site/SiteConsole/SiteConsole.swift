@@ -40,6 +40,8 @@ public enum SiteConsole {
         pages.get("users/edit", use: console.editUserPage)
         pages.post("users/rule", use: console.saveUserRule)
         pages.post("users/enrol-code", use: console.issueEnrolmentCode)
+        pages.post("users/learn-card", use: console.learnCard)
+        pages.post("users/claim-card", use: console.claimCard)
         pages.get("codes", use: console.codesPage)
         pages.post("codes", use: console.issueCode)
         pages.post("codes/revoke", use: console.revokeCode)

@@ -34,6 +34,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case userTOTP = "user_totp"
     case cardAdd = "card_add"
     case cardRemove = "card_remove"
+    case cardLearnArm = "card_learn_arm"
+    case cardClaim = "card_claim"
     case codeIssue = "code_issue"
     case codeRevoke = "code_revoke"
     case enrolCodeIssue = "enrol_code_issue"

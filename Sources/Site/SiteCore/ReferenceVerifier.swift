@@ -186,6 +186,8 @@ public actor ReferenceVerifier {
                     outcome = try await candidate.claim(in: transaction, door: decoded.terminalID, now: now, rules: rules)
                     switch outcome {
                     case .decided(user: _?, _), .visitor(_, nil): tracker.recordGrant()
+                    // A card read to be learned is no guess, whatever came of it.
+                    case .cardLearning: break
                     case .decided(user: nil, _): _ = tracker.recordDenial(at: moment)
                     // The PIN was right: the rules' refusal does not count toward the lockout;
                     // nor does a single factor at a card-and-PIN door (nothing was hashed).
@@ -211,6 +213,10 @@ public actor ReferenceVerifier {
         case .decided(let user?, let duress):
             // A name that is not a valid identifier (an old codes file) is not sent.
             return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
+        case .cardLearning(_, nil):
+            return .cardEnrolled
+        case .cardLearning:
+            return .denied()
         case .visitor(_, nil):
             // A visitor's name is the site's to know; the door shows a plain grant.
             return .granted(unlockSeconds: settings.unlockSeconds, user: nil, duress: false)
@@ -235,6 +241,9 @@ public actor ReferenceVerifier {
         case secondFactorRequired
         /// A visitor pass matched: used (no refusal), or refused by its rule or its host.
         case visitor(IssuedVisitorPass, DenialReason?)
+        /// The door was armed to learn a card for `user`: learned (`owner` nil), or refused
+        /// because the card is `owner`'s.
+        case cardLearning(user: String, owner: String?)
     }
 
     /// Waits until no other attempt of `terminal` is being decided (arrival order).
@@ -294,7 +303,16 @@ public actor ReferenceVerifier {
             // The holder's own lines; no holder: a decoy hash, so a wrong card takes as long.
             let own = holder == nil ? cards : try await store.lines(of: holder ?? "")
             return .credential(try await HashingPool.shared.run(.door) { own.match(pin: pin, of: holder ?? "") })
-        case .pin, .card:
+        case .card:
+            let tagged = lookup.map { (tag: $0.tag(value, kind: .card), keyID: $0.id) }
+            let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
+            let matched = try await HashingPool.shared.run(.door) { users.match(value, kind: .card, tagged: tagged) }
+            guard matched == nil else { return .card(matched, unknown: nil) }
+            // A card nobody holds: hashed as a card line would be, to be learned or claimed.
+            let replicaTag = try await store.replicaTagKey()?.tag(value, kind: .card)
+            let hash = try await HashingPool.shared.makeHash(value, lane: .door)
+            return .card(nil, unknown: UnknownCardHash(hash: hash, lookupTag: tagged?.tag, replicaTag: replicaTag, digits: value.count))
+        case .pin:
             let kind = request.kind
             let tagged = lookup.map { (tag: $0.tag(value, kind: kind), keyID: $0.id) }
             let users = try await store.users(lookupTag: tagged?.tag, keyID: tagged?.keyID)
@@ -322,6 +340,8 @@ public actor ReferenceVerifier {
         case secondFactorRequired
         case credential((name: String, duress: Bool)?)
         case code(totpSteps: [(name: String, step: Int)], issued: IssuedCode?, pass: IssuedVisitorPass?)
+        /// A card: its holder, or (nobody's) the line it would become.
+        case card((name: String, duress: Bool)?, unknown: UnknownCardHash?)
 
         /// What it comes to at `door`, after claiming what a grant uses: a TOTP step (each
         /// code once) or a one-time code. A match that the user's rules refuse claims
@@ -335,6 +355,21 @@ public actor ReferenceVerifier {
                 return noMatch
             case .secondFactorRequired:
                 return .secondFactorRequired
+            case .card(let matched, let unknown):
+                // A door armed to learn a card takes the next one read, whoever's it is.
+                if let learner = try await transaction.cardLearner(door: door, now: now) {
+                    if let matched {
+                        try await transaction.finishCardLearning(door: door, result: CardLearning.enrolledTo(matched.name), now: now)
+                        return .cardLearning(user: learner, owner: matched.name)
+                    }
+                    if let unknown, try await transaction.addCard(user: learner, unknown) {
+                        try await transaction.finishCardLearning(door: door, result: CardLearning.learned, now: now)
+                        return .cardLearning(user: learner, owner: nil)
+                    }
+                }
+                if let matched { return try await Candidate.credential(matched).claim(in: transaction, door: door, now: now, rules: rules) }
+                if let unknown { try await transaction.noteUnknownCard(door: door, unknown, now: now) }
+                return noMatch
             case .credential(let matched?):
                 guard let access = try await transaction.access(user: matched.name, door: door, at: now) else { return noMatch }
                 if let refusal = rules.refusal(access, door: door, at: now) { return .refused(user: matched.name, duress: matched.duress, refusal) }
@@ -393,6 +428,9 @@ public actor ReferenceVerifier {
         case .refused(let user, let duress, let refusal):
             // A duress PIN outside its rules is denied, and still audited as duress.
             fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
+        case .cardLearning(let user, let owner):
+            fields += [("decision", "denied"), ("reason", owner == nil ? DenialReason.cardEnrolled.rawValue : "card_enrolled_to_another"), ("user", user)]
+            if let owner { fields.append(("owner", owner)) }
         case .visitor(let pass, let refusal):
             fields += [
                 ("decision", refusal == nil ? "granted" : "denied"), ("reason", refusal?.rawValue ?? "visitor_pass"), ("visitor", pass.visitor),

@@ -15,6 +15,10 @@ public enum VerifierDecision: Sendable, Equatable {
     /// its holder's PIN. Decided from the door's rule alone, before any hash: it tells
     /// nothing about the card.
     case secondFactorRequired
+    /// The door was armed to learn a card and the card just read, which matched nobody, is
+    /// now the armed user's: a denial whose `reason` is `card_enrolled`, so the door shows
+    /// `Card learned` (and stays shut).
+    case cardEnrolled
     /// The answer to a PIN chosen at the door (`POST /v1/enrol`).
     case enrolment(EnrolmentOutcome)
     /// The request was refused before any attempt was decided; `reason` says why.

@@ -78,6 +78,15 @@ public protocol AttemptTransaction: Sendable {
     /// with a use left, not revoked, can meet (across instances, each use once); false when
     /// none was left.
     func useVisitorPass(id: Int64, door: String, now: Date) async throws -> Bool
+    /// The user `door` is armed to learn a card for at `now`; nil when it is not armed.
+    func cardLearner(door: String, now: Date) async throws -> String?
+    /// Ends `door`'s arming with `result` (``CardLearning/learned`` or why not).
+    func finishCardLearning(door: String, result: String, now: Date) async throws
+    /// Adds the card `card` (an unknown card just read) to `user`'s lines; false when there is no such user.
+    func addCard(user: String, _ card: UnknownCardHash) async throws -> Bool
+    /// Keeps unknown card `card` read at `door` for an administrator to claim (the newest
+    /// ``CardLearning/unknownKept`` per door, for a day).
+    func noteUnknownCard(door: String, _ card: UnknownCardHash, now: Date) async throws
     /// Pass `pass`'s rule as a user's is decided: its schedule, the site's zone, the mode
     /// `door` follows, the holidays and (for levels) the tree; and whether its host is a user
     /// who is not disabled.

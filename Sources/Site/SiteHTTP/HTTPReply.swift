@@ -24,6 +24,9 @@ public struct HTTPReply: Sendable, Equatable {
         case .secondFactorRequired:
             status = 200
             body = VerificationResponseBody.encode(granted: false, reason: .secondFactorRequired)
+        case .cardEnrolled:
+            status = 200
+            body = VerificationResponseBody.encode(granted: false, reason: .cardEnrolled)
         case .refused(let refusal, let reason):
             switch refusal {
             case .malformed: status = 400

@@ -58,12 +58,13 @@ public final class VerifierMetrics: Sendable {
         return buffer
     }
 
-    /// The `result` label: granted, denied, second_factor_required, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
+    /// The `result` label: granted, denied, second_factor_required, card_enrolled, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
     static func result(_ decision: VerifierDecision) -> String {
         switch decision {
         case .answer(let granted, _, _, _, _): return granted ? "granted" : "denied"
         case .lockedOut: return "locked_out"
         case .secondFactorRequired: return DenialReason.secondFactorRequired.rawValue
+        case .cardEnrolled: return DenialReason.cardEnrolled.rawValue
         case .enrolment(let outcome): return outcome.result
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"

@@ -376,5 +376,35 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_visitor_passes_live ON kioskpad_visitor_passes (ends_at) WHERE revoked_at IS NULL",
             ]
         },
+        { t in
+            // Cards enrolled by presenting them: a door armed to learn the next unknown card
+            // for a user (one row per door, its result kept), and the unknown cards read
+            // lately (the card's hash and tags, never its number), to be claimed for a user.
+            [
+                """
+                CREATE TABLE kioskpad_card_learning (
+                    door \(t.text) PRIMARY KEY,
+                    user_name \(t.text) NOT NULL,
+                    armed_by \(t.text) NOT NULL,
+                    armed_at \(t.bigint) NOT NULL,
+                    expires_at \(t.bigint) NOT NULL,
+                    result \(t.text),
+                    result_at \(t.bigint)
+                )
+                """,
+                """
+                CREATE TABLE kioskpad_unknown_cards (
+                    id \(t.serial),
+                    door \(t.text) NOT NULL,
+                    seen_at \(t.bigint) NOT NULL,
+                    hash \(t.text) NOT NULL,
+                    lookup_tag \(t.text),
+                    replica_tag \(t.text),
+                    digits \(t.integer) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_unknown_cards_door ON kioskpad_unknown_cards (door, seen_at)",
+            ]
+        },
     ]
 }
