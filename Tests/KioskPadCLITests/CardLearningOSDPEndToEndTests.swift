@@ -10,7 +10,8 @@ import Testing
 /// A card enrolled by holding it to a reader: `kioskpad run` with libosdp's reader (over a
 /// pseudo-terminal pair, Secure Channel) against `verifier serve`; `verifier user learn-card`
 /// arms the door, the card presented at the reader is learned (the reader's panel shows
-/// `Card learned`, the door stays shut) and opens for its user from then on.
+/// `Card learned`, the door stays shut) and opens for its user from then on. (No metrics
+/// listener: the suite's other door has the default port.)
 extension OSDPDoorEndToEndTests {
     @Test func aCardHeldToAnArmedReaderIsLearnedAndThenOpens() async throws {
         let site = try await AccessRulesEndToEndTests.Site(.sqlite)
@@ -35,12 +36,14 @@ extension OSDPDoorEndToEndTests {
               readers: [{address: 1, scbk_file: \(keyFile.path)}]
             display: {driver: osdp, columns: 16, rows: 2}
             verifier: {kind: http, url: "http://127.0.0.1:\(server.port)/verify", secret_file: secret}
+            metrics: {listen: "off"}
             """.write(to: config, atomically: true, encoding: .utf8)
             let door = try SpawnedChild(
                 [CLI.binary.path, "run", "--config", config.path], stdout: .file(site.directory.appendingPathComponent("door.out").path),
                 stderr: .file(site.directory.appendingPathComponent("door.err").path))
             defer { _ = door.terminate() }
-            #expect(await eventually { self.journal(state).contains("\"type\":\"reader_online\"") }, "\(journal(state))")
+            let log = { (try? String(contentsOf: site.directory.appendingPathComponent("door.err"), encoding: .utf8)) ?? "" }
+            #expect(await eventually { self.journal(state).contains("\"type\":\"reader_online\"") }, "\(journal(state))\(log())")
             let armed = try await site.cli(["verifier", "user", "learn-card", "bob", "--door", "front-door", "--no-wait"])
             #expect(armed.status == 0 && armed.stdout.contains("front-door armed until"), "\(armed.stdout)\(armed.stderr)")
             // Facility 12, number 3456 as a 26-bit card: value 00789888, a card nobody holds.
