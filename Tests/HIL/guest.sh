@@ -711,13 +711,14 @@ cp $W/wiegand.out $W/wiegand-emu.log $OUT/ 2>/dev/null
 
 # 9n, cards: keypad.long_frames card; a :card users-file line for facility 1, number 1
 { cat $USERS; printf '00065537' | $KP pin hash --user hil --iterations 1000 | sed 's/$/:card/'; } > $W/users-card
-keypad_config $W/card.yaml hil-card $W/state-card "keypad:
+CARD_READER="keypad:
   driver: wiegand
   chip: wiegand-sim
   d0: WD0
   d1: WD1
   frame_gap_ms: 60
   long_frames: card"
+keypad_config $W/card.yaml hil-card $W/state-card "$CARD_READER"
 sed -i "s|users_file: $USERS|users_file: $W/users-card|" $W/card.yaml
 taskset -c 0 $KP keytest --config $W/card.yaml > $W/card-keytest.out 2>&1 &
 KT=$!
@@ -734,6 +735,64 @@ check "wiegand cards: the enrolled card granted, a PIN's number as a card denied
     "$(sed -n 's/.*"type":"attempt".*"kind":"\([a-z]*\)","decision":"\([a-z]*\)".*/\1 \2/p' $W/state-card/journal.jsonl | tr '\n' ' ' | sed 's/ $//')"
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/card.out | grep -q -e 65537 -e 2468; then fail "a card number or PIN appears in the run's output"; else pass "no card number or PIN in the run's output"; fi
 cp $W/card.out $W/card-keytest.out $OUT/ 2>/dev/null
+
+# 9n, cards learned at the reader (issue 62): `verifier serve` on the guest's loopback (the
+# site, SQLite), the door asking it over signed HTTP; `verifier user learn-card` arms the door
+# and waits, the emulator presents a card nobody holds, and the card becomes bob's.
+S=$W/site; rm -rf $S $W/state-learn; mkdir -p $S
+KPV=${HIL_SITE_BIN:-$BIN}/kioskpad-verifier
+$KPV secret > $S/secret
+printf 'server:\n  listen: 127.0.0.1:18470\n  state_dir: %s/state\n  secret_file: %s/secret\n' $S $S > $S/verifier.yaml
+site() { $KPV "$@" --config $S/verifier.yaml; }
+printf '1470\n' | site user add bob --iterations 1000 > $S/add.out 2>&1
+printf '3691\n' | site user add dana --iterations 1000 >> $S/add.out 2>&1
+$KPV serve --config $S/verifier.yaml --log-level warning > $S/serve.out 2>&1 &
+SERVE=$!
+# Longer waits than wait_for's 6 s: the site hashes each unknown card (75,000 iterations) in the guest.
+wait_long() { i=0; while ! grep -q "$2" $1 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; }
+wait_long $S/serve.out 'verifier listening on'
+keypad_config $W/learn.yaml hil-learn $W/state-learn "$CARD_READER"
+sed -i "/^verifier:/,/users_file:/c\\verifier:\\n  kind: http\\n  url: http://127.0.0.1:18470/verify\\n  secret_file: $S/secret" $W/learn.yaml
+run_door $W/learn.yaml $W/learn.out
+site user learn-card bob --door hil-learn > $S/learn.out 2>&1 &
+LEARN=$!
+wait_long $S/learn.out 'hil-learn armed until'
+# Facility 12, number 3456: value 00789888, a card nobody holds.
+echo "w26 789888" | wiegand; wait_long $W/learn.out 'Card learned'
+wait $LEARN; rc=$?
+check "card learning: learn-card waited and saw the card learned (exit 0)" "0 card learned at hil-learn for bob" "$rc $(tail -1 $S/learn.out)"
+if grep -q 'Card learned' $W/learn.out; then pass "card learning: the door showed Card learned"; else fail "card learning display: $(tail -5 $W/learn.out)"; fi
+sleep 3.2
+echo "w26 789888" | wiegand; wait_long $W/learn.out 'Access granted'; sleep 3.2
+# A card nobody holds, read while nothing is armed: denied, kept as an unknown card, claimed.
+echo "w26 65537" | wiegand; wait_long $W/learn.out 'Access denied'; sleep 3.2
+site user unknown-cards > $S/unknown.out 2>&1
+unknown=$(awk -F'\t' '$2 == "hil-learn" { print $1; exit }' $S/unknown.out)
+check "unknown cards: the card read at hil-learn is listed with its digits, never its number" "hil-learn 8 digits no" \
+    "$(awk -F'\t' '$2 == "hil-learn" { print $2, $4; exit }' $S/unknown.out) $(grep -q 65537 $S/unknown.out && echo yes || echo no)"
+site user claim-card dana --card "${unknown:-0}" > $S/claim.out 2>&1
+check "unknown cards: claimed for dana" "unknown card $unknown is now dana's" "$(cat $S/claim.out)"
+n=$(grep -c 'Access granted' $W/learn.out)
+echo "w26 65537" | wiegand
+i=0; while [ $(grep -c 'Access granted' $W/learn.out) -le $n ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 3.2
+# Armed for dana, bob's card is refused: the arming ends and nothing changes hands.
+site user learn-card dana --door hil-learn > $S/learn-dana.out 2>&1 &
+LEARN=$!
+wait_long $S/learn-dana.out 'hil-learn armed until'
+echo "w26 789888" | wiegand
+wait $LEARN; rc=$?
+kill -TERM $RUN; wait $RUN; rc_door=$?
+kill -TERM $SERVE; wait $SERVE
+check "card learning: someone's card refused while armed for another (exit 2, the owner named)" "2 kioskpad: hil-learn: refused: that card is bob's already" \
+    "$rc $(tail -1 $S/learn-dana.out)"
+check "card learning: the door stops with exit 0" 0 $rc_door
+attempts=$(python3 -c 'import json, sys
+print(" ".join(r["kind"] + ":" + r["decision"] + ":" + r.get("reason", "") for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"))' $W/state-learn/journal.jsonl)
+check "card learning: the door's attempts (learned, granted, unknown, claimed and granted, someone's refused)" \
+    "card:denied:card_enrolled card:granted: card:denied: card:granted: card:denied:" "$attempts"
+if grep -q -e 789888 -e 65537 $W/learn.out $W/state-learn/journal.jsonl $S/serve.out; then fail "a card number appears in the door's output, journal or the site's log"; else pass "no card number in the door's output, journal or the site's log"; fi
+cp $W/learn.out $S/learn.out $S/learn-dana.out $S/serve.out $OUT/ 2>/dev/null
 
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then

@@ -60,11 +60,15 @@ cd "$repo"
 swift build "${scratch[@]}" --product kioskpad >&2
 swift build "${scratch[@]}" --product keypad-emu >&2
 bin=$(swift build "${scratch[@]}" --show-bin-path)
+# The site server for the card-learning section: the default build's (it has no libgpiod, so
+# a --scratch-path build of the door talks to the same server).
+swift build --product kioskpad-verifier >&2
+site_bin=$(swift build --show-bin-path)
 out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
 set +e
 # The guest's time limit: the whole suite with the deployment tests took just over 900 s
 # once on this 2-core machine with CPU steal (a CI run, 26 November 2026): 1,800 s.
-GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$repo/Tests/Guest/run.sh" "sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release' '$deb_dir'" | tee "$out/console.log"
+GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$repo/Tests/Guest/run.sh" "HIL_SITE_BIN='$site_bin' sh '$repo/Tests/HIL/guest.sh' '$bin' '$out' '$api' '$e2e_root' '$release' '$deb_dir'" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "hil: guest exit $status; artifacts in $out" >&2

@@ -48,17 +48,20 @@ extension VerifierUserCommand {
             }
             writeLine("\(door) armed until \(UTCTimestamp.rfc3339(arm.expires)): present the card for \(name) at its reader")
             guard wait else { return }
-            while Date() < arm.expires.addingTimeInterval(1) {
-                try await Task.sleep(for: .seconds(1))
-                let now = try await target.withStore { opened in
-                    try await VerifierUserCommand.applying(opened) { try await opened.administration.cardLearning(user: name) }
-                }.first { $0.door == door && $0.armed == arm.armed }
-                guard let now, let result = now.result else { continue }
-                guard result == CardLearning.learned else { throw UsageError(description: "\(door): \(result)") }
-                writeLine("card learned at \(door) for \(name)")
-                return
+            // One database opening for the whole wait, read once a second.
+            let result = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { () async throws -> String? in
+                    while Date() < arm.expires.addingTimeInterval(1) {
+                        try await Task.sleep(for: .seconds(1))
+                        let now = try await opened.administration.cardLearning(user: name).first { $0.door == door && $0.armed == arm.armed }
+                        if let result = now?.result { return result }
+                    }
+                    return nil
+                }
             }
-            throw UsageError(description: "\(door): no unknown card was read in two minutes; nothing was added")
+            guard let result else { throw UsageError(description: "\(door): no unknown card was read in two minutes; nothing was added") }
+            guard result == CardLearning.learned else { throw UsageError(description: "\(door): \(result)") }
+            writeLine("card learned at \(door) for \(name)")
         }
     }
 
