@@ -138,3 +138,36 @@ struct WiegandLongFramesConfigTests {
         #expect(found.contains { $0.hasPrefix("keypad.long_frames: 'badge' is not one of: pin, card") }, "\(found)")
     }
 }
+
+@Suite("Config: a USB card reader beside the keypad")
+struct CardReaderConfigTests {
+    /// `card_reader:` as read beside a Wiegand keypad (`section` nil: no such section).
+    func cardReader(_ section: String?) throws -> CardReaderConfiguration? {
+        let keypad = "verifier: {kind: demo}\nkeypad: {driver: wiegand, chip: gpiochip0, d0: 23, d1: 24}\n"
+        return try ConfigLoader.parse(yaml: keypad + (section.map { "card_reader: \($0)\n" } ?? ""), source: "t").cardReader
+    }
+
+    @Test func theDeviceIsRead() throws {
+        #expect(try cardReader(#"{device: "name:RFID Reader"}"#) == CardReaderConfiguration(device: "name:RFID Reader"))
+        #expect(try cardReader("{driver: evdev, device: /dev/input/by-id/usb-rfid-event-kbd}")?.device == "/dev/input/by-id/usb-rfid-event-kbd")
+        #expect(try cardReader(nil) == nil)
+    }
+
+    /// Each mistake, with the evdev keypad on /dev/input/event3, and the start of the problem it gives.
+    static let mistakes: [(section: String, problem: String)] = [
+        ("{driver: wiegand, device: /dev/input/event4}", "card_reader.driver: 'wiegand' is not a card reader driver; valid: evdev"),
+        ("{device: /dev/input/event3}", "card_reader.device: is keypad.device as well"),
+        ("{device: /dev/input/event4, baud: 9600}", "card_reader.baud: unknown key"),
+        ("{}", "card_reader.device: is required"),
+        ("{device: event4}", "card_reader.device: 'event4' is not a path"),
+    ]
+
+    @Test func mistakesNameTheKey() {
+        for mistake in Self.mistakes {
+            let found = configProblems("verifier: {kind: demo}\nkeypad: {driver: evdev, device: /dev/input/event3}\ncard_reader: \(mistake.section)\n")
+            #expect(found.contains { $0.hasPrefix(mistake.problem) }, "\(mistake.section): \(found)")
+        }
+        let terminal = configProblems("verifier: {kind: demo}\ncard_reader: {device: /dev/input/event4}\n")
+        #expect(terminal.contains { $0.hasPrefix("card_reader.device: needs a door keypad") }, "\(terminal)")
+    }
+}

@@ -753,6 +753,13 @@ wait_long() { i=0; while ! grep -q "$2" $1 2>/dev/null && [ $i -lt 300 ]; do sle
 wait_long $S/serve.out 'verifier listening on'
 keypad_config $W/learn.yaml hil-learn $W/state-learn "$CARD_READER"
 sed -i "/^verifier:/,/users_file:/c\\verifier:\\n  kind: http\\n  url: http://127.0.0.1:18470/verify\\n  secret_file: $S/secret" $W/learn.yaml
+# Beside the Wiegand reader, a USB card reader that types (uinput): card_reader:.
+rm -f $W/card-reader.fifo; mkfifo $W/card-reader.fifo
+python3 $REPO/Tests/HIL/uinput-keypad.py < $W/card-reader.fifo > $W/card-reader.log 2>&1 &
+CR=$!
+exec 8> $W/card-reader.fifo
+echo "create card" >&8; wait_for $W/card-reader.log 'created /dev/input/event'
+printf 'card_reader:\n  device: "name:KioskPad HIL card reader"\n' >> $W/learn.yaml
 run_door $W/learn.yaml $W/learn.out
 site user learn-card bob --door hil-learn > $S/learn.out 2>&1 &
 LEARN=$!
@@ -782,17 +789,33 @@ LEARN=$!
 wait_long $S/learn-dana.out 'hil-learn armed until'
 echo "w26 789888" | wiegand
 wait $LEARN; rc=$?
+sleep 3.2
+# The USB card reader: armed for dana, a card typed by it is learned, then opens.
+site user learn-card dana --door hil-learn > $S/learn-usb.out 2>&1 &
+LEARN=$!
+wait_long $S/learn-usb.out 'hil-learn armed until'
+echo "card 0004215739" >&8
+wait $LEARN; rc_usb=$?
+sleep 3.2
+n=$(grep -c 'Access granted' $W/learn.out)
+echo "card 0004215739" >&8
+i=0; while [ $(grep -c 'Access granted' $W/learn.out) -le $n ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+usb_granted=$(grep -c 'Access granted' $W/learn.out)
 kill -TERM $RUN; wait $RUN; rc_door=$?
+echo quit >&8; exec 8>&-; wait $CR
 kill -TERM $SERVE; wait $SERVE
 check "card learning: someone's card refused while armed for another (exit 2, the owner named)" "2 kioskpad: hil-learn: refused: that card is bob's already" \
     "$rc $(tail -1 $S/learn-dana.out)"
 check "card learning: the door stops with exit 0" 0 $rc_door
+check "card learning, USB reader: learn-card saw the typed card learned (exit 0)" "0 card learned at hil-learn for dana" "$rc_usb $(tail -1 $S/learn-usb.out)"
+if [ $usb_granted -gt $n ]; then pass "card learning, USB reader: the learned card opens"; else fail "USB card grant: $n $usb_granted $(tail -5 $W/learn.out)"; fi
+if grep -q 'card reader ready' $W/learn.out; then pass "card_reader: the USB reader opened beside the Wiegand keypad"; else fail "card reader: $(grep -i card $W/learn.out | head -3)"; fi
 attempts=$(python3 -c 'import json, sys
 print(" ".join(r["kind"] + ":" + r["decision"] + ":" + r.get("reason", "") for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"))' $W/state-learn/journal.jsonl)
-check "card learning: the door's attempts (learned, granted, unknown, claimed and granted, someone's refused)" \
-    "card:denied:card_enrolled card:granted: card:denied: card:granted: card:denied:" "$attempts"
-if grep -q -e 789888 -e 65537 $W/learn.out $W/state-learn/journal.jsonl $S/serve.out; then fail "a card number appears in the door's output, journal or the site's log"; else pass "no card number in the door's output, journal or the site's log"; fi
-cp $W/learn.out $S/learn.out $S/learn-dana.out $S/serve.out $OUT/ 2>/dev/null
+check "card learning: the door's attempts (learned, granted, unknown, claimed and granted, someone's refused, USB learned, granted)" \
+    "card:denied:card_enrolled card:granted: card:denied: card:granted: card:denied: card:denied:card_enrolled card:granted:" "$attempts"
+if grep -q -e 789888 -e 65537 -e 4215739 $W/learn.out $W/state-learn/journal.jsonl $S/serve.out; then fail "a card number appears in the door's output, journal or the site's log"; else pass "no card number in the door's output, journal or the site's log"; fi
+cp $W/learn.out $S/learn.out $S/learn-dana.out $S/learn-usb.out $S/serve.out $W/card-reader.log $OUT/ 2>/dev/null
 
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then

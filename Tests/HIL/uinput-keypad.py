@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """A virtual USB numeric keypad through /dev/uinput, driven by commands on stdin.
 
-  create          make the device ("KioskPad HIL keypad", bus USB)
+  create [card]   make the device ("KioskPad HIL keypad", bus USB; with card: "KioskPad
+                  HIL card reader", a reader that types)
   destroy         remove it (an unplug)
   type KEYS       tap each key: 0-9 main row, k0-k9 numeric keypad (space separated),
                   enter, kpenter, bs, esc; 60 ms down, 60 ms apart
+  card DIGITS     type a card as a USB reader does: the digits on the main row, then Enter,
+                  4 ms down and 4 ms apart
   wait SECONDS
   play SCRIPT LOG play a keypad-emu script ("press R C B", "wait MS", "release R C B") on the
                   numeric keypad: the key at row R, column C of 123A456B789C*0#D, digits as
@@ -30,7 +33,7 @@ UI_DEV_CREATE = 0x5501
 UI_DEV_DESTROY = 0x5502
 UI_GET_SYSNAME = 0x8041552C  # _IOC(_IOC_READ, 'U', 44, 65)
 EV_SYN, EV_KEY = 0, 1
-NAME = b"KioskPad HIL keypad"
+NAMES = {"keypad": b"KioskPad HIL keypad", "card": b"KioskPad HIL card reader"}
 
 MAIN = {str(d): (11 if d == 0 else d + 1) for d in range(10)}
 PAD = {"k0": 82, "k1": 79, "k2": 80, "k3": 81, "k4": 75, "k5": 76, "k6": 77, "k7": 71, "k8": 72, "k9": 73}
@@ -44,12 +47,12 @@ def emit(fd, kind, code, value):
     os.write(fd, struct.pack("llHHi", int(now), int((now % 1) * 1e6), kind, code, value))
 
 
-def create():
+def create(kind):
     fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
     fcntl.ioctl(fd, UI_SET_EVBIT, EV_KEY)
     for code in sorted(set(CODES.values())):
         fcntl.ioctl(fd, UI_SET_KEYBIT, code)
-    fcntl.ioctl(fd, UI_DEV_SETUP, struct.pack("HHHH80sI", 0x03, 0x1234, 0x5678, 1, NAME, 0))
+    fcntl.ioctl(fd, UI_DEV_SETUP, struct.pack("HHHH80sI", 0x03, 0x1234, 0x5678, 1, NAMES[kind], 0))
     fcntl.ioctl(fd, UI_DEV_CREATE)
     buffer = bytearray(65)
     fcntl.ioctl(fd, UI_GET_SYSNAME, buffer)
@@ -92,7 +95,7 @@ def main():
         if not words:
             continue
         if words[0] == "create":
-            fd = create()
+            fd = create(words[1] if len(words) > 1 else "keypad")
         elif words[0] == "destroy" and fd is not None:
             fcntl.ioctl(fd, UI_DEV_DESTROY)
             os.close(fd)
@@ -108,6 +111,13 @@ def main():
                 emit(fd, EV_SYN, 0, 0)
                 time.sleep(0.06)
             print("typed " + " ".join(keys), flush=True)
+        elif words[0] == "card" and fd is not None:
+            for key in list(words[1]) + ["enter"]:
+                for value in (1, 0):
+                    emit(fd, EV_KEY, CODES[key], value)
+                    emit(fd, EV_SYN, 0, 0)
+                    time.sleep(0.004)
+            print("card typed", flush=True)
         elif words[0] == "play" and fd is not None:
             play(fd, words[1], words[2])
             print("played", flush=True)

@@ -36,8 +36,12 @@ extension TerminalAssembly {
             let verifier = try TerminalAssembly.verifier(
                 for: configuration.verifier, clockTrust: configuration.daemon.clockTrust, replica: services.replica, logger: logger)
             let display = try TerminalAssembly.display(for: configuration.display, osdpCommands: osdpCommands) { logger.warning("\($0)") }
-            let source = try KeypadAssembly.doorSource(
+            let keys = try KeypadAssembly.doorSource(
                 keypad, gpio: gpio, osdpCommands: osdpCommands, entry: configuration.entry, bus: services.bus, logger: logger)
+            let source: any KeySource =
+                try configuration.cardReader.map {
+                    MergedKeySource(keys, try KeypadAssembly.retryingCardReaderSource($0, logger: logger))
+                } ?? keys
             return terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
         } catch {
             services.door?.shutdown()

@@ -70,6 +70,35 @@ extension KeypadAssembly {
             report: RetryingKeySource.healthReport(bus: bus, logger: logger))
     }
 
+    /// A USB card reader that types (`card_reader:`) as a second key source of cards only. It
+    /// must be there at start (else an error naming `card_reader.device`); unplugged later, it
+    /// is logged and reopened with back-off (1 s doubling to 30 s) while the keypad goes on.
+    /// A line of digits that is no card is logged with its length, never its digits.
+    public static func retryingCardReaderSource(_ cardReader: CardReaderConfiguration, logger: Logger) throws -> RetryingKeySource {
+        let reading = EvdevKeySource.Reading.cards(dropped: { digits in
+            logger.warning(
+                "card reader line dropped",
+                metadata: ["digits": "\(digits)", "valid": "\(EvdevCardLine.digits.lowerBound)-\(EvdevCardLine.digits.upperBound) digits then Enter"])
+        })
+        let open: @Sendable () throws -> EvdevKeySource = {
+            try EvdevKeySource(device: cardReader.device, key: "card_reader.device", reading: reading)
+        }
+        let pending = OpenedAtStart(try open())
+        return RetryingKeySource(
+            open: {
+                let source = try pending.take() ?? open()
+                logger.notice("card reader ready", metadata: ["device": "\(source.path)", "name": "\(source.name)"])
+                return source
+            },
+            report: { ok, problem in
+                if ok {
+                    logger.notice("card reader recovered")
+                } else {
+                    logger.error("card reader failed; retrying", metadata: ["problem": "\(problem ?? "")"])
+                }
+            })
+    }
+
     /// A Wiegand keypad on two GPIO lines as the terminal's key source (`driver: wiegand`),
     /// reopened with back-off like the matrix. Whole-PIN frames fit the entry's
     /// `min_length...max_length`. Each dropped frame is published on `bus` (metrics count

@@ -7,7 +7,8 @@ import KioskPadCore
 extension ConfigLoader {
     /// The top-level sections.
     static let sections = [
-        "terminal_id", "entry", "lockout", "display", "keypad", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events", "metrics", "clock",
+        "terminal_id", "entry", "lockout", "display", "keypad", "card_reader", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events",
+        "metrics", "clock",
     ]
 
     public static func load(
@@ -51,6 +52,7 @@ extension ConfigLoader {
         if display.driver == .osdp && keypad.driver != .osdp {
             log.report("display.driver", "osdp shows text on the OSDP readers' panels and needs keypad.driver: osdp", at: nil)
         }
+        let cardReader = CardReaderSection.read(top, keypad: keypad)
         let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
         var siteVerifier = false
         if case .http = verifier { siteVerifier = true }
@@ -64,6 +66,8 @@ extension ConfigLoader {
             log.report(unused.path, "unknown key; the variable names no config setting", at: nil)
         }
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
-        return KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
+        var configuration = KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
+        configuration.cardReader = cardReader
+        return configuration
     }
 }

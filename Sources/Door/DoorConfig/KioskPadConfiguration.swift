@@ -9,6 +9,8 @@ public struct KioskPadConfiguration: Sendable {
     public var entry: EntryOptions
     public var display: DisplayConfiguration
     public var keypad: KeypadConfiguration
+    /// `card_reader:`, a USB card reader beside the keypad; nil when there is none.
+    public var cardReader: CardReaderConfiguration?
     public var verifier: VerifierConfiguration
     public var daemon: DaemonConfiguration
 

@@ -13,10 +13,16 @@ import Synchronization
 /// frame's digits are never printed, only their count.
 public final class KeypadWiringCheck: Sendable {
     /// The first line keytest prints: what was opened and how to stop.
-    public let banner: String
+    public var banner: String {
+        keypadBanner + (cardReader.map { "; card reader \($0.path) '\($0.name)', grabbed" } ?? "")
+    }
+    private let keypadBanner: String
     private let reader: Reader
     private let print: @Sendable (String) -> Void
     private let running = Mutex<KeySourceRun?>(nil)
+    /// The door's own USB card reader (`card_reader:`), read beside the keypad.
+    private let cardReader: EvdevKeySource?
+    private let cardReaderRun = Mutex<KeySourceRun?>(nil)
 
     private enum Reader: Sendable {
         case matrix(ScanThread, rows: Int)
@@ -31,7 +37,7 @@ public final class KeypadWiringCheck: Sendable {
         let keypad = configuration.keypad
         if keypad.driver == .evdev, let evdev = keypad.evdev {
             let source = try EvdevKeySource(device: evdev.device, map: EvdevKeyMap(overrides: evdev.keyMap))
-            banner = "keytest: input device \(source.path) '\(source.name)', grabbed; press keys, Ctrl-C to stop"
+            keypadBanner = "keytest: input device \(source.path) '\(source.name)', grabbed; press keys, Ctrl-C to stop"
             reader = .keys(source, ended: "the device closed", shown: { _ in true })
         } else if keypad.driver == .wiegand, let wiegand = keypad.wiegand {
             let source = try WiegandKeySource(
@@ -44,7 +50,7 @@ public final class KeypadWiringCheck: Sendable {
                     case .card(let bits, let data): print(KeypadWiringCheck.cardLine(bits: bits, data: data))
                     }
                 })
-            banner =
+            keypadBanner =
                 "keytest: wiegand on chip \(wiegand.chip), d0 \(wiegand.d0), d1 \(wiegand.d1), frame gap \(wiegand.frameGap.wholeMilliseconds) ms, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop"
             // Only labelled keys: a whole-PIN frame's digits are typed as actions and never shown.
             reader = .keys(
@@ -58,15 +64,24 @@ public final class KeypadWiringCheck: Sendable {
             let source = try OSDPKeySource(
                 device: osdp.device, baud: osdp.baud, readers: readers, pollInterval: osdp.pollInterval, offlineAfter: osdp.offlineAfter,
                 commands: OSDPCommandQueue(), report: { address, event in KeypadWiringCheck.osdpLine(address: address, event).map(print) })
-            banner =
+            keypadBanner =
                 "keytest: OSDP on \(osdp.device) at \(osdp.baud) baud, readers \(readers.map { "\($0.address)" }.joined(separator: ", ")); type keys or present a card, Ctrl-C to stop"
             reader = .keys(source, ended: "the line closed", shown: { _ in true })
         } else {
             let gpio = try keypad.gpioSection()
             let thread = ScanThread(loop: try KeypadAssembly.scanLoop(gpio))
-            banner =
+            keypadBanner =
                 "keytest: chip \(gpio.chip), \(gpio.rows.count) rows x \(gpio.columns.count) columns, \(GPIOBackendFactory.library); press keys, Ctrl-C to stop"
             reader = .matrix(thread, rows: gpio.rows.count)
+        }
+        cardReader = try configuration.cardReader.map { cardReader in
+            try EvdevKeySource(
+                device: cardReader.device, key: "card_reader.device",
+                reading: .cards(dropped: { digits in
+                    print(
+                        "warning: card reader line of \(digits) digits dropped (\(EvdevCardLine.digits.lowerBound)-\(EvdevCardLine.digits.upperBound) digits then Enter make a card)"
+                    )
+                }))
         }
     }
 
@@ -84,11 +99,22 @@ public final class KeypadWiringCheck: Sendable {
                 finished: { error in failed(error.map { "\($0)" } ?? ended) })
             running.withLock { $0 = run }
         }
+        if let cardReader {
+            let run = cardReader.start(
+                deliver: { event in
+                    guard case .card(let digits) = event else { return }
+                    print("card    typed by the card reader: value \(digits.withASCIIBytes { String(decoding: $0, as: UTF8.self) })")
+                },
+                finished: { error in failed(error.map { "card reader: \($0)" } ?? "card reader: the device closed") })
+            cardReaderRun.withLock { $0 = run }
+        }
     }
 
     /// Stops reading and waits for the reader's thread to end (on the waits thread, not the
     /// caller's); returns the matrix's scan statistics as a line, or nil for other keypads.
     public func stop() async -> String? {
+        let cardRun = cardReaderRun.withLock { $0 }
+        _ = try? await WorkThreads.waits.run { cardRun?.stop() }
         switch reader {
         case .matrix(let thread, let rows):
             guard let stats = try? await WorkThreads.waits.run({ thread.stopAndCollect() }) else { return nil }

@@ -5,7 +5,8 @@ import Synchronization
 public enum KeySourceEvent: Equatable, Sendable {
     /// A key was pressed.
     case key(KeyInput)
-    /// A card was presented (a Wiegand card reader with `keypad.long_frames: card`): its
+    /// A card was presented (a Wiegand reader with `keypad.long_frames: card`, an OSDP reader,
+    /// a USB reader that types, `card_reader:`): its
     /// number as decimal digits, submitted at once as an attempt of kind `card`.
     case card(SecretDigits)
     /// The user asked to quit (Ctrl-C on a keyboard).

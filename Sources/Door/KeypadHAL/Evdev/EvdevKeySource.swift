@@ -13,7 +13,9 @@ import Synchronization
 /// contains TEXT), grabbed exclusively (`EVIOCGRAB`) so its keys reach nothing else (not a
 /// console), and read on a thread of its own (`kp-evdev`) asleep in `poll(2)`. When the
 /// device goes away (unplugged) the source finishes with the error; a
-/// ``RetryingKeySource`` reopens it when it is back.
+/// ``RetryingKeySource`` reopens it when it is back. Read as ``Reading/cards(dropped:)`` it
+/// is a USB card reader that types: each line of digits ended by Enter is one card
+/// (``EvdevCardLine``), and no key reaches the entry.
 public final class EvdevKeySource: KeySource, @unchecked Sendable {
     // @unchecked: the descriptor is read only by the reading thread; stop() writes to the
     // wake pipe, which is thread-safe; both descriptors are closed by that thread.
@@ -21,15 +23,25 @@ public final class EvdevKeySource: KeySource, @unchecked Sendable {
     /// `struct input_event`: a `timeval` (two C longs), type, code, value.
     static let eventSize = 2 * MemoryLayout<Int>.size + 8
 
+    /// What the device's keys are.
+    public enum Reading: Sendable {
+        /// Keys of the entry (a keypad).
+        case keys
+        /// Cards typed by a reader; `dropped` is told the length of a line that is no card.
+        case cards(dropped: @Sendable (_ digits: Int) -> Void)
+    }
+
     public var isScripted: Bool { false }
     public let path: String
     public let name: String
     private let fd: Int32
     private let map: EvdevKeyMap
+    private let reading: Reading
 
-    /// Opens and grabs the device; errors name `key` (`keypad.device`).
-    public init(device: String, map: EvdevKeyMap = EvdevKeyMap(), key: String = "keypad.device") throws {
+    /// Opens and grabs the device; errors name `key` (`keypad.device`, `card_reader.device`).
+    public init(device: String, map: EvdevKeyMap = EvdevKeyMap(), key: String = "keypad.device", reading: Reading = .keys) throws {
         self.map = map
+        self.reading = reading
         let path = try EvdevKeySource.resolve(device, key: key)
         let fd = kp_evdev_open(path)
         guard fd >= 0 else {
@@ -59,7 +71,7 @@ public final class EvdevKeySource: KeySource, @unchecked Sendable {
             finished(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             return KeySourceRun(stop: {})
         }
-        let (fd, wake, map, path) = (self.fd, pipe, self.map, self.path)
+        let (fd, wake, map, path, reading) = (self.fd, pipe, self.map, self.path, self.reading)
         let stopped = Mutex(false)
         let thread = Thread {
             kp_input_thread_name(EvdevKeySource.threadName)
@@ -69,6 +81,8 @@ public final class EvdevKeySource: KeySource, @unchecked Sendable {
                 close(wake[1])
             }
             var buffer = [UInt8](repeating: 0, count: EvdevKeySource.eventSize * 64)
+            let cardLine: EvdevCardLine?
+            if case .cards = reading { cardLine = EvdevCardLine() } else { cardLine = nil }
             while true {
                 var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
                 let ready = poll(&fds, 2, -1)
@@ -85,8 +99,18 @@ public final class EvdevKeySource: KeySource, @unchecked Sendable {
                     return
                 }
                 if count == 0 { continue }
+                let now = ContinuousClock.now
                 for event in EvdevKeySource.events(in: buffer[0..<count]) {
-                    if let key = map.key(type: event.type, code: event.code, value: event.value) { deliver(.key(key)) }
+                    guard let key = map.key(type: event.type, code: event.code, value: event.value) else { continue }
+                    guard let cardLine, case .cards(let dropped) = reading else {
+                        deliver(.key(key))
+                        continue
+                    }
+                    switch cardLine.feed(key, at: now) {
+                    case .card(let digits): deliver(.card(digits))
+                    case .dropped(let digits): dropped(digits)
+                    case nil: break
+                    }
                 }
             }
         }
