@@ -11,7 +11,7 @@ struct KioskPadCommand: AsyncParsableCommand {
         version: "kioskpad \(KioskPadVersion.version), built for \(KeypadAssembly.gpioLibrary)",
         subcommands: [
             SimulateCommand.self, RunCommand.self, KeytestCommand.self, DoorCommand.self, DisplayCommand.self, VerifierForwardCommand.self,
-            CredentialsCommand.self, ConfigCommand.self, PINCommand.self, OSDPCommand.self,
+            CredentialsCommand.self, ConfigCommand.self, PINCommand.self, OSDPCommand.self, PairCommand.self,
         ]
     )
 }

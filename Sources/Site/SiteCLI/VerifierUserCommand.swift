@@ -302,6 +302,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
             return try await body()
         } catch let error as UserEditError {
             throw UsageError(description: error.description)
+        } catch let error as PairingRefusal {
+            throw UsageError(description: error.description)
         } catch let error as KeyedError {
             throw error
         } catch {

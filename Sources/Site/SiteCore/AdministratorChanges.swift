@@ -58,6 +58,7 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case userGroupRemove = "user_group_remove"
     case doorAdd = "door_add"
     case doorRemove = "door_remove"
+    case doorAdopt = "door_adopt"
     case lockoutClear = "lockout_clear"
     case alertAcknowledge = "alert_acknowledge"
     case usersImport = "users_import"

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import KioskPadAccess
@@ -15,7 +16,8 @@ import SiteCore
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
-        verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil, host: String, port: Int,
+        verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil,
+        pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, host: String, port: Int,
         limits: ConnectionLimits = ConnectionLimits(),
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -24,6 +26,7 @@ public enum VerifierServer {
         var methods: [String: HTTPRequest.Method] = ["/verify": .post, "/v1/enrol": .post, "/healthz": .get, "/metrics": .get]
         if events != nil { methods["/v1/events"] = .post }
         if credentials != nil { methods["/v1/credentials"] = .post }
+        if pairing != nil { methods["/v1/pair"] = .post }
         router.add(middleware: MethodNotAllowed(methods: methods))
         var doors = [
             DoorRoute(
@@ -49,6 +52,10 @@ public enum VerifierServer {
                 DoorRoute(path: "/v1/credentials", name: "credentials", maxBody: 4_096, endpoint: credentials, counting: .endpoint, notesRefusals: true))
         }
         DoorController(doors, verifier: verifier, metrics: metrics).add(to: router)
+        if let pairing {
+            // Doors adopted from the site: announce, poll, result (unsigned but for `opened`).
+            PairingRoutes(pairing: pairing.store, doorSecrets: pairing.doorSecrets, now: { Date() }).add(to: router)
+        }
         router.get("/healthz") { _, _ -> Response in
             let connections = limits.statistics
             // Always 200 (docs/openapi.yaml); the body says whether the store (the database)

@@ -406,5 +406,30 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_unknown_cards_door ON kioskpad_unknown_cards (door, seen_at)",
             ]
         },
+        { t in
+            // Doors waiting to be adopted: an announcement (the door's public key, the nonce the
+            // site gave it, the code's public tag), and once a code was typed, the sealed delivery
+            // (never the code, never the door's secret in clear: that is in kioskpad_doors).
+            [
+                """
+                CREATE TABLE kioskpad_pairing (
+                    id \(t.text) PRIMARY KEY,
+                    door_key \(t.text) NOT NULL,
+                    nonce \(t.text) NOT NULL,
+                    tag \(t.text) NOT NULL,
+                    address \(t.text) NOT NULL,
+                    hardware \(t.text) NOT NULL,
+                    announced_at \(t.bigint) NOT NULL,
+                    expires_at \(t.bigint) NOT NULL,
+                    state \(t.text) NOT NULL,
+                    terminal_id \(t.text),
+                    encapsulated_key \(t.text),
+                    ciphertext \(t.text),
+                    failures \(t.integer) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_pairing_expires ON kioskpad_pairing (expires_at)",
+            ]
+        },
     ]
 }

@@ -1,0 +1,93 @@
+import Crypto
+import DoorVerifierClient
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import KioskPadStorage
+
+/// `kioskpad pair`: an unpaired door asks its site to adopt it. Makes a key pair (kept in
+/// memory only), announces it, shows the code (and keeps it, mode 600, in the state directory
+/// for `kioskpad pair status` until the door is paired), polls, opens the delivery with the
+/// code, and stores what it carried: `site.secret` (the door's own signing secret) and
+/// `site.json` (the site, the door's name, the replica key), both mode 600 and fsynced.
+public struct DoorPairingSession: Sendable {
+    /// What the session stored once paired.
+    public struct Paired: Sendable, Equatable {
+        public let terminalID: String
+        public let secretFile: String
+        public let siteFile: String
+        public let replicaPublicKey: String
+    }
+
+    public static let codeFile = "pairing-code"
+    public static let secretFile = "site.secret"
+    public static let siteFile = "site.json"
+
+    let client: PairingClient
+    let stateDirectory: String
+    let hardware: String
+
+    public init(site: String, stateDirectory: String, hardware: String, allowInsecureHTTP: Bool) throws {
+        client = try PairingClient(site: site, allowInsecureHTTP: allowInsecureHTTP)
+        self.stateDirectory = stateDirectory
+        self.hardware = hardware
+    }
+
+    /// The code an unpaired door shows, as `kioskpad pair status` reads it; nil when none waits.
+    public static func shownCode(stateDirectory: String) -> String? {
+        (try? String(contentsOfFile: stateDirectory + "/" + codeFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs until paired (or `deadline` passes, or the site ends the announcement): `show` gets
+    /// each new code, `note` what happens (a delivery that did not open).
+    public func run(
+        until deadline: ContinuousClock.Instant, show: @Sendable (PairingCode) -> Void, note: @Sendable (String) -> Void
+    ) async throws -> Paired {
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory + "/" + Self.codeFile) }
+        let key = Curve25519.KeyAgreement.PrivateKey()
+        let doorKey = key.publicKey.rawRepresentation
+        let announcement = try await client.announce(doorKey: doorKey, hardware: hardware)
+        let code = PairingCode.make(doorKey: doorKey, nonce: announcement.nonce)
+        try DurableFile.replace(path: stateDirectory + "/" + Self.codeFile, contents: Array((code.shown + "\n").utf8), mode: 0o600)
+        show(code)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: announcement.pollInterval)
+            switch try await client.poll(announcement.id) {
+            case .waiting, .paired:
+                continue
+            case .gone:
+                throw PairingClient.Failure(
+                    description: "the site ended this announcement (its code ran out or was mistyped too often); run kioskpad pair again for a new code")
+            case .delivered(let sealed):
+                let opened: Data
+                do {
+                    opened = try PairingSeal.open(sealed, privateKey: key, code: code, announcement: announcement.id, nonce: announcement.nonce)
+                } catch {
+                    note("\(error)")
+                    try await client.report(announcement.id, opened: nil)
+                    continue
+                }
+                return try await store(opened, announcement: announcement.id)
+            }
+        }
+        throw PairingClient.Failure(description: "no code was typed at the site in time; run kioskpad pair again for a new code")
+    }
+
+    private func store(_ opened: Data, announcement: String) async throws -> Paired {
+        guard let bundle = try? JSONDecoder().decode(PairingBundle.self, from: opened), Identifier.isValid(bundle.terminalID),
+            let secret = try? WebhookSecret(parsing: bundle.secret)
+        else { throw PairingClient.Failure(description: "the delivery opened but is not a pairing bundle") }
+        let secretPath = stateDirectory + "/" + Self.secretFile
+        let sitePath = stateDirectory + "/" + Self.siteFile
+        try DurableFile.replace(path: secretPath, contents: Array((secret.text + "\n").utf8), mode: 0o600)
+        let site = try JSONSerialization.data(
+            withJSONObject: ["site": client.site, "terminal_id": bundle.terminalID, "replica_public_key": bundle.replicaPublicKey], options: [.sortedKeys])
+        try DurableFile.replace(path: sitePath, contents: Array(site) + [10], mode: 0o600)
+        try await client.report(announcement, opened: (bundle.terminalID, secret))
+        return Paired(terminalID: bundle.terminalID, secretFile: secretPath, siteFile: sitePath, replicaPublicKey: bundle.replicaPublicKey)
+    }
+
+    public func shutdown() async {
+        await client.shutdown()
+    }
+}

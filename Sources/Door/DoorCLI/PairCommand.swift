@@ -1,0 +1,71 @@
+import ArgumentParser
+import DoorAssembly
+import DoorConfig
+import Foundation
+import KioskPadCommandLine
+
+/// `kioskpad pair`: asks a site to adopt this door (docs/site-server.md, "Adopting a door").
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Ask a site to adopt this door: show a pairing code, and store the secret and keys the site seals to it.",
+        subcommands: [Start.self, Status.self], defaultSubcommand: Start.self)
+
+    /// `pair [start]`: announce, show the code, wait for it to be typed at the site.
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "start",
+            abstract: "Announce this door to the site, print its pairing code, and wait until the code is typed there (or --wait-s).")
+        @Option(help: "The site's address, e.g. https://site.example:8787 (http:// only to loopback unless --allow-insecure-http).")
+        var site: String
+        @Option(help: "Where the door keeps its state; the secret and site.json go here (mode 600).")
+        var stateDir = DaemonConfiguration.defaultStateDirectory
+        @Option(help: "A one-line summary of this door's hardware, shown to the administrator.")
+        var hardware = ""
+        @Option(help: "How long to wait for the code to be typed at the site, in seconds (10...3600).")
+        var waitS = 900
+        @Flag(help: "Allow plain http:// to a site that is not on loopback (the code and the delivery stay sealed; the site is not authenticated).")
+        var allowInsecureHTTP = false
+
+        func validate() throws {
+            guard (10...3600).contains(waitS) else { throw ValidationError("--wait-s \(waitS) must be 10...3600") }
+            guard hardware.utf8.count <= 200, !hardware.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw ValidationError("--hardware must be one line of at most 200 bytes, no control characters")
+            }
+        }
+
+        func run() async throws {
+            try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let session = try DoorPairingSession(site: site, stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP)
+            do {
+                let paired = try await session.run(
+                    until: .now + .seconds(waitS),
+                    show: { code in writeLine("pairing code: \(code.shown)  (type it at the site: kioskpad verifier terminal adopt CODE --name NAME)") },
+                    note: { writeLine("warning: \($0); waiting for the code to be typed again") })
+                await session.shutdown()
+                writeLine("paired as \(paired.terminalID): secret in \(paired.secretFile), site in \(paired.siteFile)")
+                writeLine("verifier: {kind: http, url: \"\(site.hasSuffix("/") ? String(site.dropLast()) : site)/verify\", secret_file: \(paired.secretFile)}")
+                writeLine("terminal_id: \(paired.terminalID)")
+            } catch {
+                await session.shutdown()
+                throw RuntimeFailure(description: "pair: \(error)")
+            }
+        }
+    }
+
+    /// `pair status`: the code a waiting door shows, or whether it is paired.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the pairing code this door shows while it waits, or the site it is paired with.")
+        @Option(help: "The door's state directory.") var stateDir = DaemonConfiguration.defaultStateDirectory
+
+        func run() throws {
+            if let code = DoorPairingSession.shownCode(stateDirectory: stateDir) {
+                writeLine("waiting: pairing code \(code)")
+            } else if let site = try? String(contentsOfFile: stateDir + "/" + DoorPairingSession.siteFile, encoding: .utf8) {
+                writeLine("paired: \(site.trimmingCharacters(in: .whitespacesAndNewlines))")
+            } else {
+                writeLine("not paired and not waiting (kioskpad pair --site URL)")
+            }
+        }
+    }
+}

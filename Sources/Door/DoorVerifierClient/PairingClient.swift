@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import KioskPadEndpoints
+import NIOCore
+
+/// An unpaired door's side of adoption (docs/architecture.md, "Adopting a door"): announces
+/// its public key to the site, polls for the sealed delivery, and reports whether it opened
+/// it (`opened` signed with the secret the delivery carried).
+public final class PairingClient: Sendable {
+    /// The site's answer to an announcement.
+    public struct Announcement: Sendable, Equatable {
+        public let id: String
+        public let nonce: Data
+        public let pollInterval: Duration
+    }
+
+    /// What a poll found.
+    public enum Poll: Sendable, Equatable {
+        case waiting
+        case delivered(PairingSeal.Sealed)
+        case paired
+        /// The announcement is gone (ran out, or too many deliveries did not open).
+        case gone
+    }
+
+    /// A refusal or an unreachable site; the text says which, never a code.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    public let site: String
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    /// `site`: the site's base URL (`https://site.example:8787`); plain `http://` only to
+    /// loopback unless allowed, as for `verifier.url`.
+    public init(site: String, allowInsecureHTTP: Bool = false, timeout: Duration = .seconds(10)) throws {
+        let trimmed = site.hasSuffix("/") ? String(site.dropLast()) : site
+        if let problem = VerifierURL.problem(trimmed + "/v1/pair", allowInsecureHTTP: allowInsecureHTTP) {
+            throw KeyedError(key: "--site", message: problem)
+        }
+        self.site = trimmed
+        self.timeout = .nanoseconds(timeout.wholeNanoseconds)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws -> (status: Int, object: [String: Any]) {
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 65_536)
+            let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
+            return (Int(response.status.code), object)
+        } catch {
+            throw Failure(description: "\(site): no answer (\(error))")
+        }
+    }
+
+    private func refused(_ answer: (status: Int, object: [String: Any])) -> Failure {
+        Failure(description: "\(site) answered \(answer.status): \(answer.object["error"] as? String ?? "no reason given")")
+    }
+
+    /// Announces `doorKey` (raw X25519) with a one-line `hardware` summary.
+    public func announce(doorKey: Data, hardware: String) async throws -> Announcement {
+        var request = HTTPClientRequest(url: site + "/v1/pair")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        let body = try JSONSerialization.data(withJSONObject: ["door_key": doorKey.base64EncodedString(), "hardware": hardware])
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let answer = try await send(request)
+        guard answer.status == 201, let id = answer.object["id"] as? String,
+            let nonce = (answer.object["nonce"] as? String).flatMap({ Data(base64Encoded: $0) })
+        else { throw refused(answer) }
+        let seconds = answer.object["poll_s"] as? Int ?? 2
+        return Announcement(id: id, nonce: nonce, pollInterval: .seconds(max(1, min(seconds, 30))))
+    }
+
+    /// Asks what became of announcement `id`.
+    public func poll(_ id: String) async throws -> Poll {
+        let answer = try await send(HTTPClientRequest(url: site + "/v1/pair/" + id))
+        if answer.status == 404 { return .gone }
+        guard answer.status == 200 else { throw refused(answer) }
+        switch answer.object["state"] as? String {
+        case "delivered":
+            guard let sealed = answer.object["sealed"] as? [String: Any], let key = sealed["encapsulated_key"] as? String,
+                let ciphertext = sealed["ciphertext"] as? String
+            else { throw refused(answer) }
+            return .delivered(PairingSeal.Sealed(encapsulatedKey: key, ciphertext: ciphertext))
+        case "paired": return .paired
+        default: return .waiting
+        }
+    }
+
+    /// Reports the delivery of `id` opened (signed as door `terminal` with `secret`), or not.
+    public func report(_ id: String, opened: (terminal: String, secret: WebhookSecret)?) async throws {
+        let body = Array(#"{"result":"\#(opened == nil ? "not_opened" : "opened")"}"#.utf8)
+        var request: HTTPClientRequest
+        if let opened {
+            request = SignedJSONRequest.make(
+                url: site + "/v1/pair/\(id)/result", body: body, id: UUID().uuidString, terminal: opened.terminal, secret: opened.secret)
+        } else {
+            request = HTTPClientRequest(url: site + "/v1/pair/\(id)/result")
+            request.method = .POST
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let answer = try await send(request)
+        guard answer.status == 200 else { throw refused(answer) }
+    }
+}

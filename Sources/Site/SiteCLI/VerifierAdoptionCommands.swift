@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import KioskPadAccess
+import KioskPadCommandLine
+import KioskPadCore
+import KioskPadStorage
+import SiteCore
+
+extension VerifierTerminalCommand {
+    /// `terminal waiting`: the doors that announced themselves to be adopted.
+    struct Waiting: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the doors waiting to be adopted: the code's first four digits, address, hardware, since, state (never a code).")
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let doors = try await target.administer { try await $0.waitingDoors(now: Date()) }
+            if doors.isEmpty { writeLine("no door is waiting to be adopted") }
+            for door in doors {
+                writeLine(
+                    "\(door.tag)-....-....\t\(door.address)\t\(door.hardware.isEmpty ? "-" : door.hardware)\tsince \(UTCTimestamp.rfc3339(door.announced))\t\(door.state.rawValue)\(door.terminalID.map { " as \($0)" } ?? "")"
+                )
+            }
+        }
+    }
+
+    /// `terminal adopt CODE --name NAME`: adopts the waiting door whose display shows CODE.
+    struct Adopt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Adopt the door whose display shows CODE as NAME: its own secret and the replica key are sealed to it with the code.",
+            discussion: "The code is the twelve digits the unpaired door shows (SSSS-XXXX-XXXX); the door picks the delivery up within seconds.")
+        @Argument(help: "The twelve digits the door shows; spaces and dashes are ignored.") var code: String
+        @Option(help: "The door's terminal_id at this site.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func validate() throws {
+            guard PairingCode(typed: code) != nil else { throw ValidationError("CODE must be the twelve digits the door shows (SSSS-XXXX-XXXX)") }
+            guard Identifier.isValid(name) else { throw ValidationError("--name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'") }
+        }
+
+        func run() async throws {
+            guard let code = PairingCode(typed: code) else { return }
+            let door = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) {
+                    let changes = AdministratorChanges(store: opened.store, by: .commandLine())
+                    let key = try await opened.replica.publicKey()
+                    return try await DoorAdoption(pairing: opened.administration, changes: changes, replicaPublicKey: key.description).adopt(
+                        code: code, terminalID: name)
+                }
+            }
+            writeLine("\(name): sealed for the door at \(door.address); it picks it up at its next poll (`terminal waiting` shows paired)")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+/// A door adopted with the code on its screen, with real processes over loopback: `kioskpad
+/// pair` announces itself to `verifier serve` and prints its code; `verifier terminal adopt`
+/// with a mistyped digit seals a delivery the door cannot open (it says so and waits, the
+/// secret is taken back); the right code pairs it, its secret lands in its state directory
+/// (mode 600) and a PIN typed at that door is granted, signed with its own secret.
+@Suite("Doors adopted end to end", .serialized, .heavy)
+struct DoorAdoptionEndToEndTests {
+    func text(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+
+    @Test func aDoorPairedWithTheCodeOnItsScreenIsGrantedWithItsOwnSecret() async throws {
+        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
+        try await site.closing {
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            let state = site.directory.appendingPathComponent("door-state")
+            let out = site.directory.appendingPathComponent("pair.out")
+            let pair = try SpawnedChild(
+                [
+                    CLI.binary.path, "pair", "--site", "http://127.0.0.1:\(server.port)", "--state-dir", state.path, "--hardware", "gpio keypad, hd44780",
+                    "--wait-s", "90",
+                ], stdout: .file(out.path), stderr: .file(out.path))
+            defer { _ = pair.terminate() }
+            #expect(await eventually { self.text(out).contains("pairing code: ") }, "\(text(out))")
+            let code = try #require(text(out).split(separator: "\n").first { $0.hasPrefix("pairing code: ") }.map { String($0.dropFirst(14).prefix(14)) })
+            #expect(try await CLI.run(["pair", "status", "--state-dir", state.path]).stdout == "waiting: pairing code \(code)\n")
+            let waiting = try await site.cli(["verifier", "terminal", "waiting"])
+            #expect(waiting.stdout.contains("\(code.prefix(4))-....-....\t127.0.0.1\tgpio keypad, hd44780\t"), "\(waiting.stdout)")
+            #expect(!waiting.stdout.contains(code.suffix(9)), "the list never shows the code's secret digits")
+            // No waiting door shows this tag.
+            let tag = code.prefix(4) == "0000" ? "0001" : "0000"
+            let unknown = try await site.cli(["verifier", "terminal", "adopt", "\(tag)-1234-5678", "--name", "front-door"])
+            #expect(unknown.status == 2 && unknown.stderr.contains("code: no door waiting shows a code starting \(tag)"), "\(unknown.stderr)")
+            // One digit mistyped: sealed, but the door cannot open it; the secret is taken back.
+            let last = code.last!.wholeNumberValue!
+            let typo = try await site.cli(["verifier", "terminal", "adopt", String(code.dropLast()) + String((last + 1) % 10), "--name", "front-door"])
+            #expect(typo.status == 0, "\(typo.stderr)")
+            #expect(await eventually { self.text(out).contains("warning: the delivery did not open") }, "\(text(out))")
+            let config = site.config
+            #expect(await eventually { (try? await CLI.run(["verifier", "terminal", "list", "--config", config]).stdout.contains("front-door")) == false })
+            // The right code.
+            let adopted = try await site.cli(["verifier", "terminal", "adopt", code, "--name", "front-door"])
+            #expect(adopted.status == 0 && adopted.stdout.hasPrefix("front-door: sealed for the door at 127.0.0.1"), "\(adopted.stdout)\(adopted.stderr)")
+            #expect(pair.wait() == 0, "\(text(out))")
+            #expect(text(out).contains("paired as front-door: secret in \(state.path)/site.secret"), "\(text(out))")
+            for file in ["site.secret", "site.json"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent(file).path)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "\(file)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("pairing-code").path))
+            #expect(text(state.appendingPathComponent("site.json")).contains("\"terminal_id\":\"front-door\""))
+            #expect(try await site.cli(["verifier", "terminal", "waiting"]).stdout == "no door is waiting to be adopted\n")
+            // bob may open front-door only: granted there, signed with the door's own secret;
+            // the site secret no longer speaks for front-door.
+            let secretFile = state.appendingPathComponent("site.secret").path
+            #expect(try await site.simulate("1470", at: "front-door", port: server.port, secretFile: secretFile).contains("Access granted"))
+            #expect(!(try await site.simulate("1470", at: "front-door", port: server.port)).contains("Access granted"))
+            #expect(text(out).components(separatedBy: String(code.suffix(9))).count == 2, "the code is printed once, when it is made")
+        }
+    }
+
+    @Test func announcementsAndResultsAreCheckedFieldByField() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691")
+        let server = try await VerifierProcess(directory: directory)
+        defer { server.stop() }
+        let badKey = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"AAAA"}"#.utf8), headers: [])
+        #expect(badKey.status == 400 && badKey.body.contains("door_key: must be base64 of the door's 32-byte X25519 public key"), "\(badKey.body)")
+        let key = Data(repeating: 9, count: 32).base64EncodedString()
+        let twoLines = try await LoopbackHTTP.post(
+            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)","hardware":"a\nb"}"#.utf8), headers: [])
+        #expect(twoLines.status == 400 && twoLines.body.contains("hardware: one line"), "\(twoLines.body)")
+        let escape = try await LoopbackHTTP.post(
+            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)","hardware":"\u001b[2J"}"#.utf8), headers: [])
+        #expect(escape.status == 400 && escape.body.contains("no control characters"), "\(escape.body)")
+        let announced = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)"}"#.utf8), headers: [])
+        #expect(announced.status == 201 && announced.body.contains("\"poll_s\":2"), "\(announced.body)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(announced.body.utf8)) as? [String: Any])?["id"] as? String)
+        #expect(try await LoopbackHTTP.get(port: server.port, path: "/v1/pair/\(id)").body == "{\"state\":\"waiting\"}")
+        #expect(try await LoopbackHTTP.get(port: server.port, path: "/v1/pair/nothing").status == 404)
+        let result = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(#"{"result":"maybe"}"#.utf8), headers: [])
+        #expect(result.status == 400 && result.body.contains("result: must be opened or not_opened"), "\(result.body)")
+        // `opened` for an announcement with no delivery, unsigned: refused.
+        let opened = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(#"{"result":"opened"}"#.utf8), headers: [])
+        #expect(opened.status == 404, "\(opened.body)")
+    }
+}
