@@ -494,6 +494,27 @@ def main():
         assert not driver.find_elements(By.CSS_SELECTOR, "tr[data-door=front-door].alerting")
         step("a held-open door raised an alert live; acknowledging it cleared the highlight")
 
+        # A door adopted from the Doors page: `kioskpad pair` shows a code; typed into the form,
+        # it pairs the door, which stores its own secret.
+        pair_state = os.path.join(directory, "paired-door")
+        pairing = subprocess.Popen([args.binary, "pair", "--site", site.verifier_url, "--state-dir", pair_state, "--hardware", "browser suite door",
+                                    "--wait-s", "120"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        pair_code = pairing.stdout.readline().split()[2]
+        assert re.fullmatch(r"[0-9]{4}-[0-9]{4}-[0-9]{4}", pair_code), pair_code
+        driver.get(console + "/doors")
+        assert f"{pair_code[:4]}-....-...." in driver.find_element(By.ID, "waiting").text and pair_code[5:] not in driver.page_source
+        form = driver.find_element(By.ID, "adopt-door")
+        form.find_element(By.NAME, "code").send_keys(pair_code)
+        form.find_element(By.NAME, "name").send_keys("side-door")
+        shot(driver, args.screenshots, "doors-adopt")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "paired within seconds" in d.find_element(By.ID, "notice").text, "the adopted notice")
+        paired_output = pairing.communicate(timeout=60)[0]
+        assert pairing.returncode == 0 and "paired as side-door" in paired_output, paired_output
+        assert oct(os.stat(os.path.join(pair_state, "site.secret")).st_mode & 0o777) == "0o600"
+        assert "side-door" in run(args.binary, "verifier", "terminal", "list", "--config", site.config).stdout
+        step("adopted a door from the Doors page with the code it printed: it stored its own secret (mode 600) and the site lists it")
+
         # Nothing secret in what the verifier logged.
         site.log.flush()
         with open(os.path.join(directory, "serve.log")) as handle:
@@ -501,7 +522,7 @@ def main():
         assert PIN not in logged and code not in logged and PASSWORD not in logged and key not in logged and "$pbkdf2" not in logged
         # Ids (UUIDs, hex) may hold any four digits by chance: left out of the search for the new PIN.
         unhexed = re.sub(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "", logged)
-        assert NEW_PIN not in unhexed and enrol_code not in logged
+        assert NEW_PIN not in unhexed and enrol_code not in logged and pair_code not in logged
         step("no PIN, code, TOTP key, password or hash in the verifier's log")
     finally:
         driver.quit()

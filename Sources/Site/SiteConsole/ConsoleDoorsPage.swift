@@ -29,8 +29,9 @@ extension ConsoleHandler {
         let (visit, form) = (context.visit, context.form)
         return ConsoleResponse.page(
             "doors", title: "Doors", page: "doors", visit: visit,
-            data: ["doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60)],
-            notice: form["done"] == "acknowledged" ? "Alert acknowledged." : nil)
+            data: ["doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows()],
+            notice: form["done"] == "acknowledged"
+                ? "Alert acknowledged." : form["done"] == "adopted" ? "Sealed for the door: it shows it is paired within seconds." : nil)
     }
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

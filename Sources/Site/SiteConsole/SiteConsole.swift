@@ -31,6 +31,7 @@ public enum SiteConsole {
         pages.get("doors", use: console.doorsPage)
         data.get("doors.json", use: console.doorsJSON)
         pages.post("doors/ack", use: console.acknowledge)
+        pages.post("doors/adopt", use: console.adoptDoor)
         pages.get("users", use: console.usersPage)
         pages.post("users", use: console.addUser)
         pages.post("users/state", use: console.setUserState)

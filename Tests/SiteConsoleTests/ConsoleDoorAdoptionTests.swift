@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+import Testing
+import VerifierTestSupport
+
+/// The Doors page's waiting list and form on both stores: a door that announced itself is
+/// listed by the first four digits of its code only; the code typed in the form adopts it
+/// (the delivery opens with the door's key and code and names it), audited with the
+/// administrator; a malformed code, an unknown one and a bad name are refused with what is wrong.
+@Suite("Site console: doors adopted from the Doors page", .serialized)
+struct ConsoleDoorAdoptionTests {
+    @Test("A waiting door is adopted with the code read on it", arguments: StoreUnderTest.Kind.allCases)
+    func adopt(kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let key = Curve25519.KeyAgreement.PrivateKey()
+            let nonce = Data(repeating: 3, count: 16)
+            let doorKey = key.publicKey.rawRepresentation
+            let now = harness.clock.now
+            let door = WaitingDoor(
+                id: "a1", doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: "192.0.2.10",
+                hardware: "gpio keypad <b>", announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds))
+            try await harness.under.administration.announceDoor(door, now: now)
+            let code = PairingCode.make(doorKey: doorKey, nonce: nonce)
+            let browser = Browser(client)
+            try await browser.logIn()
+            let page = String(buffer: try await browser.get("/console/doors").body)
+            #expect(page.contains("<td>\(code.tag)-....-....</td><td>192.0.2.10</td><td>gpio keypad &lt;b&gt;</td>"), "\(page)")
+            #expect(!page.contains(code.secret))
+            let csrf = try await browser.csrf()
+            let malformed = try await browser.post("/console/doors/adopt", [("csrf", csrf), ("code", "12-34"), ("name", "front-door")])
+            #expect(malformed.status == .badRequest && String(buffer: malformed.body).contains("code: type the twelve digits"))
+            let other = code.tag == "0000" ? "0001" : "0000"
+            let unknown = try await browser.post("/console/doors/adopt", [("csrf", csrf), ("code", "\(other)-1234-5678"), ("name", "front-door")])
+            #expect(unknown.status == .notFound && String(buffer: unknown.body).contains("no door waiting shows a code starting \(other)"))
+            let badName = try await browser.post("/console/doors/adopt", [("csrf", csrf), ("code", code.shown), ("name", "front door")])
+            #expect(badName.status == .badRequest && String(buffer: badName.body).contains("name: &#39;front door&#39; must be"))
+            let adopted = try await browser.post("/console/doors/adopt", [("csrf", csrf), ("code", code.shown), ("name", "front-door")])
+            #expect(adopted.status == .seeOther && adopted.headers[.location] == "/console/doors?done=adopted")
+            let (_, sealed) = try #require(try await harness.under.administration.pairing(id: "a1", now: now))
+            let bundle = try JSONDecoder().decode(
+                PairingBundle.self, from: try PairingSeal.open(try #require(sealed), privateKey: key, code: code, announcement: "a1", nonce: nonce))
+            #expect(bundle.terminalID == "front-door" && bundle.replicaPublicKey.hasPrefix("ed25519:"))
+            let after = String(buffer: try await browser.get("/console/doors?done=adopted").body)
+            #expect(after.contains("sealed for front-door") && after.contains("it shows it is paired within seconds"), "\(after)")
+            let audit = try #require(try await harness.under.auditRecords().last)
+            #expect(audit["action"] == "door_adopt" && audit["admin"] == "alice" && audit["terminal_id"] == "front-door" && audit["pairing_tag"] == code.tag)
+        }
+    }
+}
