@@ -18,25 +18,15 @@ extension OSDPDoorEndToEndTests {
         try await site.closing {
             let server = try await VerifierProcess(directory: site.directory)
             defer { server.stop() }
-            let peer = try OSDPPeer(arguments: ["--key", Self.key, "--enforce-secure"])
-            #expect(await peer.waitUntilReady())
-            let keyFile = site.directory.appendingPathComponent("reader1.scbk")
-            try (Self.key + "\n").write(to: keyFile, atomically: true, encoding: .utf8)
-            chmod(keyFile.path, 0o600)
+            let (peer, keyFile) = try await secureReader(keyFileIn: site.directory)
             let state = site.directory.appendingPathComponent("osdp-state")
             let config = site.directory.appendingPathComponent("osdp-door.yaml")
             try """
             terminal_id: front-door
             state_dir: \(state.path)
-            entry: {min_length: 4, max_length: 4}
-            keypad:
-              driver: osdp
-              device: \(peer.panelDevice)
-              baud: 115200
-              readers: [{address: 1, scbk_file: \(keyFile.path)}]
+            \(secureReaderLines(peer, keyFile: keyFile))
             display: {driver: osdp, columns: 16, rows: 2}
             verifier: {kind: http, url: "http://127.0.0.1:\(server.port)/verify", secret_file: secret}
-            metrics: {listen: "off"}
             """.write(to: config, atomically: true, encoding: .utf8)
             let door = try SpawnedChild(
                 [CLI.binary.path, "run", "--config", config.path], stdout: .file(site.directory.appendingPathComponent("door.out").path),

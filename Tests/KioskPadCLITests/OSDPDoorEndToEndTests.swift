@@ -19,6 +19,31 @@ struct OSDPDoorEndToEndTests {
         (try? String(contentsOf: state.appendingPathComponent("journal.jsonl"), encoding: .utf8)) ?? ""
     }
 
+    /// libosdp's reader insisting on the Secure Channel with ``key``, and that key in
+    /// `directory/reader1.scbk` (mode 600).
+    func secureReader(keyFileIn directory: URL) async throws -> (OSDPPeer, URL) {
+        let peer = try OSDPPeer(arguments: ["--key", Self.key, "--enforce-secure"])
+        #expect(await peer.waitUntilReady())
+        let keyFile = directory.appendingPathComponent("reader1.scbk")
+        try (Self.key + "\n").write(to: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile.path, 0o600)
+        return (peer, keyFile)
+    }
+
+    /// A door config's `keypad:` on `peer`'s line (reader 1 keyed by `keyFile`), 4-digit PINs
+    /// and the reader's panel as the display, with no metrics listener.
+    func secureReaderLines(_ peer: OSDPPeer, keyFile: URL) -> String {
+        """
+        entry: {min_length: 4, max_length: 4}
+        keypad:
+          driver: osdp
+          device: \(peer.panelDevice)
+          baud: 115200
+          readers: [{address: 1, scbk_file: \(keyFile.path)}]
+        metrics: {listen: "off"}
+        """
+    }
+
     /// True when one attempt record has every one of `fields`.
     func attempted(_ state: URL, _ fields: String...) -> Bool {
         journal(state).split(separator: "\n").contains { line in line.contains("\"type\":\"attempt\"") && fields.allSatisfy { line.contains($0) } }

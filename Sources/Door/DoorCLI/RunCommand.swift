@@ -35,6 +35,12 @@ struct RunCommand: AsyncParsableCommand {
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
         if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
+        if case .unpaired(let site) = configuration.site {
+            try await UnpairedDoorAssembly.waitForAdoption(configuration, site: site, logger: logger)
+            // Adopted: the same process starts again from its config, now paired (same PID, so
+            // systemd's notify socket and watchdog follow it).
+            SelfExecutable.restart()
+        }
         let terminal = try TerminalAssembly.doorTerminal(configuration, logger: logger)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
         try await terminal.run(signals: [.sigterm, .sigint], reloadingFrom: config, logger: logger)

@@ -7,7 +7,8 @@ import KioskPadCore
 extension ConfigLoader {
     /// The top-level sections.
     static let sections = [
-        "terminal_id", "entry", "lockout", "display", "keypad", "card_reader", "verifier", "state_dir", "journal", "door", "tamper", "feedback", "events",
+        "terminal_id", "entry", "lockout", "display", "keypad", "card_reader", "site", "verifier", "state_dir", "journal", "door", "tamper", "feedback",
+        "events",
         "metrics", "clock",
     ]
 
@@ -38,7 +39,7 @@ extension ConfigLoader {
         let root = try compose(yaml, source: source)
         let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
         let top = MappingReader(root, path: "", log: log)
-        let terminalID = top.string("terminal_id", default: "kioskpad")
+        var terminalID = top.string("terminal_id", default: "kioskpad")
         if !Identifier.isValid(terminalID) {
             log.report("terminal_id", "\(ConfigText.quoted(terminalID)) must be 1-64 of letters, digits, '.', '_' or '-'", at: top.value("terminal_id"))
         }
@@ -53,13 +54,31 @@ extension ConfigLoader {
             log.report("display.driver", "osdp shows text on the OSDP readers' panels and needs keypad.driver: osdp", at: nil)
         }
         let cardReader = CardReaderSection.read(top, keypad: keypad)
-        let verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
+        let site = SiteSection.read(top)
+        var doorSite: DoorSite?
+        let verifier: VerifierConfiguration
+        if let site, !top.has("verifier") {
+            // An adopted door's name and verifier come from its site (kioskpad pair, or run
+            // showing its pairing code); a terminal_id of the file's own must agree.
+            let standing = SiteSection.standing(site: site, stateDirectory: daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory)
+            (doorSite, verifier) = standing
+            if case .paired(_, let adopted) = standing.0 {
+                if top.has("terminal_id"), terminalID != adopted {
+                    log.report(
+                        "terminal_id", "is \(ConfigText.quoted(terminalID)) but the site adopted this door as '\(adopted)'; remove terminal_id",
+                        at: top.value("terminal_id"))
+                }
+                terminalID = adopted
+            }
+        } else {
+            verifier = VerifierSection.read(top, baseDirectory: baseDirectory)
+        }
         var siteVerifier = false
         if case .http = verifier { siteVerifier = true }
         if entry.enrolment && !siteVerifier {
             log.report("entry.enrolment", "needs verifier.kind: http: a PIN chosen at the door is set by the site server", at: nil)
         }
-        var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         daemon.mqtt = MQTTSection.read(top, terminalID: terminalID, baseDirectory: baseDirectory)
         top.finish()
         for unused in log.overrides.unused {
@@ -68,6 +87,7 @@ extension ConfigLoader {
         guard log.problems.isEmpty else { throw ConfigError(problems: log.problems) }
         var configuration = KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
         configuration.cardReader = cardReader
+        configuration.site = doorSite
         return configuration
     }
 }

@@ -11,6 +11,9 @@ public struct KioskPadConfiguration: Sendable {
     public var keypad: KeypadConfiguration
     /// `card_reader:`, a USB card reader beside the keypad; nil when there is none.
     public var cardReader: CardReaderConfiguration?
+    /// `site:` without `verifier:`: a door adopted by its site (paired or not yet); nil for a
+    /// door configured by hand.
+    public var site: DoorSite?
     public var verifier: VerifierConfiguration
     public var daemon: DaemonConfiguration
 

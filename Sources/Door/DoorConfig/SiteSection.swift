@@ -1,0 +1,58 @@
+import Foundation
+import KioskPadConfig
+import KioskPadCore
+import KioskPadEndpoints
+
+/// A door that names only its site (`site: https://...`, no `verifier:`) and is adopted from
+/// it: unpaired until the site has sealed it a secret (`kioskpad pair`, or `kioskpad run`
+/// showing its pairing code), then asking that site, signed with that secret.
+public enum DoorSite: Equatable, Sendable {
+    /// No secret from the site yet: `run` shows a pairing code and waits to be adopted.
+    case unpaired(site: String)
+    /// Adopted: `site.json` and `site.secret` in the state directory name the door and its secret.
+    case paired(site: String, terminalID: String)
+
+    /// The site's base URL.
+    public var site: String {
+        switch self {
+        case .unpaired(let site), .paired(let site, _): site
+        }
+    }
+
+    /// The files an adopted door keeps in its state directory (mode 600).
+    public static let siteFile = "site.json"
+    public static let secretFile = "site.secret"
+}
+
+/// Reads `site:` and, for a door without `verifier:`, what its state directory says of it.
+enum SiteSection {
+    static func read(_ top: MappingReader) -> String? {
+        top.declare("site")
+        guard top.has("site") else { return nil }
+        let url = top.string("site", default: "")
+        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
+        if let problem = VerifierURL.problem(trimmed + "/verify", allowInsecureHTTP: false) {
+            top.log.report("site", "\(ConfigText.quoted(url)): \(problem)", at: top.value("site"))
+        } else if URL(string: trimmed)?.path.isEmpty == false {
+            top.log.report("site", "\(ConfigText.quoted(url)) must be the site's address only (https://host:port), without a path", at: top.value("site"))
+        }
+        if top.has("verifier") {
+            top.log.report("site", "and verifier: are alternatives: a door adopted by its site gets its verifier from it; remove one", at: top.value("site"))
+        }
+        return trimmed
+    }
+
+    /// The door's standing with `site`, from `stateDirectory`: paired when both files are
+    /// there and name a door; the verifier it then asks.
+    static func standing(site: String, stateDirectory: String) -> (DoorSite, VerifierConfiguration) {
+        let secret = stateDirectory + "/" + DoorSite.secretFile
+        guard FileManager.default.fileExists(atPath: secret),
+            let data = FileManager.default.contents(atPath: stateDirectory + "/" + DoorSite.siteFile),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let terminalID = object["terminal_id"] as? String,
+            Identifier.isValid(terminalID)
+        else { return (.unpaired(site: site), .demo) }
+        var http = HTTPVerifierConfiguration(url: site + "/verify", allowInsecureHTTP: false)
+        http.secret = .file(secret)
+        return (.paired(site: site, terminalID: terminalID), .http(http))
+    }
+}
