@@ -67,6 +67,21 @@ struct DoorAdoptionTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func threeDeliveriesThatDoNotOpenEndTheAnnouncement(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let (door, _) = try await announce(store)
+        let guess = PairingCode(tag: door.tag, secret: "00000000")
+        for expected in 1...DoorPairing.maxFailures {
+            try await adoption(store).adopt(code: guess, terminalID: "front-door", now: clock.now)
+            #expect(try await store.administration.pairingNotOpened(id: door.id) == expected)
+            #expect(try await store.store.doorSecret(terminal: "front-door") == nil)
+        }
+        #expect(try await store.administration.pairing(id: door.id, now: clock.now) == nil, "gone after \(DoorPairing.maxFailures) guesses")
+        await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: guess, terminalID: "front-door", now: clock.now) }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func refusalsNameWhatIsWrongAndStoreNothing(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }
