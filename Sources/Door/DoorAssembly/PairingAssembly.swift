@@ -1,4 +1,5 @@
 import Crypto
+import DoorConfig
 import DoorVerifierClient
 import Foundation
 import KioskPadAccess
@@ -19,13 +20,15 @@ public struct DoorPairingSession: Sendable {
         public let replicaPublicKey: String
     }
 
+    /// The code while it waits (the site's files are ``DoorSite``'s).
     public static let codeFile = "pairing-code"
-    public static let secretFile = "site.secret"
-    public static let siteFile = "site.json"
 
     let client: PairingClient
     let stateDirectory: String
     let hardware: String
+
+    /// The site's address, without a trailing slash.
+    public var site: String { client.site }
 
     public init(site: String, stateDirectory: String, hardware: String, allowInsecureHTTP: Bool) throws {
         client = try PairingClient(site: site, allowInsecureHTTP: allowInsecureHTTP)
@@ -77,8 +80,8 @@ public struct DoorPairingSession: Sendable {
         guard let bundle = try? JSONDecoder().decode(PairingBundle.self, from: opened), Identifier.isValid(bundle.terminalID),
             let secret = try? WebhookSecret(parsing: bundle.secret)
         else { throw PairingClient.Failure(description: "the delivery opened but is not a pairing bundle") }
-        let secretPath = stateDirectory + "/" + Self.secretFile
-        let sitePath = stateDirectory + "/" + Self.siteFile
+        let secretPath = stateDirectory + "/" + DoorSite.secretFile
+        let sitePath = stateDirectory + "/" + DoorSite.siteFile
         try DurableFile.replace(path: secretPath, contents: Array((secret.text + "\n").utf8), mode: 0o600)
         let site = try JSONSerialization.data(
             withJSONObject: ["site": client.site, "terminal_id": bundle.terminalID, "replica_public_key": bundle.replicaPublicKey], options: [.sortedKeys])

@@ -2,6 +2,7 @@ import ArgumentParser
 import DoorAssembly
 import DoorConfig
 import Foundation
+import KioskPadAccess
 import KioskPadCommandLine
 
 /// `kioskpad pair`: asks a site to adopt this door (docs/site-server.md, "Adopting a door").
@@ -29,8 +30,8 @@ struct PairCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard (10...3600).contains(waitS) else { throw ValidationError("--wait-s \(waitS) must be 10...3600") }
-            guard hardware.utf8.count <= 200, !hardware.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw ValidationError("--hardware must be one line of at most 200 bytes, no control characters")
+            guard PairingHardware.isSummary(hardware) else {
+                throw ValidationError("--hardware must be one line of at most \(PairingHardware.maxBytes) bytes, no control characters")
             }
         }
 
@@ -44,7 +45,7 @@ struct PairCommand: AsyncParsableCommand {
                     note: { writeLine("warning: \($0); waiting for the code to be typed again") })
                 await session.shutdown()
                 writeLine("paired as \(paired.terminalID): secret in \(paired.secretFile), site in \(paired.siteFile)")
-                writeLine("verifier: {kind: http, url: \"\(site.hasSuffix("/") ? String(site.dropLast()) : site)/verify\", secret_file: \(paired.secretFile)}")
+                writeLine("verifier: {kind: http, url: \"\(session.site)/verify\", secret_file: \(paired.secretFile)}")
                 writeLine("terminal_id: \(paired.terminalID)")
             } catch {
                 await session.shutdown()
@@ -61,7 +62,7 @@ struct PairCommand: AsyncParsableCommand {
         func run() throws {
             if let code = DoorPairingSession.shownCode(stateDirectory: stateDir) {
                 writeLine("waiting: pairing code \(code)")
-            } else if let site = try? String(contentsOfFile: stateDir + "/" + DoorPairingSession.siteFile, encoding: .utf8) {
+            } else if let site = try? String(contentsOfFile: stateDir + "/" + DoorSite.siteFile, encoding: .utf8) {
                 writeLine("paired: \(site.trimmingCharacters(in: .whitespacesAndNewlines))")
             } else {
                 writeLine("not paired and not waiting (kioskpad pair --site URL)")

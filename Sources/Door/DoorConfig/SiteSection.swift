@@ -12,13 +12,6 @@ public enum DoorSite: Equatable, Sendable {
     /// Adopted: `site.json` and `site.secret` in the state directory name the door and its secret.
     case paired(site: String, terminalID: String)
 
-    /// The site's base URL.
-    public var site: String {
-        switch self {
-        case .unpaired(let site), .paired(let site, _): site
-        }
-    }
-
     /// The files an adopted door keeps in its state directory (mode 600).
     public static let siteFile = "site.json"
     public static let secretFile = "site.secret"

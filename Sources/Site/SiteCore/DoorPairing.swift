@@ -65,14 +65,6 @@ public enum DoorPairing {
     /// After 3 deliveries that did not open, the announcement is dropped (the door starts over
     /// with a new key and code).
     public static let maxFailures = 3
-    /// The most bytes of the hardware summary kept.
-    public static let maxHardwareBytes = 200
-
-    /// A hardware summary the site keeps and shows: at most ``maxHardwareBytes``, and no control
-    /// characters (no line breaks, no terminal escapes for an administrator's screen).
-    public static func isHardwareSummary(_ text: String) -> Bool {
-        text.utf8.count <= maxHardwareBytes && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
 }
 
 /// A pairing request or step the site refused; the text says why, never a code.

@@ -64,8 +64,8 @@ struct PairingRoutes: Sendable {
             throw PairingRefusal("door_key: must be base64 of the door's 32-byte X25519 public key")
         }
         let hardware = (object["hardware"] as? String) ?? ""
-        guard DoorPairing.isHardwareSummary(hardware) else {
-            throw PairingRefusal("hardware: one line of at most \(DoorPairing.maxHardwareBytes) bytes, no control characters")
+        guard PairingHardware.isSummary(hardware) else {
+            throw PairingRefusal("hardware: one line of at most \(PairingHardware.maxBytes) bytes, no control characters")
         }
         var generator = SystemRandomNumberGenerator()
         let nonce = Data((0..<16).map { _ in generator.next() as UInt8 })
