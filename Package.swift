@@ -384,7 +384,7 @@ let package = Package(
             dependencies: [
                 "DoorController", "DoorServices", "KioskPadConfig", "DoorConfig", "DoorHomeAssistant", "DoorOSDP",
                 "KioskPadCore", "KeypadHAL", "KeypadDisplay", "KioskPadAccess", "DoorVerifierClient", "DoorOfflineReplica", "KioskPadEndpoints",
-                "KioskPadStorage",
+                "KioskPadStorage", "KioskPadThreads",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

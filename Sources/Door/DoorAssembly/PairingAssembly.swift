@@ -5,6 +5,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadCore
 import KioskPadStorage
+import KioskPadThreads
 
 /// `kioskpad pair`: an unpaired door asks its site to adopt it. Makes a key pair (kept in
 /// memory only), announces it, shows the code (and keeps it, mode 600, in the state directory
@@ -51,7 +52,8 @@ public struct DoorPairingSession: Sendable {
         let doorKey = key.publicKey.rawRepresentation
         let announcement = try await client.announce(doorKey: doorKey, hardware: hardware)
         let code = PairingCode.make(doorKey: doorKey, nonce: announcement.nonce)
-        try DurableFile.replace(path: stateDirectory + "/" + Self.codeFile, contents: Array((code.shown + "\n").utf8), mode: 0o600)
+        let codePath = stateDirectory + "/" + Self.codeFile
+        try await WorkThreads.files.run { try DurableFile.replace(path: codePath, contents: Array((code.shown + "\n").utf8), mode: 0o600) }
         show(code)
         while ContinuousClock.now < deadline {
             try await Task.sleep(for: announcement.pollInterval)
@@ -82,10 +84,13 @@ public struct DoorPairingSession: Sendable {
         else { throw PairingClient.Failure(description: "the delivery opened but is not a pairing bundle") }
         let secretPath = stateDirectory + "/" + DoorSite.secretFile
         let sitePath = stateDirectory + "/" + DoorSite.siteFile
-        try DurableFile.replace(path: secretPath, contents: Array((secret.text + "\n").utf8), mode: 0o600)
         let site = try JSONSerialization.data(
             withJSONObject: ["site": client.site, "terminal_id": bundle.terminalID, "replica_public_key": bundle.replicaPublicKey], options: [.sortedKeys])
-        try DurableFile.replace(path: sitePath, contents: Array(site) + [10], mode: 0o600)
+        // fsync on the door's file thread, not a cooperative one.
+        try await WorkThreads.files.run {
+            try DurableFile.replace(path: secretPath, contents: Array((secret.text + "\n").utf8), mode: 0o600)
+            try DurableFile.replace(path: sitePath, contents: Array(site) + [10], mode: 0o600)
+        }
         try await client.report(announcement, opened: (bundle.terminalID, secret))
         return Paired(terminalID: bundle.terminalID, secretFile: secretPath, siteFile: sitePath, replicaPublicKey: bundle.replicaPublicKey)
     }
