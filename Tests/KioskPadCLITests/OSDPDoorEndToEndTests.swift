@@ -45,6 +45,11 @@ struct OSDPDoorEndToEndTests {
     }
 
     /// True when one attempt record has every one of `fields`.
+    /// The door's attempt records, oldest first.
+    func attempts(_ state: URL) -> [Substring] {
+        journal(state).split(separator: "\n").filter { $0.contains("\"type\":\"attempt\"") }
+    }
+
     func attempted(_ state: URL, _ fields: String...) -> Bool {
         journal(state).split(separator: "\n").contains { line in line.contains("\"type\":\"attempt\"") && fields.allSatisfy { line.contains($0) } }
     }

@@ -10,11 +10,18 @@ import Testing
 /// A door whose config names only its site: `kioskpad run` with libosdp's reader starts
 /// unpaired, shows its pairing code on its display (not in its log), is adopted with
 /// `verifier terminal adopt`, and goes live by itself (the same process started again): a PIN
-/// typed at the reader is then decided by the site, signed with the door's own secret.
+/// typed at the reader is then decided by the site, signed with the door's own secret. The
+/// site then rotates the door's secret while PINs are typed (none refused; the old secret
+/// stops working), and retires the door (refused at once).
 extension OSDPDoorEndToEndTests {
     @Test func aDoorNamingOnlyItsSiteShowsItsCodeIsAdoptedAndGoesLiveByItself() async throws {
         let site = try await AccessRulesEndToEndTests.Site(.sqlite)
         try await site.closing {
+            // Doors check in every second (the default is a minute), so a rotation is picked up at once.
+            let siteConfig = URL(fileURLWithPath: site.config)
+            try (try String(contentsOf: siteConfig, encoding: .utf8)).replacingOccurrences(
+                of: "  secret_file: secret\n", with: "  secret_file: secret\n  check_in_seconds: 1\n"
+            ).write(to: siteConfig, atomically: true, encoding: .utf8)
             let server = try await VerifierProcess(directory: site.directory)
             defer { server.stop() }
             let (peer, keyFile) = try await secureReader(keyFileIn: site.directory)
@@ -48,6 +55,42 @@ extension OSDPDoorEndToEndTests {
             #expect(
                 await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"bob\"") }, "\(journal(state))\(log())")
             #expect(try await CLI.run(["pair", "status", "--state-dir", state.path]).stdout.hasPrefix("paired: "))
+
+            // The site rotates the door's secret while bob keeps typing: no attempt is refused.
+            let secretFile = state.appendingPathComponent("site.secret")
+            let oldSecret = site.directory.appendingPathComponent("old.secret")
+            try FileManager.default.copyItem(at: secretFile, to: oldSecret)
+            func granted() -> Int { attempts(state).filter { $0.contains("\"decision\":\"granted\"") }.count }
+            for typed in 2...7 {
+                if typed == 4 {
+                    let rotate = try await site.cli(["verifier", "terminal", "rotate", "front-door"])
+                    #expect(rotate.status == 0, "\(rotate.stderr)")
+                }
+                peer.send("keys 1470")
+                #expect(await eventually { self.attempts(state).count == typed }, "\(journal(state))\(log())")
+            }
+            #expect(await eventually { log().contains("the site rotated this door's secret") }, "\(log())")
+            #expect(granted() == 7 && attempts(state).count == 7, "every attempt granted through the rotation: \(attempts(state))")
+            #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.contains("front-door own secret since"))
+            let siteConfigPath = site.config
+            #expect(
+                await eventually { (try? await CLI.run(["verifier", "terminal", "list", "--config", siteConfigPath]).stdout.contains("(adopted)")) == true },
+                "rotation finished")
+            let mode = try FileManager.default.attributesOfItem(atPath: secretFile.path)[.posixPermissions] as? Int
+            let newText = try String(contentsOf: secretFile, encoding: .utf8)
+            let oldText = try String(contentsOf: oldSecret, encoding: .utf8)
+            #expect(mode == 0o600 && newText != oldText)
+            #expect(try await site.simulate("1470", at: "front-door", port: server.port, secretFile: secretFile.path).contains("Access granted"))
+            // Signed after the switch (a second on, as timestamps count), the old secret is refused.
+            try await Task.sleep(for: .milliseconds(1_100))
+            #expect(!(try await site.simulate("1470", at: "front-door", port: server.port, secretFile: oldSecret.path)).contains("Access granted"))
+
+            // Retired: refused at once; the door stays shut.
+            #expect(try await site.cli(["verifier", "terminal", "retire", "front-door"]).status == 0)
+            peer.send("keys 1470")
+            #expect(await eventually { self.attempts(state).count == 8 }, "\(journal(state))")
+            #expect(granted() == 7, "a retired door is refused: \(attempts(state).last ?? "")")
+            #expect(!log().contains("whsec_") && !journal(state).contains("whsec_"), "no secret in the log or journal")
         }
     }
 }

@@ -50,6 +50,33 @@ struct ConsoleDoorAdoptionTests {
             #expect(after.contains("sealed for front-door") && after.contains("it shows it is paired within seconds"), "\(after)")
             let audit = try #require(try await harness.under.auditRecords().last)
             #expect(audit["action"] == "door_adopt" && audit["admin"] == "alice" && audit["terminal_id"] == "front-door" && audit["pairing_tag"] == code.tag)
+
+            // Door secrets: the adopted door's is rotated, a door given its secret by hand is
+            // refused a rotation (said why), both are retired; never a secret on the page.
+            try await harness.under.administration.addDoor(terminalID: "side-door", secret: .generate())
+            let keys = String(buffer: try await browser.get("/console/doors").body)
+            #expect(keys.contains("<td>front-door</td>") && keys.contains("<td class=\"standing\">adopted</td>"), "\(keys)")
+            #expect(keys.contains("<td class=\"standing\">hand-given</td>") && !keys.contains("whsec_") && !keys.contains(bundle.secret))
+            let rotated = try await browser.post("/console/doors/rotate", [("csrf", csrf), ("door", "front-door")])
+            #expect(rotated.status == .seeOther && rotated.headers[.location] == "/console/doors?done=rotated")
+            #expect(
+                try await harness.under.store.doorKey(terminal: "front-door").ownSecret?.text == bundle.secret,
+                "the old secret works until the door uses the new")
+            let byHand = try await browser.post("/console/doors/rotate", [("csrf", csrf), ("door", "side-door")])
+            #expect(byHand.status == .badRequest && String(buffer: byHand.body).contains("was given its secret by hand"))
+            #expect(String(buffer: try await browser.get("/console/doors?done=rotated").body).contains("<td class=\"standing\">rotating</td>"))
+            for door in ["front-door", "side-door"] {
+                let retired = try await browser.post("/console/doors/retire", [("csrf", csrf), ("door", door)])
+                #expect(retired.status == .seeOther && retired.headers[.location] == "/console/doors?done=retired")
+            }
+            let typo = try await browser.post("/console/doors/retire", [("csrf", csrf), ("door", "frnot-door")])
+            #expect(typo.status == .badRequest && String(buffer: typo.body).contains("is not a door of this site"))
+            #expect(try await harness.under.store.retiredDoors() == ["front-door", "side-door"])
+            let changes = try await harness.under.auditRecords().filter { ["door_rotate", "door_retire"].contains($0["action"]) }
+            #expect(
+                changes.map { "\($0["action"]!) \($0["terminal_id"]!) \($0["admin"]!)" } == [
+                    "door_rotate front-door alice", "door_retire front-door alice", "door_retire side-door alice",
+                ])
         }
     }
 }

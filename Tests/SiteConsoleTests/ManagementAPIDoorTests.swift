@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -46,6 +47,44 @@ struct ManagementAPIDoorTests {
             #expect(badAlert == 400 && (said["error"] as? String)?.contains("alert must be one of") == true)
             let records = try await harness.under.administration.auditRecords(last: 5).joined(separator: "\n")
             #expect(records.contains("alert_acknowledge") && records.contains("token:guard"))
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func anAdoptedDoorsSecretIsRotatedAndADoorRetired(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let now = harness.clock.now
+            let key = Curve25519.KeyAgreement.PrivateKey()
+            let nonce = Data(repeating: 5, count: 16)
+            let doorKey = key.publicKey.rawRepresentation
+            try await harness.under.administration.announceDoor(
+                WaitingDoor(
+                    id: "p1", doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: "192.0.2.10", hardware: "",
+                    announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds)), now: now)
+            try await DoorAdoption(
+                pairing: harness.under.administration, changes: AdministratorChanges(store: harness.under.store, by: .commandLine()),
+                replicaPublicKey: "ed25519:AAAA"
+            ).adopt(code: PairingCode.make(doorKey: doorKey, nonce: nonce), terminalID: "front-door", now: now)
+            _ = try await harness.under.store.storeEvents([DoorEvent(id: "l1", terminalID: "lobby", type: "status", time: now, sequence: 1, json: "{}")])
+            let doors = try await api.token(harness, "guard", [.doors])
+            let reader = try await api.token(harness, "reader", [.read])
+            #expect(try await api.call(client, "/api/v1/doors/front-door/rotate", .post, token: reader).0 == 403)
+            let (rotated, standing) = try await api.call(client, "/api/v1/doors/front-door/rotate", .post, token: doors)
+            #expect(rotated == 200 && standing["standing"] as? String == "rotating", "\(standing)")
+            let (again, why) = try await api.call(client, "/api/v1/doors/front-door/rotate", .post, token: doors)
+            #expect(again == 409 && (why["error"] as? String)?.contains("rotation waiting already") == true)
+            #expect(try await api.call(client, "/api/v1/doors/lobby/rotate", .post, token: doors).0 == 404, "no secret of its own")
+            let (retired, gone) = try await api.call(client, "/api/v1/doors/lobby/retire", .post, token: doors)
+            #expect(retired == 200 && gone["standing"] as? String == "retired")
+            #expect(try await api.call(client, "/api/v1/doors/nowhere/retire", .post, token: doors).0 == 404)
+            #expect(try await api.call(client, "/api/v1/doors/lobby/retire", .post, token: doors).0 == 409)
+            let (_, list) = try await api.call(client, "/api/v1/doors", token: reader)
+            #expect((list["doors"] as? [[String: Any]])?.contains { $0["name"] as? String == "lobby" } == false, "a retired door leaves the live list")
+            let records = try await harness.under.auditRecords().filter { ["door_rotate", "door_retire"].contains($0["action"]) }
+            #expect(
+                records.map { "\($0["action"]!) \($0["terminal_id"]!) \($0["admin"]!)" } == [
+                    "door_rotate front-door token:guard", "door_retire lobby token:guard",
+                ])
         }
     }
 

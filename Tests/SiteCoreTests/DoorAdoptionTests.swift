@@ -48,9 +48,9 @@ struct DoorAdoptionTests {
         #expect(throws: PairingSeal.OpenError.wrongCode) {
             try PairingSeal.open(try #require(wrong), privateKey: key, code: code, announcement: door.id, nonce: door.nonce)
         }
-        #expect(try await store.store.doorSecret(terminal: "front-door") != nil)
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil)
         #expect(try await store.administration.pairingNotOpened(id: door.id) == 1)
-        #expect(try await store.store.doorSecret(terminal: "front-door") == nil, "the secret given with a delivery that did not open is taken back")
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil, "the secret given with a delivery that did not open is taken back")
         // The right code: the door opens its name, its secret and the replica key.
         try await adoption(store).adopt(code: code, terminalID: "front-door", now: clock.now)
         let (delivered, sealed) = try #require(try await store.administration.pairing(id: door.id, now: clock.now))
@@ -58,7 +58,7 @@ struct DoorAdoptionTests {
         let bundle = try JSONDecoder().decode(
             PairingBundle.self, from: try PairingSeal.open(try #require(sealed), privateKey: key, code: code, announcement: door.id, nonce: door.nonce))
         #expect(bundle.terminalID == "front-door" && bundle.replicaPublicKey == "ed25519:AAAA")
-        #expect(try await store.store.doorSecret(terminal: "front-door")?.text == bundle.secret)
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret?.text == bundle.secret)
         try await store.administration.pairingOpened(id: door.id)
         #expect(try await store.administration.waitingDoors(now: clock.now).isEmpty)
         let audits = try await store.auditRecords().filter { $0["action"] == "door_adopt" }
@@ -75,7 +75,7 @@ struct DoorAdoptionTests {
         for expected in 1...DoorPairing.maxFailures {
             try await adoption(store).adopt(code: guess, terminalID: "front-door", now: clock.now)
             #expect(try await store.administration.pairingNotOpened(id: door.id) == expected)
-            #expect(try await store.store.doorSecret(terminal: "front-door") == nil)
+            #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil)
         }
         #expect(try await store.administration.pairing(id: door.id, now: clock.now) == nil, "gone after \(DoorPairing.maxFailures) guesses")
         await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: guess, terminalID: "front-door", now: clock.now) }
@@ -92,7 +92,7 @@ struct DoorAdoptionTests {
         #expect(first.0.tag == twin.0.tag)
         let code = PairingCode.make(doorKey: first.0.doorKey, nonce: nonce)
         await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: code, terminalID: "front-door", now: clock.now) }
-        #expect(try await store.store.doorSecret(terminal: "front-door") == nil)
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil)
         // No door with that tag; a name that is not an identifier; a name with a secret already.
         let (door, _) = try await announce(store, address: "192.0.2.11")
         let other = PairingCode(tag: door.tag == "0000" ? "0001" : "0000", secret: "12345678")

@@ -42,7 +42,16 @@ extension TerminalAssembly {
                 try configuration.cardReader.map {
                     MergedKeySource(keys, try KeypadAssembly.retryingCardReaderSource($0, logger: logger))
                 } ?? keys
-            return terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
+            var made = terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
+            // An adopted door checks in with its site (a rotation of its secret).
+            if case .paired(_, let terminalID) = configuration.site, let online = verifier as? HTTPVerifier {
+                made.also.append(
+                    SiteCheckInService(
+                        verifier: online, terminalID: terminalID,
+                        secretFile: (configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory) + "/" + DoorSite.secretFile,
+                        logger: logger))
+            }
+            return made
         } catch {
             services.door?.shutdown()
             throw error

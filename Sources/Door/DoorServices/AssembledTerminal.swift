@@ -2,6 +2,7 @@ import DoorController
 import KeypadDisplay
 import KioskPadAccess
 import Logging
+import ServiceLifecycle
 import UnixSignals
 
 /// A terminal built from a configuration (by DoorAssembly), ready to run: the controller with its key
@@ -12,6 +13,8 @@ public struct AssembledTerminal: Sendable {
     public let services: DaemonServices
     let display: any DisplayDriver
     public let verifier: any Verifier
+    /// Services the composition root adds beside the daemon's (an adopted door's check-in).
+    public var also: [any Service] = []
 
     public init(controller: KioskController, services: DaemonServices, display: any DisplayDriver, verifier: any Verifier) {
         self.controller = controller
@@ -39,7 +42,7 @@ public struct AssembledTerminal: Sendable {
             await mqtt.bridge.onRemoteCode { await controller.remoteCode($0) }
         }
         do {
-            try await TerminalRunner.run(controller: controller, daemon: services, signals: signals, reload: reload, logger: logger)
+            try await TerminalRunner.run(controller: controller, daemon: services, signals: signals, reload: reload, also: also, logger: logger)
         } catch {
             await close()
             throw error

@@ -11,13 +11,13 @@ import UnixSignals
 public enum TerminalRunner {
     public static func run(
         controller: KioskController, daemon: DaemonServices, notifier: SystemdNotifier = SystemdNotifier(),
-        signals: [UnixSignal], reload: (@Sendable () async -> Void)? = nil, logger: Logger
+        signals: [UnixSignal], reload: (@Sendable () async -> Void)? = nil, also extra: [any Service] = [], logger: Logger
     ) async throws {
         let controllerService = ControllerService(controller: controller, daemon: daemon, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: controllerService, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
         ]
-        services += daemon.services.map { .init(service: $0) }
+        services += (daemon.services + extra).map { .init(service: $0) }
         if let reload { services.append(.init(service: ReloadService(reload: reload))) }
         if let interval = notifier.watchdogInterval {
             services.append(

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
 /// Posts each completed entry to a verifier endpoint (docs/protocol.md) and fails
 /// secure: anything but a 200 with a known decision, in time and within the size cap, is
@@ -48,12 +49,24 @@ public final class HTTPVerifier: Verifier {
     public let settings: Settings
     let client: HTTPClient
     let logger: Logger
+    /// The secret requests are signed with now: `settings.secret` until a rotation replaces it.
+    private let signing: Mutex<WebhookSecret?>
 
     public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
         try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)
         client = try HTTPVerifier.makeClient(settings)
         self.settings = settings
         self.logger = logger
+        signing = Mutex(settings.secret)
+    }
+
+    /// The secret requests are signed with now.
+    public var secret: WebhookSecret? { signing.withLock { $0 } }
+
+    /// Signs every request from now on with `secret` (an adopted door's rotated secret); a
+    /// request already on its way keeps the secret it was signed with.
+    public func replaceSecret(_ secret: WebhookSecret) {
+        signing.withLock { $0 = secret }
     }
 
     /// A client with the settings' TLS trust and client certificate, no redirects and no
@@ -101,7 +114,7 @@ public final class HTTPVerifier: Verifier {
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attempt.attemptID.uuidString.lowercased()
         let request = SignedJSONRequest.make(
-            url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
+            url: settings.url, body: body, id: id, terminal: attempt.terminalID, secret: secret, bearerToken: settings.bearerToken)
         // One deadline for the whole attempt: connect, request, headers and body, retries
         // included. The race returns at the deadline whatever the server does; the exchange
         // is cancelled then, and its own NIO deadline stops it at the same time.

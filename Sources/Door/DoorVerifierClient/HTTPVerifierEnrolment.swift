@@ -22,7 +22,7 @@ extension HTTPVerifier {
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attemptID.uuidString.lowercased()
         let url = Self.enrolURL(settings.url)
-        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: settings.secret, bearerToken: settings.bearerToken)
+        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret, bearerToken: settings.bearerToken)
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(settings.deadline.wholeNanoseconds), logger: logger)
             let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)

@@ -76,7 +76,8 @@ public enum VerifierAssembly {
         let credentials = CredentialService(
             keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
         return VerifierServer.application(
-            verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store), host: settings.host,
+            verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store),
+            checkIn: DoorCheckIn(store: opened.store, siteSecret: verifier.settings.secret, interval: settings.checkInSeconds), host: settings.host,
             port: settings.port,
             limits: limits,
             metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)

@@ -197,7 +197,7 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
             A door with its own secret must sign with it: the site secret is refused for it, so no other \
             terminal can claim to be that door. Doors without one keep signing with the site secret.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Status.self, Waiting.self, Adopt.self])
+        subcommands: [Add.self, List.self, Remove.self, Status.self, Waiting.self, Adopt.self, Rotate.self, Retire.self])
 
     /// `terminal status`: every door seen through its forwarded records.
     struct Status: AsyncParsableCommand {
@@ -247,12 +247,13 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the doors that have their own secret (never the secret).")
+        static let configuration = CommandConfiguration(
+            abstract: "List the doors that have their own secret (never the secret): hand-given, adopted, rotating or retired.")
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let doors = try await target.administer { try await $0.doors() }
-            for door in doors { writeLine("\(door.terminalID) own secret since \(door.createdAt)") }
+            for door in doors { writeLine("\(door.terminalID) own secret since \(door.createdAt) (\(door.standing.rawValue))") }
         }
     }
 

@@ -52,3 +52,45 @@ extension VerifierTerminalCommand {
         }
     }
 }
+
+extension VerifierTerminalCommand {
+    /// `terminal rotate ID`: a new secret for an adopted door, picked up at its next check-in.
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give adopted door ID a new secret without touching it: it picks it up at its next check-in (a minute at most).",
+            discussion: """
+                The site accepts the old and the new secret until the door first signs with the new one, so no \
+                attempt is refused on the way; `terminal list` shows the door as rotating until then.
+                """)
+        @Argument(help: "The door's terminal_id.") var id: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            try await VerifierTerminalCommand.keyChange(target) { try await $0.rotate(terminalID: id) }
+            writeLine("\(id): a new secret waits for the door's next check-in; its old secret works until the door uses the new one")
+        }
+    }
+
+    /// `terminal retire ID`: the door is refused from now on and its alerts stop.
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Retire door ID: every request naming it is refused at once, whatever it signs with, and its alerts stop.",
+            discussion: "Its records stay in the entries and the audit log. A retired door's name stays refused.")
+        @Argument(help: "The door's terminal_id.") var id: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            try await VerifierTerminalCommand.keyChange(target) { try await $0.retire(terminalID: id) }
+            writeLine("\(id): retired; its requests are refused from now on")
+        }
+    }
+
+    /// A rotation or retirement through ``DoorKeyChanges``, by the command line's user.
+    static func keyChange(_ target: VerifierDatabaseTarget, _ change: @escaping @Sendable (DoorKeyChanges) async throws -> Void) async throws {
+        try await target.withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await change(DoorKeyChanges(administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine())))
+            }
+        }
+    }
+}

@@ -29,10 +29,18 @@ extension ConsoleHandler {
         let (visit, form) = (context.visit, context.form)
         return ConsoleResponse.page(
             "doors", title: "Doors", page: "doors", visit: visit,
-            data: ["doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows()],
-            notice: form["done"] == "acknowledged"
-                ? "Alert acknowledged." : form["done"] == "adopted" ? "Sealed for the door: it shows it is paired within seconds." : nil)
+            data: [
+                "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
+                "keys": try await doorKeyRows(),
+            ],
+            notice: form["done"].flatMap { Self.doorsNotices[$0] })
     }
+
+    static let doorsNotices = [
+        "acknowledged": "Alert acknowledged.", "adopted": "Sealed for the door: it shows it is paired within seconds.",
+        "rotated": "A new secret waits for the door: it picks it up at its next check-in; its old secret works until then.",
+        "retired": "Door retired: its requests are refused from now on.",
+    ]
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         ConsoleResponse.json(["doors": try await doorRows()])

@@ -1,7 +1,7 @@
 import Foundation
 import SiteCore
 
-/// Every terminal that forwarded records, folded into its state now (``DoorView``), with
+/// Every terminal that forwarded records and is not retired, folded into its state now (``DoorView``), with
 /// each standing alert and whether an administrator acknowledged it since it was raised:
 /// what the console's Doors page and `GET /api/v1/doors` show, read the same way.
 struct DoorStatusBoard: Sendable {
@@ -31,8 +31,11 @@ struct DoorStatusBoard: Sendable {
         let now = services.now()
         let acknowledged = Dictionary(
             try await services.console.acknowledgements().map { ("\($0.terminal)\u{0}\($0.alert)", $0) }, uniquingKeysWith: { $1 })
+        let retired = try await services.store.retiredDoors()
         return try await services.store.recentEvents(perTerminal: Self.recordsPerDoor).compactMap { door in
-            guard let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: silentAfter) else {
+            guard !retired.contains(door.terminal),
+                let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: silentAfter)
+            else {
                 return nil
             }
             let alerts = view.alerts.map { alert in

@@ -32,6 +32,8 @@ public enum SiteConsole {
         data.get("doors.json", use: console.doorsJSON)
         pages.post("doors/ack", use: console.acknowledge)
         pages.post("doors/adopt", use: console.adoptDoor)
+        pages.post("doors/rotate", use: console.rotateDoorSecret)
+        pages.post("doors/retire", use: console.retireDoor)
         pages.get("users", use: console.usersPage)
         pages.post("users", use: console.addUser)
         pages.post("users/state", use: console.setUserState)

@@ -59,6 +59,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case doorAdd = "door_add"
     case doorRemove = "door_remove"
     case doorAdopt = "door_adopt"
+    case doorRotate = "door_rotate"
+    case doorRetire = "door_retire"
     case lockoutClear = "lockout_clear"
     case alertAcknowledge = "alert_acknowledge"
     case usersImport = "users_import"

@@ -1,9 +1,9 @@
 import Foundation
 import KioskPadAccess
 
-/// The one signature check of `/verify` and `/v1/events`: a door with a secret of its own
-/// (`verifier terminal add`) must sign with it, and the site secret is refused for it; other
-/// doors sign with the site secret. The `terminal_id` a body claims only picks the key; the
+/// The one signature check of every door endpoint: a door with a secret of its own
+/// (`verifier terminal add`, or adopted) must sign with it, and the site secret is refused
+/// for it; a retired door is refused; other doors sign with the site secret. The `terminal_id` a body claims only picks the key; the
 /// body is then checked against the signature.
 enum DoorSignature {
     enum Check: Equatable {
@@ -15,19 +15,35 @@ enum DoorSignature {
         case refused(String)
     }
 
-    /// Throws when the store cannot say whether the door has a secret of its own.
+    /// Throws when the store cannot say which key the door signs with. A retired door is
+    /// refused whatever it signed with; while a rotation waits, the next secret is accepted
+    /// beside the current one, and the first request signed with it finishes the rotation;
+    /// after that, the replaced secret only for a request timestamped before the switch.
     static func check(
         _ request: ReferenceVerifier.Incoming, terminal: String?, store: any VerifierStore, siteSecret: WebhookSecret?, now: Date
     ) async throws -> Check {
-        var doorSecret: WebhookSecret?
-        if let terminal { doorSecret = try await store.doorSecret(terminal: terminal) }
-        guard let secret = doorSecret ?? siteSecret else { return .noKey }
-        guard
-            let failure = WebhookSignature.verify(
-                id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature,
-                body: request.body, secret: secret, now: now)
-        else { return .signed }
-        return .refused(failure.description + (doorSecret == nil ? "" : " (door \(terminal ?? "") signs with its own secret)"))
+        var key = DoorKey.siteSecret
+        if let terminal { key = try await store.doorKey(terminal: terminal) }
+        func failure(_ secret: WebhookSecret) -> WebhookSignature.Failure? {
+            WebhookSignature.verify(
+                id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature, body: request.body, secret: secret, now: now)
+        }
+        switch key {
+        case .retired:
+            return .refused("door \(terminal ?? "") is retired at this site")
+        case .siteSecret:
+            guard let siteSecret else { return .noKey }
+            return failure(siteSecret).map { .refused($0.description) } ?? .signed
+        case .own(let current, let next, let previous):
+            guard let refused = failure(current) else { return .signed }
+            if let next, let terminal, failure(next) == nil {
+                _ = try await store.finishRotation(terminal: terminal, next: next, now: now)
+                return .signed
+            }
+            // Signed before the door switched to its new secret (on its way, or retried).
+            if let previous, previous.covers(timestamp: request.webhookTimestamp, now: now), failure(previous.secret) == nil { return .signed }
+            return .refused(refused.description + " (door \(terminal ?? "") signs with its own secret)")
+        }
     }
 }
 

@@ -27,7 +27,8 @@ public struct DoorSilenceWatch: Sendable {
     @discardableResult
     public func check(now: Date = Date()) async throws -> [String] {
         var noted: [String] = []
-        for door in try await store.recentEvents(perTerminal: 1) {
+        let retired = try await store.retiredDoors()
+        for door in try await store.recentEvents(perTerminal: 1) where !retired.contains(door.terminal) {
             guard let newest = door.newestFirst.first, newest.type != "silent" else { continue }
             let quiet = now.timeIntervalSince(newest.time)
             guard quiet >= silentAfter, quiet < silentAfter + Self.stale else { continue }

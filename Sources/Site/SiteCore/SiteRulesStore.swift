@@ -45,12 +45,26 @@ public protocol SiteRulesEditing: Sendable {
 
 /// A door's own signing secret as `verifier terminal list` shows it (never the secret).
 public struct DoorIdentity: Sendable, Equatable {
+    /// How the door came by its secret, and where that secret stands.
+    public enum Standing: String, Sendable {
+        /// Given by hand (`verifier terminal add`).
+        case handGiven = "hand-given"
+        /// Sealed to it when it was adopted; it picks up a rotation by itself.
+        case adopted
+        /// Adopted, with a next secret waiting for the door's next check-in.
+        case rotating
+        /// Retired: refused whatever it signs with.
+        case retired
+    }
+
     public let terminalID: String
     public let createdAt: String
+    public let standing: Standing
 
-    public init(terminalID: String, createdAt: String) {
+    public init(terminalID: String, createdAt: String, standing: Standing = .handGiven) {
         self.terminalID = terminalID
         self.createdAt = createdAt
+        self.standing = standing
     }
 }
 

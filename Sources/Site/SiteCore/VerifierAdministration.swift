@@ -24,8 +24,15 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, Visitor
     func addDoor(terminalID: String, secret: WebhookSecret) async throws
     /// The doors with their own secret, sorted.
     func doors() async throws -> [DoorIdentity]
-    /// Revokes door `terminalID`'s own secret; false when it had none.
+    /// Revokes door `terminalID`'s own secret; false when it had none; refused for a retired door.
     func removeDoor(terminalID: String) async throws -> Bool
+    /// Starts rotating adopted door `terminalID`'s secret: `next` is accepted beside the
+    /// current one until the door signs with it (``VerifierStore/finishRotation(terminal:next:)``).
+    /// Refused for a door given its secret by hand, a retired one, or one with a rotation waiting.
+    func startRotation(terminalID: String, next: WebhookSecret) async throws
+    /// Retires door `terminalID` at `now`: every request naming it is refused from then on,
+    /// its acknowledged alerts are forgotten and it is no longer watched for silence.
+    func retireDoor(terminalID: String, now: Date) async throws
     /// Up to `limit` users after `after` in byte order of their names, only those whose name
     /// holds `search` (any case), each with their access rule: one indexed read per page.
     func usersPage(after: String?, search: String?, limit: Int) async throws -> [UserListing]

@@ -33,9 +33,15 @@ public protocol VerifierStore: Sendable {
     /// The visitor passes not revoked, with a use left, whose window ended less than a day
     /// before `now` (a pass just past its end is still matched, to be refused as `expired`).
     func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass]
-    /// The signing secret of door `terminal` (`verifier terminal add`), nil when it has none
-    /// (it signs with the site secret then).
-    func doorSecret(terminal: String) async throws -> WebhookSecret?
+    /// The key door `terminal` signs with: the site secret, its own (`verifier terminal add`,
+    /// or given when it was adopted) with the next one while a rotation waits, or retired.
+    func doorKey(terminal: String) async throws -> DoorKey
+    /// Door `terminal` signed with `next`, its rotation's next secret, at `now`: that secret
+    /// replaces the current one, kept as ``DoorKey/Replaced`` for requests signed before
+    /// `now`. False when no such rotation waited (another instance finished it first).
+    func finishRotation(terminal: String, next: WebhookSecret, now: Date) async throws -> Bool
+    /// The doors retired at this site (``VerifierAdministration/retireDoor(terminalID:now:)``).
+    func retiredDoors() async throws -> Set<String>
     /// `terminal`'s lockout state as it is now (read without holding it).
     func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker
     /// Runs `body` with `terminal`'s lockout state in one write transaction, exclusive for

@@ -103,7 +103,7 @@ struct PairingRoutes: Sendable {
             return (200, "{\"failures\":\(failures),\"max_failures\":\(DoorPairing.maxFailures)}")
         case "opened":
             guard let (door, _) = try await pairing.pairing(id: id, now: now()), door.state == .delivered, let terminal = door.terminalID,
-                let secret = try await doorSecrets.doorSecret(terminal: terminal)
+                let secret = try await doorSecrets.doorKey(terminal: terminal).ownSecret
             else { throw PairingRefusal("no delivery is waiting for that door", status: 404) }
             let headers = request.headers
             func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }

@@ -11,13 +11,14 @@ import SiteCore
 /// journal records, a ``DoorEventIntake``), `POST /v1/credentials` (a door's signed
 /// credential replica, a ``CredentialService``), `GET /healthz` (200, with the store's
 /// reachability and connection counts), `POST /v1/enrol` (a PIN chosen at a door with an
-/// enrolment code, decided by the ``ReferenceVerifier``) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
+/// enrolment code, decided by the ``ReferenceVerifier``), `POST /v1/check-in` (an adopted door's
+/// ``DoorCheckIn``) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
         verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil,
-        pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, host: String, port: Int,
+        pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, checkIn: DoorCheckIn? = nil, host: String, port: Int,
         limits: ConnectionLimits = ConnectionLimits(),
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -27,6 +28,7 @@ public enum VerifierServer {
         if events != nil { methods["/v1/events"] = .post }
         if credentials != nil { methods["/v1/credentials"] = .post }
         if pairing != nil { methods["/v1/pair"] = .post }
+        if checkIn != nil { methods["/v1/check-in"] = .post }
         router.add(middleware: MethodNotAllowed(methods: methods))
         var doors = [
             DoorRoute(
@@ -50,6 +52,10 @@ public enum VerifierServer {
             // A door's signed credential replica (or a confirmation of the one it holds).
             doors.append(
                 DoorRoute(path: "/v1/credentials", name: "credentials", maxBody: 4_096, endpoint: credentials, counting: .endpoint, notesRefusals: true))
+        }
+        if let checkIn {
+            // An adopted door asking for a rotation of its secret (signed with its own; 1 KiB at most).
+            doors.append(DoorRoute(path: "/v1/check-in", name: "check_in", maxBody: 1_024, endpoint: checkIn, counting: .endpoint, notesRefusals: true))
         }
         DoorController(doors, verifier: verifier, metrics: metrics).add(to: router)
         if let pairing {

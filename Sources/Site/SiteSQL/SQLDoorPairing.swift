@@ -73,7 +73,9 @@ extension SQLUserDirectory {
                 """
             ).all()
             guard !updated.isEmpty else { throw PairingRefusal("code: that door no longer waits (adopted, or its code ran out)", status: 404) }
-            try await sql.raw("INSERT INTO kioskpad_doors (terminal_id, secret) VALUES (\(bind: terminalID), \(bind: secret.text))").run()
+            try await sql.raw(
+                "INSERT INTO kioskpad_doors (terminal_id, secret, adopted_at) VALUES (\(bind: terminalID), \(bind: secret.text), \(bind: Int64(now.timeIntervalSince1970)))"
+            ).run()
         }
     }
 

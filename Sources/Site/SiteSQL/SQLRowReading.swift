@@ -17,6 +17,10 @@ extension SQLRow {
         try value(column, as: Int64.self)
     }
 
+    func optionalInteger(_ column: String) throws -> Int64? {
+        try decodeNil(column: column) ? nil : try integer(column)
+    }
+
     func double(_ column: String) throws -> Double {
         try value(column, as: Double.self)
     }

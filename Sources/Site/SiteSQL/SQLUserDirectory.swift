@@ -189,12 +189,67 @@ public struct SQLUserDirectory: VerifierAdministration {
     public func doors() async throws -> [DoorIdentity] {
         let created = database.dialect.createdText("created_at")
         return try await database.read { sql in
-            try await sql.raw("SELECT terminal_id, \(unsafeRaw: created) FROM kioskpad_doors ORDER BY terminal_id").all()
-        }.map { DoorIdentity(terminalID: try $0.text("terminal_id"), createdAt: try $0.text("created_at")) }
+            try await sql.raw(
+                "SELECT terminal_id, \(unsafeRaw: created), CASE WHEN next_secret IS NULL THEN 0 ELSE 1 END AS rotating, adopted_at, retired_at FROM kioskpad_doors ORDER BY terminal_id"
+            ).all()
+        }.map { row in
+            let standing: DoorIdentity.Standing =
+                try row.optionalInteger("retired_at") != nil
+                ? .retired : try row.integer("rotating") == 1 ? .rotating : try row.optionalInteger("adopted_at") != nil ? .adopted : .handGiven
+            return DoorIdentity(terminalID: try row.text("terminal_id"), createdAt: try row.text("created_at"), standing: standing)
+        }
     }
 
     public func removeDoor(terminalID: String) async throws -> Bool {
-        try await database.changed("DELETE FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID) RETURNING 1") > 0
+        try await database.write { sql in
+            let retired = try await sql.raw("SELECT retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)").first()?
+                .optionalInteger("retired_at")
+            guard retired == nil else {
+                throw UserEditError(description: "door '\(terminalID)' is retired; a retired door's name stays refused, so no terminal can sign as it")
+            }
+            return try await sql.raw("DELETE FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID) RETURNING 1").all().count > 0
+        }
+    }
+
+    public func startRotation(terminalID: String, next: WebhookSecret) async throws {
+        try await database.write { sql in
+            guard
+                let row = try await sql.raw("SELECT next_secret, adopted_at, retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)")
+                    .first()
+            else {
+                throw UserEditError(description: "door '\(terminalID)' has no secret of its own (see `kioskpad verifier terminal list`)")
+            }
+            if try row.optionalInteger("retired_at") != nil { throw UserEditError(description: "door '\(terminalID)' is retired") }
+            guard try row.optionalInteger("adopted_at") != nil else {
+                throw UserEditError(
+                    description:
+                        "door '\(terminalID)' was given its secret by hand (verifier terminal add) and cannot pick up a new one by itself: adopt it (kioskpad pair) or give it a new secret by hand"
+                )
+            }
+            guard try row.optionalText("next_secret") == nil else {
+                throw UserEditError(description: "door '\(terminalID)' has a rotation waiting already; it finishes when the door next checks in")
+            }
+            try await sql.raw("UPDATE kioskpad_doors SET next_secret = \(bind: next.text) WHERE terminal_id = \(bind: terminalID)").run()
+        }
+    }
+
+    public func retireDoor(terminalID: String, now: Date) async throws {
+        let at = Int64(now.timeIntervalSince1970)
+        try await database.write { sql in
+            let row = try await sql.raw("SELECT retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)").first()
+            if let row {
+                guard try row.optionalInteger("retired_at") == nil else { throw UserEditError(description: "door '\(terminalID)' is retired already") }
+                try await sql.raw(
+                    "UPDATE kioskpad_doors SET retired_at = \(bind: at), next_secret = NULL, previous_secret = NULL WHERE terminal_id = \(bind: terminalID)"
+                ).run()
+            } else {
+                // A door that signed with the site secret: a row of its own now refuses that too.
+                try await sql.raw(
+                    "INSERT INTO kioskpad_doors (terminal_id, secret, retired_at) VALUES (\(bind: terminalID), \(bind: WebhookSecret.generate().text), \(bind: at))"
+                ).run()
+            }
+            try await sql.raw("DELETE FROM kioskpad_alert_acks WHERE terminal_id = \(bind: terminalID)").run()
+        }
     }
 
     public func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout] {

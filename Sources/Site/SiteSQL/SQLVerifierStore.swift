@@ -112,11 +112,37 @@ public final class SQLVerifierStore: VerifierStore {
         }
     }
 
-    public func doorSecret(terminal: String) async throws -> WebhookSecret? {
-        let text = try await database.read { sql in
-            try await sql.raw("SELECT secret FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)").first().map { try $0.text("secret") }
+    public func doorKey(terminal: String) async throws -> DoorKey {
+        let row = try await database.read { sql in
+            try await sql.raw(
+                "SELECT secret, next_secret, previous_secret, replaced_at, retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)"
+            ).first()
         }
-        return try text.map { try WebhookSecret(parsing: $0) }
+        guard let row else { return .siteSecret }
+        if try row.optionalInteger("retired_at") != nil { return .retired }
+        var previous: DoorKey.Replaced?
+        if let text = try row.optionalText("previous_secret"), let at = try row.optionalInteger("replaced_at") {
+            previous = DoorKey.Replaced(secret: try WebhookSecret(parsing: text), at: Date(timeIntervalSince1970: TimeInterval(at)))
+        }
+        return .own(
+            try WebhookSecret(parsing: try row.text("secret")), next: try row.optionalText("next_secret").map { try WebhookSecret(parsing: $0) },
+            previous: previous)
+    }
+
+    public func retiredDoors() async throws -> Set<String> {
+        Set(
+            try await database.read { sql in
+                try await sql.raw("SELECT terminal_id FROM kioskpad_doors WHERE retired_at IS NOT NULL").all()
+            }.map { try $0.text("terminal_id") })
+    }
+
+    public func finishRotation(terminal: String, next: WebhookSecret, now: Date) async throws -> Bool {
+        try await database.changed(
+            """
+            UPDATE kioskpad_doors SET previous_secret = secret, replaced_at = \(bind: Int64(now.timeIntervalSince1970)), secret = next_secret,
+                next_secret = NULL
+            WHERE terminal_id = \(bind: terminal) AND next_secret = \(bind: next.text) AND retired_at IS NULL RETURNING 1
+            """) > 0
     }
 
     public func lockout(terminal: String, policy: LockoutPolicy) async throws -> LockoutTracker {

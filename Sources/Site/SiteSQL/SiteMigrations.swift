@@ -431,5 +431,19 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_pairing_expires ON kioskpad_pairing (expires_at)",
             ]
         },
+        { t in
+            // A door's key kept through rotation and retirement: the next secret while the
+            // door has not signed with it yet; the one it replaced and when (a request the
+            // door signed before then is still taken for a few minutes); when it was adopted
+            // (only an adopted door picks up a new secret by itself) and when it was retired
+            // (refused from then on).
+            [
+                "ALTER TABLE kioskpad_doors ADD COLUMN next_secret \(t.text)",
+                "ALTER TABLE kioskpad_doors ADD COLUMN previous_secret \(t.text)",
+                "ALTER TABLE kioskpad_doors ADD COLUMN replaced_at \(t.bigint)",
+                "ALTER TABLE kioskpad_doors ADD COLUMN adopted_at \(t.bigint)",
+                "ALTER TABLE kioskpad_doors ADD COLUMN retired_at \(t.bigint)",
+            ]
+        },
     ]
 }

@@ -1,0 +1,43 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+
+/// Rotating an adopted door's secret and retiring a door: the one core the command line and
+/// the console go through, each change one audit record (`door_rotate`, `door_retire`: the
+/// door's name, never a secret).
+///
+/// A rotation leaves no window in which the door is refused: the site accepts the next secret
+/// beside the current one, the door picks it up at its next check-in (sealed under its
+/// current secret, ``SecretRotationSeal``), and its first request signed with the next secret
+/// ends the current one. A retired door is refused at once, whatever it signs with.
+public struct DoorKeyChanges: Sendable {
+    let administration: any VerifierAdministration
+    let changes: AdministratorChanges
+
+    public init(administration: any VerifierAdministration, changes: AdministratorChanges) {
+        self.administration = administration
+        self.changes = changes
+    }
+
+    /// Starts rotating adopted door `terminalID`'s secret; refused, naming why, for a door
+    /// given its secret by hand, a retired door or one whose rotation still waits.
+    public func rotate(terminalID: String) async throws {
+        try await changes.apply(.doorRotate, [("terminal_id", terminalID)]) {
+            try await administration.startRotation(terminalID: terminalID, next: WebhookSecret.generate())
+        }
+    }
+
+    /// Retires door `terminalID`, one the site knows (it has a secret or sent records);
+    /// refused for a name the site has never heard of, so a typo retires nothing.
+    public func retire(terminalID: String, now: Date = Date()) async throws {
+        guard try await KnownDoors.unknown([terminalID], store: changes.store, administration: administration).isEmpty else {
+            throw UserEditError(
+                description:
+                    "door '\(terminalID)' is not a door of this site (none has that secret of its own or sent records; see `kioskpad verifier terminal list` and `terminal status`)"
+            )
+        }
+        try await changes.apply(.doorRetire, [("terminal_id", terminalID)]) {
+            try await administration.retireDoor(terminalID: terminalID, now: now)
+        }
+    }
+}
