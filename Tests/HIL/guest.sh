@@ -817,6 +817,45 @@ check "card learning: the door's attempts (learned, granted, unknown, claimed an
 if grep -q -e 789888 -e 65537 -e 4215739 $W/learn.out $W/state-learn/journal.jsonl $S/serve.out; then fail "a card number appears in the door's output, journal or the site's log"; else pass "no card number in the door's output, journal or the site's log"; fi
 cp $W/learn.out $S/learn.out $S/learn-dana.out $S/learn-usb.out $S/serve.out $W/card-reader.log $OUT/ 2>/dev/null
 
+# ---- 9o. a door adopted by its site, on the GPIO keypad (issue 63) ----------------------
+# The door's config names only its site and its hardware: `run` shows a pairing code (never
+# logged), `verifier terminal adopt` seals its secret to it, the door starts again as that door
+# and a PIN typed on the keypad is granted by the site; then a text from the site's settings
+# replaces one on the display without a restart, and the door reports the version it runs.
+S=$W/site-pair; rm -rf $S $W/state-paired; mkdir -p $S
+$KPV secret > $S/secret
+printf 'server:\n  listen: 127.0.0.1:18471\n  state_dir: %s/state\n  secret_file: %s/secret\n  check_in_seconds: 1\n' $S $S > $S/verifier.yaml
+psite() { $KPV "$@" --config $S/verifier.yaml; }
+printf '2468\n' | psite user add hil --iterations 1000 > $S/add.out 2>&1
+$KPV serve --config $S/verifier.yaml --log-level warning > $S/serve.out 2>&1 &
+PSERVE=$!
+wait_long $S/serve.out 'verifier listening on'
+{ echo "site: http://127.0.0.1:18471"; echo "state_dir: $W/state-paired"; keypad_yaml keypad-sim 10; echo 'metrics: {listen: "off"}'; } > $W/paired.yaml
+taskset -c 0 $KP run --config $W/paired.yaml > $W/paired.out 2> $W/paired.err &
+RUN=$!
+wait_long $W/paired.out 'Pair this door:'
+code=$($KP pair status --state-dir $W/state-paired | sed -n 's/^waiting: pairing code //p')
+psite terminal adopt "$code" --name hil-paired > $S/adopt.out 2>&1
+wait_long $W/paired.err 'adopted by the site'
+wait_long $W/paired.err 'keypad ready'
+type_pin_until $W/paired.out 'Access granted' 2468; granted=$?
+psite settings set "display.texts.granted=Welcome in" > $S/settings.out 2>&1
+i=0; while ! psite settings show 2>/dev/null | grep -q 'hil-paired: runs version 1' && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 3.2
+type_pin_until $W/paired.out 'Welcome in' 2468; welcome=$?
+kill -TERM $RUN; wait $RUN; rc=$?
+kill -TERM $PSERVE; wait $PSERVE
+check "adopted door: the pairing code shown and adopted by the site" "hil-paired: sealed for the door at 127.0.0.1" "$(cut -c1-44 $S/adopt.out)"
+if [ -n "$code" ] && ! grep -q "${code#????-}" $W/paired.err; then pass "adopted door: the code is on the display, never in the log"; else fail "pairing code: '$code' $(tail -3 $W/paired.err)"; fi
+check "adopted door: a PIN on the GPIO keypad granted by the site, then the site's text shown" "0 0" "$granted $welcome"
+check "adopted door: its attempts decided by the site as hil-paired" "hil-paired granted hil-paired granted" \
+    "$(python3 -c 'import json, sys
+print(" ".join(r.get("terminal_id", "?") + " " + r["decision"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"))' $W/state-paired/journal.jsonl)"
+check "adopted door: it reports the site's settings version it runs" "hil-paired: runs version 1" "$(psite settings show 2>/dev/null | grep '^hil-paired:')"
+check "adopted door: stops with exit 0" 0 $rc
+if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/paired.out $W/paired.err $W/state-paired/journal.jsonl | grep -q -e 2468 -e whsec_; then fail "a PIN or secret appears in the adopted door's output or journal"; else pass "no PIN or secret in the adopted door's output or journal"; fi
+cp $W/paired.out $W/paired.err $S/serve.out $OUT/ 2>/dev/null
+
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''

@@ -56,6 +56,32 @@ extension OSDPDoorEndToEndTests {
                 await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"bob\"") }, "\(journal(state))\(log())")
             #expect(try await CLI.run(["pair", "status", "--state-dir", state.path]).stdout.hasPrefix("paired: "))
 
+            // Settings from the site: a text changes in place; settings the door's own checker
+            // refuses are kept off, with its reason at the site; settings that need a fresh start
+            // start the door again in place (same process id) once it is idle.
+            let siteConfigPath = site.config
+            @Sendable func settingsShown() async -> String {
+                (try? await CLI.run(["verifier", "settings", "show", "--config", siteConfigPath]).stdout) ?? ""
+            }
+            #expect(try await site.cli(["verifier", "settings", "set", "display.texts.enter_pin=PIN please"]).status == 0)
+            #expect(await eventually { shown().contains("PIN please") }, "\(shown().suffix(300))\(log())")
+            #expect(await eventually { await settingsShown().contains("front-door: runs version 1") }, "\(log())")
+            // The file sets entry.min_length and max_length, so the site's would not count; a
+            // timeout of 0 s is out of the checker's range (1...600).
+            let bad = try await site.cli(["verifier", "settings", "set", "entry.timeout_s=0"])
+            #expect(bad.status == 0 && bad.stdout.hasPrefix("settings version 2"), "\(bad.stdout)\(bad.stderr)")
+            #expect(await eventually { await settingsShown().contains("front-door: runs version 1; refused version 2: ") }, "\(log())")
+            let refusal = await settingsShown()
+            #expect(refusal.contains("entry.timeout_s"), "the door's reason names the key: \(refusal)")
+            #expect(try await site.cli(["verifier", "settings", "unset", "entry.timeout_s"]).status == 0)
+            #expect(try await site.cli(["verifier", "settings", "set", "entry.result_s=2"]).status == 0)
+            #expect(await eventually { log().contains("terminal starting again with the site's settings") }, "\(log())")
+            #expect(await eventually { await settingsShown().contains("front-door: runs version 4") }, "\(log())")
+            #expect(
+                await eventually { self.journal(state).components(separatedBy: "\"type\":\"reader_online\"").count == 3 },
+                "the reader comes back after the restart: \(log())")
+            #expect(kill(door.pid, 0) == 0, "started again in place: the same process")
+
             // The site rotates the door's secret while bob keeps typing: no attempt is refused.
             let secretFile = state.appendingPathComponent("site.secret")
             let oldSecret = site.directory.appendingPathComponent("old.secret")
@@ -72,7 +98,6 @@ extension OSDPDoorEndToEndTests {
             #expect(await eventually { log().contains("the site rotated this door's secret") }, "\(log())")
             #expect(granted() == 7 && attempts(state).count == 7, "every attempt granted through the rotation: \(attempts(state))")
             #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.contains("front-door own secret since"))
-            let siteConfigPath = site.config
             #expect(
                 await eventually { (try? await CLI.run(["verifier", "terminal", "list", "--config", siteConfigPath]).stdout.contains("(adopted)")) == true },
                 "rotation finished")

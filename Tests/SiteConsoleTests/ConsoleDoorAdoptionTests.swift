@@ -65,6 +65,24 @@ struct ConsoleDoorAdoptionTests {
             let byHand = try await browser.post("/console/doors/rotate", [("csrf", csrf), ("door", "side-door")])
             #expect(byHand.status == .badRequest && String(buffer: byHand.body).contains("was given its secret by hand"))
             #expect(String(buffer: try await browser.get("/console/doors?done=rotated").body).contains("<td class=\"standing\">rotating</td>"))
+            // Settings for adopted doors: set for the site, a bad key refused naming it, and what
+            // a door reported (a refusal with its reason) shown beside it.
+            let saved = try await browser.post(
+                "/console/doors/settings",
+                [("csrf", csrf), ("scope", "site"), ("set", "entry.timeout_s=15\ndisplay.texts.enter_pin=PIN <please>"), ("remove", "")])
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/console/doors?done=settings")
+            let badKey = try await browser.post("/console/doors/settings", [("csrf", csrf), ("scope", "site"), ("set", "keypad.chip=gpiochip1")])
+            #expect(badKey.status == .badRequest && String(buffer: badKey.body).contains("&#39;keypad.chip&#39; is not a setting a site gives its doors"))
+            let nowhere = try await browser.post("/console/doors/settings", [("csrf", csrf), ("scope", "nowhere"), ("set", "entry.timeout_s=9")])
+            #expect(nowhere.status == .badRequest && String(buffer: nowhere.body).contains("is not a door of this site"))
+            try await harness.under.administration.noteSettings(door: "front-door", running: 1, refused: (2, "entry.timeout_s: 0 is out of range"), now: now)
+            let settingsPage = String(buffer: try await browser.get("/console/doors?done=settings").body)
+            #expect(settingsPage.contains("<td>site</td><td>entry.timeout_s</td><td>15</td>"), "\(settingsPage)")
+            #expect(settingsPage.contains("<td>display.texts.enter_pin</td><td>&#39;PIN &lt;please&gt;&#39;</td>"), "escaped: \(settingsPage)")
+            #expect(settingsPage.contains("runs version 1; refused version 2: entry.timeout_s: 0 is out of range"))
+            #expect(settingsPage.contains("<td class=\"settings\">its own file</td>"), "a hand-given door runs its own file")
+            let settingsAudit = try await harness.under.auditRecords().filter { $0["action"] == "settings_set" }
+            #expect(settingsAudit.count == 1 && settingsAudit[0]["admin"] == "alice" && settingsAudit[0]["scope"] == "site")
             for door in ["front-door", "side-door"] {
                 let retired = try await browser.post("/console/doors/retire", [("csrf", csrf), ("door", door)])
                 #expect(retired.status == .seeOther && retired.headers[.location] == "/console/doors?done=retired")

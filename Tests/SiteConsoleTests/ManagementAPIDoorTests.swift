@@ -89,6 +89,35 @@ struct ManagementAPIDoorTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func settingsForAdoptedDoorsAreReadAndChanged(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            _ = try await harness.under.store.storeEvents([
+                DoorEvent(id: "l1", terminalID: "lobby", type: "status", time: harness.clock.now, sequence: 1, json: "{}")
+            ])
+            let doors = try await api.token(harness, "guard", [.doors])
+            let reader = try await api.token(harness, "reader", [.read])
+            let body = #"{"set": {"entry.timeout_s": 15, "entry.enrolment": true, "display.texts.enter_pin": "PIN please"}}"#
+            #expect(try await hooks.send(client, "/api/v1/settings", .patch, body, token: reader).0 == 403)
+            let (changed, version) = try await hooks.send(client, "/api/v1/settings", .patch, body, token: doors)
+            #expect(changed == 200 && version["version"] as? Int == 1, "\(version)")
+            let (own, _) = try await hooks.send(client, "/api/v1/settings", .patch, #"{"door": "lobby", "set": {"door.unlock_s": 8}}"#, token: doors)
+            #expect(own == 200)
+            let (bad, why) = try await hooks.send(client, "/api/v1/settings", .patch, #"{"set": {"keypad.chip": "gpiochip1"}}"#, token: doors)
+            #expect(bad == 400 && (why["error"] as? String)?.contains("is not a setting a site gives its doors") == true)
+            let (nowhere, _) = try await hooks.send(client, "/api/v1/settings", .patch, #"{"door": "nowhere", "set": {"entry.timeout_s": 5}}"#, token: doors)
+            #expect(nowhere == 404)
+            let (read, settings) = try await api.call(client, "/api/v1/settings", token: reader)
+            let site = try #require(settings["site"] as? [String: Any])
+            #expect(read == 200 && settings["version"] as? Int == 2 && site["entry.timeout_s"] as? Int == 15 && site["entry.enrolment"] as? Bool == true)
+            let (removed, _) = try await hooks.send(client, "/api/v1/settings", .patch, #"{"remove": ["entry.enrolment"]}"#, token: doors)
+            let left = try await harness.under.administration.settings(scope: DoorSettings.siteScope)
+            #expect(removed == 200 && left.values["entry.enrolment"] == nil)
+            let records = try await harness.under.auditRecords().filter { $0["action"] == "settings_set" }
+            #expect(records.map { "\($0["scope"]!) \($0["admin"]!)" } == ["site token:guard", "lobby token:guard", "site token:guard"])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func modesAreSetWithWhoSetThemAndAnUnknownDoorIsRefused(_ kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
             _ = try await harness.under.store.storeEvents([

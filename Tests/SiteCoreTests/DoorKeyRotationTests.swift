@@ -16,6 +16,7 @@ import VerifierTestSupport
 struct DoorKeyRotationTests {
     let clock = TestWallClock()
     let siteSecret = WebhookSecret.generate()
+    let signingKey = Curve25519.Signing.PrivateKey()
 
     /// A door adopted as `name` the way the console adopts one; its secret.
     func adopted(_ store: StoreUnderTest, _ name: String) async throws -> WebhookSecret {
@@ -49,7 +50,8 @@ struct DoorKeyRotationTests {
         let request = ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
             webhookSignature: WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: secret), body: body, terminal: door)
-        let endpoint = DoorCheckIn(store: store.store, siteSecret: siteSecret, interval: 60, clock: clock.read)
+        let endpoint = DoorCheckIn(
+            store: store.store, settings: store.administration, signingKey: signingKey, siteSecret: siteSecret, interval: 60, clock: clock.read)
         switch await endpoint.gate(request) {
         case .failure(let refused): return .failure(RefusedCheckIn(reason: refused.outcome.text))
         case .success(let admitted):

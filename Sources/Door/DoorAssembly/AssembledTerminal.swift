@@ -19,7 +19,9 @@ extension TerminalAssembly {
     /// OSDP readers' command queue (fed by the feedback and the display, sent by the readers'
     /// key source), the services (``DaemonServices``, which state their own order), then the
     /// verifier with its offline fallback, the display and the key source.
-    public static func doorTerminal(_ configuration: KioskPadConfiguration, logger: Logger) throws -> AssembledTerminal {
+    /// `configPath`: the file the configuration was read from; an adopted door checks the
+    /// site's settings against it.
+    public static func doorTerminal(_ configuration: KioskPadConfiguration, configPath: String? = nil, logger: Logger) throws -> AssembledTerminal {
         if configuration.verifier == .demo {
             throw KeyedError(
                 key: "verifier.kind", message: "demo accepts PIN 1234 and is for `kioskpad simulate` only",
@@ -43,12 +45,17 @@ extension TerminalAssembly {
                     MergedKeySource(keys, try KeypadAssembly.retryingCardReaderSource($0, logger: logger))
                 } ?? keys
             var made = terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
-            // An adopted door checks in with its site (a rotation of its secret).
+            // An adopted door checks in with its site (a rotation of its secret, its settings).
             if case .paired(_, let terminalID) = configuration.site, let online = verifier as? HTTPVerifier {
+                let state = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
+                let settings = configPath.map {
+                    SiteSettingsApplier(
+                        configPath: $0, configuration: configuration, stateDirectory: state, controller: made.controller, relay: services.door)
+                }
                 made.also.append(
                     SiteCheckInService(
-                        verifier: online, terminalID: terminalID,
-                        secretFile: (configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory) + "/" + DoorSite.secretFile,
+                        verifier: online, terminalID: terminalID, secretFile: state + "/" + DoorSite.secretFile, settings: settings,
+                        replicaKey: DoorSite.replicaKeyText(stateDirectory: state).flatMap { try? ReplicaPublicKey(parsing: $0) }?.key, restart: made.restart,
                         logger: logger))
             }
             return made

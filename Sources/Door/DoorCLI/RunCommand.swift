@@ -41,9 +41,14 @@ struct RunCommand: AsyncParsableCommand {
             // systemd's notify socket and watchdog follow it).
             SelfExecutable.restart()
         }
-        let terminal = try TerminalAssembly.doorTerminal(configuration, logger: logger)
+        let terminal = try TerminalAssembly.doorTerminal(configuration, configPath: config, logger: logger)
         logger.notice("terminal ready", metadata: ["terminal": "\(configuration.terminalID)"])
         try await terminal.run(signals: [.sigterm, .sigint], reloadingFrom: config, logger: logger)
+        if terminal.restart.isRequested {
+            // Settings from the site that need a fresh start: stopped in order, now again in place.
+            logger.notice("terminal starting again with the site's settings")
+            SelfExecutable.restart()
+        }
         logger.notice("terminal stopped")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import KeypadHAL
 import KioskPadConfig
 import KioskPadCore
+import Yams
 
 /// The door's config file (`kioskpad run --config FILE`), read with the shared reader.
 extension ConfigLoader {
@@ -33,10 +34,15 @@ extension ConfigLoader {
         return daemon
     }
 
+    /// The config in `yaml`. A door adopted by its site lays the site's settings under it:
+    /// `siteSettings` when given (a candidate being checked), else those it stored
+    /// (`state_dir/site-settings.json`); the file wins where both speak.
     public static func parse(
-        yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:]
+        yaml: String, source: String, baseDirectory: String = ".", environment: [String: String] = [:], siteSettings: SiteSettings? = nil
     ) throws -> KioskPadConfiguration {
-        let root = try compose(yaml, source: source)
+        var root = try compose(yaml, source: source)
+        let settings = siteSettings ?? storedSiteSettings(root, baseDirectory: baseDirectory)
+        if let settings { root = settings.laid(under: root) }
         let log = ProblemLog(source: source, overrides: EnvironmentOverrides(environment: environment))
         let top = MappingReader(root, path: "", log: log)
         var terminalID = top.string("terminal_id", default: "kioskpad")
@@ -88,6 +94,26 @@ extension ConfigLoader {
         var configuration = KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
         configuration.cardReader = cardReader
         configuration.site = doorSite
+        if doorSite != nil { configuration.siteSettingsVersion = settings?.version ?? 0 }
         return configuration
+    }
+
+    /// The config file at `path` with `settings` (from the site) in place of those stored:
+    /// what `run` would make of it, or the error naming the key.
+    public static func check(path: String, with settings: SiteSettings, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> KioskPadConfiguration
+    {
+        let (text, directory) = try read(path)
+        return try parse(yaml: text, source: path, baseDirectory: directory, environment: environment, siteSettings: settings)
+    }
+
+    /// The settings an adopted door stored, for a file that names only its site.
+    static func storedSiteSettings(_ root: Node?, baseDirectory: String) -> SiteSettings? {
+        guard case .mapping(let top)? = root, SiteSettings.child("site", of: top) != nil, SiteSettings.child("verifier", of: top) == nil else {
+            return nil
+        }
+        let directory = ConfigValues.resolve(SiteSettings.child("state_dir", of: top)?.string ?? DaemonConfiguration.defaultStateDirectory, baseDirectory)
+        guard let text = try? String(contentsOfFile: directory + "/" + DoorSite.settingsFile, encoding: .utf8) else { return nil }
+        return SiteSettings(payload: text)
     }
 }

@@ -15,6 +15,17 @@ public enum DoorSite: Equatable, Sendable {
     /// The files an adopted door keeps in its state directory (mode 600).
     public static let siteFile = "site.json"
     public static let secretFile = "site.secret"
+    /// The settings the site gave it last and it runs (``SiteSettings``).
+    public static let settingsFile = "site-settings.json"
+
+    /// The replica key an adopted door was given (`site.json`'s `replica_public_key`, as
+    /// `ed25519:BASE64`): the key its site signs settings and replicas with; nil when none.
+    public static func replicaKeyText(stateDirectory: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/" + siteFile),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { return nil }
+        return object["replica_public_key"] as? String
+    }
 }
 
 /// Reads `site:` and, for a door without `verifier:`, what its state directory says of it.

@@ -325,6 +325,10 @@ public actor KioskController {
         }
     }
 
+    /// Nothing typed, no attempt on its way, nothing shown but the prompt: the door may start
+    /// again in place (settings from its site) without losing what someone was doing.
+    public var isWaitingForInput: Bool { model.phase == .ready }
+
     /// Nothing typed, nothing shown but the prompt: the backlight may time out.
     private var isIdle: Bool {
         model.phase == .ready && !tampered

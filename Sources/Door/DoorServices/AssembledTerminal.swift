@@ -15,6 +15,8 @@ public struct AssembledTerminal: Sendable {
     public let verifier: any Verifier
     /// Services the composition root adds beside the daemon's (an adopted door's check-in).
     public var also: [any Service] = []
+    /// Set when the door should start again in place once stopped (settings from its site).
+    public let restart = RestartRequest()
 
     public init(controller: KioskController, services: DaemonServices, display: any DisplayDriver, verifier: any Verifier) {
         self.controller = controller

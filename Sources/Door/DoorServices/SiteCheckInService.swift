@@ -1,3 +1,4 @@
+import Crypto
 import DoorVerifierClient
 import Foundation
 import KioskPadAccess
@@ -5,45 +6,83 @@ import KioskPadStorage
 import KioskPadThreads
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// An adopted door's check-in (`POST /v1/check-in`): at start, then as often as the site says
-/// (`server.check_in_seconds`), it asks the site whether a rotation of its secret waits. When
-/// one does, it opens the next secret with the current one (``SecretRotationSeal``), stores it
-/// in `secretFile` (mode 600, fsynced, on the door's file thread), signs every request with it
-/// from then on and checks in again at once, which tells the site the rotation is done. The
-/// site accepts both secrets until then, so no attempt is refused on the way. A failure is
-/// logged (never a secret) and the door asks again at the next interval; the old secret keeps
-/// working meanwhile.
-public struct SiteCheckInService: Service {
+/// (`server.check_in_seconds`), it tells the site which settings version it runs (and one it
+/// refused, why) and asks whether a rotation of its secret or new settings wait.
+///
+/// A rotation: it opens the next secret with the current one (``SecretRotationSeal``), stores
+/// it in `secretFile` (mode 600, fsynced, on the door's file thread), signs every request with
+/// it from then on and checks in again at once, which tells the site the rotation is done. The
+/// site accepts both secrets until then, so no attempt is refused on the way.
+///
+/// Settings: checked against the replica key the door was given when adopted (a signature
+/// that does not check is ignored and logged), then handed to the ``SiteSettingsApplying``;
+/// settings the running door cannot take in place are stored, and once the door is idle the
+/// service asks for a restart in place (``RestartRequest``) and returns, which stops the
+/// door's services in order (relay off first) for `kioskpad run` to execute itself again.
+///
+/// A failure is logged (never a secret) and the door asks again at the next interval.
+public final class SiteCheckInService: Service, Sendable {
     let verifier: HTTPVerifier
     let terminalID: String
     let secretFile: String
+    let settings: (any SiteSettingsApplying)?
+    let replicaKey: Curve25519.Signing.PublicKey?
+    let restart: RestartRequest
     let logger: Logger
+    private let refused = Mutex<(version: Int64, reason: String)?>(nil)
     /// Before the site has said: once a minute; after a failure: the last interval the site gave.
     static let firstInterval: Duration = .seconds(60)
 
-    public init(verifier: HTTPVerifier, terminalID: String, secretFile: String, logger: Logger) {
+    public init(
+        verifier: HTTPVerifier, terminalID: String, secretFile: String, settings: (any SiteSettingsApplying)? = nil,
+        replicaKey: Curve25519.Signing.PublicKey? = nil, restart: RestartRequest = RestartRequest(), logger: Logger
+    ) {
         self.verifier = verifier
         self.terminalID = terminalID
         self.secretFile = secretFile
+        self.settings = settings
+        self.replicaKey = replicaKey
+        self.restart = restart
         self.logger = logger
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown { [self] in
             var interval = Self.firstInterval
             while !Task.isCancelled {
                 if let next = await checkIn() { interval = next }
+                if restart.isRequested {
+                    await waitUntilIdle()
+                    return
+                }
                 try? await Task.sleep(for: interval)
             }
         }
     }
 
-    /// One check-in, and the rotation it carries if any; the interval the site gave, nil when
-    /// it gave none (unreachable, refused).
+    private func waitUntilIdle() async {
+        guard let settings else { return }
+        while !Task.isCancelled, await !settings.idle() { try? await Task.sleep(for: .milliseconds(250)) }
+        logger.notice("starting again in place to run the site's settings")
+    }
+
+    /// What the check-in reports of the door's settings.
+    private var report: CheckInReport {
+        CheckInReport(running: settings?.runningVersion ?? 0, refused: refused.withLock { $0 })
+    }
+
+    /// One check-in, and the rotation and settings it carries if any; the interval the site
+    /// gave, nil when it gave none (unreachable, refused).
     func checkIn() async -> Duration? {
         do {
-            let answer = try await verifier.checkIn(terminalID: terminalID)
+            let answer = try await verifier.checkIn(terminalID: terminalID, report: report)
+            if let signed = answer.settings, await take(signed) {
+                // Tell the site at once what became of them.
+                _ = try await verifier.checkIn(terminalID: terminalID, report: report)
+            }
             guard let sealed = answer.sealedRotation, let current = verifier.secret else { return answer.interval }
             let next = try SecretRotationSeal.open(sealed, current: current, terminalID: terminalID)
             let path = secretFile
@@ -51,10 +90,36 @@ public struct SiteCheckInService: Service {
             verifier.replaceSecret(next)
             logger.notice("the site rotated this door's secret; requests are signed with the new one", metadata: ["file": "\(path)"])
             // Signed with the new secret: the site ends the old one.
-            return try await verifier.checkIn(terminalID: terminalID).interval
+            return try await verifier.checkIn(terminalID: terminalID, report: report).interval
         } catch {
             logger.warning("check-in with the site failed; the door asks again later", metadata: ["reason": "\(error)"])
             return nil
         }
+    }
+
+    /// Settings from the site: checked against the replica key, then applied or refused.
+    /// True when there is something new to report.
+    private func take(_ signed: CheckInAnswer.SignedSettings) async -> Bool {
+        guard let settings, let replicaKey else { return false }
+        guard let payload = Data(base64Encoded: signed.payload), let signature = Data(base64Encoded: signed.signature),
+            replicaKey.isValidSignature(signature, for: payload), let text = String(data: payload, encoding: .utf8)
+        else {
+            logger.warning("settings from the site do not carry the site's signature; ignored")
+            return false
+        }
+        switch await settings.apply(payload: text) {
+        case .running(let version):
+            refused.withLock { $0 = nil }
+            logger.notice("running the site's settings", metadata: ["version": "\(version)"])
+        case .restartNeeded(let version):
+            refused.withLock { $0 = nil }
+            logger.notice("the site's settings need the door to start again; it will once idle", metadata: ["version": "\(version)"])
+            restart.request()
+            return false
+        case .refused(let version, let reason):
+            refused.withLock { $0 = (version, reason) }
+            logger.warning("refused the site's settings; the door keeps what it runs", metadata: ["version": "\(version)", "reason": "\(reason)"])
+        }
+        return true
     }
 }

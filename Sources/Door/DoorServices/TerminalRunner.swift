@@ -17,7 +17,9 @@ public enum TerminalRunner {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: controllerService, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
         ]
-        services += (daemon.services + extra).map { .init(service: $0) }
+        services += daemon.services.map { .init(service: $0) }
+        // An extra service that ends (the check-in asking for a restart in place) stops the door in order.
+        services += extra.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) }
         if let reload { services.append(.init(service: ReloadService(reload: reload))) }
         if let interval = notifier.watchdogInterval {
             services.append(

@@ -6,10 +6,45 @@ import NIOCore
 
 /// What the site answered a door's check-in (`POST /v1/check-in`).
 public struct CheckInAnswer: Sendable, Equatable {
+    /// Settings as the site signed them with its replica key (base64 of the payload and of
+    /// the Ed25519 signature over its bytes).
+    public struct SignedSettings: Sendable, Equatable {
+        public let payload: String
+        public let signature: String
+    }
+
     /// When to check in again (the site's `server.check_in_seconds`).
     public let interval: Duration
     /// The door's next secret sealed under its current one, while a rotation waits.
     public let sealedRotation: String?
+    /// Settings for the door, when it runs another version than the site's.
+    public let settings: SignedSettings?
+}
+
+/// What a door says of its settings at each check-in.
+public struct CheckInReport: Sendable, Equatable {
+    /// The settings version it runs (0: none from the site).
+    public let running: Int64
+    /// The version it refused last, and why (its config checker's words).
+    public let refused: (version: Int64, reason: String)?
+
+    public init(running: Int64, refused: (version: Int64, reason: String)?) {
+        self.running = running
+        self.refused = refused
+    }
+
+    public static func == (lhs: CheckInReport, rhs: CheckInReport) -> Bool {
+        lhs.running == rhs.running && lhs.refused?.version == rhs.refused?.version && lhs.refused?.reason == rhs.refused?.reason
+    }
+
+    var json: String {
+        var text = "\"settings_version\":\(running)"
+        if let refused {
+            let reason = String(refused.reason.utf8.prefix(900)) ?? ""
+            text += ",\"settings_refused\":{\"reason\":\(VerificationRequestBody.jsonString(reason)),\"version\":\(refused.version)}"
+        }
+        return text
+    }
 }
 
 extension HTTPVerifier {
@@ -26,10 +61,11 @@ extension HTTPVerifier {
         return parts.string ?? url
     }
 
-    /// Asks the site, signed with the secret in use now, whether it has a rotation for
-    /// `terminalID`; throws ``CheckInFailure`` for anything but a 200 with the answer's body.
-    public func checkIn(terminalID: String) async throws -> CheckInAnswer {
-        let body = Array("{\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
+    /// Asks the site, signed with the secret in use now, whether it has a rotation or settings
+    /// for `terminalID`, telling it `report`; throws ``CheckInFailure`` for anything but a 200
+    /// with the answer's body.
+    public func checkIn(terminalID: String, report: CheckInReport = CheckInReport(running: 0, refused: nil)) async throws -> CheckInAnswer {
+        let body = Array("{\(report.json),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
         let request = SignedJSONRequest.make(
             url: Self.checkInURL(settings.url), body: body, id: UUID().uuidString.lowercased(), terminal: terminalID, secret: secret,
             bearerToken: settings.bearerToken)
@@ -48,6 +84,13 @@ extension HTTPVerifier {
             }
             sealed = text
         }
-        return CheckInAnswer(interval: .seconds(Int(seconds)), sealedRotation: sealed)
+        var settings: CheckInAnswer.SignedSettings?
+        if fields.has("settings") {
+            guard let signed = fields.object["settings"].flatMap(StrictJSON.Fields.init), let payload = signed.string("payload"),
+                let signature = signed.string("signature")
+            else { throw CheckInFailure(description: "the site's settings have no payload and signature") }
+            settings = CheckInAnswer.SignedSettings(payload: payload, signature: signature)
+        }
+        return CheckInAnswer(interval: .seconds(Int(seconds)), sealedRotation: sealed, settings: settings)
     }
 }

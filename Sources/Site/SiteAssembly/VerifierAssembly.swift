@@ -77,7 +77,9 @@ public enum VerifierAssembly {
             keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
         return VerifierServer.application(
             verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store),
-            checkIn: DoorCheckIn(store: opened.store, siteSecret: verifier.settings.secret, interval: settings.checkInSeconds), host: settings.host,
+            checkIn: DoorCheckIn(
+                store: opened.store, settings: opened.administration, signingKey: replicaKey, siteSecret: verifier.settings.secret,
+                interval: settings.checkInSeconds), host: settings.host,
             port: settings.port,
             limits: limits,
             metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)

@@ -9,10 +9,13 @@ import SiteCore
 /// and `retire` do). Never a secret.
 extension ConsoleHandler {
     func doorKeyRows() async throws -> [[String: Any]] {
-        try await services.administration.doors().map { door in
+        let reports = try await services.administration.settingsStates()
+        return try await services.administration.doors().map { door in
             [
                 "terminal": door.terminalID, "since": door.createdAt, "standing": door.standing.rawValue,
                 "rotatable": door.standing == .adopted, "retired": door.standing == .retired,
+                "settings": door.standing == .handGiven ? "its own file" : Self.settingsReport(reports[door.terminalID]),
+                "refused": reports[door.terminalID]?.refused != nil,
             ]
         }
     }

@@ -27,11 +27,12 @@ extension ConsoleHandler {
 
     func doorsPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
+        let settings = try await settingsRows()
         return ConsoleResponse.page(
             "doors", title: "Doors", page: "doors", visit: visit,
             data: [
                 "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
-                "keys": try await doorKeyRows(),
+                "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version,
             ],
             notice: form["done"].flatMap { Self.doorsNotices[$0] })
     }
@@ -40,6 +41,7 @@ extension ConsoleHandler {
         "acknowledged": "Alert acknowledged.", "adopted": "Sealed for the door: it shows it is paired within seconds.",
         "rotated": "A new secret waits for the door: it picks it up at its next check-in; its old secret works until then.",
         "retired": "Door retired: its requests are refused from now on.",
+        "settings": "Settings changed: each adopted door picks them up at its next check-in.",
     ]
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

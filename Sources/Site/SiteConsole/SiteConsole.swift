@@ -34,6 +34,7 @@ public enum SiteConsole {
         pages.post("doors/adopt", use: console.adoptDoor)
         pages.post("doors/rotate", use: console.rotateDoorSecret)
         pages.post("doors/retire", use: console.retireDoor)
+        pages.post("doors/settings", use: console.changeSettings)
         pages.get("users", use: console.usersPage)
         pages.post("users", use: console.addUser)
         pages.post("users/state", use: console.setUserState)

@@ -61,6 +61,7 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case doorAdopt = "door_adopt"
     case doorRotate = "door_rotate"
     case doorRetire = "door_retire"
+    case settingsSet = "settings_set"
     case lockoutClear = "lockout_clear"
     case alertAcknowledge = "alert_acknowledge"
     case usersImport = "users_import"

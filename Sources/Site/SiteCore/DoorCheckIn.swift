@@ -1,20 +1,31 @@
+import Crypto
 import Foundation
 import KioskPadAccess
 import KioskPadCore
 
 /// `POST /v1/check-in`: an adopted door asks, signed with its own secret, whether the site
-/// has anything for it. The answer says when to ask again and, while a rotation of its secret
-/// waits, carries the next secret sealed under the current one (``SecretRotationSeal``). The
-/// first request the door then signs with the next secret ends the current one
-/// (``DoorSignature``). An unsigned request is refused: only a door's own secret opens a rotation.
+/// has anything for it, and says which settings version it runs (and one it refused, why).
+/// The answer says when to ask again; while a rotation of its secret waits, it carries the
+/// next secret sealed under the current one (``SecretRotationSeal``; the first request the
+/// door then signs with it ends the current one, ``DoorSignature``); when the door runs
+/// another settings version than the site's, and has not refused that one, it carries the
+/// door's settings signed with the replica key (``DoorSettings``). An unsigned request is
+/// refused: only a door's own secret opens a rotation.
 public struct DoorCheckIn: Sendable {
     /// How often a door checks in (the site's `server.check_in_seconds`).
     public let interval: Int
     private let keys: DoorKeys
+    private let settings: any DoorSettingsStore
+    private let signingKey: Curve25519.Signing.PrivateKey
     private let clock: @Sendable () -> Date
 
-    public init(store: any VerifierStore, siteSecret: WebhookSecret?, interval: Int, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any VerifierStore, settings: any DoorSettingsStore, signingKey: Curve25519.Signing.PrivateKey, siteSecret: WebhookSecret?,
+        interval: Int, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         keys = DoorKeys(store: store, siteSecret: siteSecret)
+        self.settings = settings
+        self.signingKey = signingKey
         self.interval = interval
         self.clock = clock
     }
@@ -26,24 +37,47 @@ public struct DoorCheckIn: Sendable {
         return await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
     }
 
-    /// The body held to its schema (`terminal_id`), then the answer.
+    /// The body held to its schema (`terminal_id`, `settings_version`, `settings_refused`), then the answer.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
         let fields: StrictJSON.Fields?
         switch admitted.body {
         case .failure(let problem): return .malformed("body is ambiguous or malformed JSON: \(problem)")
         case .success(let value): fields = StrictJSON.Fields(value)
         }
-        if let unknown = fields?.unknownKey(allowed: ["terminal_id"]) { return .malformed("unknown property \(unknown) (the body has terminal_id)") }
+        if let unknown = fields?.unknownKey(allowed: ["terminal_id", "settings_version", "settings_refused"]) {
+            return .malformed("unknown property \(unknown) (the body has terminal_id, settings_version and settings_refused)")
+        }
         guard let terminal = fields?.string("terminal_id"), Identifier.isValid(terminal) else {
             return .malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
         }
         guard admitted.terminal == terminal else { return .malformed(ClaimedTerminal.mismatch(body: terminal, claimed: admitted.terminal)) }
+        // Present means present: null is neither a version nor a refusal.
+        let sent = { (key: String) in fields?.object[key] != nil }
+        let running = fields?.integer("settings_version") ?? 0
+        guard running >= 0, !sent("settings_version") || fields?.integer("settings_version") != nil else {
+            return .malformed("settings_version must be the settings version the door runs, 0 for none")
+        }
+        var refused: (version: Int64, reason: String)?
+        if sent("settings_refused") {
+            guard let object = fields?.object["settings_refused"].flatMap(StrictJSON.Fields.init), let version = object.integer("version"), version > 0,
+                let reason = object.string("reason"), reason.count <= 1_000, object.unknownKey(allowed: ["version", "reason"]) == nil
+            else { return .malformed("settings_refused must be {version, reason}: the version refused and why, at most 1000 characters") }
+            refused = (version, reason)
+        }
         do {
-            var rotation = ""
+            var answer = "{\"check_in_s\":\(interval)"
             if case .own(let current, let next?, _) = try await keys.store.doorKey(terminal: terminal) {
-                rotation = ",\"rotation\":{\"sealed\":\"\(try SecretRotationSeal.seal(next, current: current, terminalID: terminal))\"}"
+                answer += ",\"rotation\":{\"sealed\":\"\(try SecretRotationSeal.seal(next, current: current, terminalID: terminal))\"}"
             }
-            return .done("{\"check_in_s\":\(interval)\(rotation)}")
+            try await settings.noteSettings(door: terminal, running: running, refused: refused, now: clock())
+            let (version, given) = try await settings.effectiveSettings(door: terminal)
+            if version != running && refused?.version != version {
+                let payload = Array(
+                    "{\"kind\":\"settings\",\"settings\":\(given.json),\"terminal_id\":\"\(terminal)\",\"version\":\(version)}".utf8)
+                let signature = try signingKey.signature(for: payload)
+                answer += ",\"settings\":{\"payload\":\"\(Data(payload).base64EncodedString())\",\"signature\":\"\(signature.base64EncodedString())\"}"
+            }
+            return .done(answer + "}")
         } catch {
             return .unavailable
         }

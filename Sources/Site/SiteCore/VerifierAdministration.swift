@@ -5,7 +5,9 @@ import KioskPadCore
 /// What the `kioskpad verifier` commands change and read in the verifier's database beside
 /// users: one-time codes, lockouts, and users brought in from (or written out to) a users
 /// file. Each change is one transaction, so a running server sees it at its next attempt.
-public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, VisitorPassAdministration, CardLearningAdministration, DoorPairingStore {
+public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, VisitorPassAdministration, CardLearningAdministration, DoorPairingStore,
+    DoorSettingsStore
+{
     /// Stores a new one-time code's hash for `user` (an existing user), valid until
     /// `expires`, at `door` only (nil: any door the user may open).
     func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws

@@ -54,8 +54,8 @@ public enum VerifierServer {
                 DoorRoute(path: "/v1/credentials", name: "credentials", maxBody: 4_096, endpoint: credentials, counting: .endpoint, notesRefusals: true))
         }
         if let checkIn {
-            // An adopted door asking for a rotation of its secret (signed with its own; 1 KiB at most).
-            doors.append(DoorRoute(path: "/v1/check-in", name: "check_in", maxBody: 1_024, endpoint: checkIn, counting: .endpoint, notesRefusals: true))
+            // An adopted door checking in: its settings report, a rotation of its secret (signed with its own; 8 KiB at most).
+            doors.append(DoorRoute(path: "/v1/check-in", name: "check_in", maxBody: 8_192, endpoint: checkIn, counting: .endpoint, notesRefusals: true))
         }
         DoorController(doors, verifier: verifier, metrics: metrics).add(to: router)
         if let pairing {

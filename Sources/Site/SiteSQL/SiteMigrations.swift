@@ -445,5 +445,24 @@ public enum SiteMigrations {
                 "ALTER TABLE kioskpad_doors ADD COLUMN retired_at \(t.bigint)",
             ]
         },
+        { t in
+            // Settings a site gives its adopted doors: the site's (scope '*') and each door's own,
+            // a version raised by every change, and what each door said of them at its check-in.
+            // Tables of their own, so a door's report never raises the replica's version.
+            [
+                "CREATE TABLE kioskpad_settings (scope \(t.text) PRIMARY KEY, body \(t.text) NOT NULL)",
+                "CREATE TABLE kioskpad_settings_version (id \(t.integer) PRIMARY KEY CHECK (id = 1), version \(t.bigint) NOT NULL)",
+                "INSERT INTO kioskpad_settings_version (id, version) VALUES (1, 0)",
+                """
+                CREATE TABLE kioskpad_door_settings_state (
+                    terminal_id \(t.text) PRIMARY KEY,
+                    running \(t.bigint) NOT NULL,
+                    refused_version \(t.bigint),
+                    refused_reason \(t.text),
+                    reported_at \(t.bigint) NOT NULL
+                )
+                """,
+            ]
+        },
     ]
 }

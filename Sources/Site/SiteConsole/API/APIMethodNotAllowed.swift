@@ -16,6 +16,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "visitor-passes"], [.get, .post]), (["api", "v1", "visitor-passes", "*"], [.get, .delete]),
             (["api", "v1", "doors"], [.get]), (["api", "v1", "doors", "*", "alerts", "*", "acknowledge"], [.post]),
             (["api", "v1", "doors", "*", "rotate"], [.post]), (["api", "v1", "doors", "*", "retire"], [.post]),
+            (["api", "v1", "settings"], [.get, .patch]),
             (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),
             (["api", "v1", "holidays"], [.get]), (["api", "v1", "holidays", "*"], [.put, .delete]),
             (["api", "v1", "schedules"], [.get]), (["api", "v1", "schedules", "*"], [.put, .delete]),

@@ -1,0 +1,41 @@
+import Foundation
+import KioskPadAccess
+
+/// Changing the settings a site gives its adopted doors: the one core of `verifier settings
+/// set|unset` and the console's Doors page, one audit record each (`settings_set`: the scope,
+/// the keys set and removed, the version it made). The site's settings apply to every adopted
+/// door, a door's own on top; each door picks a change up at its next check-in.
+public struct DoorSettingsEditing: Sendable {
+    let administration: any VerifierAdministration
+    let changes: AdministratorChanges
+
+    public init(administration: any VerifierAdministration, changes: AdministratorChanges) {
+        self.administration = administration
+        self.changes = changes
+    }
+
+    /// Sets `assignments` (`KEY=VALUE`) and removes `removing` in `door`'s settings (nil: the
+    /// site's), in one change; refused, naming what, for an unknown key, a value of the wrong
+    /// kind or a door the site has never heard of. Returns the new settings version.
+    @discardableResult
+    public func change(door: String?, set assignments: [String], remove removing: [String]) async throws -> Int64 {
+        if let door, try await !KnownDoors.unknown([door], store: changes.store, administration: administration).isEmpty {
+            throw UserEditError(description: "door '\(door)' is not a door of this site (see `kioskpad verifier terminal list`)")
+        }
+        guard !assignments.isEmpty || !removing.isEmpty else { throw UserEditError(description: "give at least one KEY=VALUE to set or KEY to remove") }
+        let parsed = try assignments.map(DoorSettings.parse)
+        let scope = door ?? DoorSettings.siteScope
+        var settings = try await administration.settings(scope: scope)
+        for (key, value) in parsed { try settings.set(key, value) }
+        for key in removing { try settings.set(key, nil) }
+        let fields: [(String, String)] = [
+            ("scope", door ?? "site"), ("set", parsed.map(\.0).joined(separator: ",")), ("removed", removing.joined(separator: ",")),
+        ]
+        return try await changes.apply(
+            .settingsSet,
+            reporting: {
+                let version = try await administration.setSettings(scope: scope, settings)
+                return (version, fields + [("version", String(version))])
+            })
+    }
+}
