@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Settings from the site, measured with real processes on loopback: a release
 `kioskpad verifier serve` (SQLite) and ten `kioskpad run` doors adopted from it with their
-pairing codes (`kioskpad pair`), each with a terminal keypad fed by a pipe and a plain display.
+pairing codes (`kioskpad pair`), each with libosdp's reader (Tests/OSDP/osdp-reader.py, the
+Secure Channel, over a socat pseudo-terminal pair) as its keypad and a plain display.
 
   applied   From `verifier settings set` to every door reporting that it runs the new version
             (what `verifier settings show` reads), for a display text (applied in place) and for
@@ -30,6 +31,10 @@ import tempfile
 import time
 import urllib.request
 import uuid
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KEY = "5a1f00d3c2b4e6a798310fedcba98765"
 
 
 def free_port():
@@ -85,13 +90,28 @@ def adopt(site, binary, work, name):
     assert adopted.returncode == 0, adopted.stderr
     pair.stdout.read()
     assert pair.wait(60) == 0
+    # libosdp's reader on one end of a pseudo-terminal pair, the door's panel on the other.
+    line = os.path.join(work, name + "-line")
+    os.makedirs(line)
+    peers = [subprocess.Popen(["socat", f"pty,raw,echo=0,link={line}/panel", f"pty,raw,echo=0,link={line}/reader"])]
+    for _ in range(500):
+        if os.path.exists(f"{line}/reader"):
+            break
+        time.sleep(0.01)
+    peers.append(subprocess.Popen(["python3", os.path.join(ROOT, "Tests", "OSDP", "osdp-reader.py"), "--device", f"{line}/reader", "--address", "1",
+                                   "--key", KEY, "--enforce-secure"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=open(f"{line}/reader.log", "w")))
+    key_file = f"{line}/reader1.scbk"
+    with os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
+        handle.write(KEY + "\n")
     config = os.path.join(work, name + ".yaml")
     open(config, "w").write(
-        f"site: http://127.0.0.1:{site.port}\nstate_dir: {state}\nkeypad: {{driver: terminal}}\n"
+        f"site: http://127.0.0.1:{site.port}\nstate_dir: {state}\n"
+        f"keypad: {{driver: osdp, device: {line}/panel, baud: 115200, readers: [{{address: 1, scbk_file: {key_file}}}]}}\n"
         "display: {driver: plain}\nmetrics: {listen: \"off\"}\n")
     out = open(os.path.join(work, name + ".out"), "w")
-    door = subprocess.Popen([binary, "run", "--config", config], stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
-    return door, state
+    door = subprocess.Popen([binary, "run", "--config", config], stdout=out, stderr=subprocess.STDOUT)
+    return [door] + peers, state
 
 
 def until_all(site, names, version, limit=300):
@@ -129,9 +149,13 @@ def main():
         try:
             names = [f"door-{index:02d}" for index in range(1, arguments.doors + 1)]
             for name in names:
-                door, states[name] = adopt(site, site.binary, work, name)
-                doors.append(door)
-            until_all(site, names, 0, limit=120)
+                processes, states[name] = adopt(site, site.binary, work, name)
+                doors += processes
+            try:
+                until_all(site, names, 0, limit=60)
+            except SystemExit:
+                print(open(os.path.join(work, names[0] + ".out")).read()[-2000:])
+                raise
             print(f"{len(names)} doors adopted and checking in every {arguments.check_in} s")
             for label, assignment, version in [("a display text (in place)", "display.texts.enter_pin=PIN please", 1),
                                                ("entry.result_s (each door starts again in place)", "entry.result_s=2", 2)]:

@@ -515,6 +515,23 @@ def main():
         assert "side-door" in run(args.binary, "verifier", "terminal", "list", "--config", site.config).stdout
         step("adopted a door from the Doors page with the code it printed: it stored its own secret (mode 600) and the site lists it")
 
+        # Settings for adopted doors and the door's secret, from the same page: a setting saved
+        # through the form is listed; "Rotate secret" leaves the adopted door rotating.
+        driver.get(console + "/doors")
+        form = driver.find_element(By.ID, "change-settings")
+        form.find_element(By.NAME, "set").send_keys("display.texts.enter_pin=PIN please\nentry.timeout_s=15")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "Settings changed" in d.find_element(By.ID, "notice").text, "the settings notice")
+        listed = driver.find_element(By.ID, "door-settings").text
+        assert "display.texts.enter_pin" in listed and "'PIN please'" in listed and "entry.timeout_s" in listed, listed
+        driver.find_element(By.CSS_SELECTOR, "#door-keys tr[data-door=side-door] form[action$='/rotate'] button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "A new secret waits" in d.find_element(By.ID, "notice").text, "the rotation notice")
+        assert driver.find_element(By.CSS_SELECTOR, "#door-keys tr[data-door=side-door] .standing").text == "rotating"
+        assert "whsec_" not in driver.page_source
+        driver.execute_script("document.getElementById('keys-heading').scrollIntoView()")
+        shot(driver, args.screenshots, "doors-secrets-settings")
+        step("set settings for adopted doors and rotated a door's secret from the Doors page; no secret on the page")
+
         # Nothing secret in what the verifier logged.
         site.log.flush()
         with open(os.path.join(directory, "serve.log")) as handle:
