@@ -33,6 +33,8 @@ public final class SiteCheckInService: Service, Sendable {
     let restart: RestartRequest
     let logger: Logger
     private let refused = Mutex<(version: Int64, reason: String)?>(nil)
+    /// Settings were stored that the running door cannot take in place.
+    private let needsRestart = Mutex(false)
     /// Before the site has said: once a minute; after a failure: the last interval the site gave.
     static let firstInterval: Duration = .seconds(60)
 
@@ -54,8 +56,9 @@ public final class SiteCheckInService: Service, Sendable {
             var interval = Self.firstInterval
             while !Task.isCancelled {
                 if let next = await checkIn() { interval = next }
-                if restart.isRequested {
-                    await waitUntilIdle()
+                if needsRestart.withLock({ $0 }) {
+                    // Only once idle, and not when the door is being stopped meanwhile.
+                    if await waitUntilIdle() { restart.request() }
                     return
                 }
                 try? await Task.sleep(for: interval)
@@ -63,10 +66,16 @@ public final class SiteCheckInService: Service, Sendable {
         }
     }
 
-    private func waitUntilIdle() async {
-        guard let settings else { return }
-        while !Task.isCancelled, await !settings.idle() { try? await Task.sleep(for: .milliseconds(250)) }
+    /// True once the door is idle; false when the service was cancelled first (the door is stopping).
+    private func waitUntilIdle() async -> Bool {
+        guard let settings else { return false }
+        while await !settings.idle() {
+            guard !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        guard !Task.isCancelled else { return false }
         logger.notice("starting again in place to run the site's settings")
+        return true
     }
 
     /// What the check-in reports of the door's settings.
@@ -114,7 +123,7 @@ public final class SiteCheckInService: Service, Sendable {
         case .restartNeeded(let version):
             refused.withLock { $0 = nil }
             logger.notice("the site's settings need the door to start again; it will once idle", metadata: ["version": "\(version)"])
-            restart.request()
+            needsRestart.withLock { $0 = true }
             return false
         case .refused(let version, let reason):
             refused.withLock { $0 = (version, reason) }
