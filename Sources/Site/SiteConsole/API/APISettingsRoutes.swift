@@ -37,8 +37,8 @@ struct APISettingsRoutes: Sendable {
         if fields.has("door"), fields.string("door") == nil { return APIResponse.error(.badRequest, "door must be a door's terminal_id") }
         var assignments: [String] = []
         if fields.has("set") {
-            guard let set = fields.object["set"].flatMap(StrictJSON.Fields.init) else {
-                return APIResponse.error(.badRequest, "set must be an object of settings, e.g. {\"entry.timeout_s\": 15}")
+            guard let set = fields.object["set"].flatMap(StrictJSON.Fields.init), !set.object.keys.isEmpty else {
+                return APIResponse.error(.badRequest, "set must be an object of one or more settings, e.g. {\"entry.timeout_s\": 15}")
             }
             for key in set.object.keys.sorted() {
                 // JSON's own types, as the key takes them (a text is never a number or a flag).
@@ -60,9 +60,8 @@ struct APISettingsRoutes: Sendable {
         }
         var removing: [String] = []
         if fields.has("remove") {
-            guard case .array(let items)? = fields.object["remove"], let keys = Optional(items.compactMap(\.text)), keys.count == items.count else {
-                return APIResponse.error(.badRequest, "remove must be a list of keys")
-            }
+            guard case .array(let items)? = fields.object["remove"], !items.isEmpty, let keys = Optional(items.compactMap(\.text)), keys.count == items.count
+            else { return APIResponse.error(.badRequest, "remove must be a list of one or more keys") }
             removing = keys
         }
         do {
