@@ -27,8 +27,8 @@ final class SiteSettingsApplier: SiteSettingsApplying {
         terminalID = configuration.terminalID
         self.controller = controller
         self.relay = relay
-        let stored = (try? String(contentsOfFile: stateDirectory + "/" + DoorSite.settingsFile, encoding: .utf8)).flatMap(SiteSettings.init(payload:))
-        running = Mutex((configuration.siteSettingsVersion, stored))
+        // What the config loader laid under the file at start (no second read of the file).
+        running = Mutex((configuration.siteSettingsVersion, configuration.siteSettings))
     }
 
     var runningVersion: Int64 { running.withLock { $0.version } }

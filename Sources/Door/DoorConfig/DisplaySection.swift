@@ -80,17 +80,7 @@ enum DisplaySection {
 
     static func readTexts(_ reader: MappingReader) -> DisplayTexts {
         var texts = DisplayTexts()
-        let fields: [(String, WritableKeyPath<DisplayTexts, String>)] = [
-            ("title", \.title), ("enter_pin", \.enterPIN), ("enter_code", \.enterCode),
-            ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
-            ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
-            ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
-            ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released), ("card_pin", \.cardPIN),
-            ("enrol_code", \.enrolCode), ("new_pin", \.newPIN), ("repeat_pin", \.repeatPIN), ("weak_pin", \.weakPIN),
-            ("pins_differ", \.pinsDiffer), ("pin_set", \.pinSet), ("code_invalid", \.codeInvalid), ("previous_pin", \.previousPIN),
-            ("card_learned", \.cardLearned),
-        ]
-        for (key, field) in fields {
+        for (key, field) in DisplayTexts.configKeys {
             let value = reader.string(key, default: texts[keyPath: field])
             if let bad = value.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
                 reader.log.report(

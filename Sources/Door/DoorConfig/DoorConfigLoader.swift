@@ -94,7 +94,7 @@ extension ConfigLoader {
         var configuration = KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
         configuration.cardReader = cardReader
         configuration.site = doorSite
-        if doorSite != nil { configuration.siteSettingsVersion = settings?.version ?? 0 }
+        if doorSite != nil { configuration.siteSettings = settings }
         return configuration
     }
 

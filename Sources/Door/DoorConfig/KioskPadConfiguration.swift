@@ -14,8 +14,10 @@ public struct KioskPadConfiguration: Sendable {
     /// `site:` without `verifier:`: a door adopted by its site (paired or not yet); nil for a
     /// door configured by hand.
     public var site: DoorSite?
-    /// The settings version from the site it runs (0: none; only for a door adopted by its site).
-    public var siteSettingsVersion: Int64 = 0
+    /// The settings from its site laid under the file (only for a door adopted by its site).
+    public var siteSettings: SiteSettings?
+    /// The settings version from the site it runs (0: none).
+    public var siteSettingsVersion: Int64 { siteSettings?.version ?? 0 }
     public var verifier: VerifierConfiguration
     public var daemon: DaemonConfiguration
 

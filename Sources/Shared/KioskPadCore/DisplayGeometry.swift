@@ -58,6 +58,21 @@ public struct DisplayTexts: Equatable, Sendable {
     public var released = "Door released"
 
     public init() {}
+
+    /// Each text's key under `display.texts` in a door's config, and its field: what the
+    /// door's config reader reads and what a site may set for its adopted doors.
+    public static var configKeys: [(key: String, field: WritableKeyPath<DisplayTexts, String>)] {
+        [
+            ("title", \.title), ("enter_pin", \.enterPIN), ("enter_code", \.enterCode),
+            ("challenge", \.challenge), ("verifying", \.verifying), ("granted", \.granted),
+            ("denied", \.denied), ("unavailable", \.unavailable), ("locked", \.locked),
+            ("locked_hint", \.lockedHint), ("help", \.help), ("hint", \.hint),
+            ("tamper", \.tamper), ("lockdown", \.lockdown), ("released", \.released), ("card_pin", \.cardPIN),
+            ("enrol_code", \.enrolCode), ("new_pin", \.newPIN), ("repeat_pin", \.repeatPIN), ("weak_pin", \.weakPIN),
+            ("pins_differ", \.pinsDiffer), ("pin_set", \.pinSet), ("code_invalid", \.codeInvalid), ("previous_pin", \.previousPIN),
+            ("card_learned", \.cardLearned),
+        ]
+    }
 }
 
 /// How a frame should be styled where a display can (colour on a terminal).

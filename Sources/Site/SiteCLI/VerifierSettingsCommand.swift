@@ -49,9 +49,13 @@ struct VerifierSettingsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (version, settings, states) = try await target.administer { administration in
-                let effective = try await administration.effectiveSettings(door: door ?? "")
-                let shown = door == nil ? try await administration.settings(scope: DoorSettings.siteScope) : effective.settings
-                return (effective.version, shown, try await administration.settingsStates())
+                let states = try await administration.settingsStates()
+                if let door {
+                    let effective = try await administration.effectiveSettings(door: door)
+                    return (effective.version, effective.settings, states)
+                }
+                let all = try await administration.allSettings()
+                return (all.version, all.byScope[DoorSettings.siteScope] ?? DoorSettings(), states)
             }
             writeLine("settings version \(version)\(door.map { " for door \($0)" } ?? " (the site's)")")
             for key in settings.values.keys.sorted() { writeLine("  \(key) = \(settings.values[key]!.shown)") }

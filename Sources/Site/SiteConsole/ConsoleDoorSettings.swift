@@ -9,14 +9,13 @@ import SiteCore
 /// version it runs, or the one it refused and its config checker's words.
 extension ConsoleHandler {
     func settingsRows() async throws -> (version: Int64, rows: [[String: Any]]) {
-        let administration = services.administration
-        let (version, _) = try await administration.effectiveSettings(door: "")
-        var rows: [[String: Any]] = []
-        let site = try await administration.settings(scope: DoorSettings.siteScope)
-        for key in site.values.keys.sorted() { rows.append(["scope": "site", "key": key, "value": site.values[key]!.shown]) }
-        for door in try await administration.doors() where door.standing != .retired {
-            let own = try await administration.settings(scope: door.terminalID)
-            for key in own.values.keys.sorted() { rows.append(["scope": door.terminalID, "key": key, "value": own.values[key]!.shown]) }
+        let (version, byScope) = try await services.administration.allSettings()
+        let scopes = [DoorSettings.siteScope] + (try await services.administration.doors()).filter { $0.standing != .retired }.map(\.terminalID)
+        let rows: [[String: Any]] = scopes.flatMap { scope in
+            let settings = byScope[scope] ?? DoorSettings()
+            return settings.values.keys.sorted().map { key in
+                ["scope": scope == DoorSettings.siteScope ? "site" : scope, "key": key, "value": settings.values[key]!.shown] as [String: Any]
+            }
         }
         return (version, rows)
     }

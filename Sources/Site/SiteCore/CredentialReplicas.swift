@@ -86,21 +86,14 @@ public struct CredentialService: Sendable {
     /// The body held to its schema (`terminal_id`, `have_version`), then the replica or a
     /// confirmation of the one the door holds, signed.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
-        let claimed = admitted.terminal
-        let fields: StrictJSON.Fields?
-        switch admitted.body {
-        case .failure(let problem): return .malformed("body is ambiguous or malformed JSON: \(problem)")
-        case .success(let value): fields = StrictJSON.Fields(value)
+        let fields: StrictJSON.Fields
+        let terminal: String
+        switch admitted.objectNamingItsDoor(allowed: ["terminal_id", "have_version"], properties: "terminal_id and have_version") {
+        case .failure(let refused): return refused.outcome
+        case .success(let body): (fields, terminal) = body
         }
-        if let unknown = fields?.unknownKey(allowed: ["terminal_id", "have_version"]) {
-            return .malformed("unknown property \(unknown) (the body has terminal_id and have_version)")
-        }
-        guard let terminal = fields?.string("terminal_id"), Identifier.isValid(terminal) else {
-            return .malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
-        }
-        guard claimed == terminal else { return .malformed(ClaimedTerminal.mismatch(body: terminal, claimed: claimed)) }
         // A whole number, as the schema says: not true, false, 1.5 or "1".
-        guard let have = fields?.integer("have_version"), have >= 0 else {
+        guard let have = fields.integer("have_version"), have >= 0 else {
             return .malformed("have_version must be the version the terminal holds, 0 for none")
         }
         do {

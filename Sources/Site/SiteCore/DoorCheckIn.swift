@@ -39,27 +39,23 @@ public struct DoorCheckIn: Sendable {
 
     /// The body held to its schema (`terminal_id`, `settings_version`, `settings_refused`), then the answer.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
-        let fields: StrictJSON.Fields?
-        switch admitted.body {
-        case .failure(let problem): return .malformed("body is ambiguous or malformed JSON: \(problem)")
-        case .success(let value): fields = StrictJSON.Fields(value)
+        let fields: StrictJSON.Fields
+        let terminal: String
+        switch admitted.objectNamingItsDoor(
+            allowed: ["terminal_id", "settings_version", "settings_refused"], properties: "terminal_id, settings_version and settings_refused")
+        {
+        case .failure(let refused): return refused.outcome
+        case .success(let body): (fields, terminal) = body
         }
-        if let unknown = fields?.unknownKey(allowed: ["terminal_id", "settings_version", "settings_refused"]) {
-            return .malformed("unknown property \(unknown) (the body has terminal_id, settings_version and settings_refused)")
-        }
-        guard let terminal = fields?.string("terminal_id"), Identifier.isValid(terminal) else {
-            return .malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")
-        }
-        guard admitted.terminal == terminal else { return .malformed(ClaimedTerminal.mismatch(body: terminal, claimed: admitted.terminal)) }
         // Present means present: null is neither a version nor a refusal.
-        let sent = { (key: String) in fields?.object[key] != nil }
-        let running = fields?.integer("settings_version") ?? 0
-        guard running >= 0, !sent("settings_version") || fields?.integer("settings_version") != nil else {
+        let sent = { (key: String) in fields.object[key] != nil }
+        let running = fields.integer("settings_version") ?? 0
+        guard running >= 0, !sent("settings_version") || fields.integer("settings_version") != nil else {
             return .malformed("settings_version must be the settings version the door runs, 0 for none")
         }
         var refused: (version: Int64, reason: String)?
         if sent("settings_refused") {
-            guard let object = fields?.object["settings_refused"].flatMap(StrictJSON.Fields.init), let version = object.integer("version"), version > 0,
+            guard let object = fields.object["settings_refused"].flatMap(StrictJSON.Fields.init), let version = object.integer("version"), version > 0,
                 let reason = object.string("reason"), reason.count <= 1_000, object.unknownKey(allowed: ["version", "reason"]) == nil
             else { return .malformed("settings_refused must be {version, reason}: the version refused and why, at most 1000 characters") }
             refused = (version, reason)

@@ -80,6 +80,25 @@ enum DoorGate {
     }
 }
 
+extension AdmittedDoorRequest {
+    /// The body of a door endpoint that takes one object naming its door (`/v1/credentials`,
+    /// `/v1/check-in`): only `allowed` properties (`properties` says which, for the error), a
+    /// `terminal_id` that is one, and the door the request claimed. The refusal names what is wrong.
+    func objectNamingItsDoor(allowed: Set<String>, properties: String) -> Result<(fields: StrictJSON.Fields, terminal: String), DoorRequestOutcome.Refused> {
+        let fields: StrictJSON.Fields?
+        switch body {
+        case .failure(let problem): return .failure(.init(.malformed("body is ambiguous or malformed JSON: \(problem)")))
+        case .success(let value): fields = StrictJSON.Fields(value)
+        }
+        if let unknown = fields?.unknownKey(allowed: allowed) { return .failure(.init(.malformed("unknown property \(unknown) (the body has \(properties))"))) }
+        guard let fields, let named = fields.string("terminal_id"), Identifier.isValid(named) else {
+            return .failure(.init(.malformed("terminal_id must be a terminal_id (1-64 of letters, digits, '.', '_' or '-')")))
+        }
+        guard terminal == named else { return .failure(.init(.malformed(ClaimedTerminal.mismatch(body: named, claimed: terminal)))) }
+        return .success((fields, named))
+    }
+}
+
 extension DoorRequestOutcome {
     /// An outcome that ends a request before its endpoint decides (a refusal, or unavailable).
     public struct Refused: Error, Sendable {

@@ -46,13 +46,7 @@ public struct DoorSettings: Sendable, Equatable {
             "door.unlock_s": .seconds, "door.max_unlock_s": .seconds, "door.held_open_s": .seconds, "door.open_grace_s": .seconds,
             "door.relock_on_open": .flag,
         ]
-        for text in [
-            "title", "enter_pin", "enter_code", "challenge", "verifying", "granted", "denied", "unavailable", "locked", "locked_hint", "help", "hint",
-            "tamper", "lockdown", "released", "card_pin", "enrol_code", "new_pin", "repeat_pin", "weak_pin", "pins_differ", "pin_set", "code_invalid",
-            "previous_pin", "card_learned",
-        ] {
-            keys["display.texts." + text] = .text
-        }
+        for (text, _) in DisplayTexts.configKeys { keys["display.texts." + text] = .text }
         return keys
     }()
 
@@ -170,6 +164,9 @@ public protocol DoorSettingsStore: Sendable {
     /// Replaces `scope`'s settings and raises the settings version, in one transaction; returns the new version.
     @discardableResult
     func setSettings(scope: String, _ settings: DoorSettings) async throws -> Int64
+    /// The settings version now and every scope's settings (the site's under
+    /// ``DoorSettings/siteScope``, each door's own under its terminal_id), in one read.
+    func allSettings() async throws -> (version: Int64, byScope: [String: DoorSettings])
     /// The settings version now, and `door`'s settings: the site's with its own on top.
     func effectiveSettings(door: String) async throws -> (version: Int64, settings: DoorSettings)
     /// What `door` said at its check-in: the version it runs, and the one it refused, with why.

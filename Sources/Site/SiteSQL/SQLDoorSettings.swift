@@ -28,6 +28,14 @@ extension SQLUserDirectory {
         }
     }
 
+    public func allSettings() async throws -> (version: Int64, byScope: [String: DoorSettings]) {
+        let (version, rows) = try await database.read { sql in
+            let version = try await sql.raw("SELECT version FROM kioskpad_settings_version WHERE id = 1").first()?.integer("version") ?? 0
+            return (version, try await sql.raw("SELECT scope, body FROM kioskpad_settings").all().map { (try $0.text("scope"), try $0.text("body")) })
+        }
+        return (version, Dictionary(uniqueKeysWithValues: try rows.map { ($0.0, try DoorSettings(json: $0.1)) }))
+    }
+
     public func effectiveSettings(door: String) async throws -> (version: Int64, settings: DoorSettings) {
         let (version, rows) = try await database.read { sql in
             let version = try await sql.raw("SELECT version FROM kioskpad_settings_version WHERE id = 1").first()?.integer("version") ?? 0

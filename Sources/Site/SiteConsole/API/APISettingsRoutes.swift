@@ -12,18 +12,18 @@ struct APISettingsRoutes: Sendable {
 
     func read(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let administration = services.administration
-        let (version, _) = try await administration.effectiveSettings(door: "")
+        let (version, byScope) = try await administration.allSettings()
         let reports = try await administration.settingsStates()
         var doors: [String: Any] = [:]
         for door in try await administration.doors() where door.standing == .adopted || door.standing == .rotating {
             let report = reports[door.terminalID]
             doors[door.terminalID] =
                 [
-                    "own": Self.json(try await administration.settings(scope: door.terminalID)), "running": report?.running ?? 0,
+                    "own": Self.json(byScope[door.terminalID] ?? DoorSettings()), "running": report?.running ?? 0,
                     "refused": report?.refused.map { ["version": $0.version, "reason": $0.reason] as [String: Any] } ?? NSNull(),
                 ] as [String: Any]
         }
-        return APIResponse.json(["version": version, "site": Self.json(try await administration.settings(scope: DoorSettings.siteScope)), "doors": doors])
+        return APIResponse.json(["version": version, "site": Self.json(byScope[DoorSettings.siteScope] ?? DoorSettings()), "doors": doors])
     }
 
     /// `PATCH /api/v1/settings`: `{"door"?: NAME, "set"?: {KEY: VALUE}, "remove"?: [KEY]}`.
