@@ -66,4 +66,51 @@ struct SiteSettingsConfigTests {
         #expect(texts.changedKeys(since: earlier) == ["display.texts.title", "entry.result_s"])
         #expect(texts.changedKeys(since: nil) == ["display.texts.title"])
     }
+
+    @Test func offlineDecisionsAndMQTTAreTheSitesToTurnOnAndOff() throws {
+        let (directory, file) = try paired()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = "ed25519:" + Data(repeating: 7, count: 32).base64EncodedString()
+        let next = "ed25519:" + Data(repeating: 9, count: 32).base64EncodedString()
+        try "{\"replica_public_key\":\"\(key)\",\"replica_public_key_next\":\"\(next)\",\"terminal_id\":\"front-door\"}".write(
+            to: directory.appendingPathComponent("site.json"), atomically: true, encoding: .utf8)
+        let offline = try #require(
+            SiteSettings(payload: Self.payload(7, #""verifier.offline.mode":"fallback","verifier.offline.sync_s":30,"mqtt.enabled":false"#)))
+        let checked = try ConfigLoader.check(path: file, with: offline)
+        guard case .http(let http) = checked.verifier, let replica = http.offline else {
+            Issue.record("an adopted door told to decide offline keeps a replica: \(checked.verifier)")
+            return
+        }
+        #expect(replica.mode == .fallback && replica.syncInterval == .seconds(30) && replica.maxAge == .seconds(24 * 3600))
+        #expect(replica.publicKey == key && replica.nextPublicKey == next, "the keys the site gave, both during a rotation")
+        #expect(replica.url == "https://site.example:8787/v1/credentials")
+        #expect(checked.daemon.mqtt == nil, "no mqtt: in the file, so nothing to turn on or off")
+        // The door's own checker holds the site's values to its ranges, naming the key.
+        let tooOften = try #require(SiteSettings(payload: Self.payload(8, #""verifier.offline.mode":"fallback","verifier.offline.sync_s":1"#)))
+        #expect { try ConfigLoader.check(path: file, with: tooOften) } throws: { "\($0)".contains("verifier.offline.sync_s") }
+        let unknownMode = try #require(SiteSettings(payload: Self.payload(9, #""verifier.offline.mode":"always""#)))
+        #expect { try ConfigLoader.check(path: file, with: unknownMode) } throws: { "\($0)".contains("verifier.offline.mode") }
+
+        // MQTT: the file names the broker; the site turns it off (and on), unless the file says.
+        let yaml = try String(contentsOfFile: file, encoding: .utf8)
+        try (yaml + "mqtt: {url: \"mqtt://127.0.0.1:1883\"}\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try ConfigLoader.check(path: file, with: offline).daemon.mqtt == nil, "mqtt.enabled: false from the site")
+        let on = try #require(SiteSettings(payload: Self.payload(10, #""mqtt.enabled":true"#)))
+        #expect(try ConfigLoader.check(path: file, with: on).daemon.mqtt?.host == "127.0.0.1")
+        try (yaml + "mqtt: {url: \"mqtt://127.0.0.1:1883\", enabled: true}\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try ConfigLoader.check(path: file, with: offline).daemon.mqtt != nil, "the file's own enabled wins")
+    }
+
+    @Test func aSiteKeyPinsTheSiteAndIsCheckedLikeAKey() throws {
+        let key = "ed25519:" + Data(repeating: 5, count: 32).base64EncodedString()
+        let door = "keypad: {driver: evdev, device: /dev/input/event3}\nstate_dir: /nonexistent/kp-\(UUID())\n"
+        let pinned = try ConfigLoader.parse(yaml: door + "site: https://site.example:8787\nsite_key: \"\(key)\"\n", source: "door.yaml")
+        #expect(pinned.siteKey == key && pinned.site == .unpaired(site: "https://site.example:8787"))
+        #expect { try ConfigLoader.parse(yaml: door + "site: https://site.example:8787\nsite_key: ed25519:short\n", source: "door.yaml") } throws: {
+            "\($0)".contains("site_key: must be ed25519:")
+        }
+        #expect { try ConfigLoader.parse(yaml: door + "site_key: \"\(key)\"\nverifier: {kind: demo}\n", source: "door.yaml") } throws: {
+            "\($0)".contains("site_key: pins the site a door is adopted by, so it needs site: beside it")
+        }
+    }
 }

@@ -21,7 +21,8 @@ struct OfflineFallbackTests {
         let key = Curve25519.Signing.PrivateKey()
         let keeper = ReplicaKeeper(
             settings: ReplicaKeeper.Settings(
-                terminalID: "door-1", publicKey: ReplicaPublicKey(key.publicKey), path: directory.appendingPathComponent("replica.json").path,
+                terminalID: "door-1", trust: ReplicaTrust(current: ReplicaPublicKey(key.publicKey)),
+                path: directory.appendingPathComponent("replica.json").path,
                 maxAge: .seconds(3600), wallClockTrusted: { true }))
         let entry = CredentialReplica.Entry(user: "bob", kind: "pin", hash: try PINHash.make(pin: SecretDigits(ascii: "1470")!, iterations: 1000))
         try keeper.accept(

@@ -29,7 +29,8 @@ struct ReplicaKeeperTests {
         let boot = self.boot
         return ReplicaKeeper(
             settings: ReplicaKeeper.Settings(
-                terminalID: "front-door", publicKey: ReplicaPublicKey((signer ?? key).publicKey), path: directory.appendingPathComponent("replica.json").path,
+                terminalID: "front-door", trust: ReplicaTrust(current: ReplicaPublicKey((signer ?? key).publicKey)),
+                path: directory.appendingPathComponent("replica.json").path,
                 maxAge: .seconds(maxAgeHours * 3600), wallClockTrusted: { wallTrusted }, wallClock: { Date(timeIntervalSince1970: 1_790_000_000 + 600) },
                 bootClock: { boot.instant }))
     }

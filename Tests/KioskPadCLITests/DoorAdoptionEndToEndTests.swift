@@ -62,6 +62,39 @@ struct DoorAdoptionEndToEndTests {
         }
     }
 
+    /// `pair --site-key` (or `site_key:` in the door's config) pins the site: a delivery from a
+    /// site signing with another key is refused and nothing is stored; the site's own key pairs.
+    @Test func aDoorGivenTheSitesKeyIsAdoptedOnlyByThatSite() async throws {
+        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
+        try await site.closing {
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            let siteKey = try await site.cli(["verifier", "public-key"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let otherKey = "ed25519:" + Data(repeating: 3, count: 32).base64EncodedString()
+            for (name, pinned, paired) in [("pinned-elsewhere", otherKey, false), ("pinned-here", siteKey, true)] {
+                let state = site.directory.appendingPathComponent(name)
+                let out = site.directory.appendingPathComponent(name + ".out")
+                let pair = try SpawnedChild(
+                    [CLI.binary.path, "pair", "--site", "http://127.0.0.1:\(server.port)", "--state-dir", state.path, "--site-key", pinned, "--wait-s", "60"],
+                    stdout: .file(out.path), stderr: .file(out.path))
+                defer { _ = pair.terminate() }
+                #expect(await eventually { self.text(out).contains("pairing code: ") }, "\(text(out))")
+                let code = try #require(text(out).split(separator: "\n").first { $0.hasPrefix("pairing code: ") }.map { String($0.dropFirst(14).prefix(14)) })
+                #expect(try await site.cli(["verifier", "terminal", "adopt", code, "--name", name]).status == 0)
+                let status = pair.wait()
+                let stored = FileManager.default.fileExists(atPath: state.appendingPathComponent("site.secret").path)
+                if paired {
+                    #expect(status == 0 && stored, "\(text(out))")
+                } else {
+                    #expect(status != 0 && !stored, "\(text(out))")
+                    #expect(text(out).contains("not the site_key this door was given"), "\(text(out))")
+                }
+            }
+            let bad = try await CLI.run(["pair", "--site", "http://127.0.0.1:\(server.port)", "--site-key", "ed25519:short"])
+            #expect(bad.status == 2 && bad.stderr.contains("--site-key must be ed25519:"), "\(bad.stderr)")
+        }
+    }
+
     @Test func announcementsAndResultsAreCheckedFieldByField() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")
         let server = try await VerifierProcess(directory: directory)

@@ -15,46 +15,8 @@ import Testing
 /// stops working), and retires the door (refused at once).
 extension OSDPDoorEndToEndTests {
     @Test func aDoorNamingOnlyItsSiteShowsItsCodeIsAdoptedAndGoesLiveByItself() async throws {
-        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
-        try await site.closing {
-            // Doors check in every second (the default is a minute), so a rotation is picked up at once.
-            let siteConfig = URL(fileURLWithPath: site.config)
-            try (try String(contentsOf: siteConfig, encoding: .utf8)).replacingOccurrences(
-                of: "  secret_file: secret\n", with: "  secret_file: secret\n  check_in_seconds: 1\n"
-            ).write(to: siteConfig, atomically: true, encoding: .utf8)
-            let server = try await VerifierProcess(directory: site.directory)
-            defer { server.stop() }
-            let (peer, keyFile) = try await secureReader(keyFileIn: site.directory)
-            let state = site.directory.appendingPathComponent("unpaired-state")
-            let config = site.directory.appendingPathComponent("unpaired-door.yaml")
-            try """
-            site: "http://127.0.0.1:\(server.port)"
-            state_dir: \(state.path)
-            \(secureReaderLines(peer, keyFile: keyFile))
-            display: {driver: plain, columns: 16, rows: 2}
-            """.write(to: config, atomically: true, encoding: .utf8)
-            let check = try await CLI.run(["config", "check", config.path])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-            let out = site.directory.appendingPathComponent("door.out")
-            let err = site.directory.appendingPathComponent("door.err")
-            let door = try SpawnedChild([CLI.binary.path, "run", "--config", config.path], stdout: .file(out.path), stderr: .file(err.path))
-            defer { _ = door.terminate() }
-            let shown: @Sendable () -> String = { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
-            let log: @Sendable () -> String = { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
-            #expect(await eventually { shown().contains("Pair this door:") }, "\(shown())\(log())")
-            let status = try await CLI.run(["pair", "status", "--state-dir", state.path])
-            let code = String(status.stdout.dropFirst("waiting: pairing code ".count).prefix(14))
-            #expect(status.stdout.hasPrefix("waiting: pairing code ") && shown().contains(code), "\(status.stdout)\(shown())")
-            #expect(log().contains("waiting to be adopted") && !log().contains(code.suffix(9)), "the code is on the display, never in the log: \(log())")
-            let adopted = try await site.cli(["verifier", "terminal", "adopt", code, "--name", "front-door"])
-            #expect(adopted.status == 0, "\(adopted.stderr)")
-            #expect(await eventually { self.journal(state).contains("\"type\":\"reader_online\"") }, "\(log())\(journal(state))")
-            #expect(shown().contains("Paired as") && log().contains("adopted by the site"), "\(shown())")
-            // bob may open front-door only: the door is front-door now, and asks the site.
-            peer.send("keys 1470")
-            #expect(
-                await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"bob\"") }, "\(journal(state))\(log())")
-            #expect(try await CLI.run(["pair", "status", "--state-dir", state.path]).stdout.hasPrefix("paired: "))
+        try await withAdoptedFrontDoor { site, server, adopted in
+            let (door, peer, state, shown, log) = (adopted.process, adopted.peer, adopted.state, adopted.shown, adopted.log)
 
             // Settings from the site: a text changes in place; settings the door's own checker
             // refuses are kept off, with its reason at the site; settings that need a fresh start
@@ -116,6 +78,83 @@ extension OSDPDoorEndToEndTests {
             #expect(await eventually { self.attempts(state).count == 8 }, "\(journal(state))")
             #expect(granted() == 7, "a retired door is refused: \(attempts(state).last ?? "")")
             #expect(!log().contains("whsec_") && !journal(state).contains("whsec_"), "no secret in the log or journal")
+        }
+    }
+
+    /// `body` with a site on SQLite whose doors check in every second, its server, and a door
+    /// adopted by it (``adoptFrontDoor(_:_:)``), all stopped after.
+    func withAdoptedFrontDoor(_ body: (AccessRulesEndToEndTests.Site, VerifierProcess, AdoptedDoor) async throws -> Void) async throws {
+        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
+        try await site.closing {
+            try checkInEverySecond(site)
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            let adopted = try await adoptFrontDoor(site, server)
+            defer { _ = adopted.process.terminate() }
+            try await body(site, server, adopted)
+        }
+    }
+
+    /// Doors of `site` check in every second (the default is a minute), so what the site has
+    /// for them (a rotation, settings) is picked up at once.
+    func checkInEverySecond(_ site: AccessRulesEndToEndTests.Site) throws {
+        let siteConfig = URL(fileURLWithPath: site.config)
+        try (try String(contentsOf: siteConfig, encoding: .utf8)).replacingOccurrences(
+            of: "  secret_file: secret\n", with: "  secret_file: secret\n  check_in_seconds: 1\n"
+        ).write(to: siteConfig, atomically: true, encoding: .utf8)
+    }
+
+    /// What ``adoptFrontDoor(_:_:)`` started: the door's process, its reader, its state
+    /// directory, what it showed on its display and what it logged.
+    struct AdoptedDoor {
+        let process: SpawnedChild
+        let peer: OSDPPeer
+        let state: URL
+        let shown: @Sendable () -> String
+        let log: @Sendable () -> String
+    }
+
+    /// A `kioskpad run` door on libosdp's reader whose config names only `site`'s server:
+    /// started unpaired, its code read from its display (never its log), adopted as
+    /// front-door with `verifier terminal adopt`, live by itself, and bob's PIN granted by the
+    /// site. The caller terminates the process.
+    func adoptFrontDoor(_ site: AccessRulesEndToEndTests.Site, _ server: VerifierProcess) async throws -> AdoptedDoor {
+        let (peer, keyFile) = try await secureReader(keyFileIn: site.directory)
+        let state = site.directory.appendingPathComponent("unpaired-state")
+        let config = site.directory.appendingPathComponent("unpaired-door.yaml")
+        try """
+        site: "http://127.0.0.1:\(server.port)"
+        state_dir: \(state.path)
+        \(secureReaderLines(peer, keyFile: keyFile))
+        display: {driver: plain, columns: 16, rows: 2}
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let check = try await CLI.run(["config", "check", config.path])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let out = site.directory.appendingPathComponent("door.out")
+        let err = site.directory.appendingPathComponent("door.err")
+        let door = try SpawnedChild([CLI.binary.path, "run", "--config", config.path], stdout: .file(out.path), stderr: .file(err.path))
+        let shown: @Sendable () -> String = { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+        let log: @Sendable () -> String = { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+        do {
+            #expect(await eventually { shown().contains("Pair this door:") }, "\(shown())\(log())")
+            let status = try await CLI.run(["pair", "status", "--state-dir", state.path])
+            let code = String(status.stdout.dropFirst("waiting: pairing code ".count).prefix(14))
+            #expect(status.stdout.hasPrefix("waiting: pairing code ") && shown().contains(code), "\(status.stdout)\(shown())")
+            #expect(log().contains("waiting to be adopted") && !log().contains(code.suffix(9)), "the code is on the display, never in the log: \(log())")
+            let adopted = try await site.cli(["verifier", "terminal", "adopt", code, "--name", "front-door"])
+            #expect(adopted.status == 0, "\(adopted.stderr)")
+            #expect(await eventually { self.journal(state).contains("\"type\":\"reader_online\"") }, "\(log())\(journal(state))")
+            #expect(shown().contains("Paired as") && log().contains("adopted by the site"), "\(shown())")
+            // bob may open front-door only: the door is front-door now, and asks the site.
+            peer.send("keys 1470")
+            #expect(
+                await eventually { self.attempted(state, "\"kind\":\"pin\"", "\"decision\":\"granted\"", "\"user\":\"bob\"") },
+                "\(journal(state))\(log())")
+            #expect(try await CLI.run(["pair", "status", "--state-dir", state.path]).stdout.hasPrefix("paired: "))
+            return AdoptedDoor(process: door, peer: peer, state: state, shown: shown, log: log)
+        } catch {
+            _ = door.terminate()
+            throw error
         }
     }
 }

@@ -75,7 +75,8 @@ struct ConsoleDoorAdoptionTests {
             #expect(badKey.status == .badRequest && String(buffer: badKey.body).contains("&#39;keypad.chip&#39; is not a setting a site gives its doors"))
             let nowhere = try await browser.post("/console/doors/settings", [("csrf", csrf), ("scope", "nowhere"), ("set", "entry.timeout_s=9")])
             #expect(nowhere.status == .badRequest && String(buffer: nowhere.body).contains("is not a door of this site"))
-            try await harness.under.administration.noteSettings(door: "front-door", running: 1, refused: (2, "entry.timeout_s: 0 is out of range"), now: now)
+            try await harness.under.administration.noteSettings(
+                door: "front-door", running: 1, refused: (2, "entry.timeout_s: 0 is out of range"), replicaKeys: "", now: now)
             let settingsPage = String(buffer: try await browser.get("/console/doors?done=settings").body)
             #expect(settingsPage.contains("<td>site</td><td>entry.timeout_s</td><td>15</td>"), "\(settingsPage)")
             #expect(settingsPage.contains("<td>display.texts.enter_pin</td><td>&#39;PIN &lt;please&gt;&#39;</td>"), "escaped: \(settingsPage)")
@@ -83,6 +84,26 @@ struct ConsoleDoorAdoptionTests {
             #expect(settingsPage.contains("<td class=\"settings\">its own file</td>"), "a hand-given door runs its own file")
             let settingsAudit = try await harness.under.auditRecords().filter { $0["action"] == "settings_set" }
             #expect(settingsAudit.count == 1 && settingsAudit[0]["admin"] == "alice" && settingsAudit[0]["scope"] == "site")
+            // The replica key: rotated, finishing refused (409) while front-door has not said it
+            // holds the next key, then finished once it has; public keys only, one record each.
+            let signing = try #require(harness.under.administration as? any ReplicaKeeping)
+            let first = try await signing.publicKey()
+            #expect(String(buffer: try await browser.get("/console/doors").body).contains("<td><code>\(first)</code></td>"))
+            let rotation = try await browser.post("/console/doors/replica-key/rotate", [("csrf", csrf)])
+            #expect(rotation.status == .seeOther && rotation.headers[.location] == "/console/doors?done=replica-rotated")
+            let next = try #require(try await signing.signingKeys().nextPublic)
+            let rotating = String(buffer: try await browser.get("/console/doors?done=replica-rotated").body)
+            #expect(rotating.contains("<td><code>\(next)</code></td>") && rotating.contains("<td class=\"waiting\">front-door</td>"), "\(rotating)")
+            let early = try await browser.post("/console/doors/replica-key/finish", [("csrf", csrf)])
+            #expect(early.status == .conflict && String(buffer: early.body).contains("front-door has not yet said it holds the next key"))
+            try await harness.under.administration.noteSettings(
+                door: "front-door", running: 1, refused: nil, replicaKeys: "\(first) \(next)", now: now)
+            let finished = try await browser.post("/console/doors/replica-key/finish", [("csrf", csrf)])
+            #expect(finished.status == .seeOther && finished.headers[.location] == "/console/doors?done=replica-finished")
+            let afterRotation = String(buffer: try await browser.get("/console/doors").body)
+            #expect(try await signing.publicKey() == next && afterRotation.contains("Rotate replica key"))
+            let replicaAudit = try await harness.under.auditRecords().filter { $0["action"]?.hasPrefix("replica_key") == true }
+            #expect(replicaAudit.map { "\($0["action"]!) \($0["admin"]!)" } == ["replica_key_rotate alice", "replica_key_finish alice"])
             for door in ["front-door", "side-door"] {
                 let retired = try await browser.post("/console/doors/retire", [("csrf", csrf), ("door", door)])
                 #expect(retired.status == .seeOther && retired.headers[.location] == "/console/doors?done=retired")

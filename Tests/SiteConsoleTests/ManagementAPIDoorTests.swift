@@ -118,6 +118,29 @@ struct ManagementAPIDoorTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func theReplicaKeyIsReadRotatedAndFinished(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let doors = try await api.token(harness, "guard", [.doors])
+            let reader = try await api.token(harness, "reader", [.read])
+            let (read, standing) = try await api.call(client, "/api/v1/replica-key", token: reader)
+            let first = try #require(standing["current"] as? String)
+            #expect(read == 200 && first.hasPrefix("ed25519:") && standing["next"] is NSNull)
+            #expect(try await hooks.send(client, "/api/v1/replica-key/rotate", .post, nil, token: reader).0 == 403)
+            let (rotated, rotating) = try await hooks.send(client, "/api/v1/replica-key/rotate", .post, nil, token: doors)
+            #expect(rotated == 200 && rotating["current"] as? String == first && (rotating["next"] as? String)?.hasPrefix("ed25519:") == true)
+            #expect(try await hooks.send(client, "/api/v1/replica-key/rotate", .post, nil, token: doors).0 == 409, "one rotation at a time")
+            let (badForce, why) = try await hooks.send(client, "/api/v1/replica-key/finish", .post, #"{"force": "yes"}"#, token: doors)
+            #expect(badForce == 400 && (why["error"] as? String)?.contains("force must be true or false") == true)
+            #expect(try await hooks.send(client, "/api/v1/replica-key/finish", .post, #"{"now": true}"#, token: doors).0 == 400)
+            let (finished, after) = try await hooks.send(client, "/api/v1/replica-key/finish", .post, nil, token: doors)
+            #expect(finished == 200 && after["current"] as? String == rotating["next"] as? String && after["next"] is NSNull, "no adopted door waits")
+            #expect(try await hooks.send(client, "/api/v1/replica-key/finish", .post, #"{"force": true}"#, token: doors).0 == 409, "nothing to finish")
+            let records = try await harness.under.auditRecords().filter { $0["action"]?.hasPrefix("replica_key") == true }
+            #expect(records.map { "\($0["action"]!) \($0["admin"]!)" } == ["replica_key_rotate token:guard", "replica_key_finish token:guard"])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func modesAreSetWithWhoSetThemAndAnUnknownDoorIsRefused(_ kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
             _ = try await harness.under.store.storeEvents([

@@ -97,7 +97,7 @@ struct CredentialReplicaTests {
         // One key per database: a second call, with another key on offer, keeps the first.
         #expect(try await keeping.replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) } == Array(key.rawRepresentation))
         let service = CredentialService(
-            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: key, clock: clock.read)
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, clock: clock.read)
         let reply = await service.handle(request(terminal: "front", have: 0, secret: siteSecret))
         #expect(reply.result == "ok")
         let signed = try SignedReplica(json: try #require(reply.json))
@@ -184,7 +184,7 @@ struct CredentialReplicaTests {
         let tagKey = try await keeping.tagKey()
         #expect(try await keeping.tagKey().raw == tagKey.raw, "made once, kept")
         let service = CredentialService(
-            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(), clock: clock.read)
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, clock: clock.read)
         let signed = try SignedReplica(json: await service.handle(request(terminal: "front", have: 0, secret: siteSecret)).json ?? [])
         guard case .replica(let replica) = try signed.open(with: try await keeping.publicKey()) else {
             Issue.record("expected a whole replica")
@@ -211,14 +211,14 @@ struct CredentialReplicaTests {
         let frontSecret = WebhookSecret.generate()
         try await store.administration.addDoor(terminalID: "front", secret: frontSecret)
         let service = CredentialService(
-            keeping: keeping, administration: store.administration, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(),
+            keeping: keeping, administration: store.administration, store: store.store, siteSecret: siteSecret,
             clock: clock.read)
         #expect(await service.handle(request(terminal: "front", have: 0, secret: frontSecret)).result == "ok")
         #expect(await service.handle(request(terminal: "front", have: 0, secret: siteSecret)).result == "unauthenticated")
         #expect(await service.handle(request(terminal: "back", have: 0, secret: frontSecret)).result == "unauthenticated")
         #expect(await service.handle(request(terminal: "back", have: 0, secret: nil)).result == "unauthenticated")
         let unsignedSite = CredentialService(
-            keeping: keeping, administration: store.administration, store: store.store, siteSecret: nil, key: try await keeping.signingKey(), clock: clock.read)
+            keeping: keeping, administration: store.administration, store: store.store, siteSecret: nil, clock: clock.read)
         let refused = await unsignedSite.handle(request(terminal: "back", have: 0, secret: nil))
         #expect(refused.result == "unauthenticated" && refused.text.contains("a replica is given only to a signed request"))
         let bad = await service.handle(request(terminal: "front", have: -1, secret: frontSecret))
@@ -262,7 +262,7 @@ extension CredentialReplicaTests {
         #expect(await reference.enrol(request) == .enrolment(.pinSet(user: "ann")))
         #expect(try await keeping.replicaVersion() > before, "doors must learn the new PIN")
         let service = CredentialService(
-            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, key: try await keeping.signingKey(), clock: clock.read)
+            keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, clock: clock.read)
         let replica = try await service.replica(for: "front", now: clock.now)
         let tagKey = try await keeping.tagKey()
         let ann = try #require(replica.entries.first { $0.user == "ann" })

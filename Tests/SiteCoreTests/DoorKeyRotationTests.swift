@@ -16,7 +16,6 @@ import VerifierTestSupport
 struct DoorKeyRotationTests {
     let clock = TestWallClock()
     let siteSecret = WebhookSecret.generate()
-    let signingKey = Curve25519.Signing.PrivateKey()
 
     /// A door adopted as `name` the way the console adopts one; its secret.
     func adopted(_ store: StoreUnderTest, _ name: String) async throws -> WebhookSecret {
@@ -40,18 +39,21 @@ struct DoorKeyRotationTests {
         DoorKeyChanges(administration: store.administration, changes: changes(store))
     }
 
-    /// A check-in from `door` signed with `secret`: its answer's JSON, or the refusal's reason.
+    /// A check-in from `door` signed with `secret`, saying it trusts `replicaKeys`: its
+    /// answer's JSON, or the refusal's reason.
     func checkIn(
-        _ store: StoreUnderTest, _ door: String, signedWith secret: WebhookSecret, signedAt: Date? = nil
+        _ store: StoreUnderTest, _ door: String, signedWith secret: WebhookSecret, signedAt: Date? = nil, trusting replicaKeys: [String] = []
     ) async -> Result<[String: Any], RefusedCheckIn> {
-        let body = Array("{\"terminal_id\":\"\(door)\"}".utf8)
+        let keys = replicaKeys.isEmpty ? "" : ",\"replica_keys\":[\(replicaKeys.map { "\"\($0)\"" }.joined(separator: ","))]"
+        let body = Array("{\"terminal_id\":\"\(door)\"\(keys)}".utf8)
         let id = UUID().uuidString
         let seconds = Int((signedAt ?? clock.now).timeIntervalSince1970)
         let request = ReferenceVerifier.Incoming(
             contentType: "application/json", webhookID: id, webhookTimestamp: String(seconds),
             webhookSignature: WebhookSignature.sign(id: id, timestamp: seconds, body: body, secret: secret), body: body, terminal: door)
         let endpoint = DoorCheckIn(
-            store: store.store, settings: store.administration, signingKey: signingKey, siteSecret: siteSecret, interval: 60, clock: clock.read)
+            store: store.store, settings: store.administration, replica: store.administration as! any ReplicaKeeping, siteSecret: siteSecret, interval: 60,
+            clock: clock.read)
         switch await endpoint.gate(request) {
         case .failure(let refused): return .failure(RefusedCheckIn(reason: refused.outcome.text))
         case .success(let admitted):

@@ -46,17 +46,27 @@ extension TerminalAssembly {
                 } ?? keys
             var made = terminal(configuration, source: source, display: display, verifier: verifier, services: services, logger: logger)
             // An adopted door checks in with its site (a rotation of its secret, its settings).
-            if case .paired(_, let terminalID) = configuration.site, let online = verifier as? HTTPVerifier {
+            if case .paired(_, let terminalID) = configuration.site,
+                let online = (verifier as? HTTPVerifier) ?? (verifier as? OfflineFallbackVerifier)?.onlineVerifier
+            {
                 let state = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
                 let settings = configPath.map {
                     SiteSettingsApplier(
                         configPath: $0, configuration: configuration, stateDirectory: state, controller: made.controller, relay: services.door)
                 }
+                // One trust for the check-in and the offline replica: a key a check-in brings holds for both at once.
+                let trust =
+                    services.replica?.keeper.settings.trust
+                    ?? DoorSite.replicaKeys(stateDirectory: state).flatMap { keys in
+                        (try? ReplicaPublicKey(parsing: keys.current)).map {
+                            ReplicaTrust(current: $0, next: keys.next.flatMap { try? ReplicaPublicKey(parsing: $0) })
+                        }
+                    }
                 made.also.append(
                     SiteCheckInService(
-                        verifier: online, terminalID: terminalID, secretFile: state + "/" + DoorSite.secretFile, settings: settings,
-                        replicaKey: DoorSite.replicaKeyText(stateDirectory: state).flatMap { try? ReplicaPublicKey(parsing: $0) }?.key, restart: made.restart,
-                        logger: logger))
+                        verifier: online, terminalID: terminalID, secretFile: state + "/" + DoorSite.secretFile,
+                        siteFile: state + "/" + DoorSite.siteFile, settings: settings, trust: trust,
+                        secretReplaced: { [sync = services.replica?.sync.client] in sync?.replaceSecret($0) }, restart: made.restart, logger: logger))
             }
             return made
         } catch {

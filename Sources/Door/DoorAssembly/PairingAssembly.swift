@@ -27,14 +27,18 @@ public struct DoorPairingSession: Sendable {
     let client: PairingClient
     let stateDirectory: String
     let hardware: String
+    /// The site's replica key given at install (`site_key`), if any: a delivery naming
+    /// another key is refused, so only that site can adopt the door.
+    let siteKey: ReplicaPublicKey?
 
     /// The site's address, without a trailing slash.
     public var site: String { client.site }
 
-    public init(site: String, stateDirectory: String, hardware: String, allowInsecureHTTP: Bool) throws {
+    public init(site: String, stateDirectory: String, hardware: String, allowInsecureHTTP: Bool, siteKey: ReplicaPublicKey? = nil) throws {
         client = try PairingClient(site: site, allowInsecureHTTP: allowInsecureHTTP)
         self.stateDirectory = stateDirectory
         self.hardware = hardware
+        self.siteKey = siteKey
     }
 
     /// The code an unpaired door shows, as `kioskpad pair status` reads it; nil when none waits.
@@ -82,6 +86,13 @@ public struct DoorPairingSession: Sendable {
         guard let bundle = try? JSONDecoder().decode(PairingBundle.self, from: opened), Identifier.isValid(bundle.terminalID),
             let secret = try? WebhookSecret(parsing: bundle.secret)
         else { throw PairingClient.Failure(description: "the delivery opened but is not a pairing bundle") }
+        if let siteKey, (try? ReplicaPublicKey(parsing: bundle.replicaPublicKey)) != siteKey {
+            try await client.report(announcement, opened: nil)
+            throw PairingClient.Failure(
+                description:
+                    "the site the code was typed at signs with \(bundle.replicaPublicKey), not the site_key this door was given (\(siteKey)); "
+                    + "nothing was stored: type the code at the site `kioskpad verifier public-key` names with that key")
+        }
         let secretPath = stateDirectory + "/" + DoorSite.secretFile
         let sitePath = stateDirectory + "/" + DoorSite.siteFile
         let site = try JSONSerialization.data(

@@ -18,9 +18,10 @@ extension TerminalAssembly {
                 key: "state_dir", message: "verifier.offline.mode: fallback keeps the replica in state_dir, which this config does not set",
                 fix: "add state_dir: DIR (kioskpad run uses \(DaemonConfiguration.defaultStateDirectory))")
         }
-        let key: ReplicaPublicKey
+        let keys: ReplicaTrust
         do {
-            key = try ReplicaPublicKey(parsing: offline.publicKey)
+            keys = ReplicaTrust(
+                current: try ReplicaPublicKey(parsing: offline.publicKey), next: offline.nextPublicKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
         } catch {
             throw KeyedError(key: "verifier.offline.public_key", message: "\(error)")
         }
@@ -35,11 +36,11 @@ extension TerminalAssembly {
         } catch {
             throw KeyedError(key: "state_dir", message: "cannot create \(stateDirectory) for the replica: \(error)", kind: .unavailable(retryable: true))
         }
-        let trust = configuration.daemon.clockTrust
+        let clockTrust = configuration.daemon.clockTrust
         let keeper = ReplicaKeeper(
             settings: ReplicaKeeper.Settings(
-                terminalID: configuration.terminalID, publicKey: key, path: stateDirectory + "/" + OfflineConfiguration.fileName,
-                maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(rtc: trust == .rtc) }))
+                terminalID: configuration.terminalID, trust: keys, path: stateDirectory + "/" + OfflineConfiguration.fileName,
+                maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(rtc: clockTrust == .rtc) }))
         let client = try ReplicaSyncClient(url: offline.url, terminalID: configuration.terminalID, secret: secret, settings: settings)
         return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
     }

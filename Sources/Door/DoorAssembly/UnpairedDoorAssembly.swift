@@ -39,7 +39,9 @@ public enum UnpairedDoorAssembly {
         }
         defer { feeding.cancel() }
         while true {
-            let session = try DoorPairingSession(site: site, stateDirectory: stateDirectory, hardware: hardware, allowInsecureHTTP: false)
+            let session = try DoorPairingSession(
+                site: site, stateDirectory: stateDirectory, hardware: hardware, allowInsecureHTTP: false,
+                siteKey: configuration.siteKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
             do {
                 let paired = try await session.run(
                     until: .now + codeLifetime,

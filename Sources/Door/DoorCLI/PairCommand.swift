@@ -27,9 +27,14 @@ struct PairCommand: AsyncParsableCommand {
         var waitS = 900
         @Flag(help: "Allow plain http:// to a site that is not on loopback (the code and the delivery stay sealed; the site is not authenticated).")
         var allowInsecureHTTP = false
+        @Option(help: "The site's key (`kioskpad verifier public-key` on the site, ed25519:...): only the site signing with it may adopt this door.")
+        var siteKey: String?
 
         func validate() throws {
             guard (10...3600).contains(waitS) else { throw ValidationError("--wait-s \(waitS) must be 10...3600") }
+            if let siteKey, (try? ReplicaPublicKey(parsing: siteKey)) == nil {
+                throw ValidationError("--site-key must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it on the site")
+            }
             guard PairingHardware.isSummary(hardware) else {
                 throw ValidationError("--hardware must be one line of at most \(PairingHardware.maxBytes) bytes, no control characters")
             }
@@ -37,7 +42,9 @@ struct PairCommand: AsyncParsableCommand {
 
         func run() async throws {
             try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let session = try DoorPairingSession(site: site, stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP)
+            let session = try DoorPairingSession(
+                site: site, stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP,
+                siteKey: siteKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
             do {
                 let paired = try await session.run(
                     until: .now + .seconds(waitS),

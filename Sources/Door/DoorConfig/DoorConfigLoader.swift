@@ -62,13 +62,20 @@ extension ConfigLoader {
         let cardReader = CardReaderSection.read(top, keypad: keypad)
         var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
         let site = SiteSection.read(top)
+        let siteKey = SiteSection.key(top)
         var doorSite: DoorSite?
-        let verifier: VerifierConfiguration
+        var verifier: VerifierConfiguration
         if let site, !top.has("verifier") {
             // An adopted door's name and verifier come from its site (kioskpad pair, or run
             // showing its pairing code); a terminal_id of the file's own must agree.
-            let standing = SiteSection.standing(site: site, stateDirectory: daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory)
+            let state = daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
+            let standing = SiteSection.standing(site: site, stateDirectory: state)
             (doorSite, verifier) = standing
+            // Deciding offline, when the site's settings ask for it, from replicas signed with the key the site gave.
+            if case .http(var http) = verifier, let settings {
+                http.offline = settings.offline(site: site, replicaKeys: DoorSite.replicaKeys(stateDirectory: state), log: log)
+                verifier = .http(http)
+            }
             if case .paired(_, let adopted) = standing.0 {
                 if top.has("terminal_id"), terminalID != adopted {
                     log.report(
@@ -94,6 +101,7 @@ extension ConfigLoader {
         var configuration = KioskPadConfiguration(terminalID: terminalID, entry: entry, display: display, keypad: keypad, verifier: verifier, daemon: daemon)
         configuration.cardReader = cardReader
         configuration.site = doorSite
+        configuration.siteKey = siteKey
         if doorSite != nil { configuration.siteSettings = settings }
         return configuration
     }

@@ -14,6 +14,8 @@ public struct KioskPadConfiguration: Sendable {
     /// `site:` without `verifier:`: a door adopted by its site (paired or not yet); nil for a
     /// door configured by hand.
     public var site: DoorSite?
+    /// The site's replica key given at install (`site_key`): only the site signing with it may adopt the door.
+    public var siteKey: String?
     /// The settings from its site laid under the file (only for a door adopted by its site).
     public var siteSettings: SiteSettings?
     /// The settings version from the site it runs (0: none).

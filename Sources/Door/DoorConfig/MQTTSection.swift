@@ -57,6 +57,8 @@ enum MQTTSection {
         guard top.has("mqtt") else { return nil }
         let reader = top.child("mqtt")
         defer { reader.finish() }
+        // `enabled: false` keeps the broker's settings (still checked) but connects to none (a site may set it).
+        let enabled = reader.bool("enabled", default: true)
         let log = reader.log
         if !reader.has("url") {
             log.report(reader.keyPath("url"), "is required: the broker, mqtts://HOST:8883 (or mqtt://127.0.0.1:1883 on this machine)", at: reader.node)
@@ -112,6 +114,7 @@ enum MQTTSection {
                 reader.keyPath("remote_unlock"), "needs mqtts:// or a broker on this machine: the unlock code travels in the command",
                 at: reader.value("remote_unlock"))
         }
+        guard enabled else { return nil }
         return MQTTConfiguration(
             url: url, host: host, port: port, tls: tls, allowInsecure: allowInsecure, caFile: caFile,
             clientCertificate: certificate, clientKey: key, username: username, password: password, clientID: clientID,

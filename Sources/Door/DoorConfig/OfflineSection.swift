@@ -15,6 +15,8 @@ public struct OfflineConfiguration: Equatable, Sendable {
     public var mode: Mode
     /// The verifier's replica-signing key, `ed25519:BASE64` (`kioskpad verifier public-key`).
     public var publicKey: String
+    /// The key an adopted door's site said it will sign with next (a rotation under way).
+    public var nextPublicKey: String?
     /// Where replicas come from (default: `verifier.url`'s origin and `/v1/credentials`).
     public var url: String
     /// How often the replica is refreshed.

@@ -18,13 +18,19 @@ public enum DoorSite: Equatable, Sendable {
     /// The settings the site gave it last and it runs (``SiteSettings``).
     public static let settingsFile = "site-settings.json"
 
-    /// The replica key an adopted door was given (`site.json`'s `replica_public_key`, as
-    /// `ed25519:BASE64`): the key its site signs settings and replicas with; nil when none.
-    public static func replicaKeyText(stateDirectory: String) -> String? {
+    /// `site.json`'s properties for the replica keys: the one the site signs with, and the
+    /// next one while it rotates them.
+    public static let replicaKeyProperty = "replica_public_key"
+    public static let nextReplicaKeyProperty = "replica_public_key_next"
+
+    /// The replica keys an adopted door was given (`site.json`, each as `ed25519:BASE64`):
+    /// the key its site signs settings and replicas with, and the next one during a
+    /// rotation; nil when none.
+    public static func replicaKeys(stateDirectory: String) -> (current: String, next: String?)? {
         guard let data = FileManager.default.contents(atPath: stateDirectory + "/" + siteFile),
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let current = object[replicaKeyProperty] as? String
         else { return nil }
-        return object["replica_public_key"] as? String
+        return (current, object[nextReplicaKeyProperty] as? String)
     }
 }
 
@@ -44,6 +50,21 @@ enum SiteSection {
             top.log.report("site", "and verifier: are alternatives: a door adopted by its site gets its verifier from it; remove one", at: top.value("site"))
         }
         return trimmed
+    }
+
+    /// `site_key`: the site's replica key given at install (`kioskpad verifier public-key`),
+    /// which pins the site a door may be adopted by; only beside `site:`.
+    static func key(_ top: MappingReader) -> String? {
+        top.declare("site_key")
+        guard top.has("site_key") else { return nil }
+        let key = top.string("site_key", default: "")
+        if !top.has("site") {
+            top.log.report("site_key", "pins the site a door is adopted by, so it needs site: beside it", at: top.value("site_key"))
+        } else if !OfflineSection.isPublicKey(key) {
+            top.log.report(
+                "site_key", "must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it on the site", at: top.value("site_key"))
+        }
+        return key
     }
 
     /// The door's standing with `site`, from `stateDirectory`: paired when both files are

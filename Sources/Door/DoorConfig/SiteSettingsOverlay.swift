@@ -5,8 +5,9 @@ import Yams
 /// The settings an adopted door's site gives it (`state_dir/site-settings.json`, as the site
 /// signed them: `{"kind": "settings", "settings": {"entry.timeout_s": 15, ...}, "terminal_id",
 /// "version"}`), laid under the door's own file before it is read: a key the file sets is
-/// the file's; `door.*` and `display.*` apply only where the file has a `door:` or `display:`
-/// section (hardware stays local: a site's door times never make a door of a kiosk).
+/// the file's; `door.*`, `display.*` and `mqtt.enabled` apply only where the file has a
+/// `door:`, `display:` or `mqtt:` section (hardware stays local: a site's door times never
+/// make a door of a kiosk); `verifier.offline.*` is read for the site's verifier.
 public struct SiteSettings: Sendable, Equatable {
     /// The settings version the site gave.
     public let version: Int64
@@ -54,11 +55,43 @@ public struct SiteSettings: Sendable, Equatable {
         for (key, value) in values {
             let parts = key.split(separator: ".").map(String.init)
             guard let first = parts.first, parts.count > 1 else { continue }
-            // Hardware sections are the file's: only times and texts go into one it has.
-            if (first == "door" || first == "display") && Self.child(first, of: top) == nil { continue }
+            // Hardware sections are the file's: only times and texts go into one it has, and
+            // MQTT is turned on or off only where the file names its broker. The verifier is
+            // the site's (``offline(site:replicaKeys:log:)``), never a section laid here.
+            if Self.fileSections.contains(first) && Self.child(first, of: top) == nil { continue }
+            if first == "verifier" { continue }
             top = Self.insert(parts[...], value: value, into: top)
         }
         return .mapping(top)
+    }
+
+    /// Sections a site's setting goes into only when the door's file has them.
+    static let fileSections: Set<String> = ["door", "display", "mqtt"]
+
+    /// The value given for `key`, as its JSON text's scalar; nil when not given.
+    public func value(_ key: String) -> String? {
+        values.first { $0.key == key }?.value
+    }
+
+    /// `verifier.offline` for an adopted door, from these settings (`verifier.offline.mode`,
+    /// `sync_s`, `max_age_h`) and the replica keys its site gave it; read by the same checker
+    /// as a file's `verifier.offline`, so a bad value is refused with its key. Nil unless the
+    /// mode given is `fallback`.
+    func offline(site: String, replicaKeys: (current: String, next: String?)?, log: ProblemLog) -> OfflineConfiguration? {
+        let keys = ["mode", "sync_s", "max_age_h"]
+        var pairs: [(Node, Node)] = keys.compactMap { name in value("verifier.offline." + name).map { (Node(name), Self.scalar($0)) } }
+        guard !pairs.isEmpty else { return nil }
+        if let replicaKeys { pairs.append((Node("public_key"), Node(replicaKeys.current))) }
+        let verifier = Node.Mapping([(Node("offline"), .mapping(Node.Mapping(pairs)))])
+        let reader = MappingReader(.mapping(verifier), path: "verifier", log: log)
+        var offline = OfflineSection.read(reader, verifierURL: site + "/verify", allowInsecureHTTP: false)
+        offline?.nextPublicKey = replicaKeys?.next
+        return offline
+    }
+
+    /// A setting's value as a plain scalar, as a file's unquoted value is (a flag reads as one).
+    static func scalar(_ text: String) -> Node {
+        .scalar(Node.Scalar(text, .implicit, .plain))
     }
 
     static func child(_ name: String, of mapping: Node.Mapping) -> Node? {
@@ -72,7 +105,7 @@ public struct SiteSettings: Sendable, Equatable {
         let index = pairs.firstIndex { $0.0.string == name }
         if parts.count == 1 {
             guard index == nil else { return mapping }
-            pairs.append((Node(name), Node(value)))
+            pairs.append((Node(name), Self.scalar(value)))
         } else if let index {
             guard case .mapping(let inner) = pairs[index].1 else { return mapping }
             pairs[index].1 = .mapping(insert(parts.dropFirst(), value: value, into: inner))

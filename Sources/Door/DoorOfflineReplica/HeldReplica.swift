@@ -47,17 +47,17 @@ public struct HeldReplica: Sendable {
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
 
-    /// The replica in `bytes` (`replica.json`), if `key` signed it for `terminalID`, with
+    /// The replica in `bytes` (`replica.json`), if a key of `trust` signed it for `terminalID`, with
     /// the confirmation file's `confirmationBytes` when they confirm the same version (a
     /// confirmation of another version, left by a power cut between the two writes, is
     /// ignored, and with it the boot clock reading: the door then waits for its next sync
     /// to trust the time). A replica that fails its checks throws, saying what is wrong.
-    public init(fileContents bytes: [UInt8], confirmationBytes: [UInt8]?, key: ReplicaPublicKey, terminalID: String) throws {
+    public init(fileContents bytes: [UInt8], confirmationBytes: [UInt8]?, trust: ReplicaTrust, terminalID: String) throws {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any], object["format"] as? Int == 1,
             let replicaObject = object["replica"] as? [String: Any]
         else { throw ReplicaError("the replica file is not a replica this version of kioskpad wrote") }
         let signedReplica = try SignedReplica(jsonObject: replicaObject)
-        guard case .replica(let replica) = try signedReplica.open(with: key) else {
+        guard case .replica(let replica) = try trust.open(signedReplica) else {
             throw ReplicaError("the replica file holds a confirmation where the replica belongs")
         }
         guard replica.terminalID == terminalID else { throw ReplicaError("the replica file is for terminal '\(replica.terminalID)', not '\(terminalID)'") }
@@ -69,7 +69,7 @@ public struct HeldReplica: Sendable {
         {
             if let confirmationObject = file["confirmation"] as? [String: Any] {
                 let signedConfirmation = try SignedReplica(jsonObject: confirmationObject)
-                guard case .confirmation(let terminal, let version, let issuedAt) = try signedConfirmation.open(with: key), terminal == terminalID,
+                guard case .confirmation(let terminal, let version, let issuedAt) = try trust.open(signedConfirmation), terminal == terminalID,
                     version == replica.version
                 else { throw ReplicaError("the confirmation file does not confirm the replica it stands beside") }
                 confirmation = signedConfirmation

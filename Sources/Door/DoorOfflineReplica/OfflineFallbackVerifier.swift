@@ -22,6 +22,9 @@ public final class OfflineFallbackVerifier: Verifier {
         self.logger = logger
     }
 
+    /// The HTTP verifier asked first (an adopted door's check-in signs with its secret too).
+    public var onlineVerifier: HTTPVerifier { online }
+
     public func verify(_ attempt: VerificationAttempt) async -> AttemptOutcome {
         await decide(attempt).outcome
     }

@@ -18,7 +18,9 @@ public final class ReplicaKeeper: Sendable {
     /// What the keeper needs to know; the clocks are injectable for tests.
     public struct Settings: Sendable {
         public var terminalID: String
-        public var publicKey: ReplicaPublicKey
+        /// The keys a replica may be signed with: the one given, and a next one an adopted
+        /// door's site announced at a check-in (shared with that check-in, changed in place).
+        public var trust: ReplicaTrust
         /// The replica file (`state_dir/replica.json`).
         public var path: String
         /// `replica-confirmation.json` beside it.
@@ -33,12 +35,12 @@ public final class ReplicaKeeper: Sendable {
         public var bootClock: @Sendable () -> BootInstant?
 
         public init(
-            terminalID: String, publicKey: ReplicaPublicKey, path: String, maxAge: Duration,
+            terminalID: String, trust: ReplicaTrust, path: String, maxAge: Duration,
             wallClockTrusted: @escaping @Sendable () -> Bool, wallClock: @escaping @Sendable () -> Date = Date.init,
             bootClock: @escaping @Sendable () -> BootInstant? = BootInstant.now
         ) {
             self.terminalID = terminalID
-            self.publicKey = publicKey
+            self.trust = trust
             self.path = path
             self.maxAge = maxAge
             self.wallClockTrusted = wallClockTrusted
@@ -92,7 +94,7 @@ public final class ReplicaKeeper: Sendable {
             do {
                 let held = try HeldReplica(
                     fileContents: Array(bytes), confirmationBytes: FileManager.default.contents(atPath: settings.confirmationPath).map(Array.init),
-                    key: settings.publicKey, terminalID: settings.terminalID)
+                    trust: settings.trust, terminalID: settings.terminalID)
                 let highest = ReplicaKeeper.highestAccepted(settings)
                 guard held.version >= highest else {
                     throw ReplicaError(
@@ -123,7 +125,7 @@ public final class ReplicaKeeper: Sendable {
     /// decides from it from now on.
     @discardableResult
     public func accept(_ signed: SignedReplica, receivedAt: BootInstant?) throws -> SyncSummary {
-        let message = try signed.open(with: settings.publicKey)
+        let message = try settings.trust.open(signed)
         guard message.terminalID == settings.terminalID else {
             throw ReplicaError("the verifier sent the replica of terminal '\(message.terminalID)' to '\(settings.terminalID)'")
         }

@@ -17,8 +17,13 @@ import Synchronization
 /// it from then on and checks in again at once, which tells the site the rotation is done. The
 /// site accepts both secrets until then, so no attempt is refused on the way.
 ///
-/// Settings: checked against the replica key the door was given when adopted (a signature
-/// that does not check is ignored and logged), then handed to the ``SiteSettingsApplying``;
+/// Replica keys: the door says which it trusts; while the site rotates its replica key it is
+/// told of the next one, signed by the one it trusts (``ReplicaKeyStatement``), and trusts both
+/// (stored in `site.json`, fsynced), until the site says the next is the only one, signed by
+/// that key. The ``ReplicaTrust`` is shared with the door's offline replica, if it keeps one.
+///
+/// Settings: checked against the replica keys the door trusts (a signature that does not
+/// check is ignored and logged), then handed to the ``SiteSettingsApplying``;
 /// settings the running door cannot take in place are stored, and once the door is idle the
 /// service asks for a restart in place (``RestartRequest``) and returns, which stops the
 /// door's services in order (relay off first) for `kioskpad run` to execute itself again.
@@ -28,8 +33,12 @@ public final class SiteCheckInService: Service, Sendable {
     let verifier: HTTPVerifier
     let terminalID: String
     let secretFile: String
+    /// `site.json`, where the replica keys are kept.
+    let siteFile: String
     let settings: (any SiteSettingsApplying)?
-    let replicaKey: Curve25519.Signing.PublicKey?
+    let trust: ReplicaTrust?
+    /// Told each rotated secret after the verifier (the replica sync client signs with it too).
+    let secretReplaced: @Sendable (WebhookSecret) -> Void
     let restart: RestartRequest
     let logger: Logger
     private let refused = Mutex<(version: Int64, reason: String)?>(nil)
@@ -39,14 +48,17 @@ public final class SiteCheckInService: Service, Sendable {
     static let firstInterval: Duration = .seconds(60)
 
     public init(
-        verifier: HTTPVerifier, terminalID: String, secretFile: String, settings: (any SiteSettingsApplying)? = nil,
-        replicaKey: Curve25519.Signing.PublicKey? = nil, restart: RestartRequest = RestartRequest(), logger: Logger
+        verifier: HTTPVerifier, terminalID: String, secretFile: String, siteFile: String, settings: (any SiteSettingsApplying)? = nil,
+        trust: ReplicaTrust? = nil, secretReplaced: @escaping @Sendable (WebhookSecret) -> Void = { _ in }, restart: RestartRequest = RestartRequest(),
+        logger: Logger
     ) {
+        self.secretReplaced = secretReplaced
         self.verifier = verifier
         self.terminalID = terminalID
         self.secretFile = secretFile
+        self.siteFile = siteFile
         self.settings = settings
-        self.replicaKey = replicaKey
+        self.trust = trust
         self.restart = restart
         self.logger = logger
     }
@@ -80,7 +92,7 @@ public final class SiteCheckInService: Service, Sendable {
 
     /// What the check-in reports of the door's settings.
     private var report: CheckInReport {
-        CheckInReport(running: settings?.runningVersion ?? 0, refused: refused.withLock { $0 })
+        CheckInReport(running: settings?.runningVersion ?? 0, refused: refused.withLock { $0 }, replicaKeys: trust?.all.map(\.description) ?? [])
     }
 
     /// One check-in, and the rotation and settings it carries if any; the interval the site
@@ -88,7 +100,10 @@ public final class SiteCheckInService: Service, Sendable {
     func checkIn() async -> Duration? {
         do {
             let answer = try await verifier.checkIn(terminalID: terminalID, report: report)
-            if let signed = answer.settings, await take(signed) {
+            var reportAgain = false
+            if let said = answer.replicaKey { reportAgain = try await take(said.statement, signature: said.signature) }
+            if let signed = answer.settings, await take(signed) { reportAgain = true }
+            if reportAgain {
                 // Tell the site at once what became of them.
                 _ = try await verifier.checkIn(terminalID: terminalID, report: report)
             }
@@ -97,6 +112,7 @@ public final class SiteCheckInService: Service, Sendable {
             let path = secretFile
             try await WorkThreads.files.run { try DurableFile.replace(path: path, contents: Array((next.text + "\n").utf8), mode: 0o600) }
             verifier.replaceSecret(next)
+            secretReplaced(next)
             logger.notice("the site rotated this door's secret; requests are signed with the new one", metadata: ["file": "\(path)"])
             // Signed with the new secret: the site ends the old one.
             return try await verifier.checkIn(terminalID: terminalID, report: report).interval
@@ -106,12 +122,31 @@ public final class SiteCheckInService: Service, Sendable {
         }
     }
 
-    /// Settings from the site: checked against the replica key, then applied or refused.
+    /// What the site said of its replica keys: taken when its signature checks, stored in
+    /// `site.json`; true when the door trusts other keys now (to report at once).
+    private func take(_ statement: ReplicaKeyStatement, signature: String) async throws -> Bool {
+        guard let trust else { return false }
+        guard let keys = trust.take(statement, signature: signature, terminalID: terminalID) else {
+            if !trust.all.contains(statement.key) {
+                logger.warning("what the site said of its replica key does not carry a signature this door trusts; ignored")
+            }
+            return false
+        }
+        let path = siteFile
+        try await WorkThreads.files.run { try SiteFileKeys.store(keys, in: path) }
+        switch statement {
+        case .next: logger.notice("the site is rotating its replica key; this door trusts the next one as well", metadata: ["key": "\(statement.key)"])
+        case .current: logger.notice("the site's rotation of its replica key ended; this door trusts only the new one", metadata: ["key": "\(statement.key)"])
+        }
+        return true
+    }
+
+    /// Settings from the site: checked against the replica keys, then applied or refused.
     /// True when there is something new to report.
     private func take(_ signed: CheckInAnswer.SignedSettings) async -> Bool {
-        guard let settings, let replicaKey else { return false }
+        guard let settings, let trust else { return false }
         guard let payload = Data(base64Encoded: signed.payload), let signature = Data(base64Encoded: signed.signature),
-            replicaKey.isValidSignature(signature, for: payload), let text = String(data: payload, encoding: .utf8)
+            trust.isValidSignature(signature, for: payload), let text = String(data: payload, encoding: .utf8)
         else {
             logger.warning("settings from the site do not carry the site's signature; ignored")
             return false
@@ -130,5 +165,21 @@ public final class SiteCheckInService: Service, Sendable {
             logger.warning("refused the site's settings; the door keeps what it runs", metadata: ["version": "\(version)", "reason": "\(reason)"])
         }
         return true
+    }
+}
+
+/// The replica keys in an adopted door's `site.json` (`replica_public_key`, and
+/// `replica_public_key_next` during a rotation), rewritten in place with its other
+/// properties kept (mode 600, fsynced).
+enum SiteFileKeys {
+    static func store(_ keys: (current: ReplicaPublicKey, next: ReplicaPublicKey?), in path: String) throws {
+        var object: [String: Any] = [:]
+        if let data = FileManager.default.contents(atPath: path), let stored = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            object = stored
+        }
+        object["replica_public_key"] = keys.current.description
+        object["replica_public_key_next"] = keys.next?.description
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try DurableFile.replace(path: path, contents: Array(data), mode: 0o600)
     }
 }

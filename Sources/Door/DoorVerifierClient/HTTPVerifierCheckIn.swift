@@ -19,6 +19,13 @@ public struct CheckInAnswer: Sendable, Equatable {
     public let sealedRotation: String?
     /// Settings for the door, when it runs another version than the site's.
     public let settings: SignedSettings?
+    /// What the site says of its replica keys while it rotates them, and its signature (base64).
+    public let replicaKey: (statement: ReplicaKeyStatement, signature: String)?
+
+    public static func == (lhs: CheckInAnswer, rhs: CheckInAnswer) -> Bool {
+        lhs.interval == rhs.interval && lhs.sealedRotation == rhs.sealedRotation && lhs.settings == rhs.settings
+            && lhs.replicaKey?.statement == rhs.replicaKey?.statement && lhs.replicaKey?.signature == rhs.replicaKey?.signature
+    }
 }
 
 /// What a door says of its settings at each check-in.
@@ -27,18 +34,25 @@ public struct CheckInReport: Sendable, Equatable {
     public let running: Int64
     /// The version it refused last, and why (its config checker's words).
     public let refused: (version: Int64, reason: String)?
+    /// The replica keys it trusts (`ed25519:...`), so the site knows what to tell it of a rotation.
+    public let replicaKeys: [String]
 
-    public init(running: Int64, refused: (version: Int64, reason: String)?) {
+    public init(running: Int64, refused: (version: Int64, reason: String)?, replicaKeys: [String] = []) {
         self.running = running
         self.refused = refused
+        self.replicaKeys = replicaKeys
     }
 
     public static func == (lhs: CheckInReport, rhs: CheckInReport) -> Bool {
         lhs.running == rhs.running && lhs.refused?.version == rhs.refused?.version && lhs.refused?.reason == rhs.refused?.reason
+            && lhs.replicaKeys == rhs.replicaKeys
     }
 
     var json: String {
         var text = "\"settings_version\":\(running)"
+        if !replicaKeys.isEmpty {
+            text += ",\"replica_keys\":[\(replicaKeys.map(VerificationRequestBody.jsonString).joined(separator: ","))]"
+        }
         if let refused {
             let reason = String(refused.reason.utf8.prefix(900)) ?? ""
             text += ",\"settings_refused\":{\"reason\":\(VerificationRequestBody.jsonString(reason)),\"version\":\(refused.version)}"
@@ -91,6 +105,20 @@ extension HTTPVerifier {
             else { throw CheckInFailure(description: "the site's settings have no payload and signature") }
             settings = CheckInAnswer.SignedSettings(payload: payload, signature: signature)
         }
-        return CheckInAnswer(interval: .seconds(Int(seconds)), sealedRotation: sealed, settings: settings)
+        var replicaKey: (statement: ReplicaKeyStatement, signature: String)?
+        if fields.has("replica_key") {
+            guard let object = fields.object["replica_key"].flatMap(StrictJSON.Fields.init), let signature = object.string("signature"),
+                let statement = Self.replicaKeyStatement(object)
+            else { throw CheckInFailure(description: "the site's replica_key has no next or current key with its signature") }
+            replicaKey = (statement, signature)
+        }
+        return CheckInAnswer(interval: .seconds(Int(seconds)), sealedRotation: sealed, settings: settings, replicaKey: replicaKey)
+    }
+
+    /// `{"next": KEY}` or `{"current": KEY}`, the key as `ed25519:BASE64`.
+    static func replicaKeyStatement(_ object: StrictJSON.Fields) -> ReplicaKeyStatement? {
+        if let text = object.string("next"), let key = try? ReplicaPublicKey(parsing: text) { return .next(key) }
+        if let text = object.string("current"), let key = try? ReplicaPublicKey(parsing: text) { return .current(key) }
+        return nil
     }
 }

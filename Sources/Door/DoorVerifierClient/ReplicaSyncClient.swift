@@ -4,6 +4,7 @@ import KioskPadAccess
 import KioskPadCore
 import Logging
 import NIOCore
+import Synchronization
 
 /// Asks the verifier for this door's credential replica (`POST /v1/credentials`, signed with
 /// the door's secret as `/verify` is): `{terminal_id, have_version}` in, a ``SignedReplica``
@@ -16,7 +17,7 @@ public final class ReplicaSyncClient: Sendable {
 
     public let url: String
     private let terminalID: String
-    private let secret: WebhookSecret
+    private let secret: Mutex<WebhookSecret>
     private let timeout: Duration
     private let client: HTTPClient
     /// A 10,000-user replica is about 2 MB; this leaves room and still bounds memory.
@@ -32,15 +33,22 @@ public final class ReplicaSyncClient: Sendable {
         }
         self.url = url
         self.terminalID = terminalID
-        self.secret = secret
+        self.secret = Mutex(secret)
         self.timeout = timeout
         client = try HTTPVerifier.makeClient(settings)
+    }
+
+    /// Signs every request from now on with `secret` (an adopted door's rotated secret, as
+    /// ``HTTPVerifier/replaceSecret(_:)``).
+    public func replaceSecret(_ secret: WebhookSecret) {
+        self.secret.withLock { $0 = secret }
     }
 
     /// The verifier's answer to a door holding version `have` (0 for none).
     public func fetch(have: Int64) async throws -> SignedReplica {
         let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
-        let request = SignedJSONRequest.make(url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret)
+        let request = SignedJSONRequest.make(
+            url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))

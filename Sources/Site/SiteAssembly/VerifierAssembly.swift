@@ -23,10 +23,9 @@ public enum VerifierAssembly {
         let verifierSettings = try decisionSettings(settings)
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
             if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
-            let replicaKey = try await opened.replica.signingKey()
-            let app = buildApplication(
-                settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, replicaKey: replicaKey, logger: logger
-            ) { port in
+            _ = try await opened.replica.signingKey()
+            let app = buildApplication(settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, logger: logger) {
+                port in
                 let host = settings.host
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
@@ -65,8 +64,8 @@ public enum VerifierAssembly {
 
     /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.
     public static func buildApplication(
-        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, replicaKey: Curve25519.Signing.PrivateKey,
-        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
@@ -74,11 +73,11 @@ public enum VerifierAssembly {
             store: opened.store, siteSecret: verifier.settings.secret, keepDays: settings.eventsKeepDays,
             quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)))
         let credentials = CredentialService(
-            keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret, key: replicaKey)
+            keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret)
         return VerifierServer.application(
             verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store),
             checkIn: DoorCheckIn(
-                store: opened.store, settings: opened.administration, signingKey: replicaKey, siteSecret: verifier.settings.secret,
+                store: opened.store, settings: opened.administration, replica: opened.replica, siteSecret: verifier.settings.secret,
                 interval: settings.checkInSeconds), host: settings.host,
             port: settings.port,
             limits: limits,

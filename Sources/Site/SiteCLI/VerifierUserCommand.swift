@@ -304,6 +304,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
             throw UsageError(description: error.description)
         } catch let error as PairingRefusal {
             throw UsageError(description: error.description)
+        } catch let error as ReplicaKeyChanges.Refusal {
+            throw UsageError(description: error.description)
         } catch let error as KeyedError {
             throw error
         } catch {

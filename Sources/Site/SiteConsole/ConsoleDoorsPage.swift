@@ -28,12 +28,13 @@ extension ConsoleHandler {
     func doorsPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
         let settings = try await settingsRows()
+        var data: [String: Any] = [
+            "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
+            "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version,
+        ]
+        if let replicaKey = try await replicaKeyData(visit) { data["replicaKey"] = replicaKey }
         return ConsoleResponse.page(
-            "doors", title: "Doors", page: "doors", visit: visit,
-            data: [
-                "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
-                "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version,
-            ],
+            "doors", title: "Doors", page: "doors", visit: visit, data: data,
             notice: form["done"].flatMap { Self.doorsNotices[$0] })
     }
 
@@ -42,6 +43,8 @@ extension ConsoleHandler {
         "rotated": "A new secret waits for the door: it picks it up at its next check-in; its old secret works until then.",
         "retired": "Door retired: its requests are refused from now on.",
         "settings": "Settings changed: each adopted door picks them up at its next check-in.",
+        "replica-rotated": "Next replica key made: each adopted door learns it at its next check-in; finish once every door holds it.",
+        "replica-finished": "The site signs with the new replica key: each adopted door drops the old one at its next check-in.",
     ]
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -35,6 +35,8 @@ public enum SiteConsole {
         pages.post("doors/rotate", use: console.rotateDoorSecret)
         pages.post("doors/retire", use: console.retireDoor)
         pages.post("doors/settings", use: console.changeSettings)
+        pages.post("doors/replica-key/rotate", use: console.rotateReplicaKey)
+        pages.post("doors/replica-key/finish", use: console.finishReplicaKey)
         pages.get("users", use: console.usersPage)
         pages.post("users", use: console.addUser)
         pages.post("users/state", use: console.setUserState)

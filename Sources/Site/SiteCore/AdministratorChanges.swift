@@ -62,6 +62,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case doorRotate = "door_rotate"
     case doorRetire = "door_retire"
     case settingsSet = "settings_set"
+    case replicaKeyRotate = "replica_key_rotate"
+    case replicaKeyFinish = "replica_key_finish"
     case lockoutClear = "lockout_clear"
     case alertAcknowledge = "alert_acknowledge"
     case usersImport = "users_import"

@@ -12,6 +12,14 @@ public protocol ReplicaKeeping: Sendable {
     /// The signing key (raw 32 bytes). The first call on a database stores `make()`'s key;
     /// every later call, on any instance, returns that one.
     func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// The key a rotation will sign with (raw 32 bytes), nil when none is under way.
+    func replicaNextSigningKey() async throws -> [UInt8]?
+    /// Starts a rotation with `next`; false when one is under way already.
+    func beginReplicaKeyRotation(next: [UInt8]) async throws -> Bool
+    /// Ends the rotation: the next key signs from now on and the old one is forgotten; the
+    /// replica's version moves, so every door fetches one signed with the new key. False
+    /// when none was under way.
+    func finishReplicaKeyRotation() async throws -> Bool
     /// The replica tag key (raw 32 bytes), made on first use as the signing key is.
     func replicaTagKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
     /// Gives the credential of `name` whose hash is `hash` its replica tag (a full
@@ -26,6 +34,14 @@ extension ReplicaKeeping {
     public func signingKey() async throws -> Curve25519.Signing.PrivateKey {
         let raw = try await replicaSigningKey { Array(Curve25519.Signing.PrivateKey().rawRepresentation) }
         return try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+    }
+
+    /// The signing key and, while a rotation is under way, the next one; read for each
+    /// request, so every instance signs with the same key once a rotation ends.
+    public func signingKeys() async throws -> ReplicaSigningKeys {
+        let current = try await signingKey()
+        let next = try await replicaNextSigningKey().map { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
+        return ReplicaSigningKeys(current: current, next: next)
     }
 
     /// The replica tag key, made on first use.
@@ -45,6 +61,26 @@ extension ReplicaKeeping {
     }
 }
 
+/// The site's replica keys: the one it signs with, and the next one while a rotation is
+/// under way (``ReplicaKeyChanges``).
+public struct ReplicaSigningKeys: Sendable {
+    public let current: Curve25519.Signing.PrivateKey
+    public let next: Curve25519.Signing.PrivateKey?
+
+    public var currentPublic: ReplicaPublicKey { ReplicaPublicKey(current.publicKey) }
+    public var nextPublic: ReplicaPublicKey? { next.map { ReplicaPublicKey($0.publicKey) } }
+
+    /// What a door that trusts `reported` should be told: the next key while a rotation is
+    /// under way and the door lacks it; once it ended, that the current key is the only one,
+    /// to a door that trusts it and another. Nil when the door has nothing to learn, or
+    /// reported nothing (a door older than rotations).
+    public func statement(forDoorTrusting reported: [ReplicaPublicKey]) -> ReplicaKeyStatement? {
+        guard !reported.isEmpty else { return nil }
+        if let next = nextPublic { return reported.contains(next) ? nil : .next(next) }
+        return reported.contains(currentPublic) && reported.count > 1 ? .current(currentPublic) : nil
+    }
+}
+
 /// `POST /v1/credentials`: a door asks, signed with its secret (as for `/verify`), for its
 /// replica; it gets the whole replica, or a confirmation when it holds the current version,
 /// both signed with the verifier's key. An unsigned request gets nothing: a replica holds
@@ -53,17 +89,17 @@ public struct CredentialService: Sendable {
     private let keeping: any ReplicaKeeping
     private let administration: any VerifierAdministration
     private let keys: DoorKeys
-    private let key: Curve25519.Signing.PrivateKey
     private let clock: @Sendable () -> Date
 
+    /// Replicas are signed with the site's replica key as it is when each is asked for
+    /// (``ReplicaKeeping/signingKeys()``), so a rotation ended on any instance holds on all.
     public init(
         keeping: any ReplicaKeeping, administration: any VerifierAdministration, store: any VerifierStore, siteSecret: WebhookSecret?,
-        key: Curve25519.Signing.PrivateKey, clock: @escaping @Sendable () -> Date = Date.init
+        clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.keeping = keeping
         self.administration = administration
         keys = DoorKeys(store: store, siteSecret: siteSecret)
-        self.key = key
         self.clock = clock
     }
 
@@ -109,7 +145,7 @@ public struct CredentialService: Sendable {
             } else {
                 message = .replica(try await replica(for: terminal, now: now))
             }
-            return .done(json: try SignedReplica(signing: message, with: key).json)
+            return .done(json: try SignedReplica(signing: message, with: try await keeping.signingKeys().current).json)
         } catch {
             return .unavailable
         }

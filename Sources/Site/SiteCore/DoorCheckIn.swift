@@ -9,26 +9,29 @@ import KioskPadCore
 /// next secret sealed under the current one (``SecretRotationSeal``; the first request the
 /// door then signs with it ends the current one, ``DoorSignature``); when the door runs
 /// another settings version than the site's, and has not refused that one, it carries the
-/// door's settings signed with the replica key (``DoorSettings``). An unsigned request is
-/// refused: only a door's own secret opens a rotation.
+/// door's settings signed with the replica key (``DoorSettings``); while the replica key is
+/// rotated, what the door must learn of it (``ReplicaKeyStatement``, from the keys it says
+/// it trusts). An unsigned request is refused: only a door's own secret opens a rotation.
 public struct DoorCheckIn: Sendable {
     /// How often a door checks in (the site's `server.check_in_seconds`).
     public let interval: Int
     private let keys: DoorKeys
     private let settings: any DoorSettingsStore
-    private let signingKey: Curve25519.Signing.PrivateKey
+    private let replica: any ReplicaKeeping
     private let clock: @Sendable () -> Date
 
     public init(
-        store: any VerifierStore, settings: any DoorSettingsStore, signingKey: Curve25519.Signing.PrivateKey, siteSecret: WebhookSecret?,
+        store: any VerifierStore, settings: any DoorSettingsStore, replica: any ReplicaKeeping, siteSecret: WebhookSecret?,
         interval: Int, clock: @escaping @Sendable () -> Date = Date.init
     ) {
         keys = DoorKeys(store: store, siteSecret: siteSecret)
         self.settings = settings
-        self.signingKey = signingKey
+        self.replica = replica
         self.interval = interval
         self.clock = clock
     }
+
+    static let replicaKeysShape = "replica_keys must be the one or two replica keys the door trusts, each ed25519: and 32 bytes in base64"
 
     public func gate(_ request: ReferenceVerifier.Incoming) async -> Result<AdmittedDoorRequest, DoorRequestOutcome.Refused> {
         let rules = DoorGate.Rules(
@@ -37,12 +40,14 @@ public struct DoorCheckIn: Sendable {
         return await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
     }
 
-    /// The body held to its schema (`terminal_id`, `settings_version`, `settings_refused`), then the answer.
+    /// The body held to its schema (`terminal_id`, `settings_version`, `settings_refused`,
+    /// `replica_keys`), then the answer.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
         let fields: StrictJSON.Fields
         let terminal: String
         switch admitted.objectNamingItsDoor(
-            allowed: ["terminal_id", "settings_version", "settings_refused"], properties: "terminal_id, settings_version and settings_refused")
+            allowed: ["terminal_id", "settings_version", "settings_refused", "replica_keys"],
+            properties: "terminal_id, settings_version, settings_refused and replica_keys")
         {
         case .failure(let refused): return refused.outcome
         case .success(let body): (fields, terminal) = body
@@ -60,17 +65,37 @@ public struct DoorCheckIn: Sendable {
             else { return .malformed("settings_refused must be {version, reason}: the version refused and why, at most 1000 characters") }
             refused = (version, reason)
         }
+        var trusted: [ReplicaPublicKey] = []
+        if sent("replica_keys") {
+            guard case .array(let items)? = fields.object["replica_keys"], (1...2).contains(items.count) else {
+                return .malformed(Self.replicaKeysShape)
+            }
+            for item in items {
+                guard case .string(let text) = item, let key = try? ReplicaPublicKey(parsing: String(decoding: text, as: UTF8.self)) else {
+                    return .malformed(Self.replicaKeysShape)
+                }
+                trusted.append(key)
+            }
+        }
         do {
             var answer = "{\"check_in_s\":\(interval)"
+            let signing = try await replica.signingKeys()
+            if let statement = signing.statement(forDoorTrusting: trusted) {
+                // Either way the key the site signs with now: for `next` the one the door
+                // trusts, for `current` (sent once the rotation ended) the new key itself.
+                let signature = try statement.signature(terminalID: terminal, signer: signing.current)
+                answer += ",\"replica_key\":{\"\(statement.property)\":\"\(statement.key)\",\"signature\":\"\(signature)\"}"
+            }
             if case .own(let current, let next?, _) = try await keys.store.doorKey(terminal: terminal) {
                 answer += ",\"rotation\":{\"sealed\":\"\(try SecretRotationSeal.seal(next, current: current, terminalID: terminal))\"}"
             }
-            try await settings.noteSettings(door: terminal, running: running, refused: refused, now: clock())
+            try await settings.noteSettings(
+                door: terminal, running: running, refused: refused, replicaKeys: trusted.map(\.description).joined(separator: " "), now: clock())
             let (version, given) = try await settings.effectiveSettings(door: terminal)
             if version != running && refused?.version != version {
                 let payload = Array(
                     "{\"kind\":\"settings\",\"settings\":\(given.json),\"terminal_id\":\"\(terminal)\",\"version\":\(version)}".utf8)
-                let signature = try signingKey.signature(for: payload)
+                let signature = try signing.current.signature(for: payload)
                 answer += ",\"settings\":{\"payload\":\"\(Data(payload).base64EncodedString())\",\"signature\":\"\(signature.base64EncodedString())\"}"
             }
             return .done(answer + "}")

@@ -3,7 +3,8 @@ import KioskPadAccess
 import KioskPadCore
 
 /// Policy a site gives its adopted doors (`kioskpad verifier settings`): entry, lockout, the
-/// display's texts and the door's times, by the door config's own key names (`entry.timeout_s`).
+/// display's texts, the door's times, deciding offline from a replica and MQTT on or off, by
+/// the door config's own key names (`entry.timeout_s`).
 /// Hardware (pins, buses, devices, drivers) stays in each door's file, which wins where both
 /// speak. The site checks only that a key is one of these and its value of the right kind;
 /// the door checks the whole with its own config checker and refuses what does not fit.
@@ -45,6 +46,8 @@ public struct DoorSettings: Sendable, Equatable {
             "display.backlight_timeout_s": .seconds,
             "door.unlock_s": .seconds, "door.max_unlock_s": .seconds, "door.held_open_s": .seconds, "door.open_grace_s": .seconds,
             "door.relock_on_open": .flag,
+            "verifier.offline.mode": .choice, "verifier.offline.sync_s": .seconds, "verifier.offline.max_age_h": .integer,
+            "mqtt.enabled": .flag,
         ]
         for (text, _) in DisplayTexts.configKeys { keys["display.texts." + text] = .text }
         return keys
@@ -144,16 +147,19 @@ public struct DoorSettingsState: Sendable, Equatable {
     public let running: Int64
     /// The version it refused and its reason, if it refused the newest it was given.
     public let refused: (version: Int64, reason: String)?
+    /// The replica keys it said it trusts (`ed25519:...`; empty from a door that did not say).
+    public let replicaKeys: [String]
 
-    public init(terminalID: String, running: Int64, refused: (version: Int64, reason: String)?) {
+    public init(terminalID: String, running: Int64, refused: (version: Int64, reason: String)?, replicaKeys: [String] = []) {
         self.terminalID = terminalID
         self.running = running
         self.refused = refused
+        self.replicaKeys = replicaKeys
     }
 
     public static func == (lhs: DoorSettingsState, rhs: DoorSettingsState) -> Bool {
         lhs.terminalID == rhs.terminalID && lhs.running == rhs.running && lhs.refused?.version == rhs.refused?.version
-            && lhs.refused?.reason == rhs.refused?.reason
+            && lhs.refused?.reason == rhs.refused?.reason && lhs.replicaKeys == rhs.replicaKeys
     }
 }
 
@@ -170,7 +176,8 @@ public protocol DoorSettingsStore: Sendable {
     /// The settings version now, and `door`'s settings: the site's with its own on top.
     func effectiveSettings(door: String) async throws -> (version: Int64, settings: DoorSettings)
     /// What `door` said at its check-in: the version it runs, and the one it refused, with why.
-    func noteSettings(door: String, running: Int64, refused: (version: Int64, reason: String)?, now: Date) async throws
+    /// and the replica keys it trusts (space-separated; empty when it did not say).
+    func noteSettings(door: String, running: Int64, refused: (version: Int64, reason: String)?, replicaKeys: String, now: Date) async throws
     /// What each door said of its settings, by terminal_id.
     func settingsStates() async throws -> [String: DoorSettingsState]
 }

@@ -50,18 +50,19 @@ extension SQLUserDirectory {
     }
 
     /// Written only when the report changed (a door checks in every minute with the same one).
-    public func noteSettings(door: String, running: Int64, refused: (version: Int64, reason: String)?, now: Date) async throws {
+    public func noteSettings(door: String, running: Int64, refused: (version: Int64, reason: String)?, replicaKeys: String, now: Date) async throws {
         let at = Int64(now.timeIntervalSince1970)
         try await database.write { sql in
             try await sql.raw(
                 """
-                INSERT INTO kioskpad_door_settings_state (terminal_id, running, refused_version, refused_reason, reported_at)
-                VALUES (\(bind: door), \(bind: running), \(bind: refused?.version), \(bind: refused?.reason), \(bind: at))
+                INSERT INTO kioskpad_door_settings_state (terminal_id, running, refused_version, refused_reason, replica_keys, reported_at)
+                VALUES (\(bind: door), \(bind: running), \(bind: refused?.version), \(bind: refused?.reason), \(bind: replicaKeys), \(bind: at))
                 ON CONFLICT (terminal_id) DO UPDATE SET running = \(bind: running), refused_version = \(bind: refused?.version),
-                    refused_reason = \(bind: refused?.reason), reported_at = \(bind: at)
+                    refused_reason = \(bind: refused?.reason), replica_keys = \(bind: replicaKeys), reported_at = \(bind: at)
                 WHERE kioskpad_door_settings_state.running <> excluded.running
                     OR kioskpad_door_settings_state.refused_version IS DISTINCT FROM excluded.refused_version
                     OR kioskpad_door_settings_state.refused_reason IS DISTINCT FROM excluded.refused_reason
+                    OR kioskpad_door_settings_state.replica_keys IS DISTINCT FROM excluded.replica_keys
                 """
             ).run()
         }
@@ -69,14 +70,15 @@ extension SQLUserDirectory {
 
     public func settingsStates() async throws -> [String: DoorSettingsState] {
         let rows = try await database.read { sql in
-            try await sql.raw("SELECT terminal_id, running, refused_version, refused_reason FROM kioskpad_door_settings_state").all()
+            try await sql.raw("SELECT terminal_id, running, refused_version, refused_reason, replica_keys FROM kioskpad_door_settings_state").all()
         }
         var states: [String: DoorSettingsState] = [:]
         for row in rows {
             let door = try row.text("terminal_id")
             var refused: (version: Int64, reason: String)?
             if let version = try row.optionalInteger("refused_version") { refused = (version, try row.optionalText("refused_reason") ?? "") }
-            states[door] = DoorSettingsState(terminalID: door, running: try row.integer("running"), refused: refused)
+            let keys = (try row.optionalText("replica_keys") ?? "").split(separator: " ").map(String.init)
+            states[door] = DoorSettingsState(terminalID: door, running: try row.integer("running"), refused: refused, replicaKeys: keys)
         }
         return states
     }

@@ -17,6 +17,41 @@ extension SQLUserDirectory: ReplicaKeeping {
         try await storedKey(.signingKey, make: make)
     }
 
+    public func replicaNextSigningKey() async throws -> [UInt8]? {
+        let stored = try await database.read { sql in
+            try await sql.raw("SELECT next_signing_key FROM kioskpad_replica WHERE id = 1").first()?.optionalText("next_signing_key")
+        }
+        guard let stored else { return nil }
+        guard let raw = Data(base64Encoded: stored), raw.count == 32 else {
+            throw SiteStoreFailure("database: the replica's next_signing_key is not 32 bytes")
+        }
+        return Array(raw)
+    }
+
+    public func beginReplicaKeyRotation(next: [UInt8]) async throws -> Bool {
+        try await database.write { sql in
+            let row = try await sql.raw(
+                """
+                UPDATE kioskpad_replica SET next_signing_key = \(bind: Data(next).base64EncodedString())
+                WHERE id = 1 AND next_signing_key IS NULL AND signing_key IS NOT NULL RETURNING id
+                """
+            ).first()
+            return row != nil
+        }
+    }
+
+    public func finishReplicaKeyRotation() async throws -> Bool {
+        try await database.write { sql in
+            let row = try await sql.raw(
+                """
+                UPDATE kioskpad_replica SET signing_key = next_signing_key, next_signing_key = NULL, version = version + 1
+                WHERE id = 1 AND next_signing_key IS NOT NULL RETURNING id
+                """
+            ).first()
+            return row != nil
+        }
+    }
+
     public func replicaTagKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
         try await storedKey(.tagKey, make: make)
     }

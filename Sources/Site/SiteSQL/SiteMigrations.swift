@@ -464,5 +464,13 @@ public enum SiteMigrations {
                 """,
             ]
         },
+        { t in
+            // Rotating the replica key: the next key while a rotation is under way, and the
+            // keys each adopted door said at its check-in that it trusts.
+            [
+                "ALTER TABLE kioskpad_replica ADD COLUMN next_signing_key \(t.text)",
+                "ALTER TABLE kioskpad_door_settings_state ADD COLUMN replica_keys \(t.text)",
+            ]
+        },
     ]
 }

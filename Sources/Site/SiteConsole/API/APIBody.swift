@@ -9,7 +9,19 @@ enum APIBody {
         _ request: Request, allowed: Set<String>, nullable: Set<String> = [], limit: Int = 8_192
     ) async throws -> Result<StrictJSON.Fields, APIRefusal> {
         var buffer = try await request.body.collect(upTo: limit)
-        switch StrictJSON.parse(buffer.readBytes(length: buffer.readableBytes) ?? []) {
+        return fields(buffer.readBytes(length: buffer.readableBytes) ?? [], allowed: allowed, nullable: nullable)
+    }
+
+    /// As ``object(_:allowed:nullable:limit:)`` for a body that may be left out: nil when empty.
+    static func optionalObject(_ request: Request, allowed: Set<String>, limit: Int = 8_192) async throws -> Result<StrictJSON.Fields?, APIRefusal> {
+        var buffer = try await request.body.collect(upTo: limit)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        guard !bytes.isEmpty else { return .success(nil) }
+        return fields(bytes, allowed: allowed, nullable: []).map { $0 }
+    }
+
+    private static func fields(_ bytes: [UInt8], allowed: Set<String>, nullable: Set<String>) -> Result<StrictJSON.Fields, APIRefusal> {
+        switch StrictJSON.parse(bytes) {
         case .failure(let problem): return .failure(APIRefusal(.badRequest, "the body is not JSON: \(problem)"))
         case .success(let value):
             guard let fields = StrictJSON.Fields(value) else { return .failure(APIRefusal(.badRequest, "the body must be a JSON object")) }

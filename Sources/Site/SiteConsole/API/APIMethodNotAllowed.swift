@@ -17,6 +17,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "doors"], [.get]), (["api", "v1", "doors", "*", "alerts", "*", "acknowledge"], [.post]),
             (["api", "v1", "doors", "*", "rotate"], [.post]), (["api", "v1", "doors", "*", "retire"], [.post]),
             (["api", "v1", "settings"], [.get, .patch]),
+            (["api", "v1", "replica-key"], [.get]), (["api", "v1", "replica-key", "rotate"], [.post]), (["api", "v1", "replica-key", "finish"], [.post]),
             (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),
             (["api", "v1", "holidays"], [.get]), (["api", "v1", "holidays", "*"], [.put, .delete]),
             (["api", "v1", "schedules"], [.get]), (["api", "v1", "schedules", "*"], [.put, .delete]),
