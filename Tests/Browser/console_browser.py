@@ -513,7 +513,16 @@ def main():
         assert pairing.returncode == 0 and "paired as side-door" in paired_output, paired_output
         assert oct(os.stat(os.path.join(pair_state, "site.secret")).st_mode & 0o777) == "0o600"
         assert "side-door" in run(args.binary, "verifier", "terminal", "list", "--config", site.config).stdout
-        step("adopted a door from the Doors page with the code it printed: it stored its own secret (mode 600) and the site lists it")
+        # A PIN at that door, signed with the secret it was sealed: granted.
+        added = run(args.binary, "verifier", "user", "add", "erin", "--iterations", "1000", "--config", site.config, stdin="5791\n")
+        assert added.returncode == 0, added.stderr
+        side = os.path.join(directory, "terminal-side.yaml")
+        with open(side, "w") as handle:
+            handle.write("terminal_id: side-door\nentry: {mode: pin, min_length: 4, max_length: 4}\n"
+                         f"verifier: {{kind: http, url: \"{site.verifier_url}/verify\", secret_file: {pair_state}/site.secret}}\n")
+        granted, frames = site.simulate(side, "5791")
+        assert granted, frames
+        step("adopted a door from the Doors page with the code it printed: it stored its own secret (mode 600), the site lists it, a PIN there was granted")
 
         # Settings for adopted doors and the door's secret, from the same page: a setting saved
         # through the form is listed; "Rotate secret" leaves the adopted door rotating.
@@ -531,6 +540,29 @@ def main():
         driver.execute_script("document.getElementById('keys-heading').scrollIntoView()")
         shot(driver, args.screenshots, "doors-secrets-settings")
         step("set settings for adopted doors and rotated a door's secret from the Doors page; no secret on the page")
+
+        # The replica key: "Rotate replica key" shows the next key and the adopted door still to
+        # learn it (side-door is not running, so it never checks in); "Finish rotation" is refused
+        # while it waits, then forced; the site then signs with the key that was next.
+        driver.get(console + "/doors")
+        first_key = run(args.binary, "verifier", "public-key", "--config", site.config).stdout.strip()
+        assert f"Signing with {first_key}" in driver.find_element(By.ID, "replica-key").text
+        driver.find_element(By.CSS_SELECTOR, "#rotate-replica-key button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "Next replica key made" in d.find_element(By.ID, "notice").text, "the rotation notice")
+        table = driver.find_element(By.ID, "replica-key").text
+        next_key = re.search(r"Next key (ed25519:\S+)", table).group(1)
+        assert next_key != first_key and "Still to learn it side-door" in table, table
+        driver.execute_script("document.getElementById('replica-key-heading').scrollIntoView()")
+        shot(driver, args.screenshots, "doors-replica-key")
+        driver.find_element(By.CSS_SELECTOR, "#finish-replica-key button").click()
+        wait_for(driver, lambda d: "side-door has not yet said it holds the next key" in d.page_source, "the refusal naming side-door")
+        driver.get(console + "/doors")
+        driver.find_element(By.CSS_SELECTOR, "#finish-replica-key input[name=force]").click()
+        driver.find_element(By.CSS_SELECTOR, "#finish-replica-key button").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "notice") and "new replica key" in d.find_element(By.ID, "notice").text, "the finished notice")
+        assert run(args.binary, "verifier", "public-key", "--config", site.config).stdout.strip() == next_key
+        assert f"Signing with {next_key}" in driver.find_element(By.ID, "replica-key").text
+        step("rotated the replica key from the Doors page: the waiting door named, finishing refused until forced, then signed with the next key")
 
         # Nothing secret in what the verifier logged.
         site.log.flush()
