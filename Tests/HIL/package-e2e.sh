@@ -6,6 +6,8 @@
 #      and a PIN on the emulated keypad pulses the relay;
 #   2. an upgrade to a newer revision keeps the edited config and the users, and restarts;
 #   3. the site server's unit starts when asked (it is off until enabled) and makes its database;
+#      then the door, its config naming only that site, shows its pairing code and is adopted
+#      with it (no SSH needed for its secret), and a PIN the site knows pulses the relay;
 #   4. apt-get remove kioskpad stops both services (relay off), removes kioskpad-verifier (it
 #      depends on kioskpad), the units and the binaries;
 #   5. purge removes config, state and the user kioskpad, keeps the site database and says so;
@@ -30,7 +32,9 @@ echo '# this site: edited after install' >> $R/etc/kioskpad/kioskpad.yaml
 ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
 
 # 1. takeover
+t_install=$(date +%s%N)
 inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb1) $(in_root $site1) < /dev/null > $W/pkg-install.out 2>&1; rc=$?
+echo "pkg_install_ms=$((($(date +%s%N) - t_install) / 1000000))" >> $OUT/e2e.txt
 check "dpkg -i of both packages over an install.sh site exits 0" 0 $rc
 check "install.sh's unit, udev rule, /usr/local/bin/kioskpad and kioskpad-verifier are gone" "no no no no" \
     "$(test -e $R/etc/systemd/system/kioskpad.service && echo yes || echo no) $(test -e $R/etc/udev/rules.d/99-kioskpad.rules && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad && echo yes || echo no) $(test -e $R/usr/local/bin/kioskpad-verifier && echo yes || echo no)"
@@ -73,6 +77,51 @@ check "kioskpad-verifier.service serves /healthz and keeps its database in /var/
 exposure=$(inside systemd-analyze security kioskpad-verifier.service 2>&1 | sed -n 's/.*Overall exposure level for kioskpad-verifier.service: \([0-9.]*\).*/\1/p')
 if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then pass "kioskpad-verifier.service security exposure $exposure <= 2.0"; else fail "kioskpad-verifier exposure '$exposure'"; fi
 echo "pkg_verifier_exposure=$exposure" >> $OUT/e2e.txt
+
+# 3b. the door adopted by the packaged site, as an installer does it without SSH: its config
+#     names only the site; the service shows the pairing code, the site adopts it with the
+#     code, and a PIN the site knows pulses the relay. Then the hand-written config again.
+cp $R/etc/kioskpad/kioskpad.yaml $W/pkg-handwritten.yaml
+sed -i '/^verifier:$/,/^  users_file: /d' $R/etc/kioskpad/kioskpad.yaml
+echo 'site: http://127.0.0.1:8787' >> $R/etc/kioskpad/kioskpad.yaml
+asite() { inside runuser -u kioskpad-verifier -- /usr/bin/kioskpad verifier "$@" --config /etc/kioskpad-verifier/verifier.yaml; }
+printf '1357\n' | asite user add carol --iterations 1000 > $W/pkg-adopt-user.out 2>&1
+pair_status() { inside /usr/bin/kioskpad pair status --state-dir /var/lib/kioskpad 2>/dev/null; }
+ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
+t_start=$(date +%s%N)
+inside systemctl restart kioskpad
+i=0; while ! pair_status | grep -q '^waiting: pairing code' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+t_code=$(date +%s%N)
+code=$(pair_status | sed -n 's/^waiting: pairing code //p')
+asite terminal adopt "$code" --name hil-door > $W/pkg-adopt.out 2>&1
+t_adopted=$(date +%s%N)
+i=0; while ! inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -q 'adopted by the site' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+keypad_ready $((ready + 1))
+t_live=$(date +%s%N)
+watch_relay $W/pkg-adopt-relay.log
+read t_typed _ < /proc/uptime
+type_pin 1357
+i=0; while ! grep -q ' 1$' $W/pkg-adopt-relay.log && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# The site's unlock_seconds (5, the packaged verifier.yaml) sets the time, not the door's file.
+i=0; while [ "$(cat $DSIM/sim_gpio0/value)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3; kill $WATCH
+check "package: a door naming only its site shows a pairing code under systemd and is adopted" "hil-door: sealed for the door" \
+    "$(cut -c1-29 $W/pkg-adopt.out)"
+if grep -q ' 1$' $W/pkg-adopt-relay.log && [ "$(cat $DSIM/sim_gpio0/value)" = 0 ]; then
+    pass "package: the adopted door's relay pulsed for a PIN the site knows ($(awk '$2 == 1 { on = $1 } $2 == 0 && on { printf "%.1f s", $1 - on; exit }' $W/pkg-adopt-relay.log), the site's unlock_seconds 5), and is off again"
+else fail "adopted relay: $(tr '\n' ' ' < $W/pkg-adopt-relay.log) $(inside journalctl -u kioskpad --no-pager | tail -5)"; fi
+check "package: the adopted door keeps its secret and site in its state, mode 600" "600 600" \
+    "$(inside stat -c %a /var/lib/kioskpad/site.secret 2>&1) $(inside stat -c %a /var/lib/kioskpad/site.json 2>&1)"
+relay_at=$(sed -n 's/ 1$//p' $W/pkg-adopt-relay.log | head -1)
+{
+    echo "pkg_adopt_code_shown_ms=$(((t_code - t_start) / 1000000))"
+    echo "pkg_adopt_live_ms=$(((t_live - t_adopted) / 1000000))"
+    echo "pkg_adopt_pin_to_relay_ms=$(awk -v a="$t_typed" -v b="$relay_at" 'BEGIN { if (b == "") print "none"; else printf "%d", (b - a) * 1000 }')"
+} >> $OUT/e2e.txt
+cp $W/pkg-handwritten.yaml $R/etc/kioskpad/kioskpad.yaml
+ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
+inside systemctl restart kioskpad
+keypad_ready $((ready + 1))
 
 # 4. remove
 inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y kioskpad < /dev/null > $W/pkg-remove.out 2>&1; rc=$?
