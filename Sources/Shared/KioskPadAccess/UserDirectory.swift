@@ -45,10 +45,22 @@ public struct UserSummary: Equatable, Sendable {
 
 /// A change to the users that cannot be made, naming the user and where the users are.
 public struct UserEditError: Error, Equatable, CustomStringConvertible {
-    public let description: String
+    /// What was wrong, for an answer that tells them apart (the management API's status).
+    public enum Kind: Sendable, Equatable {
+        /// The request itself (a value, a key, a shape): 400.
+        case invalid
+        /// It names something the site does not have: 404.
+        case notFound
+        /// It does not fit what is there now: 409.
+        case conflict
+    }
 
-    public init(description: String) {
+    public let description: String
+    public let kind: Kind
+
+    public init(description: String, kind: Kind = .invalid) {
         self.description = description
+        self.kind = kind
     }
 
     /// `user add` for a user who has a PIN already.

@@ -33,8 +33,8 @@ public struct DoorKeyChanges: Sendable {
         guard try await KnownDoors.unknown([terminalID], store: changes.store, administration: administration).isEmpty else {
             throw UserEditError(
                 description:
-                    "door '\(terminalID)' is not a door of this site (none has that secret of its own or sent records; see `kioskpad verifier terminal list` and `terminal status`)"
-            )
+                    "door '\(terminalID)' is not a door of this site (none has that secret of its own or sent records; see `kioskpad verifier terminal list` and `terminal status`)",
+                kind: .notFound)
         }
         try await changes.apply(.doorRetire, [("terminal_id", terminalID)]) {
             try await administration.retireDoor(terminalID: terminalID, now: now)

@@ -20,7 +20,7 @@ public struct DoorSettingsEditing: Sendable {
     @discardableResult
     public func change(door: String?, set assignments: [String], remove removing: [String]) async throws -> Int64 {
         if let door, try await !KnownDoors.unknown([door], store: changes.store, administration: administration).isEmpty {
-            throw UserEditError(description: "door '\(door)' is not a door of this site (see `kioskpad verifier terminal list`)")
+            throw UserEditError(description: "door '\(door)' is not a door of this site (see `kioskpad verifier terminal list`)", kind: .notFound)
         }
         guard !assignments.isEmpty || !removing.isEmpty else { throw UserEditError(description: "give at least one KEY=VALUE to set or KEY to remove") }
         let parsed = try assignments.map(DoorSettings.parse)

@@ -217,17 +217,18 @@ public struct SQLUserDirectory: VerifierAdministration {
                 let row = try await sql.raw("SELECT next_secret, adopted_at, retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)")
                     .first()
             else {
-                throw UserEditError(description: "door '\(terminalID)' has no secret of its own (see `kioskpad verifier terminal list`)")
+                throw UserEditError(description: "door '\(terminalID)' has no secret of its own (see `kioskpad verifier terminal list`)", kind: .notFound)
             }
-            if try row.optionalInteger("retired_at") != nil { throw UserEditError(description: "door '\(terminalID)' is retired") }
+            if try row.optionalInteger("retired_at") != nil { throw UserEditError(description: "door '\(terminalID)' is retired", kind: .conflict) }
             guard try row.optionalInteger("adopted_at") != nil else {
                 throw UserEditError(
                     description:
-                        "door '\(terminalID)' was given its secret by hand (verifier terminal add) and cannot pick up a new one by itself: adopt it (kioskpad pair) or give it a new secret by hand"
-                )
+                        "door '\(terminalID)' was given its secret by hand (verifier terminal add) and cannot pick up a new one by itself: adopt it (kioskpad pair) or give it a new secret by hand",
+                    kind: .conflict)
             }
             guard try row.optionalText("next_secret") == nil else {
-                throw UserEditError(description: "door '\(terminalID)' has a rotation waiting already; it finishes when the door next checks in")
+                throw UserEditError(
+                    description: "door '\(terminalID)' has a rotation waiting already; it finishes when the door next checks in", kind: .conflict)
             }
             try await sql.raw("UPDATE kioskpad_doors SET next_secret = \(bind: next.text) WHERE terminal_id = \(bind: terminalID)").run()
         }
@@ -238,7 +239,9 @@ public struct SQLUserDirectory: VerifierAdministration {
         try await database.write { sql in
             let row = try await sql.raw("SELECT retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)").first()
             if let row {
-                guard try row.optionalInteger("retired_at") == nil else { throw UserEditError(description: "door '\(terminalID)' is retired already") }
+                guard try row.optionalInteger("retired_at") == nil else {
+                    throw UserEditError(description: "door '\(terminalID)' is retired already", kind: .conflict)
+                }
                 try await sql.raw(
                     "UPDATE kioskpad_doors SET retired_at = \(bind: at), next_secret = NULL, previous_secret = NULL WHERE terminal_id = \(bind: terminalID)"
                 ).run()

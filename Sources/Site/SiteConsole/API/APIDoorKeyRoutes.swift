@@ -26,8 +26,7 @@ struct APIDoorKeyRoutes: Sendable {
         do {
             try await body(DoorKeyChanges(administration: services.administration, changes: changes.changes(context)), door)
         } catch let error as UserEditError {
-            let missing = error.description.contains("is not a door of this site") || error.description.contains("has no secret of its own")
-            return APIResponse.error(missing ? .notFound : .conflict, error.description)
+            return APIResponse.error(error.kind == .notFound ? .notFound : .conflict, error.description)
         }
         let standing = try await services.administration.doors().first { $0.terminalID == door }?.standing
         return APIResponse.json(["door": door, "standing": standing?.rawValue ?? "retired"])

@@ -69,7 +69,7 @@ struct APISettingsRoutes: Sendable {
                 door: fields.string("door"), set: assignments, remove: removing)
             return APIResponse.json(["version": version])
         } catch let error as UserEditError {
-            return APIResponse.error(error.description.contains("is not a door of this site") ? .notFound : .badRequest, error.description)
+            return APIResponse.error(error.kind == .notFound ? .notFound : .badRequest, error.description)
         }
     }
 
