@@ -63,7 +63,7 @@ enum DoorReplicaFixture {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return ReplicaKeeper(
             settings: ReplicaKeeper.Settings(
-                terminalID: "front-door", publicKey: ReplicaPublicKey(ReplicaFixture.key.publicKey),
+                terminalID: "front-door", trust: ReplicaTrust(current: ReplicaPublicKey(ReplicaFixture.key.publicKey)),
                 path: directory.appendingPathComponent(name).path + "/replica.json", maxAge: .seconds(86_400), wallClockTrusted: { true }))
     }
 }
