@@ -12,8 +12,9 @@ public protocol ReplicaKeeping: Sendable {
     /// The signing key (raw 32 bytes). The first call on a database stores `make()`'s key;
     /// every later call, on any instance, returns that one.
     func replicaSigningKey(make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8]
-    /// The key a rotation will sign with (raw 32 bytes), nil when none is under way.
-    func replicaNextSigningKey() async throws -> [UInt8]?
+    /// The signing key (nil until made) and the key a rotation will sign with (nil when none is
+    /// under way), raw 32 bytes each, in one read and without a write: asked for each door request.
+    func replicaSigningKeyPair() async throws -> (current: [UInt8]?, next: [UInt8]?)
     /// Starts a rotation with `next`; false when one is under way already.
     func beginReplicaKeyRotation(next: [UInt8]) async throws -> Bool
     /// Ends the rotation: the next key signs from now on and the old one is forgotten; the
@@ -39,9 +40,13 @@ extension ReplicaKeeping {
     /// The signing key and, while a rotation is under way, the next one; read for each
     /// request, so every instance signs with the same key once a rotation ends.
     public func signingKeys() async throws -> ReplicaSigningKeys {
-        let current = try await signingKey()
-        let next = try await replicaNextSigningKey().map { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
-        return ReplicaSigningKeys(current: current, next: next)
+        let (stored, next) = try await replicaSigningKeyPair()
+        // Made at start (`verifier serve`, a migration); made here only on a database that never was.
+        let current: Curve25519.Signing.PrivateKey
+        if let stored { current = try Curve25519.Signing.PrivateKey(rawRepresentation: stored) } else { current = try await signingKey() }
+        return ReplicaSigningKeys(
+            current: current,
+            next: try next.map { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) })
     }
 
     /// The replica tag key, made on first use.

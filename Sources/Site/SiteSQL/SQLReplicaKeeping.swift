@@ -17,14 +17,23 @@ extension SQLUserDirectory: ReplicaKeeping {
         try await storedKey(.signingKey, make: make)
     }
 
-    public func replicaNextSigningKey() async throws -> [UInt8]? {
-        let stored = try await database.read { sql in
-            try await sql.raw("SELECT next_signing_key FROM kioskpad_replica WHERE id = 1").first()?.optionalText("next_signing_key")
+    public func replicaSigningKeyPair() async throws -> (current: [UInt8]?, next: [UInt8]?) {
+        guard
+            let row = try await database.read({ sql in
+                try await sql.raw("SELECT signing_key, next_signing_key FROM kioskpad_replica WHERE id = 1").first()
+            })
+        else { throw SiteStoreFailure("database: the replica row is missing") }
+        func key(_ column: String) throws -> [UInt8]? {
+            guard let stored = try row.optionalText(column) else { return nil }
+            guard let raw = Self.rawKey(stored) else { throw SiteStoreFailure("database: the replica's \(column) is not 32 bytes") }
+            return raw
         }
-        guard let stored else { return nil }
-        guard let raw = Data(base64Encoded: stored), raw.count == 32 else {
-            throw SiteStoreFailure("database: the replica's next_signing_key is not 32 bytes")
-        }
+        return (try key("signing_key"), try key("next_signing_key"))
+    }
+
+    /// A stored key's 32 bytes from its base64; nil for anything else.
+    static func rawKey(_ stored: String) -> [UInt8]? {
+        guard let raw = Data(base64Encoded: stored), raw.count == 32 else { return nil }
         return Array(raw)
     }
 
@@ -84,9 +93,7 @@ extension SQLUserDirectory: ReplicaKeeping {
             ).run()
             return try await sql.raw("SELECT \(unsafeRaw: name) FROM kioskpad_replica WHERE id = 1").first()?.optionalText(name)
         }
-        guard let stored, let raw = Data(base64Encoded: stored), raw.count == 32 else {
-            throw SiteStoreFailure("database: the replica's \(name) is missing or not 32 bytes")
-        }
-        return Array(raw)
+        guard let raw = stored.flatMap(Self.rawKey) else { throw SiteStoreFailure("database: the replica's \(name) is missing or not 32 bytes") }
+        return raw
     }
 }
