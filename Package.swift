@@ -163,6 +163,9 @@ let package = Package(
             path: "Sources/Door/DoorOSDP",
             swiftSettings: strict
         ),
+        // The eight glibc 2.38 symbols Debian's Swift runtime asks for, defined in both programs
+        // from older ones, so one arm64 build starts on Raspberry Pi OS bookworm (glibc 2.36).
+        .target(name: "CGlibcFloor", path: "Sources/C/CGlibcFloor", cSettings: [.unsafeFlags(["-fno-builtin"])]),
         // Whether the kernel reports the wall clock synchronised (adjtimex), for clock.trust.
         .target(name: "CKernelClock", path: "Sources/C/CKernelClock"),
         // Kernel input devices (evdev ioctls) for USB numeric keypads and gpio-matrix-keypad.
@@ -424,7 +427,7 @@ let package = Package(
             name: "DoorCLI",
             dependencies: [
                 "KioskPadCommandLine", "DoorAssembly", "DoorTools", "DoorController", "KioskPadConfig", "DoorConfig", "KioskPadAccess", "KioskPadCore",
-                "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO",
+                "DoorOfflineReplica", "KioskPadEndpoints", "DoorServices", "KioskPadStorage", "TerminalIO", "CGlibcFloor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -437,7 +440,7 @@ let package = Package(
             name: "SiteCLI",
             dependencies: [
                 "KioskPadCommandLine", "KioskPadConfig", "SiteConfig", "KioskPadAccess", "KioskPadCore", "KioskPadStorage",
-                "SiteAssembly", "SiteConsole", "SiteCore",
+                "SiteAssembly", "SiteConsole", "SiteCore", "CGlibcFloor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -537,6 +540,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "GlibcFloorTests", dependencies: ["CGlibcFloor"], swiftSettings: strict),
         .testTarget(name: "KioskPadExecutorsTests", dependencies: ["KioskPadExecutors", "KioskPadThreads"], swiftSettings: strict),
         .testTarget(
             name: "KioskPadCommandLineTests", dependencies: ["KioskPadCommandLine", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
