@@ -4,6 +4,9 @@
 #
 #   scripts/cross-arm64.sh                 release: both programs, static Swift runtime (what the
 #                                          packages ship), and the HIL keypad emulator
+#   scripts/cross-arm64.sh --bookworm      release: the door for Raspberry Pi OS bookworm (its
+#                                          libgpiod 1.6 in place of trixie's 2.x; the rest, and the
+#                                          site server, as for trixie), in a folder of its own
 #   scripts/cross-arm64.sh --tests         debug: both programs and the test bundle
 #                                          (scripts/test-arm64.sh runs it)
 #   scripts/cross-arm64.sh --setup-only    only the toolchain, runtime and trixie root
@@ -17,9 +20,12 @@
 # runtime and a trixie arm64 root used as sysroot (scripts/arm64/toolchain.sh; about 1.5 GB of
 # downloads, kept in KIOSKPAD_ARM64_CACHE, default /var/cache/kioskpad-arm64). Runs as root
 # (debootstrap, chroot). The builds' scratch folders are kept there too
-# (build/swift-VERSION/{release,release-unordered,debug}), with the clone mounted at
+# (build/swift-VERSION/{release,release-unordered,debug}; the binaries are copied out to
+# build/swift-VERSION/{trixie,bookworm}), with the clone mounted at
 # /src/kioskpad inside the root: a later run, from this clone or any other, compiles only the
-# project's own changed modules, not its dependencies again. The last line printed is the folder
+# project's own changed modules, not its dependencies again (--bookworm shares the release
+# folder: it and a trixie build each recompile the door's modules above libgpiod, about
+# ten minutes, not the dependencies). The last line printed is the folder
 # holding the binaries; the Swift used is written beside them (swift-version.txt), and the
 # packages record it.
 set -euo pipefail
@@ -31,11 +37,12 @@ clean=no
 while [ $# -gt 0 ]; do
     case $1 in
         --tests) mode=tests; shift ;;
+        --bookworm) mode=bookworm; shift ;;
         --setup-only) mode=setup; shift ;;
         --no-link-order) link_order=no; shift ;;
         --clean) clean=yes; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "cross-arm64.sh: unknown option '$1' (valid: --tests, --setup-only, --no-link-order, --clean, --help)" >&2; exit 2 ;;
+        *) echo "cross-arm64.sh: unknown option '$1' (valid: --tests, --bookworm, --setup-only, --no-link-order, --clean, --help)" >&2; exit 2 ;;
     esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "cross-arm64.sh: run as root (it makes and enters chroots)" >&2; exit 2; }
@@ -48,6 +55,11 @@ pkgconfig="$arm64_target_root/usr/lib/aarch64-linux-gnu/pkgconfig:$arm64_target_
 sdk=(--swift-sdks-path "$arm64_sdks" --swift-sdk "$arm64_sdk_name")
 case $mode in
     release)
+        scratch=$(arm64_scratch release)
+        build=(-c release --static-swift-stdlib) ;;
+    bookworm)
+        arm64_libgpiod_bookworm_setup
+        pkgconfig="$arm64_target_root$arm64_libgpiod_bookworm/lib/pkgconfig:$pkgconfig"
         scratch=$(arm64_scratch release)
         build=(-c release --static-swift-stdlib) ;;
     tests)
@@ -75,18 +87,38 @@ if [ "$mode" = release ]; then
     swift_build --product kioskpad-verifier >&2
     # The HIL suite's keypad emulator (C), for Tests/arm64/hil.sh.
     swift_build --product keypad-emu >&2
+elif [ "$mode" = bookworm ]; then
+    # The site server links no libgpiod: the trixie build's serves bookworm as it is.
+    swift_build --product kioskpad >&2
 else
     swift_build >&2
 fi
 bin=$(swift_build --show-bin-path)
+target_release="Debian $(cat "$arm64_target_root/etc/debian_version")"
+if [ "$mode" = bookworm ]; then
+    # Out of the shared folder, beside the site server it ships with.
+    out=$(arm64_scratch bookworm)
+    mkdir -p "$out"
+    cp "$bin/kioskpad" "$out/"
+    [ -x "$bin/kioskpad-verifier" ] || swift_build --product kioskpad-verifier >&2
+    cp "$bin/kioskpad-verifier" "$out/"
+    bin=$out
+    target_release+=" with Debian bookworm's libgpiod $(cat "$arm64_target_root$arm64_libgpiod_bookworm/.version")"
+fi
 if [ "$link_order" = no ]; then
     unordered=$(arm64_scratch release-unordered)
     mkdir -p "$unordered"
     cp "$bin/kioskpad" "$bin/kioskpad-verifier" "$bin/keypad-emu" "$unordered/"
     bin=$unordered
+elif [ "$mode" = release ]; then
+    # Out of the release folder, which a --bookworm build shares: these stay the trixie ones.
+    out=$(arm64_scratch trixie)
+    mkdir -p "$out"
+    cp "$bin/kioskpad" "$bin/kioskpad-verifier" "$bin/keypad-emu" "$out/"
+    bin=$out
 fi
 version=$(in_root "$arm64_toolchain_root" "" swift --version 2>/dev/null | head -1)
-printf '%s (Debian swiftlang %s), for aarch64-unknown-linux-gnu against Debian %s\n' \
-    "$version" "$arm64_swift_version" "$(cat "$arm64_target_root/etc/debian_version")" > "$bin/swift-version.txt"
+printf '%s (Debian swiftlang %s), for aarch64-unknown-linux-gnu against %s\n' \
+    "$version" "$arm64_swift_version" "$target_release" > "$bin/swift-version.txt"
 arm64_log "built in $((SECONDS - started)) s: $(cat "$bin/swift-version.txt")"
 echo "$bin"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian packages of KioskPad, for this machine's architecture or (from amd64) for arm64:
 #
-#   scripts/package-deb.sh [--arch amd64|arm64] [--output DIR] [--binary FILE] [--revision N[,N...]] [--quick]
+#   scripts/package-deb.sh [--arch amd64|arm64] [--suite bookworm|trixie] [--output DIR] [--binary FILE]
+#                          [--revision N[,N...]] [--quick]
 #
 # makes, in DIR (default dist/), with <version> KioskPadVersion.version (what `kioskpad
 # --version` prints) and revision N (default 1; raise it to repackage the same program; a
@@ -25,6 +26,13 @@
 # arm64 binaries run here under qemu-user for their version, help and man pages. Needs root
 # then. The Swift that built the binaries is named in each package's changelog.
 #
+# --suite (arm64): the Debian release the packages are for. trixie (the default): as above.
+# bookworm (Raspberry Pi OS bookworm 64-bit): the door built against bookworm's libgpiod 1.6
+# (scripts/cross-arm64.sh --bookworm), Depends computed in a bookworm arm64 root, and the
+# version <version>-<N>~deb12, which sorts before trixie's <version>-<N>: a Pi upgraded from
+# bookworm to trixie moves to the trixie build, and an apt repository holds both. An amd64 build
+# is for the release of the machine it is built on (Debian 12 here: bookworm).
+#
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
 #
@@ -45,15 +53,17 @@ revision=1
 quick=no
 host_arch=$(dpkg --print-architecture)
 arch=$host_arch
+suite=''
 while [ $# -gt 0 ]; do
     case $1 in
         --output) output=${2:?--output needs a directory}; shift 2 ;;
         --binary) binary=${2:?--binary needs a file}; shift 2 ;;
         --revision) revision=${2:?--revision needs a number or a list like 1,2}; shift 2 ;;
         --arch) arch=${2:?--arch needs an architecture}; shift 2 ;;
+        --suite) suite=${2:?--suite needs bookworm or trixie}; shift 2 ;;
         --quick) quick=yes; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) echo "package-deb.sh: unknown option '$1' (valid: --arch ARCH, --output DIR, --binary FILE, --revision N[,N...], --quick, --help)" >&2; exit 2 ;;
+        *) echo "package-deb.sh: unknown option '$1' (valid: --arch ARCH, --suite SUITE, --output DIR, --binary FILE, --revision N[,N...], --quick, --help)" >&2; exit 2 ;;
     esac
 done
 [[ $revision =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "package-deb.sh: --revision must be a whole number or a list like 1,2, not '$revision'" >&2; exit 2; }
@@ -74,6 +84,22 @@ if [ "$arch" != "$host_arch" ]; then
     source scripts/arm64/toolchain.sh
     export QEMU_LD_PREFIX=$arm64_target_root
 fi
+# The release the packages are for: the one the binaries were linked for.
+host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[ -n "$suite" ] || { [ -n "$cross" ] && suite=trixie || suite=$host_suite; }
+revision_suffix=''
+shlibs_root=${cross:+$arm64_target_root}
+case ${cross:+cross}:$suite in
+    cross:trixie) ;;
+    cross:bookworm)
+        revision_suffix='~deb12'
+        arm64_bookworm_root_setup
+        shlibs_root=$arm64_bookworm_root
+        export QEMU_LD_PREFIX=$arm64_bookworm_root ;;
+    cross:*) echo "package-deb.sh: --suite '$suite' is not one the arm64 packages are built for; valid: bookworm, trixie" >&2; exit 2 ;;
+    :"$host_suite") ;;
+    *) echo "package-deb.sh: --suite '$suite': an $arch build is for this machine's release ($host_suite); build on a $suite machine for $suite" >&2; exit 2 ;;
+esac
 
 missing=()
 for tool in dpkg-shlibdeps:dpkg-dev objcopy:binutils ${cross:+aarch64-linux-gnu-objcopy:binutils-aarch64-linux-gnu}; do
@@ -94,8 +120,12 @@ fi
 
 # ---- 1. the binaries --------------------------------------------------------------------------
 if [ -z "$binary" ] && [ -n "$cross" ]; then
-    say "cross-building release binaries for arm64 (scripts/cross-arm64.sh)"
-    binary="$(scripts/cross-arm64.sh | tail -1)/kioskpad"
+    say "cross-building release binaries for arm64 $suite (scripts/cross-arm64.sh)"
+    if [ "$suite" = bookworm ]; then
+        binary="$(scripts/cross-arm64.sh --bookworm | tail -1)/kioskpad"
+    else
+        binary="$(scripts/cross-arm64.sh | tail -1)/kioskpad"
+    fi
 elif [ -z "$binary" ]; then
     say "building release binaries (swift build -c release --static-swift-stdlib)"
     swift build -c release --static-swift-stdlib --product kioskpad >&2
@@ -229,11 +259,11 @@ done
 # source tree: a minimal one in the work folder).
 install -d "$work/src/debian"
 printf 'Source: kioskpad\n\nPackage: kioskpad\nArchitecture: any\n' > "$work/src/debian/control"
-# For arm64 it runs inside the trixie arm64 root, against the libraries and symbols files there.
+# For arm64 it runs inside the arm64 root of the suite, against the libraries and symbols files there.
 shlibs() {
     local program=$work/$1/usr/bin/$1 found
     if [ -n "$cross" ]; then
-        in_root "$arm64_target_root" "$work" /bin/sh -c 'cd "$1" && dpkg-shlibdeps -O -e"$2"' shlibs "$work/src" "$program"
+        in_root "$shlibs_root" "$work" /bin/sh -c 'cd "$1" && dpkg-shlibdeps -O -e"$2"' shlibs "$work/src" "$program"
     else
         (cd "$work/src" && dpkg-shlibdeps -O -e"$program")
     fi > "$work/shlibs" 2>"$work/shlibs.log" || { cat "$work/shlibs.log" >&2; die "dpkg-shlibdeps failed on $1"; }
@@ -271,7 +301,7 @@ mkdir -p "$output"
 # Each revision: changelog, control files, sums and the .deb files (the loop runs to the end).
 first_revision=${revision%%,*}
 for revision in ${revision//,/ }; do
-version=$upstream-$revision
+version=$upstream-$revision$revision_suffix
 changelog "$door"; changelog "$site"
 door_kb=$(installed_kb "$door"); site_kb=$(installed_kb "$site")
 cat > "$door/DEBIAN/control" <<EOF

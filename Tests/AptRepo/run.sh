@@ -8,21 +8,28 @@
 # are refused by apt. Services are not started in the root (no systemd there; the HIL
 # deployment test covers the restart on upgrade).
 #
-#   Tests/AptRepo/run.sh --root DIR --debs DIR
+#   Tests/AptRepo/run.sh --root DIR --debs DIR [--suite bookworm|trixie] [--archive]
 #
-# DIR (--root): a Debian 12 root with the packages' dependencies (Tests/HIL/run.sh
-# --prepare-only makes it); --debs: kioskpad_*-1_*.deb, kioskpad_*-2_*.deb and the same of
-# kioskpad-verifier (scripts/package-deb.sh --revision 1,2). Runs as root.
+# DIR (--root): a Debian root of that suite (default bookworm) with the packages' dependencies
+# (Tests/HIL/run.sh --prepare-only makes CI's Debian 12 amd64 one), or an arm64 root run under
+# qemu-user (scripts/cross-arm64.sh's trixie and bookworm roots); --debs: revisions 1 and 2 of
+# kioskpad and kioskpad-verifier for that suite and the root's architecture (scripts/package-deb.sh
+# --revision 1,2; bookworm's arm64 ones are -N~deb12). --archive keeps the root's own Debian
+# sources beside the repository, for a root that lacks the packages' Depends (as a Pi has its
+# distribution's archive). Runs as root.
 set -uo pipefail
 
-root='' debs=''
+root='' debs='' suite=bookworm archive=no
 while [ $# -gt 0 ]; do
     case $1 in
         --root) root=$2; shift 2 ;;
         --debs) debs=$2; shift 2 ;;
-        *) echo "apt-repo-test: unknown option '$1' (valid: --root DIR, --debs DIR)" >&2; exit 2 ;;
+        --suite) suite=$2; shift 2 ;;
+        --archive) archive=yes; shift ;;
+        *) echo "apt-repo-test: unknown option '$1' (valid: --root DIR, --debs DIR, --suite bookworm|trixie, --archive)" >&2; exit 2 ;;
     esac
 done
+case $suite in bookworm | trixie) ;; *) echo "apt-repo-test: --suite must be bookworm or trixie, not '$suite'" >&2; exit 2 ;; esac
 [ -d "$root/etc/apt" ] || { echo "apt-repo-test: --root must be a Debian root (Tests/HIL/run.sh --e2e-root DIR --prepare-only)" >&2; exit 2; }
 [ -d "$debs" ] || { echo "apt-repo-test: --debs must be the folder scripts/package-deb.sh wrote" >&2; exit 2; }
 repo_script=$(cd "$(dirname "$0")/../.." && pwd)/scripts/apt-repo.sh
@@ -41,7 +48,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-deb() { ls "$debs"/$1_*-$2_*.deb 2> /dev/null | head -1; }
+arch=$(chroot "$root" dpkg --print-architecture) || { echo "apt-repo-test: cannot run dpkg in $root" >&2; exit 2; }
+# This suite's packages: arm64 bookworm's are -N~deb12 (scripts/package-deb.sh --suite).
+deb() { ls "$debs"/$1_*-$2_$arch.deb "$debs"/$1_*-$2~*_$arch.deb 2> /dev/null | { if [ "$suite:$arch" = bookworm:arm64 ]; then grep '~deb12_'; else grep -v '~'; fi; } | head -1; }
 for name in kioskpad kioskpad-verifier; do
     for revision in 1 2; do [ -n "$(deb $name $revision)" ] || { echo "apt-repo-test: no $name revision $revision in $debs" >&2; exit 2; }; done
 done
@@ -51,12 +60,12 @@ bash "$repo_script" --make-key "$work/site-key.asc" 2> "$work/keys.log"
 bash "$repo_script" --make-key "$work/other-key.asc" 2>> "$work/keys.log"
 check "the signing key is written mode 600" 600 "$(stat -c %a "$work/site-key.asc")"
 publish() { # publish REPO KEY REVISION
-    bash "$repo_script" --repo "$1" --key-file "$2" --suite bookworm "$(deb kioskpad $3)" "$(deb kioskpad-verifier $3)" >> "$work/publish.log" 2>&1
+    bash "$repo_script" --repo "$1" --key-file "$2" --suite "$suite" "$(deb kioskpad $3)" "$(deb kioskpad-verifier $3)" >> "$work/publish.log" 2>&1
 }
 publish "$work/site" "$work/site-key.asc" 1 || { cat "$work/publish.log"; exit 1; }
 publish "$work/other" "$work/other-key.asc" 1 || { cat "$work/publish.log"; exit 1; }
 cp -a "$work/site/public" "$work/unsigned"
-rm -f "$work/unsigned/dists/bookworm/InRelease" "$work/unsigned/dists/bookworm/Release.gpg"
+rm -f "$work/unsigned/dists/$suite/InRelease" "$work/unsigned/dists/$suite/Release.gpg"
 mkdir -p "$work/served"
 ln -s "$work/site/public" "$work/served/site"
 ln -s "$work/other/public" "$work/served/other"
@@ -64,21 +73,24 @@ ln -s "$work/unsigned" "$work/served/unsigned"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$work/served" "$port" > "$work/http.log" 2>&1 &
 server=$!
-for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/site/dists/bookworm/InRelease')" 2> /dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/site/dists/$suite/InRelease')" 2> /dev/null && break; sleep 0.1; done
 
-# A clean root: an overlay on the Debian 12 root; apt sees only this repository.
+# A clean root: an overlay on the given root; apt sees only this repository (and with
+# --archive, the root's own Debian sources).
 mkdir -p "$merged" "$work/upper" "$work/overlay-work"
 mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/overlay-work" "$merged" || { echo "apt-repo-test: overlay mount failed" >&2; exit 1; }
 mount -t proc proc "$merged/proc"
 inside() { chroot "$merged" "$@"; }
-apt_get() { inside env DEBIAN_FRONTEND=noninteractive apt-get -o Dir::Etc::SourceList=/dev/null -q "$@" < /dev/null; }
+sources_list=(-o Dir::Etc::SourceList=/dev/null)
+[ "$archive" = no ] || sources_list=()
+apt_get() { inside env DEBIAN_FRONTEND=noninteractive apt-get -o APT::Sandbox::User=root "${sources_list[@]}" -q "$@" < /dev/null; }
 printf '#!/bin/sh\nexit 101\n' > "$merged/usr/sbin/policy-rc.d" && chmod 755 "$merged/usr/sbin/policy-rc.d"
 inside dpkg-query -W kioskpad > /dev/null 2>&1 && inside env DEBIAN_FRONTEND=noninteractive dpkg --purge kioskpad-verifier kioskpad > /dev/null 2>&1
 sources() { # sources NAME: the deb822 file the guide gives, for the repository served as NAME
     mkdir -p "$merged/etc/apt/keyrings"
     cp "$work/site/public/kioskpad-archive-keyring.gpg" "$merged/etc/apt/keyrings/kioskpad-archive-keyring.gpg"
-    printf 'Types: deb\nURIs: http://127.0.0.1:%s/%s\nSuites: bookworm\nComponents: main\nSigned-By: /etc/apt/keyrings/kioskpad-archive-keyring.gpg\n' \
-        "$port" "$1" > "$merged/etc/apt/sources.list.d/kioskpad.sources"
+    printf 'Types: deb\nURIs: http://127.0.0.1:%s/%s\nSuites: %s\nComponents: main\nSigned-By: /etc/apt/keyrings/kioskpad-archive-keyring.gpg\n' \
+        "$port" "$1" "$suite" > "$merged/etc/apt/sources.list.d/kioskpad.sources"
 }
 
 # Refused: another key, no signature.
@@ -128,6 +140,7 @@ if grep -q -e 'conffile' -e "Configuration file '/etc/kioskpad" "$work/upgrade.l
 
 # Revision 1 is compressed as shipped (package-deb.sh --quick makes the later ones faster).
 sizes=$(for name in kioskpad kioskpad-verifier; do f=$(deb $name 1); printf '%s %s kB; ' "$(basename "$f")" "$(du -k "$f" | cut -f1)"; done)
-echo "apt-repo: measured: update + install ${install_ms} ms, update + upgrade ${upgrade_ms} ms (bookworm amd64 root, repository on loopback); $sizes"
+emulated=''; [ "$arch" = "$(dpkg --print-architecture)" ] || emulated=', under qemu-user'
+echo "apt-repo: measured: update + install ${install_ms} ms, update + upgrade ${upgrade_ms} ms ($suite $arch root$emulated, repository on loopback); $sizes"
 echo "apt-repo: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -4,7 +4,9 @@
 #   1. dpkg -i of both over the site deploy/install.sh made (takeover): install.sh's unit, rule
 #      and binaries go, the site's edited config and users stay, the unit starts from /usr/lib
 #      and a PIN on the emulated keypad pulses the relay;
-#   2. an upgrade to a newer revision keeps the edited config and the users, and restarts;
+#   2. apt-get upgrade from the site's signed apt repository (revision 2; Tests/HIL/run.sh
+#      builds it with scripts/apt-repo.sh, the root reads it by a file: URI with Signed-By)
+#      keeps the edited config and the users, and starts the door once more, once;
 #   3. the site server's unit starts when asked (it is off until enabled) and makes its database;
 #      then the door, its config naming only that site, shows its pairing code and is adopted
 #      with it (no SSH needed for its secret), and a PIN the site knows pulses the relay;
@@ -52,11 +54,19 @@ if grep -q ' 1$' $W/pkg-relay1.log && [ "$(cat $DSIM/sim_gpio0/value)" = 0 ]; th
 check "kioskpad --version names the package's version" "kioskpad $(basename $deb1 | cut -d_ -f2 | sed 's/-[0-9]*$//')," \
     "$(inside /usr/bin/kioskpad --version | cut -d' ' -f1-2)"
 
-# 2. upgrade
+# 2. upgrade, with apt from the signed repository, as docs/raspberry-pi.md gives it
+mkdir -p $R/opt/kioskpad-repo $R/etc/apt/keyrings
+cp -a $OUT/apt-repo/public/. $R/opt/kioskpad-repo/
+cp $OUT/apt-repo/public/kioskpad-archive-keyring.gpg $R/etc/apt/keyrings/
+printf 'Types: deb\nURIs: file:/opt/kioskpad-repo\nSuites: bookworm\nComponents: main\nSigned-By: /etc/apt/keyrings/kioskpad-archive-keyring.gpg\n' \
+    > $R/etc/apt/sources.list.d/kioskpad.sources
+apt_in() { inside env DEBIAN_FRONTEND=noninteractive apt-get -o Dir::Etc::SourceList=/dev/null -q "$@" < /dev/null; }
 pid1=$(inside systemctl show -p MainPID --value kioskpad)
 ready=$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')
-inside env DEBIAN_FRONTEND=noninteractive dpkg -i $(in_root $deb2) $(in_root $site2) < /dev/null > $W/pkg-upgrade.out 2>&1; rc=$?
-check "dpkg -i of the next revision (upgrade) exits 0" 0 $rc
+t_upgrade=$(date +%s%N)
+apt_in update > $W/pkg-upgrade.out 2>&1 && apt_in upgrade -y >> $W/pkg-upgrade.out 2>&1; rc=$?
+echo "pkg_apt_upgrade_ms=$((($(date +%s%N) - t_upgrade) / 1000000))" >> $OUT/e2e.txt
+check "apt-get update and upgrade from the signed repository exit 0" 0 $rc
 check "the upgrade of both packages is installed" "$(basename $deb2 | cut -d_ -f2) $(basename $deb2 | cut -d_ -f2)" \
     "$(inside dpkg-query -W -f='${Version}' kioskpad) $(inside dpkg-query -W -f='${Version}' kioskpad-verifier)"
 if grep -q '^# this site: edited after install' $R/etc/kioskpad/kioskpad.yaml && grep -q '^alice:' $R/etc/kioskpad/users; then pass "the upgrade kept the edited config and the users"; else fail "the upgrade lost the config or users"; fi
@@ -66,6 +76,12 @@ keypad_ready $((ready + 1))
 watch_relay $W/pkg-relay2.log
 type_pin 2468; sleep 3.5; kill $WATCH
 if grep -q ' 1$' $W/pkg-relay2.log; then pass "after the upgrade a PIN still pulses the relay"; else fail "relay after the upgrade: $(tr '\n' ' ' < $W/pkg-relay2.log)"; fi
+check "the upgrade started the door once" $((ready + 1)) "$(inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -c 'keypad ready')"
+# The door's time without a terminal: from its last line before the upgrade to keypad ready.
+inside journalctl -u kioskpad -o short-unix --no-pager 2>/dev/null > $W/pkg-upgrade-journal.txt
+awk -v since="$(awk "BEGIN { printf \"%.6f\", $t_upgrade / 1e9 }")" '$1 + 0 >= since && /terminal stopped/ && !stop { stop = $1 }
+    $1 + 0 >= since && /keypad ready/ && stop && !ready { ready = $1 }
+    END { if (stop && ready) printf "pkg_upgrade_door_down_ms=%d\n", (ready - stop) * 1000 }' $W/pkg-upgrade-journal.txt >> $OUT/e2e.txt
 
 # 3. the site server's unit: off until enabled, then it serves and makes its database
 check "kioskpad-verifier.service is installed but not enabled" "disabled inactive" "$(inside systemctl is-enabled kioskpad-verifier 2>&1) $(inside systemctl is-active kioskpad-verifier 2>&1)"

@@ -65,6 +65,15 @@ bin=$(swift build "${scratch[@]}" --show-bin-path)
 swift build --product kioskpad-verifier >&2
 site_bin=$(swift build --show-bin-path)
 out=$(mktemp -d /tmp/kioskpad-hil-out.XXXXXX)
+if [ -n "$deb_dir" ]; then
+    # The site's signed apt repository with revision 2 (scripts/apt-repo.sh): the package test
+    # upgrades to it with apt-get, as a Pi does (Tests/HIL/package-e2e.sh, step 2).
+    bash scripts/apt-repo.sh --make-key "$out/apt-key.asc" 2> "$out/apt-repo.log"
+    bash scripts/apt-repo.sh --repo "$out/apt-repo" --key-file "$out/apt-key.asc" --suite bookworm \
+        "$(ls "$deb_dir"/kioskpad_*-2_*.deb | head -1)" "$(ls "$deb_dir"/kioskpad-verifier_*-2_*.deb | head -1)" >> "$out/apt-repo.log" 2>&1 \
+        || { cat "$out/apt-repo.log" >&2; echo "hil: could not build the apt repository (needs reprepro and gpg)" >&2; exit 1; }
+    rm -f "$out/apt-key.asc"
+fi
 set +e
 # The guest's time limit: the whole suite with the deployment tests took just over 900 s
 # once on this 2-core machine with CPU steal (a CI run, 26 November 2026): 1,800 s.

@@ -1,35 +1,47 @@
 #!/usr/bin/env bash
-# The arm64 Debian packages in a Debian trixie arm64 system (the base of Raspberry Pi OS trixie
-# 64-bit), run under qemu-user: a throw-away overlay of scripts/cross-arm64.sh's trixie root,
-# so every run starts from the same clean system.
+# The arm64 Debian packages in a Debian trixie or bookworm arm64 system (the bases of Raspberry
+# Pi OS trixie and bookworm 64-bit), run under qemu-user: a throw-away overlay of
+# scripts/cross-arm64.sh's trixie root (or its bookworm root), so every run starts from the same
+# clean system.
 #
-#   Tests/arm64/package-test.sh DEB_DIR
+#   Tests/arm64/package-test.sh [--suite trixie|bookworm] DEB_DIR
 #
-# DEB_DIR holds revisions 1 and 2 of kioskpad and kioskpad-verifier for arm64
-# (scripts/package-deb.sh --arch arm64 --revision N). It checks: apt installs both from the
-# files with their Depends met by trixie's own packages; the units pass systemd-analyze verify;
+# DEB_DIR holds revisions 1 and 2 of kioskpad and kioskpad-verifier for arm64 and that suite
+# (scripts/package-deb.sh --arch arm64 --suite SUITE --revision N). It checks: apt installs both
+# from the files with their Depends met by the release's own packages; the binaries need no
+# newer glibc than the release has (scripts/check-glibc.sh); the units pass systemd-analyze verify;
 # the door grants the demo PIN in simulate; a door granted by the arm64 `kioskpad verifier
 # serve` on SQLite over loopback; the upgrade to revision 2 keeps an edited config; remove and
 # purge. Prints "package-arm64: N passed, M failed" last; exits non-zero on any failure.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-deb_dir=$(cd "${1:?usage: Tests/arm64/package-test.sh DEB_DIR}" && pwd)
+arguments=("$@")  # for the re-run in a mount namespace below
+suite=trixie
+if [ "${1:-}" = --suite ]; then suite=${2:?--suite needs trixie or bookworm}; shift 2; fi
+deb_dir=$(cd "${1:?usage: Tests/arm64/package-test.sh [--suite trixie|bookworm] DEB_DIR}" && pwd)
 source "$repo/scripts/arm64/toolchain.sh"
-[ -f "$arm64_target_root/.kioskpad-ready" ] || { echo "package-arm64: no trixie root (scripts/cross-arm64.sh --setup-only)" >&2; exit 2; }
+case $suite in
+    trixie) base=$arm64_target_root release=13 glibc=2.41 gpiod_api='libgpiod 2\.[0-9.]* (v2 API)' suffix='' ;;
+    bookworm) base=$arm64_bookworm_root release=12 glibc=2.36 gpiod_api='libgpiod 1\.6[0-9.]* (v1 API)' suffix='~deb12' ;;
+    *) echo "package-arm64: --suite must be trixie or bookworm, not '$suite'" >&2; exit 2 ;;
+esac
+[ -f "$base/.kioskpad-ready" ] || { echo "package-arm64: no $suite root (scripts/cross-arm64.sh --setup-only; for bookworm, --bookworm)" >&2; exit 2; }
 
 if [ -z "${KIOSKPAD_IN_NAMESPACE:-}" ]; then
-    exec env KIOSKPAD_IN_NAMESPACE=1 unshare --mount --propagation private -- "$0" "$@"
+    exec env KIOSKPAD_IN_NAMESPACE=1 unshare --mount --propagation private -- "$0" "${arguments[@]}"
 fi
 work=$(mktemp -d /tmp/kioskpad-arm64-pkg.XXXXXX)
 R=$work/root
 mkdir -p "$work/upper" "$work/work" "$R"
-mount -t overlay -o "lowerdir=$arm64_target_root,upperdir=$work/upper,workdir=$work/work" overlay "$R"
+mount -t overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" overlay "$R"
 mount -t proc proc "$R/proc"
 mount --rbind /dev "$R/dev"
 mount -t tmpfs tmpfs "$R/tmp"
 mount -t tmpfs tmpfs "$R/run"
 mkdir -p "$R/opt/debs"
-cp "$deb_dir"/*_arm64.deb "$R/opt/debs/"
+for file in "$deb_dir"/kioskpad*_arm64.deb; do  # this suite's: ~deb12 or none
+    case $file in *"~"*) [ -n "$suffix" ] && cp "$file" "$R/opt/debs/" ;; *) [ -z "$suffix" ] && cp "$file" "$R/opt/debs/" ;; esac
+done
 cleanup() { umount -R "$R" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
@@ -39,25 +51,35 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2', got '$3'"; fi; }
 inside() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 apt_inside() { inside env DEBIAN_FRONTEND=noninteractive apt-get -o APT::Sandbox::User=root -y -q "$@" < /dev/null; }
-deb() { ls "$R"/opt/debs/"$1"_*-"$2"_arm64.deb | sed "s|^$R||"; }
+deb() { ls "$R"/opt/debs/"$1"_*-"$2${suffix}"_arm64.deb | sed "s|^$R||"; }
 
-check "the root is Debian trixie on arm64" "13 aarch64" "$(inside cut -d. -f1 /etc/debian_version) $(inside uname -m)"
+check "the root is Debian $suite on arm64" "$release aarch64" "$(inside cut -d. -f1 /etc/debian_version) $(inside uname -m)"
 
-# 1. install revision 1 of both, Depends from trixie's archive.
+# 1. install revision 1 of both, Depends from the release's archive.
+for name in kioskpad kioskpad-verifier; do
+    for revision in 1 2; do
+        deb $name $revision > /dev/null 2>&1 || { echo "package-arm64: no $name revision $revision$suffix in $deb_dir" >&2; exit 2; }
+    done
+done
 apt_inside update -qq > "$work/apt.out" 2>&1
 if apt_inside install --no-install-recommends "$(deb kioskpad 1)" "$(deb kioskpad-verifier 1)" >> "$work/apt.out" 2>&1; then
-    pass "apt installs kioskpad and kioskpad-verifier (revision 1) with trixie's packages"
+    pass "apt installs kioskpad and kioskpad-verifier (revision 1) with $suite's packages"
 else
     fail "apt install of revision 1"; tail -20 "$work/apt.out"
 fi
 version=$(inside dpkg-query -W -f='${Version}' kioskpad)
-check "kioskpad --version is the package's, built for trixie's libgpiod (v2 API)" "yes" \
-    "$(inside kioskpad --version | grep -q "kioskpad ${version%-*}, built for libgpiod 2\.[0-9.]* (v2 API)" && echo yes || inside kioskpad --version)"
-check "kioskpad verifier --version reaches the site server" "kioskpad verifier ${version%-*}" "$(inside kioskpad verifier --version)"
+upstream=${version%-*}
+check "kioskpad --version is the package's, built for $suite's libgpiod" "yes" \
+    "$(inside kioskpad --version | grep -q "kioskpad $upstream, built for $gpiod_api" && echo yes || inside kioskpad --version)"
+check "kioskpad verifier --version reaches the site server" "kioskpad verifier $upstream" "$(inside kioskpad verifier --version)"
 check "the binaries are aarch64" "AArch64 AArch64" \
     "$(for b in kioskpad kioskpad-verifier; do readelf -h "$R/usr/bin/$b" | sed -n 's/^ *Machine: *//p'; done | tr '\n' ' ' | sed 's/ $//')"
-newest_glibc=$(readelf -V "$R/usr/bin/kioskpad" "$R/usr/bin/kioskpad-verifier" | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n -u | tail -1)
-echo "note: newest glibc symbol version the binaries need: $newest_glibc (trixie has $(inside dpkg-query -W -f='${Version}' libc6))"
+if bash "$repo/scripts/check-glibc.sh" --max "$glibc" "$R/usr/bin/kioskpad" "$R/usr/bin/kioskpad-verifier" > "$work/glibc.out" 2>&1; then
+    pass "the binaries need $suite's glibc $glibc at most: $(sed 's/: [a-z_0-9 ]*$//; s/^ok: .*\/usr\/bin\//ok: /' "$work/glibc.out" | tr '\n' ' ')"
+else
+    fail "glibc: $(cat "$work/glibc.out")"
+fi
+check "the root's glibc is $suite's" "$glibc" "$(inside dpkg-query -W -f='${Version}' libc6 | cut -d- -f1)"
 # The root has no man-db: verify's look-up of Documentation=man:... is replaced by a check
 # that each page named is in the package.
 if inside systemd-analyze verify --man=no /usr/lib/systemd/system/kioskpad.service /usr/lib/systemd/system/kioskpad-verifier.service > "$work/verify.out" 2>&1; then
@@ -105,7 +127,7 @@ if apt_inside install --no-install-recommends "$(deb kioskpad 2)" "$(deb kioskpa
 else
     fail "upgrade to revision 2"; tail -20 "$work/upgrade.out"
 fi
-check "both at revision 2" "${version%-*}-2 ${version%-*}-2" \
+check "both at revision 2" "$upstream-2$suffix $upstream-2$suffix" \
     "$(inside dpkg-query -W -f='${Version}' kioskpad) $(inside dpkg-query -W -f='${Version}' kioskpad-verifier)"
 check "the upgrade kept the edited kioskpad.yaml" 1 "$(grep -c '^# this site: edited after install' "$R/etc/kioskpad/kioskpad.yaml")"
 

@@ -3,11 +3,17 @@
 # or anything arm64 can differ on): it does not fit in CI's time. On a Debian 12 amd64 machine,
 # as root, from a clone:
 #   1. the toolchain, Swift runtime and trixie arm64 root (scripts/cross-arm64.sh --setup-only;
-#      34 min the first time, then kept in KIOSKPAD_ARM64_CACHE);
+#      7 to 34 min the first time, then kept in KIOSKPAD_ARM64_CACHE);
 #   2. the release cross build (scripts/cross-arm64.sh);
 #   3. the arm64 packages, revisions 1 and 2 (scripts/package-deb.sh --arch arm64), lintian
 #      with no errors;
 #   4. the package test in the trixie root under qemu-user (Tests/arm64/package-test.sh);
+#   4b. bookworm: the door built against bookworm's libgpiod 1.6 (scripts/cross-arm64.sh
+#      --bookworm; the bookworm arm64 root is made the first time, about 8 min), its packages
+#      (-N~deb12), lintian, and the package test in the bookworm root; the binaries of both
+#      suites within their release's glibc (scripts/check-glibc.sh);
+#   4c. the signed apt repository (Tests/AptRepo/run.sh) in a clean trixie arm64 root and a
+#      clean bookworm arm64 root: install, upgrade, another key's and an unsigned one refused;
 #   5. the arm64 test bundle under qemu-user (scripts/cross-arm64.sh --tests, then
 #      scripts/test-arm64.sh --no-build);
 #   6. the hardware-in-loop core in an emulated arm64 system with trixie's libgpiod 2.x, and
@@ -47,6 +53,21 @@ lintian --fail-on error "$debs"/kioskpad_*-1_arm64.deb "$debs"/kioskpad-verifier
 mark "packages (two revisions) and lintian"
 bash Tests/arm64/package-test.sh "$debs" > "$logs/package-test.log" 2>&1 || fail "$logs/package-test.log" "the package test"
 mark "package test in the trixie root"
+# 4b. bookworm: packaging cross-builds the door for it (the site server is the trixie build's).
+bookworm_debs=$(mktemp -d /tmp/kioskpad-debs-arm64-bookworm.XXXXXX)
+bash scripts/package-deb.sh --arch arm64 --suite bookworm --revision 1,2 --quick --output "$bookworm_debs" > "$logs/package-bookworm.log" 2>&1 \
+    || fail "$logs/package-bookworm.log" "packaging for bookworm"
+lintian --fail-on error "$bookworm_debs"/kioskpad_*-1~deb12_arm64.deb "$bookworm_debs"/kioskpad-verifier_*-1~deb12_arm64.deb > "$logs/lintian-bookworm.log" 2>&1 \
+    || fail "$logs/lintian-bookworm.log" "lintian (bookworm)"
+bash Tests/arm64/package-test.sh --suite bookworm "$bookworm_debs" > "$logs/package-test-bookworm.log" 2>&1 \
+    || fail "$logs/package-test-bookworm.log" "the package test in the bookworm root"
+mark "bookworm: door build, packages, lintian, package test in the bookworm root"
+source scripts/arm64/toolchain.sh
+bash Tests/AptRepo/run.sh --root "$arm64_target_root" --suite trixie --archive --debs "$debs" > "$logs/apt-repo-trixie.log" 2>&1 \
+    || fail "$logs/apt-repo-trixie.log" "the apt repository in the trixie arm64 root"
+bash Tests/AptRepo/run.sh --root "$arm64_bookworm_root" --suite bookworm --archive --debs "$bookworm_debs" > "$logs/apt-repo-bookworm.log" 2>&1 \
+    || fail "$logs/apt-repo-bookworm.log" "the apt repository in the bookworm arm64 root"
+mark "signed apt repository in trixie and bookworm arm64 roots"
 if [ "$run_tests" = yes ]; then
     bash scripts/cross-arm64.sh --tests > /dev/null 2> "$logs/test-build.log" || fail "$logs/test-build.log" "the test bundle's build"
     bash scripts/test-arm64.sh --no-build 2>&1 | tee "$logs/tests.log"
@@ -63,6 +84,11 @@ fi
 printf 'arm64: time, %s\n' "${timings[@]}"
 echo "arm64: total $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "arm64: packages: $(grep -a '^package-deb: .*installed' "$logs/package.log" | head -2 | sed 's/; Depends.*//' | tr '\n' ' ')lintian: $(grep -c '^E:' "$logs/lintian.log" || true) errors; $(tail -1 "$logs/package-test.log")"
+echo "arm64: bookworm packages: $(grep -a '^package-deb: .*installed' "$logs/package-bookworm.log" | head -2 | sed 's/; Depends.*//' | tr '\n' ' ')lintian: $(grep -c '^E:' "$logs/lintian-bookworm.log" || true) errors; $(tail -1 "$logs/package-test-bookworm.log")"
+echo "arm64: glibc: $(grep -a -h 'need .* glibc' "$logs/package-test.log" "$logs/package-test-bookworm.log" | sed 's/^PASS //' | tr '\n' ' ')"
+for suite in trixie bookworm; do
+    echo "arm64: apt repository, $suite: $(grep -a '^apt-repo: [0-9]* passed' "$logs/apt-repo-$suite.log"); $(grep -a '^apt-repo: measured' "$logs/apt-repo-$suite.log" | sed 's/^apt-repo: //')"
+done
 [ "$run_tests" = yes ] && echo "arm64: test bundle: $(grep -a -E "Test run with|run again alone|second run of" "$logs/tests.log" | tr '\n' ' ')"
 [ "$run_hil" = yes ] && echo "arm64: $(grep -a '^hil-arm64: [0-9]* passed' "$logs/hil.log" | tail -1); RSS at ready (simulate; with journal and metrics): $(grep -a 'RSS at ready' "$logs/hil.log" | awk '{ print $6 " MB" }' | tr '\n' ' ')"
 echo "arm64: logs in $logs"

@@ -137,6 +137,38 @@ arm64_target_root_setup() {
     debian_root "$arm64_target_root" trixie arm64 "$arm64_target_packages"
 }
 
+# A Debian bookworm arm64 root (the base of Raspberry Pi OS bookworm 64-bit, glibc 2.36,
+# libgpiod 1.6): where the bookworm packages are tested and get their Depends, and where the
+# door's bookworm build takes libgpiod from. Made only by what needs it (cross-arm64.sh
+# --bookworm, the bookworm tests): about 8 minutes under qemu-user.
+arm64_bookworm_root=$arm64_cache/bookworm-root
+arm64_bookworm_packages=libgpiod-dev,dpkg-dev,libqrencode4,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
+arm64_bookworm_root_setup() {
+    arm64_host_packages
+    debian_root "$arm64_bookworm_root" bookworm arm64 "$arm64_bookworm_packages"
+}
+
+# bookworm's libgpiod 1.6 (its header and library, and a .pc of its own) inside the trixie
+# sysroot, for the door's bookworm build: the only part of that build not from trixie. The
+# Swift runtime's few glibc 2.38 symbols are defined in the program (Sources/C/CGlibcFloor),
+# so the binary needs bookworm's glibc 2.36 at most (scripts/check-glibc.sh checks).
+arm64_libgpiod_bookworm=/opt/libgpiod-bookworm
+arm64_libgpiod_bookworm_setup() {
+    arm64_bookworm_root_setup
+    local dest=$arm64_target_root$arm64_libgpiod_bookworm version
+    version=$(installed_version "$arm64_bookworm_root" libgpiod-dev)
+    [ -n "$version" ] || { arm64_log "no libgpiod-dev in $arm64_bookworm_root"; return 1; }
+    [ "$(cat "$dest/.version" 2>/dev/null)" = "$version" ] && return 0
+    rm -rf "$dest"; mkdir -p "$dest/include" "$dest/lib/pkgconfig"
+    cp "$arm64_bookworm_root/usr/include/gpiod.h" "$dest/include/"
+    cp -P "$arm64_bookworm_root"/usr/lib/aarch64-linux-gnu/libgpiod.so* "$dest/lib/"
+    printf '%s\n' "prefix=$arm64_libgpiod_bookworm" 'includedir=${prefix}/include' 'libdir=${prefix}/lib' '' \
+        'Name: libgpiod' "Description: Debian bookworm's libgpiod $version (arm64), for KioskPad's bookworm build" \
+        "Version: ${version%%-*}" 'Libs: -L${libdir} -lgpiod' 'Cflags: -I${includedir}' > "$dest/lib/pkgconfig/libgpiod.pc"
+    echo "$version" > "$dest/.version"
+    arm64_log "bookworm's libgpiod $version is in the sysroot at $arm64_libgpiod_bookworm"
+}
+
 # The Swift SDK bundle: target root as sysroot, the arm64 runtime as resources, lld to link.
 arm64_sdk_setup() {
     local bundle=$arm64_sdks/$arm64_sdk_name.artifactbundle resources=$arm64_swift_runtime/usr/libexec/swift/lib
