@@ -165,7 +165,7 @@ let package = Package(
         ),
         // The eight glibc 2.38 symbols Debian's Swift runtime asks for, defined in both programs
         // from older ones, so one arm64 build starts on Raspberry Pi OS bookworm (glibc 2.36).
-        .target(name: "CGlibcFloor", path: "Sources/C/CGlibcFloor", cSettings: [.unsafeFlags(["-fno-builtin"])]),
+        .target(name: "CGlibcFloor", path: "Sources/C/CGlibcFloor", cSettings: [.unsafeFlags(["-fno-builtin"])], linkerSettings: [.linkedLibrary("m")]),
         // Whether the kernel reports the wall clock synchronised (adjtimex), for clock.trust.
         .target(name: "CKernelClock", path: "Sources/C/CKernelClock"),
         // Kernel input devices (evdev ioctls) for USB numeric keypads and gpio-matrix-keypad.
@@ -449,7 +449,7 @@ let package = Package(
             linkerSettings: leanExecutable
         ),
         // Hardware-in-loop tooling: emulates a key matrix on a gpio-sim chip (Tests/HIL/run.sh).
-        .executableTarget(name: "keypad-emu", path: "Tests/HIL/KeypadEmulator"),
+        .executableTarget(name: "keypad-emu", dependencies: ["CGlibcFloor"], path: "Tests/HIL/KeypadEmulator"),
         // Test doubles shared by test targets (none live in production modules): manual
         // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
         // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.

@@ -30,8 +30,14 @@
 # bookworm (Raspberry Pi OS bookworm 64-bit): the door built against bookworm's libgpiod 1.6
 # (scripts/cross-arm64.sh --bookworm), Depends computed in a bookworm arm64 root, and the
 # version <version>-<N>~deb12, which sorts before trixie's <version>-<N>: a Pi upgraded from
-# bookworm to trixie moves to the trixie build, and an apt repository holds both. An amd64 build
-# is for the release of the machine it is built on (Debian 12 here: bookworm).
+# bookworm to trixie moves to the trixie build, and an apt repository holds both. amd64, on a
+# Debian 12 machine: bookworm (the default), or trixie: the door linked against trixie's
+# libgpiod 2.x (header and library from a Debian trixie amd64 root made in
+# /var/cache/kioskpad-amd64, KIOSKPAD_AMD64_CACHE; the rest as for bookworm, whose glibc trixie
+# runs), Depends computed in that root, and the version <version>-<N>+deb13, which sorts after
+# bookworm's <version>-<N>. Its binary cannot run here (trixie's libgpiod): its version is read
+# in the trixie root, and its man pages and completions come from this machine's door build
+# of the same commit (the same command line).
 #
 # The Maintainer field is $DEBFULLNAME <$DEBEMAIL> when both are set, else the author of the
 # last commit.
@@ -98,7 +104,17 @@ case ${cross:+cross}:$suite in
         export QEMU_LD_PREFIX=$arm64_bookworm_root ;;
     cross:*) echo "package-deb.sh: --suite '$suite' is not one the arm64 packages are built for; valid: bookworm, trixie" >&2; exit 2 ;;
     :"$host_suite") ;;
-    *) echo "package-deb.sh: --suite '$suite': an $arch build is for this machine's release ($host_suite); build on a $suite machine for $suite" >&2; exit 2 ;;
+    :trixie)
+        [ "$host_suite" = bookworm ] || { echo "package-deb.sh: --suite trixie on $host_suite: build on Debian 12 (bookworm) or on trixie itself" >&2; exit 2; }
+        [ "$(id -u)" -eq 0 ] || die "--suite trixie needs root (it makes a trixie root with debootstrap)"
+        revision_suffix='+deb13'
+        source scripts/arm64/toolchain.sh
+        amd64_cache=${KIOSKPAD_AMD64_CACHE:-/var/cache/kioskpad-amd64}
+        trixie_root=$amd64_cache/trixie-root
+        apt_install_missing debootstrap
+        debian_root "$trixie_root" trixie amd64 libgpiod-dev,dpkg-dev
+        shlibs_root=$trixie_root ;;
+    *) echo "package-deb.sh: --suite '$suite' is not one an $arch package is built for here; valid: ${host_suite}${host_suite:+, }trixie" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -126,6 +142,28 @@ if [ -z "$binary" ] && [ -n "$cross" ]; then
     else
         binary="$(scripts/cross-arm64.sh | tail -1)/kioskpad"
     fi
+elif [ -z "$binary" ] && [ -n "${trixie_root:-}" ]; then
+    # trixie's libgpiod (header, library, a .pc of its own) first on PKG_CONFIG_PATH: only the C
+    # shim above libgpiod recompiles, and this machine's door of the same commit is kept for
+    # the man pages (the next plain build recompiles that shim back).
+    gpiod=$amd64_cache/libgpiod-trixie
+    rm -rf "$gpiod"; mkdir -p "$gpiod/include" "$gpiod/lib/pkgconfig" "$amd64_cache/build-trixie"
+    cp "$trixie_root/usr/include/gpiod.h" "$gpiod/include/"
+    cp -P "$trixie_root"/usr/lib/x86_64-linux-gnu/libgpiod.so* "$gpiod/lib/"
+    gpiod_version=$(installed_version "$trixie_root" libgpiod-dev)
+    printf '%s\n' "prefix=$gpiod" 'Name: libgpiod' "Description: Debian trixie's libgpiod $gpiod_version" \
+        "Version: ${gpiod_version%%-*}" 'Libs: -L${prefix}/lib -lgpiod' 'Cflags: -I${prefix}/include' > "$gpiod/lib/pkgconfig/libgpiod.pc"
+    say "building release binaries for trixie (the door against trixie's libgpiod $gpiod_version)"
+    swift build -c release --static-swift-stdlib --product kioskpad >&2
+    swift build -c release --static-swift-stdlib --product kioskpad-verifier >&2
+    bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+    cp "$bin/kioskpad" "$amd64_cache/build-trixie/kioskpad-help"
+    cp "$bin/kioskpad-verifier" "$amd64_cache/build-trixie/"
+    PKG_CONFIG_PATH=$gpiod/lib/pkgconfig swift build -c release --static-swift-stdlib --product kioskpad >&2
+    cp "$bin/kioskpad" "$amd64_cache/build-trixie/kioskpad"
+    printf '%s, the door against Debian trixie'"'"'s libgpiod %s\n' "$(swift --version 2>/dev/null | head -1)" "$gpiod_version" \
+        > "$amd64_cache/build-trixie/swift-version.txt"
+    binary=$amd64_cache/build-trixie/kioskpad
 elif [ -z "$binary" ]; then
     say "building release binaries (swift build -c release --static-swift-stdlib)"
     swift build -c release --static-swift-stdlib --product kioskpad >&2
@@ -141,7 +179,17 @@ for program in "$binary" "$server_binary"; do
         die "$program loads the Swift runtime from a toolchain; build it with --static-swift-stdlib"
     fi
 done
-built=$("$binary" --version)
+# The door's help (man pages, completions) from a binary this machine runs: for trixie on
+# amd64, the door of the same commit built for this machine (beside the trixie one).
+door_help=''
+if [ -n "${trixie_root:-}" ]; then
+    readelf -d "$binary" | grep -q 'NEEDED.*libgpiod\.so\.3' || die "$binary does not link libgpiod 2.x (libgpiod.so.3): build it against trixie's"
+    door_help=$(dirname "$binary")/kioskpad-help
+    [ -x "$door_help" ] || die "no $door_help: the door of the same commit built for this machine, for the man pages"
+    built=$(in_root "$trixie_root" "$(dirname "$binary")" "$binary" --version)
+else
+    built=$("$binary" --version)
+fi
 case $built in "kioskpad $upstream,"*) ;; *) die "$binary says '$built', not version $upstream: build it from this checkout" ;; esac
 built=$("$server_binary" --version)
 [ "$built" = "kioskpad verifier $upstream" ] || die "$server_binary says '$built', not version $upstream: build it from this checkout"
@@ -230,7 +278,9 @@ man_pages() {
     local name=$1 man=$work/$1/usr/share/man/man1 page file
     install -d "$man"
     rm -rf "$work/man"; mkdir -p "$work/man"
-    "$manual_build/release/generate-manual" "$work/$name.full" --multi-page --output-directory "$work/man" \
+    local program=$work/$name.full
+    [ "$name" != kioskpad ] || [ -z "$door_help" ] || program=$door_help
+    "$manual_build/release/generate-manual" "$program" --multi-page --output-directory "$work/man" \
         --date "$(git log -1 --format=%cs 2>/dev/null || date +%F)" --authors 'KioskPad maintainers' >&2
     for page in "$work"/man/*.1; do
         file=$(basename "$page"); file=${file// /.}
@@ -246,8 +296,8 @@ rm -f "$door/usr/share/man/man1/kioskpad.verifier.1.gz"
 ln -s kioskpad.verifier.1.gz "$site/usr/share/man/man1/kioskpad-verifier.1.gz"
 install -d "$door/usr/share/bash-completion/completions" "$door/usr/share/zsh/vendor-completions"
 # bash-completion sources the file: no #! line.
-"$work/kioskpad.full" --generate-completion-script bash | sed '1{/^#!/d}' > "$door/usr/share/bash-completion/completions/kioskpad"
-"$work/kioskpad.full" --generate-completion-script zsh > "$door/usr/share/zsh/vendor-completions/_kioskpad"
+"${door_help:-$work/kioskpad.full}" --generate-completion-script bash | sed '1{/^#!/d}' > "$door/usr/share/bash-completion/completions/kioskpad"
+"${door_help:-$work/kioskpad.full}" --generate-completion-script zsh > "$door/usr/share/zsh/vendor-completions/_kioskpad"
 chmod 0644 "$door/usr/share/bash-completion/completions/kioskpad" "$door/usr/share/zsh/vendor-completions/_kioskpad"
 
 # ---- 4. control, and each revision's packages ----------------------------------------------------
@@ -262,7 +312,7 @@ printf 'Source: kioskpad\n\nPackage: kioskpad\nArchitecture: any\n' > "$work/src
 # For arm64 it runs inside the arm64 root of the suite, against the libraries and symbols files there.
 shlibs() {
     local program=$work/$1/usr/bin/$1 found
-    if [ -n "$cross" ]; then
+    if [ -n "$shlibs_root" ]; then
         in_root "$shlibs_root" "$work" /bin/sh -c 'cd "$1" && dpkg-shlibdeps -O -e"$2"' shlibs "$work/src" "$program"
     else
         (cd "$work/src" && dpkg-shlibdeps -O -e"$program")

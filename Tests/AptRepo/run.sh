@@ -14,7 +14,7 @@
 # (Tests/HIL/run.sh --prepare-only makes CI's Debian 12 amd64 one), or an arm64 root run under
 # qemu-user (scripts/cross-arm64.sh's trixie and bookworm roots); --debs: revisions 1 and 2 of
 # kioskpad and kioskpad-verifier for that suite and the root's architecture (scripts/package-deb.sh
-# --revision 1,2; bookworm's arm64 ones are -N~deb12). --archive keeps the root's own Debian
+# --revision 1,2; bookworm's arm64 ones are -N~deb12, trixie's amd64 ones -N+deb13). --archive keeps the root's own Debian
 # sources beside the repository, for a root that lacks the packages' Depends (as a Pi has its
 # distribution's archive). Runs as root.
 set -uo pipefail
@@ -49,8 +49,10 @@ cleanup() {
 trap cleanup EXIT
 
 arch=$(chroot "$root" dpkg --print-architecture) || { echo "apt-repo-test: cannot run dpkg in $root" >&2; exit 2; }
-# This suite's packages: arm64 bookworm's are -N~deb12 (scripts/package-deb.sh --suite).
-deb() { ls "$debs"/$1_*-$2_$arch.deb "$debs"/$1_*-$2~*_$arch.deb 2> /dev/null | { if [ "$suite:$arch" = bookworm:arm64 ]; then grep '~deb12_'; else grep -v '~'; fi; } | head -1; }
+# This suite's packages (scripts/package-deb.sh --suite): arm64 bookworm's are -N~deb12, amd64
+# trixie's -N+deb13, the others -N.
+case $suite:$arch in bookworm:arm64) suffix='~deb12' ;; trixie:amd64) suffix='+deb13' ;; *) suffix='' ;; esac
+deb() { ls "$debs"/$1_*-$2${suffix}_$arch.deb 2> /dev/null | head -1; }
 for name in kioskpad kioskpad-verifier; do
     for revision in 1 2; do [ -n "$(deb $name $revision)" ] || { echo "apt-repo-test: no $name revision $revision in $debs" >&2; exit 2; }; done
 done

@@ -73,7 +73,10 @@ EXTRACT
 else
     command -v qemu-system-aarch64 > /dev/null || die "no qemu-system-aarch64 (Tests/Guest/setup.sh --arch arm64)"
     source "$repo/scripts/arm64/toolchain.sh"
-    [ -f "$arm64_target_root/.kioskpad-ready" ] || die "no trixie arm64 root (scripts/cross-arm64.sh --setup-only)"
+    # The guest's root: the trixie arm64 root, or another arm64 root of the cache
+    # (GUEST_ARM64_ROOT; Tests/arm64/hil.sh --suite bookworm gives the bookworm one).
+    guest_root=${GUEST_ARM64_ROOT:-$arm64_target_root}
+    [ -f "$guest_root/.kioskpad-ready" ] || die "no arm64 root at $guest_root (scripts/cross-arm64.sh --setup-only; --bookworm for bookworm's)"
     # bookworm's arm64 kernel, its headers and busybox, through an apt state of this script's own
     # (the host's apt is not changed).
     apt_arm64=(-o Dir::State="$cache/apt/state" -o Dir::Cache="$cache/apt/cache" -o Dir::State::status=/dev/null
@@ -120,7 +123,7 @@ else
     }
     qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72 -m "${GUEST_MEM:-1G}")
     console=ttyAMA0
-    root=$arm64_target_root
+    root=$guest_root
     extra_args=" guest.modules=1 guest.repo=$repo guest.tmp=tmpfs"
     extra_shares=(-fsdev "local,id=modules,path=$module_tree,security_model=none,readonly=on"
                   -device "$share_device,fsdev=modules,mount_tag=modules"

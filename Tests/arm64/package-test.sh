@@ -5,6 +5,9 @@
 # clean system.
 #
 #   Tests/arm64/package-test.sh [--suite trixie|bookworm] DEB_DIR
+#   Tests/arm64/package-test.sh --amd64-trixie DEB_DIR   the amd64 packages for Debian 13
+#       (scripts/package-deb.sh --suite trixie, -N+deb13) in a Debian trixie amd64 root (the one
+#       package-deb.sh made in /var/cache/kioskpad-amd64), natively
 #
 # DEB_DIR holds revisions 1 and 2 of kioskpad and kioskpad-verifier for arm64 and that suite
 # (scripts/package-deb.sh --arch arm64 --suite SUITE --revision N). It checks: apt installs both
@@ -16,13 +19,17 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 arguments=("$@")  # for the re-run in a mount namespace below
-suite=trixie
+suite=trixie arch=arm64
 if [ "${1:-}" = --suite ]; then suite=${2:?--suite needs trixie or bookworm}; shift 2; fi
+if [ "${1:-}" = --amd64-trixie ]; then arch=amd64; shift; fi
 deb_dir=$(cd "${1:?usage: Tests/arm64/package-test.sh [--suite trixie|bookworm] DEB_DIR}" && pwd)
 source "$repo/scripts/arm64/toolchain.sh"
-case $suite in
-    trixie) base=$arm64_target_root release=13 glibc=2.41 gpiod_api='libgpiod 2\.[0-9.]* (v2 API)' suffix='' ;;
-    bookworm) base=$arm64_bookworm_root release=12 glibc=2.36 gpiod_api='libgpiod 1\.6[0-9.]* (v1 API)' suffix='~deb12' ;;
+machine=aarch64 elf=AArch64
+case $arch:$suite in
+    amd64:trixie) base=${KIOSKPAD_AMD64_CACHE:-/var/cache/kioskpad-amd64}/trixie-root release=13 glibc=2.41
+        gpiod_api='libgpiod 2\.[0-9.]* (v2 API)' suffix='+deb13' machine=x86_64 elf='Advanced Micro Devices X86-64' ;;
+    arm64:trixie) base=$arm64_target_root release=13 glibc=2.41 gpiod_api='libgpiod 2\.[0-9.]* (v2 API)' suffix='' ;;
+    arm64:bookworm) base=$arm64_bookworm_root release=12 glibc=2.36 gpiod_api='libgpiod 1\.6[0-9.]* (v1 API)' suffix='~deb12' ;;
     *) echo "package-arm64: --suite must be trixie or bookworm, not '$suite'" >&2; exit 2 ;;
 esac
 [ -f "$base/.kioskpad-ready" ] || { echo "package-arm64: no $suite root (scripts/cross-arm64.sh --setup-only; for bookworm, --bookworm)" >&2; exit 2; }
@@ -39,8 +46,8 @@ mount --rbind /dev "$R/dev"
 mount -t tmpfs tmpfs "$R/tmp"
 mount -t tmpfs tmpfs "$R/run"
 mkdir -p "$R/opt/debs"
-for file in "$deb_dir"/kioskpad*_arm64.deb; do  # this suite's: ~deb12 or none
-    case $file in *"~"*) [ -n "$suffix" ] && cp "$file" "$R/opt/debs/" ;; *) [ -z "$suffix" ] && cp "$file" "$R/opt/debs/" ;; esac
+for file in "$deb_dir"/kioskpad*_$arch.deb; do  # this suite's: ~deb12, +deb13 or none
+    case $file in *[~+]deb1[0-9]_*) [ -n "$suffix" ] && cp "$file" "$R/opt/debs/" ;; *) [ -z "$suffix" ] && cp "$file" "$R/opt/debs/" ;; esac
 done
 cleanup() { umount -R "$R" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
@@ -51,9 +58,9 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" = "$3" ]; then pass "$1 (= $3)"; else fail "$1: expected '$2', got '$3'"; fi; }
 inside() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 apt_inside() { inside env DEBIAN_FRONTEND=noninteractive apt-get -o APT::Sandbox::User=root -y -q "$@" < /dev/null; }
-deb() { ls "$R"/opt/debs/"$1"_*-"$2${suffix}"_arm64.deb | sed "s|^$R||"; }
+deb() { ls "$R"/opt/debs/"$1"_*-"$2${suffix}"_$arch.deb | sed "s|^$R||"; }
 
-check "the root is Debian $suite on arm64" "$release aarch64" "$(inside cut -d. -f1 /etc/debian_version) $(inside uname -m)"
+check "the root is Debian $suite on $arch" "$release $machine" "$(inside cut -d. -f1 /etc/debian_version) $(inside uname -m)"
 
 # 1. install revision 1 of both, Depends from the release's archive.
 for name in kioskpad kioskpad-verifier; do
@@ -72,7 +79,7 @@ upstream=${version%-*}
 check "kioskpad --version is the package's, built for $suite's libgpiod" "yes" \
     "$(inside kioskpad --version | grep -q "kioskpad $upstream, built for $gpiod_api" && echo yes || inside kioskpad --version)"
 check "kioskpad verifier --version reaches the site server" "kioskpad verifier $upstream" "$(inside kioskpad verifier --version)"
-check "the binaries are aarch64" "AArch64 AArch64" \
+check "the binaries are $machine" "$elf $elf" \
     "$(for b in kioskpad kioskpad-verifier; do readelf -h "$R/usr/bin/$b" | sed -n 's/^ *Machine: *//p'; done | tr '\n' ' ' | sed 's/ $//')"
 if bash "$repo/scripts/check-glibc.sh" --max "$glibc" "$R/usr/bin/kioskpad" "$R/usr/bin/kioskpad-verifier" > "$work/glibc.out" 2>&1; then
     pass "the binaries need $suite's glibc $glibc at most: $(sed 's/: [a-z_0-9 ]*$//; s/^ok: .*\/usr\/bin\//ok: /' "$work/glibc.out" | tr '\n' ' ')"
@@ -115,7 +122,7 @@ chroot "$R" /usr/bin/env -i PATH=/usr/bin:/bin kioskpad verifier serve --config 
 server=$!
 for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 door() { printf '%s' "$1" | inside kioskpad simulate --display plain --verifier "http://127.0.0.1:$port/verify" --verifier-secret-file /tmp/site.secret 2>/dev/null | grep -oE 'Access (granted|denied)' | tail -1; }
-check "a door is granted alice's PIN by the arm64 site server" "Access granted" "$(door 5802)"
+check "a door is granted alice's PIN by the $arch site server" "Access granted" "$(door 5802)"
 check "and denied a wrong PIN" "Access denied" "$(door 5803)"
 kill -TERM $server 2>/dev/null; wait $server 2>/dev/null
 if grep -q '5802' "$work/serve.out" "$work/user.out"; then fail "a typed PIN appears in the site server's output"; else pass "no typed PIN in the site server's output"; fi
@@ -140,5 +147,5 @@ check "purge removes /etc/kioskpad and the user kioskpad" "no none" \
     "$(test -e "$R/etc/kioskpad" && echo yes || echo no) $(inside getent passwd kioskpad >/dev/null && echo kioskpad || echo none)"
 check "nothing of either package is left in dpkg" "" "$(inside dpkg-query -W -f='${db:Status-Abbrev}\n' kioskpad kioskpad-verifier 2>/dev/null | grep -v '^un' || true)"
 
-echo "package-arm64: $passed passed, $failed failed"
+echo "package-$arch: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

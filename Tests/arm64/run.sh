@@ -17,7 +17,8 @@
 #   5. the arm64 test bundle under qemu-user (scripts/cross-arm64.sh --tests, then
 #      scripts/test-arm64.sh --no-build);
 #   6. the hardware-in-loop core in an emulated arm64 system with trixie's libgpiod 2.x, and
-#      the packaged door's RSS at ready there, within 20 MB (Tests/arm64/hil.sh).
+#      the packaged door's RSS at ready there, within 20 MB (Tests/arm64/hil.sh); then the
+#      core with the bookworm door and bookworm's libgpiod 1.6 (--suite bookworm).
 #
 #   Tests/arm64/run.sh [--skip-tests] [--skip-hil]
 #
@@ -79,6 +80,10 @@ if [ "$run_hil" = yes ]; then
         echo "arm64: the packaged door's RSS at ready is over 20 MB (or was not measured)" >&2; exit 1
     fi
     mark "HIL core in an emulated arm64 system, the door's footprint"
+    # The bookworm door on bookworm's libgpiod 1.6 (the guest's root is the bookworm root).
+    bash Tests/arm64/hil.sh --suite bookworm 2>&1 | tee "$logs/hil-bookworm.log"
+    grep -q '^hil-arm64: [0-9]* passed, 0 failed' "$logs/hil-bookworm.log" || { echo "arm64: the bookworm HIL core failed" >&2; exit 1; }
+    mark "HIL core with the bookworm door and libgpiod 1.6"
 fi
 
 printf 'arm64: time, %s\n' "${timings[@]}"
@@ -90,5 +95,6 @@ for suite in trixie bookworm; do
     echo "arm64: apt repository, $suite: $(grep -a '^apt-repo: [0-9]* passed' "$logs/apt-repo-$suite.log"); $(grep -a '^apt-repo: measured' "$logs/apt-repo-$suite.log" | sed 's/^apt-repo: //')"
 done
 [ "$run_tests" = yes ] && echo "arm64: test bundle: $(grep -a -E "Test run with|run again alone|second run of" "$logs/tests.log" | tr '\n' ' ')"
+[ "$run_hil" = yes ] && echo "arm64: bookworm: $(grep -a '^hil-arm64: [0-9]* passed' "$logs/hil-bookworm.log" | tail -1)"
 [ "$run_hil" = yes ] && echo "arm64: $(grep -a '^hil-arm64: [0-9]* passed' "$logs/hil.log" | tail -1); RSS at ready (simulate; with journal and metrics): $(grep -a 'RSS at ready' "$logs/hil.log" | awk '{ print $6 " MB" }' | tr '\n' ' ')"
 echo "arm64: logs in $logs"

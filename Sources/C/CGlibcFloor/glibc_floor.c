@@ -1,9 +1,10 @@
-/* Eight glibc 2.38 symbols, defined in the program so that it needs glibc 2.36 at most.
+/* The glibc 2.38 symbols a program built against trixie calls, defined in the program so that
+ * it needs glibc 2.36 at most.
  *
  * Debian's Swift runtime (the static libraries the arm64 programs are linked with) was compiled
  * against glibc 2.38 headers or newer, so it calls the C23 entry points __isoc23_strtol,
  * __isoc23_strtoll, __isoc23_strtoul and __isoc23_sscanf, and strlcpy and strlcat, all new in
- * glibc 2.38; and linked against trixie's libm, fmod and fmodf take their GLIBC_2.38 version.
+ * glibc 2.38 (C code compiled against the trixie sysroot calls __isoc23_fscanf too); and linked against trixie's libm, fmod and fmodf take their GLIBC_2.38 version.
  * Raspberry Pi OS bookworm has glibc 2.36. A definition in the program wins over a shared
  * library's, so every call in the binary lands here, and from here on the functions glibc has
  * had since long before bookworm (bound by symbol name or version, never through headers that
@@ -18,6 +19,7 @@
 #include <limits.h> /* and with it, on glibc, <features.h> and __GLIBC__ */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #if defined(__linux__) && defined(__GLIBC__)
 
@@ -27,6 +29,7 @@ extern long kp_c17_strtol(const char *, char **, int) __asm__("strtol");
 extern long long kp_c17_strtoll(const char *, char **, int) __asm__("strtoll");
 extern unsigned long kp_c17_strtoul(const char *, char **, int) __asm__("strtoul");
 extern int kp_c17_vsscanf(const char *, const char *, va_list) __asm__("vsscanf");
+extern int kp_c17_vfscanf(FILE *, const char *, va_list) __asm__("vfscanf");
 
 const char *kp_glibc_floor_replaces(void) { return "GLIBC_2.38"; }
 
@@ -97,6 +100,16 @@ int __isoc23_sscanf(const char *text, const char *format, ...) {
     va_list arguments;
     va_start(arguments, format);
     int assigned = kp_c17_vsscanf(text, format, arguments);
+    va_end(arguments);
+    return assigned;
+}
+
+/* The hardware-in-loop keypad emulator's own (Tests/HIL/KeypadEmulator, C compiled against the
+ * trixie sysroot); the programs do not call it. */
+int __isoc23_fscanf(FILE *stream, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    int assigned = kp_c17_vfscanf(stream, format, arguments);
     va_end(arguments);
     return assigned;
 }
