@@ -24,8 +24,8 @@
 # build/swift-VERSION/{trixie,bookworm}), with the clone mounted at
 # /src/kioskpad inside the root: a later run, from this clone or any other, compiles only the
 # project's own changed modules, not its dependencies again (--bookworm shares the release
-# folder: it and a trixie build each recompile the door's modules above libgpiod, about
-# ten minutes, not the dependencies). The last line printed is the folder
+# folder: it and a trixie build each recompile only the C shim above libgpiod and relink the
+# door, about a minute here). The last line printed is the folder
 # holding the binaries; the Swift used is written beside them (swift-version.txt), and the
 # packages record it.
 set -euo pipefail
@@ -88,8 +88,11 @@ if [ "$mode" = release ]; then
     # The HIL suite's keypad emulator (C), for Tests/arm64/hil.sh.
     swift_build --product keypad-emu >&2
 elif [ "$mode" = bookworm ]; then
-    # The site server links no libgpiod: the trixie build's serves bookworm as it is.
+    # The site server and the emulator link no libgpiod: built (or found up to date) as for
+    # trixie, they serve bookworm as they are.
     swift_build --product kioskpad >&2
+    swift_build --product kioskpad-verifier >&2
+    swift_build --product keypad-emu >&2
 else
     swift_build >&2
 fi
@@ -99,9 +102,7 @@ if [ "$mode" = bookworm ]; then
     # Out of the shared folder, beside the site server it ships with.
     out=$(arm64_scratch bookworm)
     mkdir -p "$out"
-    cp "$bin/kioskpad" "$out/"
-    [ -x "$bin/kioskpad-verifier" ] || swift_build --product kioskpad-verifier >&2
-    cp "$bin/kioskpad-verifier" "$out/"
+    cp "$bin/kioskpad" "$bin/kioskpad-verifier" "$bin/keypad-emu" "$out/"
     bin=$out
     target_release+=" with Debian bookworm's libgpiod $(cat "$arm64_target_root$arm64_libgpiod_bookworm/.version")"
 fi

@@ -148,12 +148,9 @@ elif [ -z "$binary" ] && [ -n "${trixie_root:-}" ]; then
     # the man pages. Then the scratch folder's door is built back for this machine (it cannot
     # run here linked to trixie's libgpiod; benchmarks and tests run it).
     gpiod=$amd64_cache/libgpiod-trixie
-    rm -rf "$gpiod"; mkdir -p "$gpiod/include" "$gpiod/lib/pkgconfig" "$amd64_cache/build-trixie"
-    cp "$trixie_root/usr/include/gpiod.h" "$gpiod/include/"
-    cp -P "$trixie_root"/usr/lib/x86_64-linux-gnu/libgpiod.so* "$gpiod/lib/"
-    gpiod_version=$(installed_version "$trixie_root" libgpiod-dev)
-    printf '%s\n' "prefix=$gpiod" 'Name: libgpiod' "Description: Debian trixie's libgpiod $gpiod_version" \
-        "Version: ${gpiod_version%%-*}" 'Libs: -L${prefix}/lib -lgpiod' 'Cflags: -I${prefix}/include' > "$gpiod/lib/pkgconfig/libgpiod.pc"
+    libgpiod_from_root "$trixie_root" x86_64-linux-gnu "$gpiod" "$gpiod"
+    gpiod_version=$(cat "$gpiod/.version")
+    mkdir -p "$amd64_cache/build-trixie"
     say "building release binaries for trixie (the door against trixie's libgpiod $gpiod_version)"
     swift build -c release --static-swift-stdlib --product kioskpad >&2
     swift build -c release --static-swift-stdlib --product kioskpad-verifier >&2

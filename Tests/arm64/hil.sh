@@ -42,12 +42,7 @@ case $release in
     trixie) api=2 guest_root=$arm64_target_root ;;
     bookworm)
         api=1 guest_root=$arm64_bookworm_root
-        # keypad-emu (C, no libgpiod) comes from the trixie build; the door from bookworm's.
-        if [ -z "$bin" ]; then
-            "$repo/scripts/cross-arm64.sh" > /dev/null
-            bin=$("$repo/scripts/cross-arm64.sh" --bookworm | tail -1)
-            cp "$(arm64_scratch trixie)/keypad-emu" "$bin/"
-        fi ;;
+        [ -n "$bin" ] || bin=$("$repo/scripts/cross-arm64.sh" --bookworm | tail -1) ;;
     *) echo "hil-arm64: --suite must be trixie or bookworm, not '$release'" >&2; exit 2 ;;
 esac
 [ -n "$bin" ] || bin=$("$repo/scripts/cross-arm64.sh" | tail -1)

@@ -148,25 +148,34 @@ arm64_bookworm_root_setup() {
     debian_root "$arm64_bookworm_root" bookworm arm64 "$arm64_bookworm_packages"
 }
 
-# bookworm's libgpiod 1.6 (its header and library, and a .pc of its own) inside the trixie
-# sysroot, for the door's bookworm build: the only part of that build not from trixie. The
-# Swift runtime's few glibc 2.38 symbols are defined in the program (Sources/C/CGlibcFloor),
-# so the binary needs bookworm's glibc 2.36 at most (scripts/check-glibc.sh checks).
+# Another release's libgpiod for a build: the header and library of ROOT's libgpiod-dev
+# (TRIPLET's library folder) copied into DEST, with a libgpiod.pc of its own whose prefix is
+# PREFIX (DEST as the compiler sees it: inside a sysroot, or DEST itself). Put DEST/lib/pkgconfig
+# first on PKG_CONFIG_PATH; only the C shim above libgpiod then builds against it. Kept until
+# ROOT's libgpiod-dev changes; DEST/.version names it.
+#   libgpiod_from_root ROOT TRIPLET DEST PREFIX
+libgpiod_from_root() {
+    local root=$1 triplet=$2 dest=$3 prefix=$4 version
+    version=$(installed_version "$root" libgpiod-dev)
+    [ -n "$version" ] || { arm64_log "no libgpiod-dev in $root"; return 1; }
+    [ "$(cat "$dest/.version" 2>/dev/null)" = "$version" ] && return 0
+    rm -rf "$dest"; mkdir -p "$dest/include" "$dest/lib/pkgconfig"
+    cp "$root/usr/include/gpiod.h" "$dest/include/"
+    cp -P "$root/usr/lib/$triplet"/libgpiod.so* "$dest/lib/"
+    printf '%s\n' "prefix=$prefix" 'includedir=${prefix}/include' 'libdir=${prefix}/lib' '' \
+        'Name: libgpiod' "Description: $(. "$root/etc/os-release" && echo "$PRETTY_NAME")'s libgpiod $version, for a KioskPad build" \
+        "Version: ${version%%-*}" 'Libs: -L${libdir} -lgpiod' 'Cflags: -I${includedir}' > "$dest/lib/pkgconfig/libgpiod.pc"
+    echo "$version" > "$dest/.version"
+}
+
+# bookworm's libgpiod 1.6 inside the trixie sysroot, for the door's bookworm build: the only
+# part of that build not from trixie. The Swift runtime's few glibc 2.38 symbols are defined in
+# the program (Sources/C/CGlibcFloor), so the binary needs bookworm's glibc 2.36 at most
+# (scripts/check-glibc.sh checks).
 arm64_libgpiod_bookworm=/opt/libgpiod-bookworm
 arm64_libgpiod_bookworm_setup() {
     arm64_bookworm_root_setup
-    local dest=$arm64_target_root$arm64_libgpiod_bookworm version
-    version=$(installed_version "$arm64_bookworm_root" libgpiod-dev)
-    [ -n "$version" ] || { arm64_log "no libgpiod-dev in $arm64_bookworm_root"; return 1; }
-    [ "$(cat "$dest/.version" 2>/dev/null)" = "$version" ] && return 0
-    rm -rf "$dest"; mkdir -p "$dest/include" "$dest/lib/pkgconfig"
-    cp "$arm64_bookworm_root/usr/include/gpiod.h" "$dest/include/"
-    cp -P "$arm64_bookworm_root"/usr/lib/aarch64-linux-gnu/libgpiod.so* "$dest/lib/"
-    printf '%s\n' "prefix=$arm64_libgpiod_bookworm" 'includedir=${prefix}/include' 'libdir=${prefix}/lib' '' \
-        'Name: libgpiod' "Description: Debian bookworm's libgpiod $version (arm64), for KioskPad's bookworm build" \
-        "Version: ${version%%-*}" 'Libs: -L${libdir} -lgpiod' 'Cflags: -I${includedir}' > "$dest/lib/pkgconfig/libgpiod.pc"
-    echo "$version" > "$dest/.version"
-    arm64_log "bookworm's libgpiod $version is in the sysroot at $arm64_libgpiod_bookworm"
+    libgpiod_from_root "$arm64_bookworm_root" aarch64-linux-gnu "$arm64_target_root$arm64_libgpiod_bookworm" "$arm64_libgpiod_bookworm"
 }
 
 # The Swift SDK bundle: target root as sysroot, the arm64 runtime as resources, lld to link.
