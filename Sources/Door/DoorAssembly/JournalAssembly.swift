@@ -29,7 +29,8 @@ enum JournalAssembly {
         if let events = daemon.events {
             let secret = try events.secret.map { try WebhookSecret(configured: $0, key: "events.secret") }
             let eventsPoster = try SignedPoster(
-                url: events.url, terminalID: configuration.terminalID, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP, logger: logger)
+                urls: [events.url] + events.otherURLs, terminalID: configuration.terminalID, secret: secret, allowInsecureHTTP: events.allowInsecureHTTP,
+                logger: logger)
             poster = eventsPoster
             forwarder = EventForwarder(journal: file, poster: eventsPoster, logger: logger)
         }

@@ -41,7 +41,10 @@ extension TerminalAssembly {
             settings: ReplicaKeeper.Settings(
                 terminalID: configuration.terminalID, trust: keys, path: stateDirectory + "/" + OfflineConfiguration.fileName,
                 maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(rtc: clockTrust == .rtc) }))
-        let client = try ReplicaSyncClient(url: offline.url, terminalID: configuration.terminalID, secret: secret, settings: settings)
+        // Replicas come from where /verify goes, address by address, unless offline.url names one place.
+        let derived = offline.url == SiteAddresses.replacingPath(http.url, with: "/v1/credentials")
+        let urls = derived ? http.urls.map { SiteAddresses.replacingPath($0, with: "/v1/credentials") } : [offline.url]
+        let client = try ReplicaSyncClient(urls: urls, terminalID: configuration.terminalID, secret: secret, settings: settings)
         return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
     }
 }

@@ -52,7 +52,7 @@ public enum TerminalAssembly {
         return HTTPVerifier.Settings(
             url: http.url, deadline: http.timeout, secret: secret, bearerToken: token, caFile: http.caFile,
             clientCertificate: http.clientCertificate, clientKey: http.clientKey,
-            allowInsecureHTTP: http.allowInsecureHTTP)
+            allowInsecureHTTP: http.allowInsecureHTTP, otherURLs: http.otherURLs)
     }
 
     /// The users file at `path`, refused (naming `verifier.users_file`) when it cannot be

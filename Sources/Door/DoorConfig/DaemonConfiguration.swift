@@ -103,6 +103,8 @@ public struct FeedbackConfiguration: Equatable, Sendable {
 /// `events:` - where journal records are forwarded.
 public struct EventsConfiguration: Equatable, Sendable {
     public var url: String
+    /// `events.urls` after the first, tried in order.
+    public var otherURLs: [String] = []
     public var secret: SecretSource?
     public var allowInsecureHTTP: Bool
     /// `events.heartbeat_s`: how often a `status` record is journaled (and so forwarded).
@@ -186,16 +188,15 @@ enum DaemonSection {
         }
         if top.has("events") {
             let reader = top.child("events")
-            if !reader.has("url") { reader.log.report(reader.keyPath("url"), "is required: where journal records are posted", at: reader.node) }
-            let url = reader.string("url", default: "https://invalid.invalid/events")
             let allowInsecure = reader.bool("allow_insecure_http", default: false)
-            if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecure) {
-                reader.log.report(reader.keyPath("url"), problem.replacingOccurrences(of: "verifier.", with: "events."), at: reader.value("url"))
-            }
+            let urls = SiteURLList.read(
+                reader, allowInsecureHTTP: allowInsecure, fallback: "https://invalid.invalid/events",
+                required: "is required: where journal records are posted (urls: [...] for several instances of the site)")
             let secret = ConfigValues.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)
             let heartbeat = reader.seconds("heartbeat_s", default: 300, range: 10...86_400)
             reader.finish()
-            daemon.events = EventsConfiguration(url: url, secret: secret, allowInsecureHTTP: allowInsecure, heartbeat: heartbeat)
+            daemon.events = EventsConfiguration(
+                url: urls[0], otherURLs: Array(urls.dropFirst()), secret: secret, allowInsecureHTTP: allowInsecure, heartbeat: heartbeat)
         }
         if top.has("metrics") {
             daemon.metricsConfigured = true

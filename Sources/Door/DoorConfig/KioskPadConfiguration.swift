@@ -259,6 +259,8 @@ public enum VerifierConfiguration: Equatable, Sendable {
 /// `verifier:` with `kind: http`.
 public struct HTTPVerifierConfiguration: Equatable, Sendable {
     public var url: String
+    /// `verifier.urls` after the first: the same site's other addresses, tried in order.
+    public var otherURLs: [String] = []
     public var timeout: Duration
     public var secret: SecretSource?
     public var token: SecretSource?
@@ -285,4 +287,7 @@ public struct HTTPVerifierConfiguration: Equatable, Sendable {
         self.allowInsecureHTTP = allowInsecureHTTP
         self.maxUnlockSeconds = maxUnlockSeconds
     }
+
+    /// Every address, `url` first.
+    public var urls: [String] { [url] + otherURLs }
 }

@@ -44,21 +44,19 @@ enum VerifierSection {
 
     /// The keys only `kind: http` reads.
     static let httpKeys = [
-        "url", "allow_insecure_http", "timeout_s", "max_unlock_s", "secret", "secret_file", "secret_env", "secret_credential",
+        "url", "urls", "allow_insecure_http", "timeout_s", "max_unlock_s", "secret", "secret_file", "secret_env", "secret_credential",
         "token", "token_file", "token_env", "token_credential", "ca_file", "client_cert", "client_key", "offline",
     ]
 
     static func readHTTP(_ reader: MappingReader, baseDirectory: String) -> HTTPVerifierConfiguration {
         let log = reader.log
-        if !reader.has("url") {
-            log.report(reader.keyPath("url"), "is required with kind: http (e.g. https://verifier.example/verify)", at: reader.node)
-        }
-        let url = reader.string("url", default: "https://invalid.invalid/verify")
         let allowInsecure = reader.bool("allow_insecure_http", default: false)
-        if reader.has("url"), let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecure) {
-            log.report(reader.keyPath("url"), problem, at: reader.value("url"))
-        }
+        let urls = SiteURLList.read(
+            reader, allowInsecureHTTP: allowInsecure, fallback: "https://invalid.invalid/verify",
+            required: "is required with kind: http (e.g. https://verifier.example/verify; urls: [...] for several instances)")
+        let url = urls[0]
         var configuration = HTTPVerifierConfiguration(url: url, allowInsecureHTTP: allowInsecure)
+        configuration.otherURLs = Array(urls.dropFirst())
         configuration.timeout = reader.seconds("timeout_s", default: 3, range: 0.2...30)
         configuration.maxUnlockSeconds = reader.int("max_unlock_s", default: 30, range: 1...300)
         configuration.secret = ConfigValues.secretSource(reader, prefix: "secret", baseDirectory: baseDirectory)

@@ -14,9 +14,13 @@ import Synchronization
 /// ``AttemptOutcome/unavailable``. One connection pool is reused; each attempt has one
 /// overall deadline; only failures before any response are retried (same `attempt_id`,
 /// inside the deadline); requests are signed per Standard Webhooks when a secret is set.
+/// With several site addresses (`verifier.urls`) each try goes to the next one in
+/// ``SiteAddresses`` order, inside the same deadline.
 public final class HTTPVerifier: Verifier {
     public struct Settings: Sendable {
         public var url: String
+        /// More addresses of the same site (`verifier.urls` after the first), tried after `url` in order.
+        public var otherURLs: [String]
         public var deadline: Duration
         public var secret: WebhookSecret?
         public var bearerToken: String?
@@ -31,9 +35,10 @@ public final class HTTPVerifier: Verifier {
             url: String, deadline: Duration = .seconds(3), secret: WebhookSecret? = nil, bearerToken: String? = nil,
             caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
             allowInsecureHTTP: Bool = false, maxResponseBytes: Int = 16_384,
-            retryDelay: Duration = .milliseconds(100)
+            retryDelay: Duration = .milliseconds(100), otherURLs: [String] = []
         ) {
             self.url = url
+            self.otherURLs = otherURLs
             self.deadline = deadline
             self.secret = secret
             self.bearerToken = bearerToken
@@ -44,16 +49,25 @@ public final class HTTPVerifier: Verifier {
             self.maxResponseBytes = maxResponseBytes
             self.retryDelay = retryDelay
         }
+
+        /// Every address, `url` first.
+        public var urls: [String] { [url] + otherURLs }
     }
 
     public let settings: Settings
+    /// The site's addresses and which of them failed lately (``Settings/urls``).
+    public let addresses: SiteAddresses
     let client: HTTPClient
     let logger: Logger
     /// The secret requests are signed with now: `settings.secret` until a rotation replaces it.
     private let signing: Mutex<WebhookSecret?>
 
     public init(settings: Settings, logger: Logger = Logger(label: "kioskpad.verifier")) throws {
-        try HTTPVerifier.checkURL(settings.url, allowInsecureHTTP: settings.allowInsecureHTTP)
+        for (index, url) in settings.urls.enumerated() {
+            try HTTPVerifier.checkURL(
+                url, allowInsecureHTTP: settings.allowInsecureHTTP, key: settings.otherURLs.isEmpty ? "verifier.url" : "verifier.urls[\(index)]")
+        }
+        addresses = SiteAddresses(settings.urls)
         client = try HTTPVerifier.makeClient(settings)
         self.settings = settings
         self.logger = logger
@@ -88,13 +102,16 @@ public final class HTTPVerifier: Verifier {
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
         configuration.decompression = .disabled
+        // With several addresses a refused connection must fail its try at once, so the next
+        // address is asked; the pool would otherwise retry it until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = settings.otherURLs.isEmpty
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// `http://` only to loopback unless explicitly allowed; only http and https.
-    public static func checkURL(_ text: String, allowInsecureHTTP: Bool) throws {
+    public static func checkURL(_ text: String, allowInsecureHTTP: Bool, key: String = "verifier.url") throws {
         if let problem = VerifierURL.problem(text, allowInsecureHTTP: allowInsecureHTTP) {
-            throw KeyedError(key: "verifier.url", message: problem)
+            throw KeyedError(key: key, message: problem)
         }
     }
 
@@ -142,25 +159,45 @@ public final class HTTPVerifier: Verifier {
     }
 
     /// Sends `request`, retrying only failures before any response, and reads the answer.
+    /// Each try goes to the next address in ``SiteAddresses`` order; while addresses remain
+    /// untried, a try has only its share of the deadline, and a 503 (the instance cannot
+    /// decide now: it decided nothing) sends the attempt on to the next address.
     private func exchange(_ request: HTTPClientRequest, id: String, deadline: NIODeadline) async -> Exchange {
+        let order = addresses.order()
+        let share = NIOCore.TimeAmount.nanoseconds(addresses.firstTryBudget(of: settings.deadline).wholeNanoseconds)
+        var request = request
         var tries = 0
         while true {
+            let index = order[tries % order.count]
             tries += 1
+            let untriedAfterThis = tries < order.count
+            request.url = addresses.url(index)
+            let tryDeadline = untriedAfterThis ? min(deadline, NIODeadline.now() + share) : deadline
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: deadline, logger: logger)
+                response = try await client.execute(request, deadline: tryDeadline, logger: logger)
             } catch {
-                // No response yet: a retry with the same attempt_id is allowed inside the deadline.
-                let retryAt = NIODeadline.now() + .nanoseconds(settings.retryDelay.wholeNanoseconds)
+                addresses.failed(index)
+                // No response yet: a retry with the same attempt_id is allowed inside the deadline,
+                // at once to an address not tried yet, after the retry delay to one tried already.
+                let wait = untriedAfterThis ? Duration.zero : settings.retryDelay
+                let retryAt = NIODeadline.now() + .nanoseconds(wait.wholeNanoseconds)
                 if !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
                     logger.info(
-                        "verifier request failed before a response; retrying", metadata: ["attempt_id": "\(id)", "try": "\(tries)", "error": "\(error)"])
-                    try? await Task.sleep(for: settings.retryDelay)
+                        "verifier request failed before a response; retrying",
+                        metadata: ["attempt_id": "\(id)", "try": "\(tries)", "address": "\(index)", "error": "\(error)"])
+                    if wait > .zero { try? await Task.sleep(for: wait) }
                     continue
                 }
                 return .failed("no response: \(error)", reachable: false)
             }
+            if response.status == .serviceUnavailable, untriedAfterThis {
+                addresses.failed(index)
+                logger.info("verifier instance cannot decide now (503); asking the next", metadata: ["attempt_id": "\(id)", "address": "\(index)"])
+                continue
+            }
             // A response arrived: never retried, whatever it is.
+            if response.status == .serviceUnavailable { addresses.failed(index) } else { addresses.answered(index) }
             guard response.status == .ok else {
                 return .failed("status \(response.status.code)", reachable: response.status.code < 500)
             }

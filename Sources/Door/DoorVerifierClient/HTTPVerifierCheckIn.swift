@@ -67,13 +67,8 @@ extension HTTPVerifier {
         public let description: String
     }
 
-    /// `verifier.url` with the path `/v1/check-in`: the same site, TLS trust and secret.
-    static func checkInURL(_ url: String) -> String {
-        guard var parts = URLComponents(string: url) else { return url }
-        parts.path = "/v1/check-in"
-        parts.query = nil
-        return parts.string ?? url
-    }
+    /// The check-in endpoint beside `/verify` at each of the site's addresses.
+    static let checkInPath = "/v1/check-in"
 
     /// Asks the site, signed with the secret in use now, whether it has a rotation or settings
     /// for `terminalID`, telling it `report`; throws ``CheckInFailure`` for anything but a 200
@@ -81,9 +76,9 @@ extension HTTPVerifier {
     public func checkIn(terminalID: String, report: CheckInReport = CheckInReport(running: 0, refused: nil)) async throws -> CheckInAnswer {
         let body = Array("{\(report.json),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
         let request = SignedJSONRequest.make(
-            url: Self.checkInURL(settings.url), body: body, id: UUID().uuidString.lowercased(), terminal: terminalID, secret: secret,
-            bearerToken: settings.bearerToken)
-        let response = try await client.execute(request, timeout: .seconds(10), logger: logger)
+            url: addresses.url(0, path: Self.checkInPath), body: body, id: UUID().uuidString.lowercased(), terminal: terminalID,
+            secret: secret, bearerToken: settings.bearerToken)
+        let response = try await firstAnswer(request, path: Self.checkInPath, timeout: .seconds(10))
         let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
         guard response.status == .ok else {
             throw CheckInFailure(description: "the site answered \(response.status.code) \(String(buffer: buffer).prefix(200))")

@@ -5,13 +5,8 @@ import KioskPadCore
 import NIOCore
 
 extension HTTPVerifier {
-    /// `verifier.url` with the path `/v1/enrol`: the same site, TLS trust and secret.
-    static func enrolURL(_ url: String) -> String {
-        guard var parts = URLComponents(string: url) else { return url }
-        parts.path = "/v1/enrol"
-        parts.query = nil
-        return parts.string ?? url
-    }
+    /// The enrolment endpoint beside `/verify` at each of the site's addresses.
+    static let enrolPath = "/v1/enrol"
 
     /// Sends the enrolment code and the PIN chosen (`POST /v1/enrol`, signed as `/verify`
     /// is), once: a PIN change is not retried. Anything but a decoded answer within the
@@ -21,10 +16,12 @@ extension HTTPVerifier {
         var body = EnrolmentRequestBody.encode(terminalID: terminalID, code: code, pin: pin, attemptID: attemptID, enteredAt: Date())
         defer { body.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         let id = attemptID.uuidString.lowercased()
-        let url = Self.enrolURL(settings.url)
-        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret, bearerToken: settings.bearerToken)
+        let request = SignedJSONRequest.make(
+            url: addresses.url(0, path: Self.enrolPath), body: body, id: id, terminal: terminalID, secret: secret, bearerToken: settings.bearerToken)
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(settings.deadline.wholeNanoseconds), logger: logger)
+            // A second address is asked only when the first gave no answer or a 503; the site
+            // takes each request id once, so an enrolment that did arrive is not made twice.
+            let response = try await firstAnswer(request, path: Self.enrolPath, timeout: settings.deadline)
             let buffer = try await response.body.collect(upTo: settings.maxResponseBytes)
             guard response.status == .ok else {
                 logger.warning("PIN enrolment not answered", metadata: ["attempt_id": "\(id)", "status": "\(response.status.code)"])

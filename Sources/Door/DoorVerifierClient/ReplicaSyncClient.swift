@@ -8,14 +8,18 @@ import Synchronization
 
 /// Asks the verifier for this door's credential replica (`POST /v1/credentials`, signed with
 /// the door's secret as `/verify` is): `{terminal_id, have_version}` in, a ``SignedReplica``
-/// out. It only fetches; whoever holds the verifier's public key checks what came.
+/// out. It only fetches; whoever holds the verifier's public key checks what came. With several
+/// site addresses it asks them in ``SiteAddresses`` order, as `/verify` does.
 public final class ReplicaSyncClient: Sendable {
     /// Why a fetch gave no replica (no answer, a status other than 200, a body too big).
     public struct FetchError: Error, CustomStringConvertible {
         public let description: String
     }
 
-    public let url: String
+    /// Where replicas come from, in the order tried (health memory of its own).
+    public let addresses: SiteAddresses
+    /// The first address (for messages).
+    public var url: String { addresses.urls[0] }
     private let terminalID: String
     private let secret: Mutex<WebhookSecret>
     private let timeout: Duration
@@ -24,14 +28,16 @@ public final class ReplicaSyncClient: Sendable {
     public static let maxReplicaBytes = 32 << 20
 
     /// `settings` are the door's `/verify` settings (TLS trust, client certificate,
-    /// insecure-HTTP permission); `url` is where replicas come from.
-    public init(url: String, terminalID: String, secret: WebhookSecret, settings: HTTPVerifier.Settings, timeout: Duration = .seconds(30)) throws {
-        do {
-            try HTTPVerifier.checkURL(url, allowInsecureHTTP: settings.allowInsecureHTTP)
-        } catch let error as KeyedError {
-            throw KeyedError(key: "verifier.offline.url", message: error.message)
+    /// insecure-HTTP permission); `urls` are where replicas come from, in order.
+    public init(urls: [String], terminalID: String, secret: WebhookSecret, settings: HTTPVerifier.Settings, timeout: Duration = .seconds(30)) throws {
+        for url in urls {
+            do {
+                try HTTPVerifier.checkURL(url, allowInsecureHTTP: settings.allowInsecureHTTP)
+            } catch let error as KeyedError {
+                throw KeyedError(key: "verifier.offline.url", message: error.message)
+            }
         }
-        self.url = url
+        addresses = SiteAddresses(urls)
         self.terminalID = terminalID
         self.secret = Mutex(secret)
         self.timeout = timeout
@@ -44,17 +50,44 @@ public final class ReplicaSyncClient: Sendable {
         self.secret.withLock { $0 = secret }
     }
 
-    /// The verifier's answer to a door holding version `have` (0 for none).
+    /// The verifier's answer to a door holding version `have` (0 for none), from the first
+    /// address that answers (a 503 counts as no answer while another address is left).
     public func fetch(have: Int64) async throws -> SignedReplica {
         let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
-        let request = SignedJSONRequest.make(
+        var request = SignedJSONRequest.make(
             url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-        } catch {
-            throw FetchError(description: "no answer from \(url): \(error)")
+        let order = addresses.order()
+        var failures: [String] = []
+        for (position, index) in order.enumerated() {
+            let last = position == order.count - 1
+            let address = addresses.url(index)
+            request.url = address
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
+            } catch {
+                addresses.failed(index)
+                failures.append("no answer from \(address): \(error)")
+                if last || error is CancellationError || Task.isCancelled { break }
+                continue
+            }
+            if response.status == .serviceUnavailable {
+                addresses.failed(index)
+                if !last {
+                    _ = try? await response.body.collect(upTo: 16_384)
+                    failures.append("\(address) answered 503")
+                    continue
+                }
+            } else {
+                addresses.answered(index)
+            }
+            return try await replica(from: response, address: address)
         }
+        throw FetchError(description: failures.joined(separator: "; "))
+    }
+
+    /// The signed replica in `response`, or why there is none.
+    private func replica(from response: HTTPClientResponse, address url: String) async throws -> SignedReplica {
         let bytes: [UInt8]
         do {
             bytes = Array(buffer: try await response.body.collect(upTo: Self.maxReplicaBytes))

@@ -19,9 +19,14 @@ public enum PostOutcome: Sendable, Equatable {
 }
 
 /// Posts JSON to one endpoint, signed per Standard Webhooks when a secret is set, with a
-/// deadline; reports the status class. Used to forward one door's journal records.
+/// deadline; reports the status class. Used to forward one door's journal records. With
+/// several addresses (`events.urls`) a post goes to the first in ``SiteAddresses`` order
+/// that answers; a record keeps its `webhook-id` at each, so the site stores it once.
 public final class SignedPoster: Sendable {
-    public let url: String
+    /// Where records go, in the order tried.
+    public let addresses: SiteAddresses
+    /// The first address.
+    public var url: String { addresses.urls[0] }
     private let terminalID: String
     private let secret: WebhookSecret?
     private let timeout: Duration
@@ -29,35 +34,61 @@ public final class SignedPoster: Sendable {
     private let logger: Logger
 
     /// `terminalID`: the door whose records it posts (its `kioskpad-terminal` header).
-    public init(url: String, terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger)
-        throws
-    {
-        if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
-            throw KeyedError(key: "events.url", message: problem)
+    public convenience init(
+        url: String, terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger
+    ) throws {
+        try self.init(urls: [url], terminalID: terminalID, secret: secret, timeout: timeout, allowInsecureHTTP: allowInsecureHTTP, logger: logger)
+    }
+
+    /// `urls`: the addresses in order (the events key names each in an error).
+    public init(
+        urls: [String], terminalID: String, secret: WebhookSecret?, timeout: Duration = .seconds(5), allowInsecureHTTP: Bool = false, logger: Logger
+    ) throws {
+        for (index, url) in urls.enumerated() {
+            if let problem = VerifierURL.problem(url, allowInsecureHTTP: allowInsecureHTTP) {
+                throw KeyedError(key: urls.count == 1 ? "events.url" : "events.urls[\(index)]", message: problem)
+            }
         }
-        self.url = url
+        addresses = SiteAddresses(urls)
         self.terminalID = terminalID
         self.secret = secret
         self.timeout = timeout
         self.logger = logger
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // With several addresses a refused connection fails at once, so the next one is asked.
+        configuration.connectionPool.retryConnectionEstablishment = urls.count == 1
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// Posts `body` with `webhook-id: id`.
+    /// Posts `body` with `webhook-id: id`, to the next address when one gives no answer or
+    /// a 503 and another is left.
     public func post(body: [UInt8], id: String) async -> PostOutcome {
-        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
-        do {
-            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-            _ = try? await response.body.collect(upTo: 16_384)
-            let status = Int(response.status.code)
-            if status == 429 || status == 503, let wait = response.headers.first(name: "retry-after").flatMap(SignedPoster.retryAfter) {
-                return .busy(retryAfter: wait)
+        var request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
+        let order = addresses.order()
+        for (position, index) in order.enumerated() {
+            let last = position == order.count - 1
+            request.url = addresses.url(index)
+            do {
+                let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
+                _ = try? await response.body.collect(upTo: 16_384)
+                let status = Int(response.status.code)
+                if status == 503 {
+                    addresses.failed(index)
+                    if !last { continue }
+                } else {
+                    addresses.answered(index)
+                }
+                if status == 429 || status == 503, let wait = response.headers.first(name: "retry-after").flatMap(SignedPoster.retryAfter) {
+                    return .busy(retryAfter: wait)
+                }
+                return (200..<300).contains(status) ? .delivered : .answered(status: status)
+            } catch {
+                addresses.failed(index)
+                logger.debug("event post failed", metadata: ["error": "\(error)", "address": "\(index)"])
+                if last || Task.isCancelled { return .failed }
             }
-            return (200..<300).contains(status) ? .delivered : .answered(status: status)
-        } catch {
-            logger.debug("event post failed", metadata: ["error": "\(error)"])
-            return .failed
         }
+        return .failed
     }
 
     /// `Retry-After` as delta-seconds (0 to a day); nil for an HTTP-date or anything else.
