@@ -35,6 +35,28 @@ struct DoorRelayTests {
         #expect(output.changes.map(\.on) == [false, true, false])
     }
 
+    /// The network fault suite found pulses up to 64 ms long: the timer started only after the
+    /// observer (journal, Home Assistant) had taken the news. The pulse is timed from the moment
+    /// the relay went on, however long the observer takes.
+    @Test func aSlowObserverDoesNotLengthenThePulse() async throws {
+        let output = RecordingOutput()
+        let time = ManualClock()
+        let relay = try DoorRelay(
+            output: output, defaultUnlock: .seconds(5), maxUnlock: .seconds(30), logger: logger, clock: TerminalClock(time),
+            observer: { on, _ in
+                // While the observer takes the news, two seconds pass.
+                if on { time.advance(by: .seconds(2)) }
+            })
+        await relay.handle(decided(.granted()))
+        #expect(output.isOn)
+        #expect(await eventually { time.sleepers == 1 })
+        time.advance(by: .milliseconds(2_999))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(output.isOn)
+        time.advance(by: .milliseconds(1))
+        #expect(await eventually { !output.isOn })
+    }
+
     @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
         let output = RecordingOutput()
         let relay = try relay(output, ManualClock())

@@ -132,10 +132,13 @@ public final class DoorRelay: TerminalEventSink {
         case .failure(let error):
             logger.error("door relay failed; forced off", metadata: ["error": "\(error)"])
         case .success(let generation):
+            // The pulse ends `duration` after the relay went on, however long the observer
+            // (journal, Home Assistant) or a busy thread pool takes before the timer starts.
+            let until = clock.now + duration
             logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
             await observer(true, duration.wholeSeconds)
             Task {
-                try? await clock.sleep(for: duration)
+                try? await clock.sleep(until: until)
                 await self.release(ifGeneration: generation)
             }
         }
