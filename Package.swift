@@ -488,7 +488,10 @@ let package = Package(
         // The schema on both databases: the same at every version, and older databases upgraded.
         .testTarget(
             name: "SiteSQLTests",
-            dependencies: ["SiteSQL", "SiteCore", "KioskPadAccess", "KioskPadCore", "VerifierTestSupport"],
+            dependencies: [
+                "SiteSQL", "SiteCore", "SitePostgres", "KioskPadAccess", "KioskPadCore", "VerifierTestSupport", "TestPeers", "KeypadTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // Databases as released versions left them (SQL text) and the script that made them.
             exclude: ["Fixtures"],
             swiftSettings: strict

@@ -39,22 +39,13 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// thread of their own (``onOwnThread``), never on the concurrency pool.
     private static let settingUp = DispatchSemaphore(value: 2)
 
-    public init() throws {
+    public convenience init() throws {
         PostgresTestServer.settingUp.wait()
         defer { PostgresTestServer.settingUp.signal() }
         guard let bin = PostgresTestServer.findBinDirectory() else {
             throw Unavailable(description: "no PostgreSQL server found under /usr/lib/postgresql/*/bin: apt-get install postgresql (scripts/test.sh does)")
         }
-        binDirectory = bin
-        reserved = try ClosedPort()
-        port = reserved.port
-        password = UUID().uuidString
-        asPostgres = getuid() == 0
-        directory = URL(fileURLWithPath: "/tmp/kp-pg-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        passwordFile = directory.appendingPathComponent("password").path
-        try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        if asPostgres { try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asServerUser: false) }
+        try self.init(binDirectory: bin, password: UUID().uuidString)
         try run(
             bin + "/initdb",
             [
@@ -63,6 +54,47 @@ public final class PostgresTestServer: @unchecked Sendable {
             ])
         try start()
         try run(bin + "/createdb", ["-h", directory.path, "-p", String(port), "-U", user, database])
+    }
+
+    /// A streaming-replication standby of `primary` (`pg_basebackup -R`, the same user,
+    /// database and password), started on a loopback port of its own, in recovery until
+    /// ``promote()``.
+    public convenience init(standbyOf primary: PostgresTestServer) throws {
+        PostgresTestServer.settingUp.wait()
+        defer { PostgresTestServer.settingUp.signal() }
+        try self.init(binDirectory: primary.binDirectory, password: primary.password)
+        try run(
+            binDirectory + "/pg_basebackup",
+            [
+                "-d", "host=127.0.0.1 port=\(primary.port) user=\(user) password=\(password)", "-D", dataDirectory, "-R", "-X", "stream",
+                "--no-sync",
+            ])
+        try start()
+    }
+
+    /// A reserved port and a new directory (owned by `postgres` when we are root) holding the
+    /// password file; no cluster yet.
+    private init(binDirectory: String, password: String) throws {
+        self.binDirectory = binDirectory
+        reserved = try ClosedPort()
+        port = reserved.port
+        self.password = password
+        asPostgres = getuid() == 0
+        directory = URL(fileURLWithPath: "/tmp/kp-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        passwordFile = directory.appendingPathComponent("password").path
+        try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        if asPostgres { try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asServerUser: false) }
+    }
+
+    /// Ends this standby's recovery (`pg_ctl promote`): it takes writes from now on.
+    public func promote() throws {
+        try run(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-w", "promote"])
+    }
+
+    /// Stops the server at once, as a crash would (`-m immediate`: no checkpoint, sessions cut).
+    public func crash() throws {
+        try run(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
     }
 
     private var dataDirectory: String { directory.appendingPathComponent("data").path }

@@ -33,6 +33,31 @@ struct ServerStoreConfigTests {
         #expect(expected.displayURL == "postgres://kioskpad@db.example.net:5433/doors")
     }
 
+    @Test func aPrimaryAndItsStandbysAreOneURL() throws {
+        let settings = try ConfigLoader.parseServer(
+            yaml: base + "  store: postgres\n  postgres:\n    url: postgres://kioskpad@db1.example.net:5432,[2001:db8::7],db3.example.net:5433/doors\n",
+            source: "v.yaml")
+        guard case .postgres(let postgres) = settings.store else {
+            Issue.record("not postgres")
+            return
+        }
+        #expect(postgres.host == "db1.example.net" && postgres.port == 5432 && postgres.user == "kioskpad" && postgres.database == "doors")
+        #expect(postgres.otherHosts == [PostgresAddress(host: "2001:db8::7", port: 5432), PostgresAddress(host: "db3.example.net", port: 5433)])
+        #expect(postgres.displayURL == "postgres://kioskpad@db1.example.net:5432,[2001:db8::7]:5432,db3.example.net:5433/doors")
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@db1:5432,db1:5432/k\n").contains(
+                "server.postgres.url: names db1:5432 twice"))
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@db1,,db2/k\n").contains("server.postgres.url: host '': "))
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@h1,h2,h3,h4,h5/k\n").contains(
+                "server.postgres.url: names 5 hosts; a primary and its standbys are 2 to 4"))
+        // Plaintext to any host off this machine needs allow_plaintext.
+        #expect(
+            problem("  store: postgres\n  postgres:\n    url: postgres://a@127.0.0.1:5432,10.0.0.6:5432/k\n    tls: disable\n").contains(
+                "in the clear to 10.0.0.6"))
+    }
+
     @Test func forwardedEventsAreKeptAYearUnlessKeepDaysSaysOtherwise() throws {
         #expect(try ConfigLoader.parseServer(yaml: base, source: "v.yaml").eventsKeepDays == 365)
         #expect(try ConfigLoader.parseServer(yaml: base + "  events:\n    keep_days: 30\n", source: "v.yaml").eventsKeepDays == 30)

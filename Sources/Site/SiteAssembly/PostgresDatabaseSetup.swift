@@ -21,7 +21,7 @@ func withPostgresDatabase<R>(
         do {
             try await PostgresVerifierDatabase.checkTLSOffered(
                 host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password, tls: tls,
-                timeout: settings.timeout, logger: logger)
+                timeout: settings.timeout, logger: logger)  // the first server; the others are kept alike
         } catch let failure as PostgresVerifierDatabase.Failure {
             throw KeyedError(
                 key: "server.postgres.tls", message: "\(failure.description); kioskpad requires it (tls: verify-full)",
@@ -29,11 +29,13 @@ func withPostgresDatabase<R>(
         }
     }
     let database = PostgresVerifierDatabase(
-        host: settings.host, port: settings.port, user: settings.user, database: settings.database, password: password,
+        servers: settings.addresses.map { ($0.host, $0.port) }, user: settings.user, database: settings.database, password: password,
         tls: tls, poolSize: settings.poolSize, timeout: settings.timeout, logger: logger)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await database.run() }
         defer { group.cancelAll() }
+        // A primary and its standbys: use the writable one from the start.
+        await database.findWritable()
         do {
             if migrate { try await SiteMigrations.apply(on: database, location: settings.displayURL) }
         } catch {

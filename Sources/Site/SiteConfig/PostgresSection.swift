@@ -36,6 +36,9 @@ public struct PostgresSettings: Sendable, Equatable {
 
     public var host: String
     public var port: Int
+    /// The servers after `host:port` in a multi-host URL (`postgres://USER@DB1:5432,DB2:5432/DB`):
+    /// a primary and its standbys; the instance uses whichever of them is writable.
+    public var otherHosts: [PostgresAddress] = []
     public var user: String
     public var database: String
     public var password: SecretSource?
@@ -46,8 +49,10 @@ public struct PostgresSettings: Sendable, Equatable {
     /// How long one statement may run, and how long an attempt waits for the database,
     /// before the terminal is answered 503 (`timeout_ms`).
     public var timeout: Duration
+    /// Every server, `host:port` first.
+    public var addresses: [PostgresAddress] { [PostgresAddress(host: host, port: port)] + otherHosts }
     /// The URL without a password, for messages.
-    public var displayURL: String { "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)" }
+    public var displayURL: String { "postgres://\(user)@\(addresses.map(\.description).joined(separator: ","))/\(database)" }
 
     public init(
         host: String, port: Int = 5432, user: String, database: String, password: SecretSource? = nil,
@@ -62,6 +67,36 @@ public struct PostgresSettings: Sendable, Equatable {
         self.caFile = caFile
         self.poolSize = poolSize
         self.timeout = timeout
+    }
+
+    /// `postgres://USER@HOST[:PORT][,HOST[:PORT]...]/DATABASE` (several hosts: a primary and its
+    /// standbys, at most 4), or why it is not one.
+    static func parseURLWithHosts(_ text: String) -> Result<(hosts: [PostgresAddress], user: String, database: String), URLProblem> {
+        guard let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].firstIndex(of: "@"),
+            let slash = text[at...].firstIndex(of: "/"), text[at..<slash].contains(",")
+        else {
+            return parseURL(text).map { ([PostgresAddress(host: $0.host, port: $0.port)], $0.user, $0.database) }
+        }
+        let list = text[text.index(after: at)..<slash].split(separator: ",", omittingEmptySubsequences: false)
+        guard (2...4).contains(list.count) else {
+            return .failure(URLProblem("names \(list.count) hosts; a primary and its standbys are 2 to 4 (postgres://USER@DB1:5432,DB2:5432/DATABASE)"))
+        }
+        var hosts: [PostgresAddress] = []
+        var user = ""
+        var database = ""
+        for item in list {
+            let single = String(text[..<text.index(after: at)]) + item + String(text[slash...])
+            switch parseURL(single) {
+            case .failure(let problem):
+                return .failure(URLProblem("host \(ConfigText.quoted(String(item))): \(problem.message)"))
+            case .success(let parts):
+                let address = PostgresAddress(host: parts.host, port: parts.port)
+                if hosts.contains(address) { return .failure(URLProblem("names \(address) twice")) }
+                hosts.append(address)
+                (user, database) = (parts.user, parts.database)
+            }
+        }
+        return .success((hosts, user, database))
     }
 
     /// `postgres://USER@HOST[:PORT]/DATABASE`, or why it is not one.
@@ -90,6 +125,19 @@ public struct PostgresSettings: Sendable, Equatable {
         let message: String
         init(_ message: String) { self.message = message }
     }
+}
+
+/// One PostgreSQL server of `server.postgres.url`.
+public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 }
 
 enum PostgresSection {
@@ -122,9 +170,10 @@ enum PostgresSection {
         if !reader.has("url") {
             reader.log.report(reader.keyPath("url"), "is required (e.g. postgres://kioskpad@127.0.0.1:5432/kioskpad)", at: reader.node)
         } else {
-            switch PostgresSettings.parseURL(urlText) {
+            switch PostgresSettings.parseURLWithHosts(urlText) {
             case .success(let parts):
-                (settings.host, settings.port, settings.user, settings.database) = parts
+                (settings.host, settings.port, settings.user, settings.database) = (parts.hosts[0].host, parts.hosts[0].port, parts.user, parts.database)
+                settings.otherHosts = Array(parts.hosts.dropFirst())
             case .failure(let problem):
                 reader.log.report(reader.keyPath("url"), problem.message, at: reader.value("url"))
             }
@@ -138,10 +187,11 @@ enum PostgresSection {
             }
         }
         let allowPlaintext = reader.bool("allow_plaintext", default: false)
-        if settings.tls == .disable && !allowPlaintext && reader.has("url") && !VerifierURL.isLoopback(settings.host) {
+        if settings.tls == .disable && !allowPlaintext && reader.has("url"), let remote = settings.addresses.first(where: { !VerifierURL.isLoopback($0.host) })
+        {
             reader.log.report(
                 reader.keyPath("tls"),
-                "disable sends the database password and users' hashes in the clear to \(settings.host), which is not a loopback address; use tls: verify-full, or set allow_plaintext: true",
+                "disable sends the database password and users' hashes in the clear to \(remote.host), which is not a loopback address; use tls: verify-full, or set allow_plaintext: true",
                 at: reader.value("tls"))
         }
         settings.poolSize = reader.int("pool_size", default: 10, range: 1...200)

@@ -11,13 +11,24 @@ import Synchronization
 /// connection starts with `statement_timeout` and `idle_in_transaction_session_timeout`
 /// at the time limit, so a statement or an abandoned transaction cannot hold a terminal's
 /// lockout row longer than that; the pool reconnects by itself when the database returns.
+/// Given several servers (a primary and its standbys), it keeps a pool for each and uses the
+/// one that is writable, looking again when a use fails (``PostgresWritableServer``).
 public final class PostgresVerifierDatabase: Service, Sendable {
     /// A use of the database that did not finish in time, or failed; the text names no secret.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
-    public let client: PostgresClient
+    /// One pool per server, in the order configured.
+    public let clients: [PostgresClient]
+    /// The servers, `host:port`, in the same order (for messages).
+    public let servers: [String]
+    /// Which server is used, and when it was last looked for.
+    let writable: PostgresWritableServer
+    /// The pool of the server in use.
+    public var client: PostgresClient { clients[writable.index] }
+    /// The server in use, `host:port`.
+    public var serverInUse: String { servers[writable.index] }
     public let timeout: Duration
     public let logger: Logger
     public let poolSize: Int
@@ -34,20 +45,35 @@ public final class PostgresVerifierDatabase: Service, Sendable {
     /// A pool for `user`@`host`:`port`/`database`. `tls` nil: no TLS (loopback); else TLS
     /// with this configuration (the certificate checked). `timeout`: the most one use of the
     /// database may take, waiting for a connection included.
-    public init(
+    public convenience init(
         host: String, port: Int, user: String, database: String, password: String?, tls: TLSConfiguration?,
         poolSize: Int, timeout: Duration, logger: Logger
     ) {
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable)
-        configuration.options.maximumConnections = poolSize
-        configuration.options.connectTimeout = timeout
-        let milliseconds = String(timeout.wholeMilliseconds)
-        configuration.options.additionalStartupParameters = [
-            ("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds),
-            ("application_name", "kioskpad-verifier"),
-        ]
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.init(
+            servers: [(host, port)], user: user, database: database, password: password, tls: tls, poolSize: poolSize, timeout: timeout, logger: logger)
+    }
+
+    /// Pools for each of `servers` (a primary and its standbys, in any order); the first is
+    /// used until ``findWritable()`` or a failed use finds another writable.
+    public init(
+        servers: [(host: String, port: Int)], user: String, database: String, password: String?, tls: TLSConfiguration?,
+        poolSize: Int, timeout: Duration, logger: Logger
+    ) {
+        precondition(!servers.isEmpty, "a database has a server")
+        clients = servers.map { server in
+            var configuration = PostgresClient.Configuration(
+                host: server.host, port: server.port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable)
+            configuration.options.maximumConnections = poolSize
+            configuration.options.connectTimeout = timeout
+            let milliseconds = String(timeout.wholeMilliseconds)
+            configuration.options.additionalStartupParameters = [
+                ("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds),
+                ("application_name", "kioskpad-verifier"),
+            ]
+            return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        }
+        self.servers = servers.map { "\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)" }
+        writable = PostgresWritableServer()
         self.timeout = timeout
         self.poolSize = poolSize
         self.logger = logger
@@ -75,7 +101,9 @@ public final class PostgresVerifierDatabase: Service, Sendable {
 
     /// Runs the pool until cancelled (a ServiceGroup, or a task of the caller's).
     public func run() async {
-        await client.run()
+        await withDiscardingTaskGroup { group in
+            for client in clients { group.addTask { await client.run() } }
+        }
     }
 
     /// Runs `body` on a pooled connection; throws a ``Failure`` when the database fails or
@@ -86,13 +114,21 @@ public final class PostgresVerifierDatabase: Service, Sendable {
     }
 
     /// Leases a connection for `body`, counted in ``poolUsage``.
+    /// A connection the pool could not give (its error is the pool's, e.g. its circuit
+    /// breaker after failed connections), reported as a ``Failure``.
     private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
         usage.withLock { $0.active += 1 }
         defer { usage.withLock { $0.active -= 1 } }
-        return try await client.withConnection { [self] connection in
-            usage.withLock { $0.inUse += 1 }
-            defer { usage.withLock { $0.inUse -= 1 } }
-            return try await body(connection)
+        let leased = Mutex(false)
+        do {
+            return try await clients[writable.index].withConnection { [self] connection in
+                leased.withLock { $0 = true }
+                usage.withLock { $0.inUse += 1 }
+                defer { usage.withLock { $0.inUse -= 1 } }
+                return try await body(connection)
+            }
+        } catch  where !leased.withLock({ $0 }) && !(error is CancellationError) {
+            throw Failure(description: "no connection to the database at \(servers[writable.index]): \(PostgresVerifierDatabase.describe(error))")
         }
     }
 
@@ -129,7 +165,11 @@ public final class PostgresVerifierDatabase: Service, Sendable {
                 return result
             }
         } catch let error as PSQLError {
+            lookForWritable(after: error)
             throw Failure(description: PostgresVerifierDatabase.describe(error))
+        } catch let failure as Failure {
+            lookForWritable(after: failure)
+            throw failure
         } catch let error as PostgresDecodingError {
             throw Failure(description: "database: a column did not decode (\(error.columnName))")
         }
