@@ -57,6 +57,18 @@ struct DoorRelayTests {
         #expect(await eventually { !output.isOn })
     }
 
+    /// On the system clock the pulse ends on a thread of its own (PulseTimer), not a task.
+    @Test func onTheSystemClockThePulseEndsByItself() async throws {
+        let output = RecordingOutput()
+        let relay = try DoorRelay(output: output, defaultUnlock: .seconds(5), maxUnlock: .seconds(30), logger: logger)
+        await relay.unlock(for: .milliseconds(300))
+        #expect(output.isOn)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while output.isOn && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!output.isOn && !relay.isEnergised)
+        #expect(output.changes.map(\.on) == [false, true, false])
+    }
+
     @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
         let output = RecordingOutput()
         let relay = try relay(output, ManualClock())

@@ -137,16 +137,30 @@ public final class DoorRelay: TerminalEventSink {
             let until = clock.now + duration
             logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
             await observer(true, duration.wholeSeconds)
-            Task {
-                try? await clock.sleep(until: until)
-                await self.release(ifGeneration: generation)
+            guard clock.isSystem else {
+                Task {
+                    try? await clock.sleep(until: until)
+                    await self.release(ifGeneration: generation)
+                }
+                return
+            }
+            // On the system clock the pulse ends on a thread of its own, so a busy thread pool
+            // (replica checks, posts to a slow network) cannot keep the door open longer.
+            PulseTimer.fire(at: until, on: clock) { [self] in
+                if dropRelay(ifGeneration: generation) { Task { await observer(false, 0) } }
             }
         }
     }
 
     private func release(ifGeneration generation: Int?) async {
+        if dropRelay(ifGeneration: generation) { await observer(false, 0) }
+    }
+
+    /// Drops the relay unless it is held or another unlock began since `generation`; true
+    /// when it was on.
+    private func dropRelay(ifGeneration generation: Int?) -> Bool {
         let now = clock.now
-        let changed = state.withLock { state -> Bool in
+        return state.withLock { state -> Bool in
             guard !state.held, generation == nil || generation == state.generation else { return false }
             let was = state.energised
             DoorRelay.forceOff(output, logger)
@@ -154,7 +168,6 @@ public final class DoorRelay: TerminalEventSink {
             if was { state.releasedAt = now }
             return was
         }
-        if changed { await observer(false, 0) }
     }
 
     /// Off, and off for good. Safe from any thread, including a signal handler's queue.

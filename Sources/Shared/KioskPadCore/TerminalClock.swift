@@ -9,10 +9,15 @@ public struct TerminalClock: EntryClock {
     /// Sleeps until a reading (a time since `origin`).
     private let sleepingUntil: @Sendable (Duration) async throws -> Void
 
+    /// True for the system's clock (``continuous``): a deadline on it can be waited for by a
+    /// thread of one's own; false for a test's clock, which only its own sleeps follow.
+    public let isSystem: Bool
+
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let origin = clock.now
         reading = { origin.duration(to: clock.now) }
         sleepingUntil = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
+        isSystem = C.self == ContinuousClock.self
     }
 
     /// The system's monotonic clock, which keeps counting while the machine is suspended.
