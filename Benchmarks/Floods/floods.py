@@ -12,8 +12,6 @@ Usage:
   Benchmarks/Floods/floods.py BINARY [SECONDS]
 BINARY is a `kioskpad` (the site server beside it as `kioskpad-verifier`)."""
 import base64
-import hashlib
-import hmac
 import http.client
 import json
 import os
@@ -25,6 +23,9 @@ import tempfile
 import threading
 import time
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from door_requests import signed_headers, verify_body  # noqa: E402  (a door's signed request)
 
 TERMINALS = 20
 FLOODERS = 4
@@ -40,12 +41,8 @@ def free_port():
 def signed_verify(port, secret, terminal):
     """One signed /verify of the demo PIN; (seconds, status)."""
     attempt = str(uuid.uuid4())
-    body = json.dumps({"terminal_id": terminal, "kind": "pin", "value": "1234", "attempt_id": attempt,
-                       "entered_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, separators=(",", ":"))
-    timestamp = str(int(time.time()))
-    mac = hmac.new(secret, f"{attempt}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
-    headers = {"content-type": "application/json", "webhook-id": attempt, "webhook-timestamp": timestamp,
-               "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": terminal}
+    body = verify_body(terminal, "1234", attempt)
+    headers = signed_headers(secret, terminal, body, attempt)
     start = time.monotonic()
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -100,11 +97,7 @@ def events_loop(port, secret, stop, counts):
                                 "data": {"seq": seq, "id": str(uuid.uuid4()), "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                          "type": "fault", "terminal_id": "flood-door", "detail": "x" * 900}})
             body = json.dumps(records, separators=(",", ":"))
-            webhook_id = str(uuid.uuid4())
-            timestamp = str(int(time.time()))
-            mac = hmac.new(secret, f"{webhook_id}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
-            headers = {"content-type": "application/json", "webhook-id": webhook_id, "webhook-timestamp": timestamp,
-                       "webhook-signature": "v1," + base64.b64encode(mac).decode(), "kioskpad-terminal": "flood-door"}
+            headers = signed_headers(secret, "flood-door", body)
             made = time.monotonic()
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

@@ -2,7 +2,8 @@
 """A virtual USB numeric keypad through /dev/uinput, driven by commands on stdin.
 
   create [card]   make the device ("KioskPad HIL keypad", bus USB; with card: "KioskPad
-                  HIL card reader", a reader that types)
+                  HIL card reader", a reader that types; with another word W: "KioskPad HIL W",
+                  so that several doors each find their own keypad)
   destroy         remove it (an unplug)
   type KEYS       tap each key: 0-9 main row, k0-k9 numeric keypad (space separated),
                   enter, kpenter, bs, esc; 60 ms down, 60 ms apart
@@ -52,7 +53,7 @@ def create(kind):
     fcntl.ioctl(fd, UI_SET_EVBIT, EV_KEY)
     for code in sorted(set(CODES.values())):
         fcntl.ioctl(fd, UI_SET_KEYBIT, code)
-    fcntl.ioctl(fd, UI_DEV_SETUP, struct.pack("HHHH80sI", 0x03, 0x1234, 0x5678, 1, NAMES[kind], 0))
+    fcntl.ioctl(fd, UI_DEV_SETUP, struct.pack("HHHH80sI", 0x03, 0x1234, 0x5678, 1, NAMES.get(kind, b"KioskPad HIL " + kind.encode()), 0))
     fcntl.ioctl(fd, UI_DEV_CREATE)
     buffer = bytearray(65)
     fcntl.ioctl(fd, UI_GET_SYSNAME, buffer)

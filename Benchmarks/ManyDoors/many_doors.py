@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""A site of 200 doors on one site server (issue 65): what the doors' background traffic
+costs the server, and what it does to the answers terminals wait for.
+
+One `kioskpad verifier serve` (SQLite, the default store, or PostgreSQL with --store) with
+10,000 users, every row tagged (a lookup key), ana at the default PBKDF2 cost and the others
+at 1,000 iterations so the table is made in seconds. Two phases of --seconds each:
+
+  quiet   20 terminals send signed /verify requests with ana's PIN, one after another each,
+          as fast as they are answered: /verify p50 and p99, the server's CPU share.
+  doors   the same 20 terminals while 200 doors each, every 60 s from a random phase, sync
+          their credential replica (POST /v1/credentials with the version they hold, as
+          the door's ReplicaSyncClient does), post a heartbeat (a `status` record to
+          /v1/events, as the door's EventForwarder does) and check in (POST /v1/check-in).
+
+A third phase, first, runs the doors alone (no terminals) for the server's CPU share of their
+traffic by itself. Reported: /verify p50/p99 in each phase and their ratio (goal for p99: at
+most 1.5x), the server's CPU share in each, the bytes of a first (full) replica and of an unchanged one, and
+each door request's p50/p99. The doors are Python clients of the door protocol (signed as a
+door signs, the site secret), not door processes: 200 `kioskpad run` would not fit beside
+the server on this machine.
+
+Usage:
+  Benchmarks/ManyDoors/many_doors.py BINARY [--store sqlite|postgres] [--seconds N] [--doors N] [--users N]
+BINARY is a `kioskpad` (a release build for figures: swift build -c release --product kioskpad)."""
+import argparse
+import base64
+import hashlib
+import heapq
+import hmac
+import http.client
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Webhooks"))
+from webhooks_e2e import Site  # noqa: E402  (the e2e suite's site server under test)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from door_requests import signed_headers, verify_body  # noqa: E402  (a door's signed request)
+
+TERMINALS = 20
+PIN = "4826"
+DEFAULT_ITERATIONS = 75_000
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def phc_hash(pin, iterations):
+    salt = os.urandom(16)
+    digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
+    encode = lambda raw: base64.b64encode(raw).decode().rstrip("=")  # noqa: E731
+    return f"$pbkdf2-sha256$i={iterations}${encode(salt)}${encode(digest)}"
+
+
+def lookup_tag(key, pin):
+    """The server's lookup tag of a PIN (KioskPadAccess's LookupKey: the key's id, '.', 16 bytes of HMAC)."""
+    key_id = hashlib.sha256(key).digest()[:4].hex()
+    mac = hmac.new(key, b"kioskpad-lookup-v1\0pin\0" + pin.encode(), hashlib.sha256).digest()[:16].hex()
+    return f"{key_id}.{mac}"
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Door:
+    """Signed POSTs to the site as a door with the site secret."""
+
+    def __init__(self, port, secret, terminal):
+        self.port, self.secret, self.terminal = port, secret, terminal
+        self.connection = None
+        self.have = 0
+        self.seq = 0
+
+    def post(self, path, body):
+        headers = signed_headers(self.secret, self.terminal, body)
+        for attempt in (1, 2):
+            try:
+                if self.connection is None:
+                    self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                start = time.monotonic()
+                self.connection.request("POST", path, body, headers)
+                response = self.connection.getresponse()
+                answer = response.read()
+                return time.monotonic() - start, response.status, answer
+            except (OSError, http.client.HTTPException):
+                self.connection = None
+                if attempt == 2:
+                    raise
+
+    def sync(self):
+        body = json.dumps({"have_version": self.have, "terminal_id": self.terminal}, separators=(",", ":"))
+        seconds, status, answer = self.post("/v1/credentials", body)
+        if status == 200:
+            # A replica or a confirmation: a signed payload (base64 of JSON) that names the version.
+            payload = json.loads(base64.b64decode(json.loads(answer)["payload"]))
+            self.have = int(payload.get("version", self.have))
+        return seconds, status, len(answer)
+
+    def heartbeat(self):
+        self.seq += 1
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        record = {"type": "kioskpad.status", "timestamp": now,
+                  "data": {"seq": self.seq, "id": str(uuid.uuid4()), "time": now, "type": "status", "terminal_id": self.terminal,
+                           "keypad": "ok", "locked_out": False}}
+        seconds, status, answer = self.post("/v1/events", json.dumps([record], separators=(",", ":")))
+        return seconds, status, len(answer)
+
+    def check_in(self):
+        body = json.dumps({"settings_version": 0, "terminal_id": self.terminal}, separators=(",", ":"))
+        seconds, status, answer = self.post("/v1/check-in", body)
+        return seconds, status, len(answer)
+
+
+def verify_once(connection_box, port, secret, terminal):
+    attempt = str(uuid.uuid4())
+    body = verify_body(terminal, PIN, attempt)
+    headers = signed_headers(secret, terminal, body, attempt)
+    start = time.monotonic()
+    try:
+        if connection_box[0] is None:
+            connection_box[0] = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection_box[0].request("POST", "/verify", body, headers)
+        response = connection_box[0].getresponse()
+        answer = response.read()
+        ok = response.status == 200 and b'"granted"' in answer
+    except (OSError, http.client.HTTPException):
+        connection_box[0] = None
+        ok = False
+    return time.monotonic() - start, ok
+
+
+def terminals(port, secret, stop, results):
+    def loop(index):
+        box = [None]
+        while not stop.is_set():
+            seconds, ok = verify_once(box, port, secret, f"terminal-{index:02d}")
+            results.append((seconds, ok))
+    threads = [threading.Thread(target=loop, args=(index,), daemon=True) for index in range(TERMINALS)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def doors_loop(doors, stop, records):
+    """Each door's sync, heartbeat and check-in every 60 s from a random phase, on 8 workers."""
+    schedule = [(time.monotonic() + random.uniform(0, 60), index) for index in range(len(doors))]
+    heapq.heapify(schedule)
+    pool = ThreadPoolExecutor(max_workers=8)
+
+    def visit(door):
+        for name, call in (("sync", door.sync), ("heartbeat", door.heartbeat), ("check-in", door.check_in)):
+            try:
+                seconds, status, size = call()
+                records.append((name, seconds, status, size))
+            except (OSError, http.client.HTTPException) as error:
+                records.append((name, float("nan"), f"error {error}", 0))
+
+    while not stop.is_set():
+        due, index = schedule[0]
+        wait = due - time.monotonic()
+        if wait > 0:
+            stop.wait(min(wait, 0.5))
+            continue
+        heapq.heapreplace(schedule, (due + 60, index))
+        pool.submit(visit, doors[index])
+    pool.shutdown(wait=True)
+
+
+def phase(name, site, seconds, doors=None, with_terminals=True):
+    stop = threading.Event()
+    verifies, records = [], []
+    before = cpu_seconds(site.process.pid)
+    started = time.monotonic()
+    threads = terminals(site.port, site.secret, stop, verifies) if with_terminals else []
+    door_thread = None
+    if doors:
+        door_thread = threading.Thread(target=doors_loop, args=(doors, stop, records), daemon=True)
+        door_thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    if door_thread:
+        door_thread.join()
+    wall = time.monotonic() - started
+    cpu = cpu_seconds(site.process.pid) - before
+    latencies = [s for s, ok in verifies if ok]
+    failed = sum(1 for _, ok in verifies if not ok)
+    p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
+    print(f"{name}: /verify {len(latencies)} granted ({len(latencies) / wall:.1f}/s), {failed} not; p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
+          f"server CPU {cpu:.1f} s in {wall:.0f} s = {100 * cpu / wall / os.cpu_count():.1f}% of {os.cpu_count()} cores", flush=True)
+    for kind in ("sync", "heartbeat", "check-in"):
+        rows = [r for r in records if r[0] == kind]
+        if not rows:
+            continue
+        ok = [r for r in rows if r[2] == 200 or r[2] == 202 or r[2] == 204]
+        sizes = [r[3] for r in ok]
+        times = [r[1] * 1000 for r in ok]
+        statuses = sorted({str(r[2]) for r in rows})
+        print(f"{name}: {kind}: {len(rows)} requests ({', '.join(statuses)}), p50 {percentile(times, 0.5):.1f} ms, p99 {percentile(times, 0.99):.1f} ms, "
+              f"answer bytes median {statistics.median(sizes) if sizes else 0:.0f}, max {max(sizes) if sizes else 0}", flush=True)
+    return p50, p99, cpu / wall
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--seconds", type=int, default=120)
+    parser.add_argument("--doors", type=int, default=200)
+    parser.add_argument("--users", type=int, default=10_000)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kioskpad-manydoors.") as work:
+        os.chmod(work, 0o755)
+        server, store_lines = None, ""
+        if options.store == "postgres":
+            sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
+            from console_browser import Postgres  # the browser suite's private PostgreSQL
+            server = Postgres(work)
+            store_lines = (f"  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1:{server.port}/kioskpad\n"
+                           f"    password_file: {server.password_file}\n    tls: disable\n")
+        key_file = os.path.join(work, "lookup.key")
+        key = base64.b64encode(os.urandom(32))
+        with open(key_file, "wb") as out:
+            out.write(key + b"\n")
+        os.chmod(key_file, 0o600)
+        users = os.path.join(work, "users")
+        started = time.monotonic()
+        with open(users, "w") as out:
+            out.write(f"ana:{phc_hash(PIN, DEFAULT_ITERATIONS)}:tag={lookup_tag(key, PIN)}\n")
+            for index in range(1, options.users):
+                pin = f"{random.randrange(10_000, 100_000_000):08d}"
+                out.write(f"user-{index:05d}:{phc_hash(pin, 1000)}:tag={lookup_tag(key, pin)}\n")
+        os.chmod(users, 0o600)
+        print(f"users file: {options.users} users in {time.monotonic() - started:.0f} s", flush=True)
+        site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + store_lines)
+        site.start()
+        try:
+            doors = [Door(site.port, site.secret, f"door-{index:03d}") for index in range(options.doors)]
+            # Each door's first replica, before the phases: the full one, measured on its own.
+            first = [door.sync() for door in doors[:5]]
+            print(f"first replica ({options.users} users): {first[0][2]} bytes, status {first[0][1]}, {first[0][0] * 1000:.0f} ms", flush=True)
+            started = time.monotonic()
+            for door in doors[5:]:
+                door.sync()
+            print(f"first replicas of the other {len(doors) - 5} doors, one after another: {time.monotonic() - started:.1f} s", flush=True)
+            # The doors' traffic alone: its own CPU share, the terminals idle.
+            phase(f"{options.doors} doors, no terminals", site, options.seconds, doors, with_terminals=False)
+            quiet = phase("quiet", site, options.seconds)
+            busy = phase(f"{options.doors} doors", site, options.seconds, doors)
+            print(f"ratio: /verify p99 with {options.doors} doors / quiet = {busy[1] / quiet[1]:.2f}x (goal at most 1.5x); "
+                  f"p50 {busy[0] / quiet[0]:.2f}x; server CPU share {100 * busy[2] / os.cpu_count():.0f}% against {100 * quiet[2] / os.cpu_count():.0f}%",
+                  flush=True)
+        finally:
+            site.process.terminate()
+            site.process.wait()
+            if server:
+                server.stop()
+
+
+if __name__ == "__main__":
+    main()
