@@ -113,6 +113,27 @@ struct SiteAddressesClientTests {
         await down.shutdown()
     }
 
+    /// A silent first instance that did receive the attempt: the retry at the second is refused
+    /// as a replay (409). The door got no answer, so it is unreachable (a replica may decide).
+    @Test func aReplayRefusalOfARetryIsNoAnswer() async throws {
+        let silent = try RecordingHTTPServer(.slow(seconds: 5, body: "{\"decision\":\"granted\"}"))
+        let replayed = try RecordingHTTPServer(.respond(status: 409, body: "{\"error\":\"webhook-id was already used (replay)\"}"))
+        defer {
+            silent.stop()
+            replayed.stop()
+        }
+        let verifier = try client([silent.port, replayed.port], deadline: .seconds(2))
+        guard case .unreachable = await verifier.answer(attempt("4826")) else {
+            Issue.record("a 409 to a retry must be unreachable")
+            return
+        }
+        // A 409 to a first try is an answer that is not a decision, as before.
+        let direct = try client([replayed.port])
+        #expect(await direct.answer(attempt("4826")) == .broken("status 409"))
+        await verifier.shutdown()
+        await direct.shutdown()
+    }
+
     @Test func eventsGoToTheFirstAddressThatTakesThemWithOneID() async throws {
         let busy = try RecordingHTTPServer(.respond(status: 503, body: "{}"))
         let taking = try RecordingHTTPServer(.respond(status: 200, body: "{}"))

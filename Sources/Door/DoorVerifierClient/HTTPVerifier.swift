@@ -198,6 +198,12 @@ public final class HTTPVerifier: Verifier {
             }
             // A response arrived: never retried, whatever it is.
             if response.status == .serviceUnavailable { addresses.failed(index) } else { addresses.answered(index) }
+            // A retry refused as a replay (409): an earlier try reached the site (another
+            // instance, or this one) and was perhaps decided, but its answer never came. That
+            // is no answer for this door, as a reset is (the fault suite met it in a failover).
+            if response.status == .conflict, tries > 1 {
+                return .failed("status 409 to a retry: an earlier try reached the site but its answer did not come", reachable: false)
+            }
             guard response.status == .ok else {
                 return .failed("status \(response.status.code)", reachable: response.status.code < 500)
             }
