@@ -21,6 +21,8 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KP=$BIN/kioskpad; SITE=$BIN/kioskpad-verifier
 PG_BIN=${PG_BIN:?}
 LONG=${FAULTS_LONG:-0}
+# The relay check's bound: the goal is 50 ms; .ci/run passes a looser one for the emulator.
+RELAY_MS=${FAULTS_RELAY_MS:-50}
 W=/tmp/faults; rm -rf $W; mkdir -p $W; chmod 755 $W
 passed=0; failed=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
@@ -240,16 +242,16 @@ type_at() {
         local error=$((held > 3000 ? held - 3000 : 3000 - held))
         echo "$CASE door$n relay ${held}ms" >> $OUT/relay.txt
         [ $error -gt "${RELAY_ERR[$CASE]}" ] && RELAY_ERR[$CASE]=$error
-        if [ $error -gt 50 ]; then
+        if [ $error -gt $RELAY_MS ]; then
             # A stall of the watcher itself that ended just as it saw the relay off (the guest
             # did not run it): the off edge may have come that much earlier than it was seen.
             stall=$(awk -v e=$t_off '$2 == "stall" && $1 >= e - 0.02 && $1 <= e && $3 > m { m = $3 } END { print m + 0 }' $W/relay.log)
-            if [ $((error - 50)) -le "$stall" ]; then
+            if [ $((error - RELAY_MS)) -le "$stall" ]; then
                 STALLED=$((STALLED + 1))
                 echo "$CASE door$n relay ${held}ms, the watcher itself stalled ${stall} ms in that pulse" >> $OUT/relay-stalls.txt
                 pass "$CASE: door $n: relay held ${held} ms for 3 s while the guest stalled the (real-time) watcher ${stall} ms: not the door's error"
             else
-                fail "$CASE: door $n: relay held ${held} ms for unlock 3 s (the watcher stalled at most ${stall} ms)"
+                fail "$CASE: door $n: relay held ${held} ms for unlock 3 s, over the ${RELAY_MS} ms bound (the watcher stalled at most ${stall} ms)"
             fi
         fi
     else
