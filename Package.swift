@@ -453,7 +453,9 @@ let package = Package(
         // Test doubles shared by test targets (none live in production modules): manual
         // clock, mock key matrix and backend, scripted keys, recording display, I2C bus and
         // outputs, the HD44780 + PCF8574 emulator, loopback HTTP servers.
-        .target(name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KioskPadCore"], path: "Tests/Support", swiftSettings: strict),
+        .target(
+            name: "KeypadTestSupport", dependencies: ["KeypadDisplay", "KeypadHAL", "KioskPadCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Support", swiftSettings: strict),
         // The real peers the server-side and broker tests start: a PostgreSQL server per test,
         // a mosquitto broker, libosdp's reader. The door's test doubles stay in KeypadTestSupport.
         .target(name: "TestPeers", dependencies: ["KeypadTestSupport"], path: "Tests/Peers", swiftSettings: strict),

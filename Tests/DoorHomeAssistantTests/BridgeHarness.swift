@@ -85,24 +85,3 @@ final class BridgeHarness: Sendable {
 final class Recorded: Sendable {
     let state = Mutex<(notes: [HomeAssistantBridge.Note], events: [TerminalEvent], codes: [Int])>(([], [], []))
 }
-
-/// Log lines kept for assertions.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let lines: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .debug
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            lines.append("\(event.level) \(event.message) \(fields)")
-        }
-    }
-}

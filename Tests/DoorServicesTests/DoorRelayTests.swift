@@ -69,6 +69,29 @@ struct DoorRelayTests {
         #expect(output.changes.map(\.on) == [false, true, false])
     }
 
+    /// A pulse that ends over 20 ms after its time is logged, with how late: in the field the
+    /// log tells a loaded door from a slow line; the fault suite compares it with its watcher.
+    @Test func aPulseEndedLateIsLoggedWithHowLate() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test") { _ in LogLines.Handler(lines: lines) }
+        for (write, late) in [(Duration.milliseconds(80), true), (.zero, false)] {
+            let output = RecordingOutput(offWrite: write)
+            let relay = try DoorRelay(output: output, defaultUnlock: .seconds(5), maxUnlock: .seconds(30), logger: logger)
+            let before = lines.all.count
+            await relay.unlock(for: .milliseconds(200))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while relay.isEnergised && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(50))
+            let warnings = lines.all.dropFirst(before).filter { $0.contains("door relay went off late") }
+            #expect(warnings.count == (late ? 1 : 0), "off write \(write)")
+            if late, let ms = warnings.first?.split(separator: " ").first(where: { $0.hasPrefix("late_ms=") }).flatMap({ Int($0.dropFirst(8)) }) {
+                #expect(ms >= 80 && ms < 2_000)
+            } else if late {
+                Issue.record("no late_ms in \(warnings)")
+            }
+        }
+    }
+
     @Test func denialsErrorsAndLockoutsNeverEnergiseIt() async throws {
         let output = RecordingOutput()
         let relay = try relay(output, ManualClock())

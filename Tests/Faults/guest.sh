@@ -251,7 +251,10 @@ type_at() {
                 echo "$CASE door$n relay ${held}ms, the watcher itself stalled ${stall} ms in that pulse" >> $OUT/relay-stalls.txt
                 pass "$CASE: door $n: relay held ${held} ms for 3 s while the guest stalled the (real-time) watcher ${stall} ms: not the door's error"
             else
-                fail "$CASE: door $n: relay held ${held} ms for unlock 3 s, over the ${RELAY_MS} ms bound (the watcher stalled at most ${stall} ms)"
+                # The door logs a pulse it ended late by its own clock (after the write).
+                local own
+                own=$(grep -o 'door relay went off late.*late_ms=[0-9]*' $W/door$n.out | tail -1 | grep -o 'late_ms=[0-9]*')
+                fail "$CASE: door $n: relay held ${held} ms for unlock 3 s, over the ${RELAY_MS} ms bound (the watcher stalled at most ${stall} ms; the door's last late pulse: ${own:-none logged})"
             fi
         fi
     else
@@ -469,6 +472,7 @@ delivered
     done
 } | tee $OUT/table.md
 echo "faults: relay pulses longer than 3 s + 50 ms while the guest stalled the watcher as long: $STALLED"
+echo "faults: pulses the doors themselves ended over 20 ms late: $(cat $W/door?.out | grep -c 'door relay went off late')"
 if cat $W/door?.out $W/site-?.log $W/ha-status.log | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}//g' | grep -Eq '(^|[^0-9])(2468|1111|2222|3333)([^0-9]|$)'; then
     fail "a PIN appears in a door's output, the site's log or the broker's messages"
 else

@@ -1,14 +1,20 @@
+import Foundation
 import KeypadHAL
 import KioskPadCore
 import Synchronization
 
-/// Keeps every state change with its time, and can be told to fail.
+/// Keeps every state change with its time, and can be told to fail, or to take `offWrite`
+/// to switch off (a line whose write blocks, or a thread that runs late).
 public final class RecordingOutput: DigitalOutput {
     private let state = Mutex<(changes: [(on: Bool, at: ContinuousClock.Instant)], failing: Bool)>(([], false))
+    private let offWrite: Duration
 
-    public init() {}
+    public init(offWrite: Duration = .zero) {
+        self.offWrite = offWrite
+    }
 
     public func set(_ on: Bool) throws {
+        if !on && offWrite > .zero { Thread.sleep(forTimeInterval: Double(offWrite.components.attoseconds) / 1e18 + Double(offWrite.components.seconds)) }
         try state.withLock {
             if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }
             $0.changes.append((on, ContinuousClock.now))

@@ -30,6 +30,8 @@ public final class DoorRelay: TerminalEventSink {
     private let observer: @Sendable (Bool, Int) async -> Void
     /// How the unlock time passes (a manual clock in tests).
     private let clock: TerminalClock
+    /// A pulse that ends later than this after its time is logged as a warning.
+    static let lateWarning = Duration.milliseconds(20)
 
     public init(
         output: any DigitalOutput, defaultUnlock: Duration, maxUnlock: Duration, logger: Logger,
@@ -113,13 +115,13 @@ public final class DoorRelay: TerminalEventSink {
 
     /// Energises the relay for `duration` (restarting the timer if already open).
     public func unlock(for duration: Duration) async {
-        let result: Result<Int, any Error>? = state.withLock { state in
+        let result: Result<(generation: Int, on: Duration), any Error>? = state.withLock { state in
             guard !state.stopped, !state.held else { return nil }
             do {
                 try output.set(true)
                 state.generation += 1
                 state.energised = true
-                return .success(state.generation)
+                return .success((state.generation, clock.now))
             } catch {
                 try? output.set(false)
                 state.energised = false
@@ -131,10 +133,11 @@ public final class DoorRelay: TerminalEventSink {
             return
         case .failure(let error):
             logger.error("door relay failed; forced off", metadata: ["error": "\(error)"])
-        case .success(let generation):
-            // The pulse ends `duration` after the relay went on, however long the observer
-            // (journal, Home Assistant) or a busy thread pool takes before the timer starts.
-            let until = clock.now + duration
+        case .success(let (generation, on)):
+            // The pulse ends `duration` after the relay went on (read under the lock, just
+            // after the write), however long the observer (journal, Home Assistant) or a busy
+            // thread pool takes before the timer starts.
+            let until = on + duration
             logger.notice("door unlocked", metadata: ["seconds": "\(duration.wholeSeconds)"])
             await observer(true, duration.wholeSeconds)
             guard clock.isSystem else {
@@ -147,7 +150,14 @@ public final class DoorRelay: TerminalEventSink {
             // On the system clock the pulse ends on a thread of its own, so a busy thread pool
             // (replica checks, posts to a slow network) cannot keep the door open longer.
             PulseTimer.fire(at: until, on: clock) { [self] in
-                if dropRelay(ifGeneration: generation) { Task { await observer(false, 0) } }
+                guard dropRelay(ifGeneration: generation) else { return }
+                // How late the relay went off, after the write: a loaded system shows here
+                // (the fault suite compares it with what its watcher saw on the line).
+                let late = clock.now - until
+                if late > DoorRelay.lateWarning {
+                    logger.warning("door relay went off late", metadata: ["late_ms": "\(late.wholeMilliseconds)", "seconds": "\(duration.wholeSeconds)"])
+                }
+                Task { await observer(false, 0) }
             }
         }
     }
