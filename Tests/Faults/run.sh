@@ -4,7 +4,10 @@
 # kernel with veth, a bridge, tc netem and gpio-sim), faults put on their links with tc netem
 # and taken off again. Nothing outside the guest is touched.
 #
-#   Tests/Faults/run.sh [--long]
+#   Tests/Faults/run.sh [--long] [--bin DIR]
+#
+# --bin DIR runs kioskpad and kioskpad-verifier from DIR (a copy, or a release build) instead
+# of building them, so the tree may be rebuilt while a long run goes on.
 #
 # The default is the bounded set CI runs (a few minutes); --long makes each outage and each
 # lossy phase several times longer (figures in docs/development.md, "The network fault
@@ -15,10 +18,17 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 long=0
+bin=
 while [ $# -gt 0 ]; do
     case $1 in
         --long) long=1; shift ;;
-        *) echo "faults: unknown option '$1' (valid: --long)" >&2; exit 2 ;;
+        --bin)
+            [ $# -ge 2 ] && [ -x "$2/kioskpad" ] && [ -x "$2/kioskpad-verifier" ] || {
+                echo "faults: --bin needs a directory holding kioskpad and kioskpad-verifier" >&2
+                exit 2
+            }
+            bin=$(cd "$2" && pwd); shift 2 ;;
+        *) echo "faults: unknown option '$1' (valid: --long, --bin DIR)" >&2; exit 2 ;;
     esac
 done
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -1)
@@ -28,9 +38,11 @@ command -v mosquitto > /dev/null && command -v mosquitto_sub > /dev/null || {
     exit 2
 }
 cd "$repo"
-swift build --product kioskpad >&2
-swift build --product kioskpad-verifier >&2
-bin=$(swift build --show-bin-path)
+if [ -z "$bin" ]; then
+    swift build --product kioskpad >&2
+    swift build --product kioskpad-verifier >&2
+    bin=$(swift build --show-bin-path)
+fi
 out=$(mktemp -d /tmp/kioskpad-faults-out.XXXXXX)
 chmod 755 "$out"
 set +e
