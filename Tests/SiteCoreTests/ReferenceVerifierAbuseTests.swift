@@ -30,10 +30,11 @@ struct ReferenceVerifierAbuseTests {
     }
 
     func request(
-        _ value: String, kind: String = "pin", id: String = UUID().uuidString, terminal: String = "door-1", sign: Bool = true, source: String = "10.0.0.7"
+        _ value: String, kind: String = "pin", id: String = UUID().uuidString, attempt: String? = nil, terminal: String = "door-1", sign: Bool = true,
+        source: String = "10.0.0.7"
     ) -> ReferenceVerifier.Incoming {
         let body = Array(
-            "{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}"
+            "{\"terminal_id\":\"\(terminal)\",\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"attempt_id\":\"\(attempt ?? id)\",\"entered_at\":\"2027-01-15T08:00:00Z\"}"
                 .utf8)
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
@@ -46,21 +47,29 @@ struct ReferenceVerifierAbuseTests {
         reply.answerText
     }
 
-    @Test func aReplayIsRefusedAfterARestartToo() async throws {
+    /// A request sent again (a door's retry whose first answer was lost, or a captured one) is
+    /// never decided twice, across a restart too: the same attempt gets the answer kept for
+    /// it; the id with another attempt or door is refused as a replay.
+    @Test func aRequestSentAgainIsNotDecidedAgainAfterARestartToo() async throws {
         let first = try await store()
-        let wrong = request("0000", id: "6a2f4c1e-9d3b-4e7a-8c5f-0b1d2e3f4a5b")
+        let id = "6a2f4c1e-9d3b-4e7a-8c5f-0b1d2e3f4a5b"
+        let wrong = request("0000", id: id)
         // Denials count across the restart (the lockout is in the database): 3 lock.
         let policy = LockoutPolicy(maxFailures: 3, lockout: .seconds(60))
-        #expect(await make(first, lockout: policy).handle(wrong).answerText != nil)
+        #expect(decision(await make(first, lockout: policy).handle(wrong)) == "denied")
         await first.close()
-        // The verifier restarts; the captured request comes again within the 5-minute window.
+        // The verifier restarts; the same request comes again within the 5-minute window.
         clock.advance(60)
         let second = try await first.reopened()
         defer { Task { await second.destroy() } }
         let restarted = make(second, lockout: policy)
-        #expect(await restarted.handle(wrong).refusal == .replayed)
-        // ... so it did not count toward the lockout: one more wrong PIN is the second
-        // denial, not yet a lockout (had the replay counted, it would be the third).
+        #expect(decision(await restarted.handle(wrong)) == "denied")
+        #expect(await restarted.handle(request("0000", id: id, attempt: UUID().uuidString)).refusal == .replayed)
+        #expect(await restarted.handle(request("0000", id: id, terminal: "door-2")).refusal == .replayed)
+        let repeated = try await second.auditRecords().filter { $0["decision"] == "repeated" }
+        #expect(repeated.count == 1, "\(repeated)")
+        // ... and it did not count toward the lockout: one more wrong PIN is the second
+        // denial, not yet a lockout (had the repeat counted, it would be the third).
         #expect(decision(await restarted.handle(request("0000"))) == "denied")
         #expect(decision(await restarted.handle(request("2580"))) == "granted")
     }

@@ -83,9 +83,34 @@ struct ReferenceVerifierTests {
         tampered.body = Array(String(decoding: tampered.body, as: UTF8.self).replacingOccurrences(of: "2580", with: "2581").utf8)
         #expect(await reference.handle(tampered).refusal == .unauthenticated)
         #expect(await reference.handle(request("pin", "2580", timestamp: clock.now.addingTimeInterval(-400))).refusal == .unauthenticated)
+        // Sent again, the same request is answered as it was, and nothing is decided again.
         let once = request("pin", "2580", id: "3c9e1b7a-5d2f-4a8e-b6c0-7e1f2a3b4c5d")
-        #expect(await reference.handle(once).answerText != nil)
-        #expect(await reference.handle(once).refusal == .replayed)
+        #expect(await reference.handle(once) == .granted(unlockSeconds: 4, user: "alice"))
+        #expect(await reference.handle(once) == .repeated(.granted(unlockSeconds: 4, user: "alice")))
+        // The same id for another door's request is a replay (that door signs with the same
+        // site secret here).
+        #expect(await reference.handle(request("pin", "2580", id: "3c9e1b7a-5d2f-4a8e-b6c0-7e1f2a3b4c5d", terminal: "door-2")).refusal == .replayed)
+    }
+
+    /// A door whose answer was late sends the attempt to the other instance while the first
+    /// may still be deciding it: two instances on one store get it at once. One decides; the
+    /// other answers what was decided. One denial counts, one record says repeated.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func twoInstancesGivenOneAttemptAtOnceDecideItOnce(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await store(kind)
+        defer { Task { await store.destroy() } }
+        let policy = LockoutPolicy(maxFailures: 2, lockout: .seconds(60))
+        let (a, b) = (verifier(store, lockout: policy), verifier(store, lockout: policy))
+        let wrong = request("pin", "1111")
+        async let first = a.handle(wrong)
+        async let second = b.handle(wrong)
+        let answers = await [first, second]
+        #expect(answers.map { decision($0) } == ["denied", "denied"], "\(answers)")
+        let records = try await store.auditRecords().filter { $0["attempt_id"] == wrong.webhookID }
+        #expect(records.compactMap { $0["decision"] }.sorted() == ["denied", "repeated"], "\(records)")
+        // One denial counted: the next wrong PIN is the second (locking), then even alice's is refused.
+        #expect(decision(await a.handle(request("pin", "2222"))) == "denied")
+        #expect(await b.handle(request("pin", "2580")) == .lockedOut)
     }
 
     @Test func malformedRequestsGet400() async throws {

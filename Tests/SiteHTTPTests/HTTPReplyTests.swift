@@ -12,6 +12,9 @@ struct HTTPReplyTests {
     @Test(arguments: [
         (VerifierDecision.granted(unlockSeconds: 4), 200, "{\"decision\":\"granted\",\"unlock_seconds\":4}"),
         (.lockedOut, 200, "{\"decision\":\"denied\",\"message\":\"Locked out\"}"),
+        // An attempt sent again gets the answer it got, as it was sent then.
+        (.repeated(.granted(unlockSeconds: 4, user: "dana")), 200, "{\"decision\":\"granted\",\"unlock_seconds\":4,\"user\":\"dana\"}"),
+        (.repeated(.lockedOut), 200, "{\"decision\":\"denied\",\"message\":\"Locked out\"}"),
         (.refused(.malformed, reason: "body larger than 16384 bytes"), 400, "{\"error\":\"body larger than 16384 bytes\"}"),
         (.refused(.unauthenticated, reason: "no signature"), 401, "{\"error\":\"no signature\"}"),
         (.refused(.replayed, reason: "webhook-id was already used (replay)"), 409, "{\"error\":\"webhook-id was already used (replay)\"}"),

@@ -176,6 +176,7 @@ public actor ReferenceVerifier {
             let candidate =
                 lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey, rules: rules)
             let time = timestamp(clock())
+            let unlockSeconds = settings.unlockSeconds
             outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
                 // One commit per attempt: the replay cache's row is written with the rest.
                 if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
@@ -195,6 +196,13 @@ public actor ReferenceVerifier {
                     }
                 }
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
+                // Kept with the request's id: a retry whose first answer was lost gets it again.
+                if let requestID,
+                    let kept = KeptAnswer(
+                        ReferenceVerifier.decision(outcome, unlockSeconds: unlockSeconds), terminal: decoded.terminalID, attemptID: decoded.attemptID)
+                {
+                    try await transaction.keepAnswer(requestID: requestID, kept)
+                }
                 if case .refused(let user, true, _) = outcome {
                     // The silent alarm is raised even though the rules kept the door shut.
                     try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
@@ -202,24 +210,45 @@ public actor ReferenceVerifier {
                 return outcome
             }
         } catch is Replayed {
-            return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+            return await repeatOrRefuse(decoded, requestID: requestID, request, source: source, now: now)
         } catch {
             try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
             return .unavailable
         }
+        return ReferenceVerifier.decision(outcome, unlockSeconds: settings.unlockSeconds)
+    }
+
+    /// A request whose id was claimed before: when it is the same attempt of the same door
+    /// (a retry whose answer was lost), the answer kept for it, audited as repeated; anything
+    /// else is refused as a replay.
+    private func repeatOrRefuse(
+        _ decoded: VerificationRequestBody.Decoded, requestID: String?, _ request: Incoming, source: String, now: Date
+    ) async -> VerifierDecision {
+        if let requestID, let kept = try? await store.keptAnswer(requestID: requestID, now: now),
+            let decision = kept.decision(terminal: decoded.terminalID, attemptID: decoded.attemptID)
+        {
+            try? await store.audit(
+                ReferenceVerifier.attemptFields(decoded, time: timestamp(now)) + [("decision", "repeated"), ("reason", "a retry of a decided attempt")])
+            return .repeated(decision)
+        }
+        return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+    }
+
+    /// What the door is told of `outcome`.
+    private nonisolated static func decision(_ outcome: Outcome, unlockSeconds: Int?) -> VerifierDecision {
         switch outcome {
         case .locked:
             return .lockedOut
         case .decided(let user?, let duress):
             // A name that is not a valid identifier (an old codes file) is not sent.
-            return .granted(unlockSeconds: settings.unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
+            return .granted(unlockSeconds: unlockSeconds, user: Identifier.isValid(user) ? user : nil, duress: duress)
         case .cardLearning(_, nil):
             return .cardEnrolled
         case .cardLearning:
             return .denied()
         case .visitor(_, nil):
             // A visitor's name is the site's to know; the door shows a plain grant.
-            return .granted(unlockSeconds: settings.unlockSeconds, user: nil, duress: false)
+            return .granted(unlockSeconds: unlockSeconds, user: nil, duress: false)
         case .decided(nil, _), .refused, .visitor:
             // A refusal by the rules is a plain denial on the wire: the keypad never says why.
             return .denied()

@@ -27,6 +27,10 @@ public enum VerifierDecision: Sendable, Equatable {
     case throttled
     /// The verifier could not decide (a state file failed): never a grant.
     case unavailable
+    /// The same attempt of the same door sent again within the replay window (a retry whose
+    /// first answer was lost): answered as it was decided then (``KeptAnswer``), nothing
+    /// decided again; counted in the metrics as `repeated`.
+    indirect case repeated(VerifierDecision)
 
     /// Why a request was refused.
     public enum Refusal: String, Sendable, CaseIterable, Comparable {

@@ -64,6 +64,9 @@ public protocol VerifierStore: Sendable {
     /// Records a signed request's `webhook-id` outside an attempt (a `/v1/credentials`
     /// request); false when it was already seen within the replay window.
     func claimRequestID(_ id: String, now: Date) async throws -> Bool
+    /// The answer kept with request id `id` by ``AttemptTransaction/keepAnswer(requestID:_:)``,
+    /// while its replay window lasts at `now`; nil when none was kept.
+    func keptAnswer(requestID id: String, now: Date) async throws -> KeptAnswer?
     /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
     func audit(_ fields: [(String, String)]) async throws
     /// Nil when the store can be used now, else why not (for `/healthz`).
@@ -76,6 +79,9 @@ public protocol AttemptTransaction: Sendable {
     /// Records a signed request's `webhook-id` seen at `now`; false when it was already seen
     /// within the replay window (a replay).
     func claimRequestID(_ id: String, now: Date) async throws -> Bool
+    /// Keeps `answer` with request id `id` (claimed in this transaction), so a retry of the
+    /// same request is answered the same.
+    func keepAnswer(requestID id: String, _ answer: KeptAnswer) async throws
     /// Records that `user` used TOTP step `step`; false when that step or a later one was used.
     func claimTOTPStep(user: String, step: Int) async throws -> Bool
     /// Uses up one-time code `id` at `now`; false when it was used (or expired) meanwhile.

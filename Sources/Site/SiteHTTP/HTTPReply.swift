@@ -40,6 +40,8 @@ public struct HTTPReply: Sendable, Equatable {
         case .unavailable:
             status = 503
             body = Array("{\"error\":\"verifier unavailable\"}".utf8)
+        case .repeated(let original):
+            self = HTTPReply(original)
         }
     }
 }

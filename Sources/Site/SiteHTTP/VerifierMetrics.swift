@@ -58,7 +58,7 @@ public final class VerifierMetrics: Sendable {
         return buffer
     }
 
-    /// The `result` label: granted, denied, second_factor_required, card_enrolled, locked_out, malformed, unauthenticated, replayed, throttled or unavailable.
+    /// The `result` label: granted, denied, second_factor_required, card_enrolled, locked_out, malformed, unauthenticated, replayed, repeated (an attempt sent again, answered as before), throttled or unavailable.
     static func result(_ decision: VerifierDecision) -> String {
         switch decision {
         case .answer(let granted, _, _, _, _): return granted ? "granted" : "denied"
@@ -69,6 +69,7 @@ public final class VerifierMetrics: Sendable {
         case .refused(let refusal, _): return refusal.rawValue
         case .throttled: return "throttled"
         case .unavailable: return "unavailable"
+        case .repeated: return "repeated"
         }
     }
 }

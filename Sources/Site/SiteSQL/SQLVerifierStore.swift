@@ -222,6 +222,16 @@ public final class SQLVerifierStore: VerifierStore {
             "DELETE FROM kioskpad_events WHERE at < \(bind: cutoff.timeIntervalSince1970) OR at > \(bind: future.timeIntervalSince1970) RETURNING 1")
     }
 
+    public func keptAnswer(requestID id: String, now: Date) async throws -> KeptAnswer? {
+        let seconds = Int64(now.timeIntervalSince1970)
+        let kept = try await database.read { sql in
+            try await sql.raw(
+                "SELECT answer FROM kioskpad_replay WHERE webhook_id = \(bind: id) AND expires_at > \(bind: seconds)"
+            ).first()?.optionalText("answer")
+        }
+        return kept.map(KeptAnswer.init(encoded:))
+    }
+
     public func claimRequestID(_ id: String, now: Date) async throws -> Bool {
         try await database.writeEach { [self] in try await attempt($0).claimRequestID(id, now: now) }
     }
@@ -287,6 +297,12 @@ struct SQLAttemptTransaction: AttemptTransaction {
             try await database.raw("DELETE FROM kioskpad_replay WHERE expires_at <= \(bind: seconds)").run()
         }
         return claimed
+    }
+
+    func keepAnswer(requestID id: String, _ answer: KeptAnswer) async throws {
+        try await database.raw(
+            "UPDATE kioskpad_replay SET answer = \(bind: answer.encoded) WHERE webhook_id = \(bind: id)"
+        ).run()
     }
 
     func claimTOTPStep(user: String, step: Int) async throws -> Bool {

@@ -472,5 +472,10 @@ public enum SiteMigrations {
                 "ALTER TABLE kioskpad_door_settings_state ADD COLUMN replica_keys \(t.text)",
             ]
         },
+        { t in
+            // The answer each decided attempt got, kept with its request's id for the replay
+            // window: a door's retry of that request (its first answer lost) gets it again.
+            ["ALTER TABLE kioskpad_replay ADD COLUMN answer \(t.text)"]
+        },
     ]
 }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The answer a decided attempt got, kept with its request's `webhook-id` in the replay cache
+/// for the replay window. A door that never received it (the answer came after its deadline,
+/// or the connection broke) sends the same request again, often to another instance; that
+/// retry is answered the same instead of refused as a replay, so a one-time code or visitor
+/// pass the first try used is not used up without the door opening. Nothing is decided
+/// twice. It holds no PIN or code: the terminal, the attempt's id and the answer.
+public struct KeptAnswer: Sendable, Equatable {
+    /// As the store keeps it (JSON).
+    public let encoded: String
+
+    public init(encoded: String) {
+        self.encoded = encoded
+    }
+
+    /// Nil for a decision that is not an attempt's answer (a refusal, unavailable).
+    public init?(_ decision: VerifierDecision, terminal: String, attemptID: String) {
+        var kept = Kept(terminal: terminal, attemptID: attemptID, kind: .answer)
+        switch decision {
+        case .answer(let granted, let message, let unlockSeconds, let user, let duress):
+            (kept.granted, kept.message, kept.unlockSeconds, kept.user, kept.duress) = (granted, message, unlockSeconds, user, duress)
+        case .lockedOut: kept.kind = .lockedOut
+        case .secondFactorRequired: kept.kind = .secondFactorRequired
+        case .cardEnrolled: kept.kind = .cardEnrolled
+        case .enrolment, .refused, .throttled, .unavailable, .repeated: return nil
+        }
+        guard let data = try? JSONEncoder().encode(kept) else { return nil }
+        encoded = String(decoding: data, as: UTF8.self)
+    }
+
+    /// The kept decision when it was kept for `attemptID` of `terminal`; nil otherwise (then
+    /// the request is refused as a replay, as before answers were kept).
+    public func decision(terminal: String, attemptID: String) -> VerifierDecision? {
+        guard let kept = try? JSONDecoder().decode(Kept.self, from: Data(encoded.utf8)),
+            kept.terminal == terminal, kept.attemptID == attemptID
+        else { return nil }
+        switch kept.kind {
+        case .answer:
+            guard let granted = kept.granted else { return nil }
+            return .answer(granted: granted, message: kept.message, unlockSeconds: kept.unlockSeconds, user: kept.user, duress: kept.duress ?? false)
+        case .lockedOut: return .lockedOut
+        case .secondFactorRequired: return .secondFactorRequired
+        case .cardEnrolled: return .cardEnrolled
+        }
+    }
+
+    private struct Kept: Codable {
+        enum Kind: String, Codable {
+            case answer
+            case lockedOut = "locked_out"
+            case secondFactorRequired = "second_factor_required"
+            case cardEnrolled = "card_enrolled"
+        }
+        var terminal: String
+        var attemptID: String
+        var kind: Kind
+        var granted: Bool?
+        var message: String?
+        var unlockSeconds: Int?
+        var user: String?
+        var duress: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case terminal, kind, granted, message, user, duress
+            case attemptID = "attempt_id"
+            case unlockSeconds = "unlock_seconds"
+        }
+    }
+}
