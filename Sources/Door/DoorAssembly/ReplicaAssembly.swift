@@ -6,6 +6,7 @@ import Foundation
 import KioskPadAccess
 import KioskPadConfig
 import KioskPadCore
+import KioskPadEndpoints
 import Logging
 
 extension TerminalAssembly {
@@ -42,8 +43,7 @@ extension TerminalAssembly {
                 terminalID: configuration.terminalID, trust: keys, path: stateDirectory + "/" + OfflineConfiguration.fileName,
                 maxAge: offline.maxAge, wallClockTrusted: { KernelClock.trusted(rtc: clockTrust == .rtc) }))
         // Replicas come from where /verify goes, address by address, unless offline.url names one place.
-        let derived = offline.url == SiteAddresses.replacingPath(http.url, with: "/v1/credentials")
-        let urls = derived ? http.urls.map { SiteAddresses.replacingPath($0, with: "/v1/credentials") } : [offline.url]
+        let urls = offline.urlGiven ? [offline.url] : http.urls.map { VerifierURL.replacingPath($0, with: OfflineConfiguration.replicaPath) }
         let client = try ReplicaSyncClient(urls: urls, terminalID: configuration.terminalID, secret: secret, settings: settings)
         return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
     }

@@ -19,21 +19,29 @@ public struct OfflineConfiguration: Equatable, Sendable {
     public var nextPublicKey: String?
     /// Where replicas come from (default: `verifier.url`'s origin and `/v1/credentials`).
     public var url: String
+    /// True when `url` was written in the file: replicas come from there only. False: from
+    /// each of `verifier.urls` in turn, with the path `/v1/credentials`.
+    public var urlGiven: Bool
     /// How often the replica is refreshed.
     public var syncInterval: Duration
     /// The oldest confirmation a door still decides from.
     public var maxAge: Duration
 
-    public init(mode: Mode, publicKey: String, url: String, syncInterval: Duration = .seconds(60), maxAge: Duration = .seconds(24 * 3600)) {
+    public init(
+        mode: Mode, publicKey: String, url: String, urlGiven: Bool = false, syncInterval: Duration = .seconds(60), maxAge: Duration = .seconds(24 * 3600)
+    ) {
         self.mode = mode
         self.publicKey = publicKey
         self.url = url
+        self.urlGiven = urlGiven
         self.syncInterval = syncInterval
         self.maxAge = maxAge
     }
 
     /// The file in `state_dir` that holds the replica.
     public static let fileName = "replica.json"
+    /// The site's replica endpoint beside `/verify`.
+    public static let replicaPath = "/v1/credentials"
 }
 
 /// Reads `verifier.offline` (only with `kind: http`).
@@ -61,16 +69,13 @@ enum OfflineSection {
         }
         let sync = reader.seconds("sync_s", default: 60, range: 5...86_400)
         let hours = reader.int("max_age_h", default: 24, range: 1...720)
-        return OfflineConfiguration(mode: mode, publicKey: key, url: url, syncInterval: sync, maxAge: .seconds(hours * 3600))
+        return OfflineConfiguration(
+            mode: mode, publicKey: key, url: url, urlGiven: reader.has("url"), syncInterval: sync, maxAge: .seconds(hours * 3600))
     }
 
     /// `verifier.url`'s scheme, host and port with the path `/v1/credentials`.
     static func defaultURL(_ verifierURL: String) -> String {
-        guard var parts = URLComponents(string: verifierURL) else { return verifierURL }
-        parts.path = "/v1/credentials"
-        parts.query = nil
-        parts.fragment = nil
-        return parts.string ?? verifierURL
+        VerifierURL.replacingPath(verifierURL, with: OfflineConfiguration.replicaPath)
     }
 
     static func isPublicKey(_ text: String) -> Bool {

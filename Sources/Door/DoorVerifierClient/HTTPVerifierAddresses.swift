@@ -8,37 +8,53 @@ extension HTTPVerifier {
         public let description: String
     }
 
-    /// Sends `request` to the site's endpoint at `path`, address by address in
-    /// ``SiteAddresses`` order, within `timeout` in all: the first answer other than a 503
-    /// while another address is untried. An address that gives no answer or a 503 is marked
-    /// failed; one that answers is marked answered. Used by the check-in and enrolment
-    /// requests (`/verify` has its own loop, with retries to the same address).
+    /// Sends `request` to the site's endpoint at `path` (``SiteAddresses/firstAnswer(_:path:client:timeout:sharing:)``,
+    /// the deadline shared): the check-in and enrolment requests (`/verify` has its own
+    /// loop, with retries to the same address).
     func firstAnswer(_ request: HTTPClientRequest, path: String, timeout: Duration) async throws -> HTTPClientResponse {
-        let order = addresses.order()
-        let deadline = NIODeadline.now() + .nanoseconds(timeout.wholeNanoseconds)
-        let share = TimeAmount.nanoseconds(addresses.firstTryBudget(of: timeout).wholeNanoseconds)
+        try await addresses.firstAnswer(request, path: path, client: client, timeout: timeout, sharing: true).response
+    }
+}
+
+extension SiteAddresses {
+    /// Sends `request` address by address in ``order()``: the first answer other than a 503
+    /// while another address is left. An address that gives no answer or a 503 is marked
+    /// failed; one that answers is marked answered. With `sharing`, `timeout` bounds all the
+    /// tries together and a try gets its share while others are untried; without, each try
+    /// has `timeout` (a replica, a batch of records: nobody waits at the door). `path`
+    /// replaces each address's path (the check-in, enrolment beside `/verify`). Returns the
+    /// response and the URL that gave it; throws ``HTTPVerifier/NoAddressAnswered`` naming
+    /// what each address did, or the cancellation.
+    func firstAnswer(
+        _ request: HTTPClientRequest, path: String? = nil, client: HTTPClient, timeout: Duration, sharing: Bool
+    ) async throws -> (response: HTTPClientResponse, url: String) {
+        let order = order()
+        let whole = TimeAmount.nanoseconds(timeout.wholeNanoseconds)
+        let deadline = NIODeadline.now() + whole
+        let share = TimeAmount.nanoseconds(firstTryBudget(of: timeout).wholeNanoseconds)
         var request = request
         var failures: [String] = []
         for (position, index) in order.enumerated() {
             let last = position == order.count - 1
-            request.url = addresses.url(index, path: path)
+            request.url = url(index, path: path)
+            let tryDeadline = sharing ? (last ? deadline : min(deadline, .now() + share)) : .now() + whole
             do {
-                let response = try await client.execute(request, deadline: last ? deadline : min(deadline, .now() + share), logger: logger)
-                if response.status == .serviceUnavailable, !last {
-                    addresses.failed(index)
-                    _ = try? await response.body.collect(upTo: 16_384)
-                    failures.append("\(request.url): 503")
-                    continue
+                let response = try await client.execute(request, deadline: tryDeadline)
+                guard response.status == .serviceUnavailable else {
+                    answered(index)
+                    return (response, request.url)
                 }
-                if response.status == .serviceUnavailable { addresses.failed(index) } else { addresses.answered(index) }
-                return response
+                failed(index)
+                if last { return (response, request.url) }
+                _ = try? await response.body.collect(upTo: 16_384)
+                failures.append("\(request.url) answered 503")
             } catch {
-                addresses.failed(index)
+                failed(index)
                 if error is CancellationError || Task.isCancelled { throw error }
-                failures.append("\(request.url): \(error)")
-                if last || NIODeadline.now() >= deadline { break }
+                failures.append("no answer from \(request.url): \(error)")
+                if last || (sharing && NIODeadline.now() >= deadline) { break }
             }
         }
-        throw NoAddressAnswered(description: "no answer from the site: " + failures.joined(separator: "; "))
+        throw HTTPVerifier.NoAddressAnswered(description: failures.joined(separator: "; "))
     }
 }

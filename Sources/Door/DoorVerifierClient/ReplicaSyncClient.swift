@@ -54,36 +54,15 @@ public final class ReplicaSyncClient: Sendable {
     /// address that answers (a 503 counts as no answer while another address is left).
     public func fetch(have: Int64) async throws -> SignedReplica {
         let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
-        var request = SignedJSONRequest.make(
+        let request = SignedJSONRequest.make(
             url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
-        let order = addresses.order()
-        var failures: [String] = []
-        for (position, index) in order.enumerated() {
-            let last = position == order.count - 1
-            let address = addresses.url(index)
-            request.url = address
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-            } catch {
-                addresses.failed(index)
-                failures.append("no answer from \(address): \(error)")
-                if last || error is CancellationError || Task.isCancelled { break }
-                continue
-            }
-            if response.status == .serviceUnavailable {
-                addresses.failed(index)
-                if !last {
-                    _ = try? await response.body.collect(upTo: 16_384)
-                    failures.append("\(address) answered 503")
-                    continue
-                }
-            } else {
-                addresses.answered(index)
-            }
-            return try await replica(from: response, address: address)
+        let answer: (response: HTTPClientResponse, url: String)
+        do {
+            answer = try await addresses.firstAnswer(request, client: client, timeout: timeout, sharing: false)
+        } catch let error as HTTPVerifier.NoAddressAnswered {
+            throw FetchError(description: error.description)
         }
-        throw FetchError(description: failures.joined(separator: "; "))
+        return try await replica(from: answer.response, address: answer.url)
     }
 
     /// The signed replica in `response`, or why there is none.

@@ -63,32 +63,20 @@ public final class SignedPoster: Sendable {
     /// Posts `body` with `webhook-id: id`, to the next address when one gives no answer or
     /// a 503 and another is left.
     public func post(body: [UInt8], id: String) async -> PostOutcome {
-        var request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
-        let order = addresses.order()
-        for (position, index) in order.enumerated() {
-            let last = position == order.count - 1
-            request.url = addresses.url(index)
-            do {
-                let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-                _ = try? await response.body.collect(upTo: 16_384)
-                let status = Int(response.status.code)
-                if status == 503 {
-                    addresses.failed(index)
-                    if !last { continue }
-                } else {
-                    addresses.answered(index)
-                }
-                if status == 429 || status == 503, let wait = response.headers.first(name: "retry-after").flatMap(SignedPoster.retryAfter) {
-                    return .busy(retryAfter: wait)
-                }
-                return (200..<300).contains(status) ? .delivered : .answered(status: status)
-            } catch {
-                addresses.failed(index)
-                logger.debug("event post failed", metadata: ["error": "\(error)", "address": "\(index)"])
-                if last || Task.isCancelled { return .failed }
-            }
+        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
+        let response: HTTPClientResponse
+        do {
+            response = try await addresses.firstAnswer(request, client: client, timeout: timeout, sharing: false).response
+        } catch {
+            logger.debug("event post failed", metadata: ["error": "\(error)"])
+            return .failed
         }
-        return .failed
+        _ = try? await response.body.collect(upTo: 16_384)
+        let status = Int(response.status.code)
+        if status == 429 || status == 503, let wait = response.headers.first(name: "retry-after").flatMap(SignedPoster.retryAfter) {
+            return .busy(retryAfter: wait)
+        }
+        return (200..<300).contains(status) ? .delivered : .answered(status: status)
     }
 
     /// `Retry-After` as delta-seconds (0 to a day); nil for an HTTP-date or anything else.

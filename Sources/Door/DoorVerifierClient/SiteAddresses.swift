@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadEndpoints
 import Synchronization
 
 /// The addresses of one site a door may ask (`verifier.urls`, `events.urls`): tried in the
@@ -52,16 +53,7 @@ public final class SiteAddresses: Sendable {
     /// check-in, enrolment and replica endpoints beside `/verify`).
     public func url(_ index: Int, path: String? = nil) -> String {
         guard let path else { return urls[index] }
-        return Self.replacingPath(urls[index], with: path)
-    }
-
-    /// `url`'s scheme, host and port with `path`, no query or fragment.
-    public static func replacingPath(_ url: String, with path: String) -> String {
-        guard var parts = URLComponents(string: url) else { return url }
-        parts.path = path
-        parts.query = nil
-        parts.fragment = nil
-        return parts.string ?? url
+        return VerifierURL.replacingPath(urls[index], with: path)
     }
 
     /// Each address's share of one deadline for its first try when several remain untried, so

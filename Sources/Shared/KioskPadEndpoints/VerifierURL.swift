@@ -9,6 +9,16 @@ import Foundation
 /// The rule for verifier URLs: http or https only, and plain `http://` only to a loopback
 /// host unless explicitly allowed (PINs must not cross a network unencrypted by accident).
 public enum VerifierURL {
+    /// `url`'s scheme, host and port with `path`, no query or fragment (a site's other
+    /// endpoints beside `/verify`); `url` itself when it cannot be read.
+    public static func replacingPath(_ url: String, with path: String) -> String {
+        guard var parts = URLComponents(string: url) else { return url }
+        parts.path = path
+        parts.query = nil
+        parts.fragment = nil
+        return parts.string ?? url
+    }
+
     /// Why a URL is refused, or nil when it is fine.
     public static func problem(_ text: String, allowInsecureHTTP: Bool) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
