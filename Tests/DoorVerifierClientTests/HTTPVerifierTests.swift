@@ -75,7 +75,10 @@ struct ClientAgainstReferenceServerTests {
         }
     }
 
-    @Test func aReplayedRequestIsRejected() async throws {
+    /// A captured request sent again is the same attempt: answered as it was (200, the kept
+    /// answer), never decided again (the site's suites count the decisions); the same
+    /// `webhook-id` on a request the door did not sign fails its signature.
+    @Test func aRequestSentTwiceIsAnsweredTheSameAndATamperedOneRefused() async throws {
         // Capture a real signed request, then send it twice to the reference server.
         let recorder = try BrokenHTTPServer(.respond(status: 200, body: "{\"decision\":\"denied\"}"))
         defer { recorder.stop() }
@@ -84,19 +87,21 @@ struct ClientAgainstReferenceServerTests {
         await capture.shutdown()
         let captured = try #require(recorder.requests.first)
         try await withReferenceServer(try await reference()) { port in
-            func replay() async throws -> Int {
+            func replay(_ body: [UInt8] = captured.body) async throws -> Int {
                 var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/verify")!)
                 request.httpMethod = "POST"
                 for (name, value) in captured.headers where name.hasPrefix("webhook-") || name == "content-type" {
                     request.setValue(value, forHTTPHeaderField: name)
                 }
-                request.httpBody = Data(captured.body)
+                request.httpBody = Data(body)
                 return try await RawHTTP.status(request)
             }
             let first = try await replay()
             let second = try await replay()
             #expect(first == 200)
-            #expect(second == 409)
+            #expect(second == 200)
+            let tampered = Array(String(decoding: captured.body, as: UTF8.self).replacingOccurrences(of: "4826", with: "4827").utf8)
+            #expect(try await replay(tampered) == 401)
         }
     }
 
