@@ -1,3 +1,4 @@
+import KioskPadCore
 import SiteCore
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct KeptAnswerTests {
     @Test(arguments: [
         VerifierDecision.granted(unlockSeconds: 4, user: "dana", duress: true), .denied(), .denied("See reception"), .lockedOut,
-        .secondFactorRequired, .cardEnrolled,
+        .secondFactorRequired, .cardEnrolled, .enrolment(.pinSet(user: "dana")), .enrolment(.pinSet(user: nil)), .enrolment(.refused(.weakPIN)),
     ])
     func anAttemptsAnswerComesBackForTheSameAttemptOnly(_ decision: VerifierDecision) throws {
         let kept = try #require(KeptAnswer(decision, terminal: "door-1", attemptID: "a-1"))
@@ -17,7 +18,7 @@ struct KeptAnswerTests {
     }
 
     @Test func whatIsNotAnAttemptsAnswerIsNotKept() {
-        for decision in [VerifierDecision.unavailable, .throttled, .refused(.replayed, reason: "replay"), .repeated(.denied())] {
+        for decision in [VerifierDecision.unavailable, .throttled, .refused(.replayed, reason: "replay"), .repeated(.denied()), .enrolment(.unavailable)] {
             #expect(KeptAnswer(decision, terminal: "door-1", attemptID: "a-1") == nil, "\(decision)")
         }
         #expect(KeptAnswer(encoded: "not json").decision(terminal: "door-1", attemptID: "a-1") == nil)

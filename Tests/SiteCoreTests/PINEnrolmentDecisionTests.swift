@@ -71,12 +71,16 @@ extension AccessDecisionTests {
         for _ in 0..<2 { #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(.invalidCode))) }
         #expect(await reference.enrol(enrolment("12121212", "3579")) == .enrolment(.refused(.lockedOut)))
         #expect(await reference.handle(request("2580", at: "front-door")) == .lockedOut, "the terminal's one lockout")
-        // Signed and once only: a replay is refused, an unsigned request too.
+        // Signed and decided once: the same request again (its answer lost) is answered as it
+        // was, with nothing set again; another request under its id is refused; an unsigned one too.
         let other = verifier(store)
         try await issue("90817263", to: "alice", in: store)
         let once = enrolment("90817263", "3579", at: "side-door", id: "enrol-1")
         #expect(await other.enrol(once) == .enrolment(.pinSet(user: "alice")))
-        #expect(await other.enrol(once).refusal == .replayed)
+        let setAudited = try await store.auditRecords().filter { $0["result"] == "pin_set" }.count
+        #expect(await reference.enrol(once) == .repeated(.enrolment(.pinSet(user: "alice"))))
+        #expect(try await store.auditRecords().filter { $0["result"] == "pin_set" }.count == setAudited)
+        #expect(await other.enrol(enrolment("90817263", "3579", at: "side-door", id: "enrol-1")).refusal == .replayed, "another attempt")
         var unsigned = enrolment("90817263", "3579", at: "side-door")
         unsigned.webhookSignature = nil
         #expect(await other.enrol(unsigned).refusal == .unauthenticated)

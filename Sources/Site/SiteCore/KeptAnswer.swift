@@ -1,7 +1,8 @@
 import Foundation
+import KioskPadCore
 
-/// The answer a decided attempt got, kept with its request's `webhook-id` in the replay cache
-/// for the replay window. A door that never received it (the answer came after its deadline,
+/// The answer a decided attempt (`/verify`) or PIN enrolment (`/v1/enrol`) got, kept with
+/// its request's `webhook-id` in the replay cache for the replay window. A door that never received it (the answer came after its deadline,
 /// or the connection broke) sends the same request again, often to another instance; that
 /// retry is answered the same instead of refused as a replay, so a one-time code or visitor
 /// pass the first try used is not used up without the door opening. Nothing is decided
@@ -23,7 +24,9 @@ public struct KeptAnswer: Sendable, Equatable {
         case .lockedOut: kept.kind = .lockedOut
         case .secondFactorRequired: kept.kind = .secondFactorRequired
         case .cardEnrolled: kept.kind = .cardEnrolled
-        case .enrolment, .refused, .throttled, .unavailable, .repeated: return nil
+        case .enrolment(.pinSet(let user)): (kept.kind, kept.user) = (.pinSet, user)
+        case .enrolment(.refused(let reason)): (kept.kind, kept.reason) = (.enrolmentRefused, reason.rawValue)
+        case .enrolment(.unavailable), .refused, .throttled, .unavailable, .repeated: return nil
         }
         guard let data = try? JSONEncoder().encode(kept) else { return nil }
         encoded = String(decoding: data, as: UTF8.self)
@@ -42,6 +45,8 @@ public struct KeptAnswer: Sendable, Equatable {
         case .lockedOut: return .lockedOut
         case .secondFactorRequired: return .secondFactorRequired
         case .cardEnrolled: return .cardEnrolled
+        case .pinSet: return .enrolment(.pinSet(user: kept.user))
+        case .enrolmentRefused: return kept.reason.flatMap(EnrolmentRefusal.init(rawValue:)).map { .enrolment(.refused($0)) }
         }
     }
 
@@ -51,6 +56,8 @@ public struct KeptAnswer: Sendable, Equatable {
             case lockedOut = "locked_out"
             case secondFactorRequired = "second_factor_required"
             case cardEnrolled = "card_enrolled"
+            case pinSet = "pin_set"
+            case enrolmentRefused = "enrolment_refused"
         }
         var terminal: String
         var attemptID: String
@@ -60,9 +67,10 @@ public struct KeptAnswer: Sendable, Equatable {
         var unlockSeconds: Int?
         var user: String?
         var duress: Bool?
+        var reason: String?
 
         enum CodingKeys: String, CodingKey {
-            case terminal, kind, granted, message, user, duress
+            case terminal, kind, granted, message, user, duress, reason
             case attemptID = "attempt_id"
             case unlockSeconds = "unlock_seconds"
         }

@@ -65,11 +65,16 @@ extension ReferenceVerifier {
                 if case .refused(let reason) = outcome { record.append(("reason", reason.rawValue)) }
                 if let user = choice?.user { record.append(("user", user)) }
                 try await transaction.audit(record)
+                // Kept with the request's id: a retry whose first answer was lost gets it again.
+                if let kept = KeptAnswer(.enrolment(outcome), terminal: decoded.terminalID, attemptID: decoded.attemptID) {
+                    try await transaction.keepAnswer(requestID: requestID, kept)
+                }
                 return outcome
             }
             return .enrolment(outcome)
         } catch is Replayed {
-            return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
+            return await repeatOrRefuse(
+                terminal: decoded.terminalID, attemptID: decoded.attemptID, kind: "enrol", requestID: requestID, request, source: source, now: now)
         } catch {
             try? await store.audit(fields + [("result", "error"), ("reason", "\(error)")])
             return .unavailable

@@ -210,7 +210,9 @@ public actor ReferenceVerifier {
                 return outcome
             }
         } catch is Replayed {
-            return await repeatOrRefuse(decoded, requestID: requestID, request, source: source, now: now)
+            return await repeatOrRefuse(
+                terminal: decoded.terminalID, attemptID: decoded.attemptID, kind: decoded.kind.rawValue, requestID: requestID, request, source: source, now: now
+            )
         } catch {
             try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
             return .unavailable
@@ -221,14 +223,16 @@ public actor ReferenceVerifier {
     /// A request whose id was claimed before: when it is the same attempt of the same door
     /// (a retry whose answer was lost), the answer kept for it, audited as repeated; anything
     /// else is refused as a replay.
-    private func repeatOrRefuse(
-        _ decoded: VerificationRequestBody.Decoded, requestID: String?, _ request: Incoming, source: String, now: Date
+    func repeatOrRefuse(
+        terminal: String, attemptID: String, kind: String, requestID: String?, _ request: Incoming, source: String, now: Date
     ) async -> VerifierDecision {
         if let requestID, let kept = try? await store.keptAnswer(requestID: requestID, now: now),
-            let decision = kept.decision(terminal: decoded.terminalID, attemptID: decoded.attemptID)
+            let decision = kept.decision(terminal: terminal, attemptID: attemptID)
         {
-            try? await store.audit(
-                ReferenceVerifier.attemptFields(decoded, time: timestamp(now)) + [("decision", "repeated"), ("reason", "a retry of a decided attempt")])
+            try? await store.audit([
+                ("time", timestamp(now)), ("terminal_id", terminal), ("attempt_id", attemptID), ("kind", kind), ("decision", "repeated"),
+                ("reason", "a retry of a decided attempt"),
+            ])
             return .repeated(decision)
         }
         return await refuse(.replayed, "webhook-id was already used (replay)", request, source: source, now: now)
