@@ -105,7 +105,7 @@ struct SiteSettingsConfigTests {
         let key = "ed25519:" + Data(repeating: 5, count: 32).base64EncodedString()
         let door = "keypad: {driver: evdev, device: /dev/input/event3}\nstate_dir: /nonexistent/kp-\(UUID())\n"
         let pinned = try ConfigLoader.parse(yaml: door + "site: https://site.example:8787\nsite_key: \"\(key)\"\n", source: "door.yaml")
-        #expect(pinned.siteKey == key && pinned.site == .unpaired(site: "https://site.example:8787"))
+        #expect(pinned.siteKey == key && pinned.site == .unpaired(sites: ["https://site.example:8787"]))
         #expect { try ConfigLoader.parse(yaml: door + "site: https://site.example:8787\nsite_key: ed25519:short\n", source: "door.yaml") } throws: {
             "\($0)".contains("site_key: must be ed25519:")
         }

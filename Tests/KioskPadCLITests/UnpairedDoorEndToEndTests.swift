@@ -95,6 +95,21 @@ extension OSDPDoorEndToEndTests {
         }
     }
 
+    /// A site of two instances named in `site:`, the first stopped: the door is adopted through
+    /// the second, and then asks it (bob's PIN granted online, in ``adoptFrontDoor(_:_:before:)``).
+    @Test func aDoorNamingTwoSiteAddressesIsAdoptedThroughTheOneThatAnswers() async throws {
+        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
+        try await site.closing {
+            let stopped = try await VerifierProcess(directory: site.directory)
+            _ = await stopped.stopped()
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            let adopted = try await adoptFrontDoor(site, server, before: [stopped.port])
+            defer { _ = adopted.process.terminate() }
+            #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.contains("front-door"))
+        }
+    }
+
     /// Doors of `site` check in every second (the default is a minute), so what the site has
     /// for them (a rotation, settings) is picked up at once.
     func checkInEverySecond(_ site: AccessRulesEndToEndTests.Site) throws {
@@ -117,13 +132,14 @@ extension OSDPDoorEndToEndTests {
     /// A `kioskpad run` door on libosdp's reader whose config names only `site`'s server:
     /// started unpaired, its code read from its display (never its log), adopted as
     /// front-door with `verifier terminal adopt`, live by itself, and bob's PIN granted by the
-    /// site. The caller terminates the process.
-    func adoptFrontDoor(_ site: AccessRulesEndToEndTests.Site, _ server: VerifierProcess) async throws -> AdoptedDoor {
+    /// site. The caller terminates the process. `before`: ports named ahead of the server's in
+    /// `site:` (instances that are stopped).
+    func adoptFrontDoor(_ site: AccessRulesEndToEndTests.Site, _ server: VerifierProcess, before: [Int] = []) async throws -> AdoptedDoor {
         let (peer, keyFile) = try await secureReader(keyFileIn: site.directory)
         let state = site.directory.appendingPathComponent("unpaired-state")
         let config = site.directory.appendingPathComponent("unpaired-door.yaml")
         try """
-        site: "http://127.0.0.1:\(server.port)"
+        site: [\((before + [server.port]).map { "\"http://127.0.0.1:\($0)\"" }.joined(separator: ", "))]
         state_dir: \(state.path)
         \(secureReaderLines(peer, keyFile: keyFile))
         display: {driver: plain, columns: 16, rows: 2}

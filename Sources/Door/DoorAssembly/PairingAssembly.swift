@@ -31,11 +31,12 @@ public struct DoorPairingSession: Sendable {
     /// another key is refused, so only that site can adopt the door.
     let siteKey: ReplicaPublicKey?
 
-    /// The site's address, without a trailing slash.
+    /// The site's (first) address, without a trailing slash.
     public var site: String { client.site }
 
-    public init(site: String, stateDirectory: String, hardware: String, allowInsecureHTTP: Bool, siteKey: ReplicaPublicKey? = nil) throws {
-        client = try PairingClient(site: site, allowInsecureHTTP: allowInsecureHTTP)
+    /// `sites`: the site's addresses, asked in order (its instances share the announcements).
+    public init(sites: [String], stateDirectory: String, hardware: String, allowInsecureHTTP: Bool, siteKey: ReplicaPublicKey? = nil) throws {
+        client = try PairingClient(sites: sites, allowInsecureHTTP: allowInsecureHTTP)
         self.stateDirectory = stateDirectory
         self.hardware = hardware
         self.siteKey = siteKey

@@ -17,7 +17,9 @@ public enum UnpairedDoorAssembly {
     /// How long one code is shown before the door announces itself again.
     public static let codeLifetime: Duration = .seconds(900)
 
-    public static func waitForAdoption(_ configuration: KioskPadConfiguration, site: String, logger: Logger) async throws {
+    /// `sites`: the site's addresses (`site:`), asked in order.
+    public static func waitForAdoption(_ configuration: KioskPadConfiguration, sites: [String], logger: Logger) async throws {
+        let site = sites[0]
         let stateDirectory = configuration.daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // An OSDP reader's panel needs the OSDP line running; such a door shows nothing here.
@@ -40,7 +42,7 @@ public enum UnpairedDoorAssembly {
         defer { feeding.cancel() }
         while true {
             let session = try DoorPairingSession(
-                site: site, stateDirectory: stateDirectory, hardware: hardware, allowInsecureHTTP: false,
+                sites: sites, stateDirectory: stateDirectory, hardware: hardware, allowInsecureHTTP: false,
                 siteKey: configuration.siteKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
             do {
                 let paired = try await session.run(

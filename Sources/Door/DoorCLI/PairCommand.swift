@@ -43,7 +43,7 @@ struct PairCommand: AsyncParsableCommand {
         func run() async throws {
             try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let session = try DoorPairingSession(
-                site: site, stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP,
+                sites: [site], stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP,
                 siteKey: siteKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
             do {
                 let paired = try await session.run(

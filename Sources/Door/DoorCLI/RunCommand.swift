@@ -35,8 +35,8 @@ struct RunCommand: AsyncParsableCommand {
         var configuration = try ConfigLoader.load(path: config)
         if let display { configuration.display.driver = display.driver }
         if !configuration.daemon.metricsConfigured { configuration.daemon.metrics = DaemonConfiguration.defaultMetrics }
-        if case .unpaired(let site) = configuration.site {
-            try await UnpairedDoorAssembly.waitForAdoption(configuration, site: site, logger: logger)
+        if case .unpaired(let sites) = configuration.site {
+            try await UnpairedDoorAssembly.waitForAdoption(configuration, sites: sites, logger: logger)
             // Adopted: the same process starts again from its config, now paired (same PID, so
             // systemd's notify socket and watchdog follow it).
             SelfExecutable.restart()

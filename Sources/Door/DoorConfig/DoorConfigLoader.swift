@@ -61,19 +61,19 @@ extension ConfigLoader {
         }
         let cardReader = CardReaderSection.read(top, keypad: keypad)
         var daemon = DaemonSection.read(top, baseDirectory: baseDirectory)
-        let site = SiteSection.read(top)
+        let sites = SiteSection.read(top)
         let siteKey = SiteSection.key(top)
         var doorSite: DoorSite?
         var verifier: VerifierConfiguration
-        if let site, !top.has("verifier") {
+        if let sites, !top.has("verifier") {
             // An adopted door's name and verifier come from its site (kioskpad pair, or run
             // showing its pairing code); a terminal_id of the file's own must agree.
             let state = daemon.stateDirectory ?? DaemonConfiguration.defaultStateDirectory
-            let standing = SiteSection.standing(site: site, stateDirectory: state)
+            let standing = SiteSection.standing(sites: sites, stateDirectory: state)
             (doorSite, verifier) = standing
             // Deciding offline, when the site's settings ask for it, from replicas signed with the key the site gave.
             if case .http(var http) = verifier, let settings {
-                http.offline = settings.offline(site: site, replicaKeys: DoorSite.replicaKeys(stateDirectory: state), log: log)
+                http.offline = settings.offline(site: sites[0], replicaKeys: DoorSite.replicaKeys(stateDirectory: state), log: log)
                 verifier = .http(http)
             }
             if case .paired(_, let adopted) = standing.0 {

@@ -2,15 +2,24 @@ import Foundation
 import KioskPadConfig
 import KioskPadCore
 import KioskPadEndpoints
+import Yams
 
 /// A door that names only its site (`site: https://...`, no `verifier:`) and is adopted from
 /// it: unpaired until the site has sealed it a secret (`kioskpad pair`, or `kioskpad run`
-/// showing its pairing code), then asking that site, signed with that secret.
+/// showing its pairing code), then asking that site, signed with that secret. `sites`: the
+/// site's addresses in order (`site:` may list up to 4 instances of one site), first preferred.
 public enum DoorSite: Equatable, Sendable {
     /// No secret from the site yet: `run` shows a pairing code and waits to be adopted.
-    case unpaired(site: String)
+    case unpaired(sites: [String])
     /// Adopted: `site.json` and `site.secret` in the state directory name the door and its secret.
-    case paired(site: String, terminalID: String)
+    case paired(sites: [String], terminalID: String)
+
+    /// The site's addresses, first preferred.
+    public var sites: [String] {
+        switch self {
+        case .unpaired(let sites), .paired(let sites, _): return sites
+        }
+    }
 
     /// The files an adopted door keeps in its state directory (mode 600).
     public static let siteFile = "site.json"
@@ -36,18 +45,45 @@ public enum DoorSite: Equatable, Sendable {
 
 /// Reads `site:` and, for a door without `verifier:`, what its state directory says of it.
 enum SiteSection {
-    static func read(_ top: MappingReader) -> String? {
+    /// `site:`: one address (`https://host:port`), or a list of 1 to 4 addresses of the same
+    /// site (its `verifier serve` instances), tried in order as `verifier.urls` are.
+    static func read(_ top: MappingReader) -> [String]? {
         top.declare("site")
         guard top.has("site") else { return nil }
-        let url = top.string("site", default: "")
-        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
-        if let problem = VerifierURL.problem(trimmed + "/verify", allowInsecureHTTP: false) {
-            top.log.report("site", "\(ConfigText.quoted(url)): \(problem)", at: top.value("site"))
-        } else if URL(string: trimmed)?.path.isEmpty == false {
-            top.log.report("site", "\(ConfigText.quoted(url)) must be the site's address only (https://host:port), without a path", at: top.value("site"))
-        }
         if top.has("verifier") {
             top.log.report("site", "and verifier: are alternatives: a door adopted by its site gets its verifier from it; remove one", at: top.value("site"))
+        }
+        let node = top.value("site")
+        guard case .sequence(let sequence) = node else {
+            return [address(top.string("site", default: ""), key: "site", top, at: node)]
+        }
+        guard (1...SiteURLList.maxAddresses).contains(sequence.count) else {
+            top.log.report(
+                "site",
+                "must be the site's address, or a list of 1 to \(SiteURLList.maxAddresses) addresses of the same site, e.g. [https://site-a.example:8787, https://site-b.example:8787]",
+                at: node)
+            return ["https://invalid.invalid"]
+        }
+        var sites: [String] = []
+        for (index, item) in sequence.enumerated() {
+            guard case .scalar = item, let text = item.string else {
+                top.log.report("site[\(index)]", "must be text (the address of one of the site's instances)", at: item)
+                continue
+            }
+            let site = address(text, key: "site[\(index)]", top, at: item)
+            if sites.contains(site) { top.log.report("site[\(index)]", "\(ConfigText.quoted(text)) is listed twice", at: item) }
+            sites.append(site)
+        }
+        return sites.isEmpty ? ["https://invalid.invalid"] : sites
+    }
+
+    /// `url` without a trailing slash, reported under `key` unless it is a site's address.
+    private static func address(_ url: String, key: String, _ top: MappingReader, at node: Node?) -> String {
+        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
+        if let problem = VerifierURL.problem(trimmed + "/verify", allowInsecureHTTP: false) {
+            top.log.report(key, "\(ConfigText.quoted(url)): \(problem)", at: node)
+        } else if URL(string: trimmed)?.path.isEmpty == false {
+            top.log.report(key, "\(ConfigText.quoted(url)) must be the site's address only (https://host:port), without a path", at: node)
         }
         return trimmed
     }
@@ -67,17 +103,18 @@ enum SiteSection {
         return key
     }
 
-    /// The door's standing with `site`, from `stateDirectory`: paired when both files are
-    /// there and name a door; the verifier it then asks.
-    static func standing(site: String, stateDirectory: String) -> (DoorSite, VerifierConfiguration) {
+    /// The door's standing with the site at `sites`, from `stateDirectory`: paired when both
+    /// files are there and name a door; the verifier it then asks, at each address in order.
+    static func standing(sites: [String], stateDirectory: String) -> (DoorSite, VerifierConfiguration) {
         let secret = stateDirectory + "/" + DoorSite.secretFile
         guard FileManager.default.fileExists(atPath: secret),
             let data = FileManager.default.contents(atPath: stateDirectory + "/" + DoorSite.siteFile),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let terminalID = object["terminal_id"] as? String,
             Identifier.isValid(terminalID)
-        else { return (.unpaired(site: site), .demo) }
-        var http = HTTPVerifierConfiguration(url: site + "/verify", allowInsecureHTTP: false)
+        else { return (.unpaired(sites: sites), .demo) }
+        var http = HTTPVerifierConfiguration(url: sites[0] + "/verify", allowInsecureHTTP: false)
+        http.otherURLs = sites.dropFirst().map { $0 + "/verify" }
         http.secret = .file(secret)
-        return (.paired(site: site, terminalID: terminalID), .http(http))
+        return (.paired(sites: sites, terminalID: terminalID), .http(http))
     }
 }

@@ -35,32 +35,48 @@ public final class PairingClient: Sendable {
         }
     }
 
-    public let site: String
+    /// The site's first address (what `site.json` names).
+    public var site: String { addresses.urls[0] }
+    /// The site's addresses (its instances share the announcements), asked in order.
+    private let addresses: SiteAddresses
     private let client: HTTPClient
-    private let timeout: TimeAmount
+    private let timeout: Duration
 
-    /// `site`: the site's base URL (`https://site.example:8787`); plain `http://` only to
-    /// loopback unless allowed, as for `verifier.url`.
-    public init(site: String, allowInsecureHTTP: Bool = false, timeout: Duration = .seconds(10)) throws {
-        let trimmed = site.hasSuffix("/") ? String(site.dropLast()) : site
-        if let problem = VerifierURL.problem(trimmed + "/v1/pair", allowInsecureHTTP: allowInsecureHTTP) {
-            throw KeyedError(key: "--site", message: problem)
+    /// `sites`: the site's base URLs (`https://site.example:8787`), first preferred; plain
+    /// `http://` only to loopback unless allowed, as for `verifier.url`.
+    public init(sites: [String], allowInsecureHTTP: Bool = false, timeout: Duration = .seconds(10)) throws {
+        precondition(!sites.isEmpty, "a site has at least one address")
+        let trimmed = sites.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        for site in trimmed {
+            if let problem = VerifierURL.problem(site + "/v1/pair", allowInsecureHTTP: allowInsecureHTTP) {
+                throw KeyedError(key: "--site", message: problem)
+            }
         }
-        self.site = trimmed
-        self.timeout = .nanoseconds(timeout.wholeNanoseconds)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        addresses = SiteAddresses(trimmed)
+        self.timeout = timeout
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // With several addresses a refused connection fails at once, so the next one is asked.
+        configuration.connectionPool.retryConnectionEstablishment = sites.count == 1
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// One address: `kioskpad pair --site URL`.
+    public convenience init(site: String, allowInsecureHTTP: Bool = false, timeout: Duration = .seconds(10)) throws {
+        try self.init(sites: [site], allowInsecureHTTP: allowInsecureHTTP, timeout: timeout)
     }
 
     public func shutdown() async {
         try? await client.shutdown()
     }
 
-    private func send(_ request: HTTPClientRequest) async throws -> (status: Int, object: [String: Any]) {
+    /// Sends `request` to `path` at the site's addresses in order (the next one when one
+    /// gives no answer or a 503).
+    private func send(_ request: HTTPClientRequest, path: String) async throws -> (status: Int, object: [String: Any]) {
         do {
-            let response = try await client.execute(request, timeout: timeout)
-            let body = try await response.body.collect(upTo: 65_536)
+            let answer = try await addresses.firstAnswer(request, path: path, client: client, timeout: timeout, sharing: false)
+            let body = try await answer.response.body.collect(upTo: 65_536)
             let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
-            return (Int(response.status.code), object)
+            return (Int(answer.response.status.code), object)
         } catch {
             throw Failure(description: "\(site): no answer (\(error))")
         }
@@ -77,7 +93,7 @@ public final class PairingClient: Sendable {
         request.headers.add(name: "content-type", value: "application/json")
         let body = try JSONSerialization.data(withJSONObject: ["door_key": doorKey.base64EncodedString(), "hardware": hardware])
         request.body = .bytes(ByteBuffer(bytes: body))
-        let answer = try await send(request)
+        let answer = try await send(request, path: "/v1/pair")
         guard answer.status == 201, let id = answer.object["id"] as? String,
             let nonce = (answer.object["nonce"] as? String).flatMap({ Data(base64Encoded: $0) })
         else { throw refused(answer) }
@@ -87,7 +103,7 @@ public final class PairingClient: Sendable {
 
     /// Asks what became of announcement `id`.
     public func poll(_ id: String) async throws -> Poll {
-        let answer = try await send(HTTPClientRequest(url: site + "/v1/pair/" + id))
+        let answer = try await send(HTTPClientRequest(url: site + "/v1/pair/" + id), path: "/v1/pair/" + id)
         if answer.status == 404 { return .gone }
         guard answer.status == 200 else { throw refused(answer) }
         switch answer.object["state"] as? String {
@@ -114,7 +130,7 @@ public final class PairingClient: Sendable {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let answer = try await send(request)
+        let answer = try await send(request, path: "/v1/pair/\(id)/result")
         guard answer.status == 200 else { throw refused(answer) }
     }
 }
