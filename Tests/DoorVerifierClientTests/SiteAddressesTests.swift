@@ -151,6 +151,29 @@ struct SiteAddressesClientTests {
         await poster.shutdown()
     }
 
+    /// An adopted door whose events are signed with its own secret: when the site rotates it,
+    /// the poster signs with the next one; a poster with another secret keeps its own.
+    @Test func thePosterFollowsARotationOfTheSecretItSignsWith() async throws {
+        let taking = try RecordingHTTPServer(.respond(status: 200, body: "{}"))
+        defer { taking.stop() }
+        let next = WebhookSecret.generate()
+        let poster = try SignedPoster(
+            urls: ["http://127.0.0.1:\(taking.port)/v1/events"], terminalID: "door-1", secret: secret, logger: Logger(label: "test"))
+        #expect(!poster.replaceSecret(WebhookSecret.generate(), with: next), "not the secret it signs with")
+        #expect(await poster.post(body: Array("{}".utf8), id: "batch-1") == .delivered)
+        #expect(poster.replaceSecret(secret, with: next))
+        #expect(await poster.post(body: Array("{}".utf8), id: "batch-2") == .delivered)
+        let signed = taking.requests.map { request in
+            [secret, next].map { key in
+                WebhookSignature.verify(
+                    id: request.headers["webhook-id"], timestamp: request.headers["webhook-timestamp"], signature: request.headers["webhook-signature"],
+                    body: request.body, secret: key) == nil
+            }
+        }
+        #expect(signed == [[true, false], [false, true]], "\(signed)")
+        await poster.shutdown()
+    }
+
     @Test func aCheckInReachesTheSecondInstance() async throws {
         let closed = try ClosedPort()
         let answering = try RecordingHTTPServer(.respond(status: 200, body: "{\"check_in_s\":60}"))

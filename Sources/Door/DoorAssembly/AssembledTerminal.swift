@@ -66,7 +66,11 @@ extension TerminalAssembly {
                     SiteCheckInService(
                         verifier: online, terminalID: terminalID, secretFile: state + "/" + DoorSite.secretFile,
                         siteFile: state + "/" + DoorSite.siteFile, settings: settings, trust: trust,
-                        secretReplaced: { [sync = services.replica?.sync.client] in sync?.replaceSecret($0) }, restart: made.restart, logger: logger))
+                        secretReplaced: { [sync = services.replica?.sync.client, poster = services.poster] old, next in
+                            sync?.replaceSecret(next)
+                            // Events signed with the door's own secret (events.secret_file: its site.secret) follow it.
+                            if poster?.replaceSecret(old, with: next) == true { logger.notice("events are signed with the door's new secret") }
+                        }, restart: made.restart, logger: logger))
             }
             return made
         } catch {

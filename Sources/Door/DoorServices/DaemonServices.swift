@@ -18,7 +18,8 @@ public final class DaemonServices: Sendable {
     /// Every terminal event goes through this to the relay, feedback, journal, metrics and
     /// health, each from its own queue.
     public let bus: TerminalEventBus
-    private let poster: SignedPoster?
+    /// What forwards the journal's records to `events.urls` (nil without `events:`).
+    public let poster: SignedPoster?
     private let metricsService: (any Service)?
     /// The door contact, exit button and tamper logic (nil without any of these inputs).
     public let doorMonitor: DoorMonitor?

@@ -37,8 +37,9 @@ public final class SiteCheckInService: Service, Sendable {
     let siteFile: String
     let settings: (any SiteSettingsApplying)?
     let trust: ReplicaTrust?
-    /// Told each rotated secret after the verifier (the replica sync client signs with it too).
-    let secretReplaced: @Sendable (WebhookSecret) -> Void
+    /// Told each rotation (the secret replaced, the next one) after the verifier: the replica
+    /// sync client signs with it too, and the events poster when it signed with the old one.
+    let secretReplaced: @Sendable (_ old: WebhookSecret, _ next: WebhookSecret) -> Void
     let restart: RestartRequest
     let logger: Logger
     private let refused = Mutex<(version: Int64, reason: String)?>(nil)
@@ -49,7 +50,8 @@ public final class SiteCheckInService: Service, Sendable {
 
     public init(
         verifier: HTTPVerifier, terminalID: String, secretFile: String, siteFile: String, settings: (any SiteSettingsApplying)? = nil,
-        trust: ReplicaTrust? = nil, secretReplaced: @escaping @Sendable (WebhookSecret) -> Void = { _ in }, restart: RestartRequest = RestartRequest(),
+        trust: ReplicaTrust? = nil, secretReplaced: @escaping @Sendable (WebhookSecret, WebhookSecret) -> Void = { _, _ in },
+        restart: RestartRequest = RestartRequest(),
         logger: Logger
     ) {
         self.secretReplaced = secretReplaced
@@ -112,7 +114,7 @@ public final class SiteCheckInService: Service, Sendable {
             let path = secretFile
             try await WorkThreads.files.run { try DurableFile.replace(path: path, contents: Array((next.text + "\n").utf8), mode: 0o600) }
             verifier.replaceSecret(next)
-            secretReplaced(next)
+            secretReplaced(current, next)
             logger.notice("the site rotated this door's secret; requests are signed with the new one", metadata: ["file": "\(path)"])
             // Signed with the new secret: the site ends the old one.
             return try await verifier.checkIn(terminalID: terminalID, report: report).interval

@@ -5,6 +5,7 @@ import KioskPadCore
 import KioskPadEndpoints
 import Logging
 import NIOCore
+import Synchronization
 
 /// How one post ended.
 public enum PostOutcome: Sendable, Equatable {
@@ -28,7 +29,7 @@ public final class SignedPoster: Sendable {
     /// The first address.
     public var url: String { addresses.urls[0] }
     private let terminalID: String
-    private let secret: WebhookSecret?
+    private let secret: Mutex<WebhookSecret?>
     private let timeout: Duration
     private let client: HTTPClient
     private let logger: Logger
@@ -51,7 +52,7 @@ public final class SignedPoster: Sendable {
         }
         addresses = SiteAddresses(urls)
         self.terminalID = terminalID
-        self.secret = secret
+        self.secret = Mutex(secret)
         self.timeout = timeout
         self.logger = logger
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
@@ -63,7 +64,7 @@ public final class SignedPoster: Sendable {
     /// Posts `body` with `webhook-id: id`, to the next address when one gives no answer or
     /// a 503 and another is left.
     public func post(body: [UInt8], id: String) async -> PostOutcome {
-        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret)
+        let request = SignedJSONRequest.make(url: url, body: body, id: id, terminal: terminalID, secret: secret.withLock { $0 })
         let response: HTTPClientResponse
         do {
             response = try await addresses.firstAnswer(request, client: client, timeout: timeout, sharing: false).response
@@ -77,6 +78,18 @@ public final class SignedPoster: Sendable {
             return .busy(retryAfter: wait)
         }
         return (200..<300).contains(status) ? .delivered : .answered(status: status)
+    }
+
+    /// Signs with `next` from now on if it signed with `old` (an adopted door whose events are
+    /// signed with its own secret, which the site just rotated); true when it did. Compared in
+    /// constant time.
+    @discardableResult
+    public func replaceSecret(_ old: WebhookSecret, with next: WebhookSecret) -> Bool {
+        secret.withLock { secret in
+            guard let current = secret, ConstantTime.equal(current.key, old.key) else { return false }
+            secret = next
+            return true
+        }
     }
 
     /// `Retry-After` as delta-seconds (0 to a day); nil for an HTTP-date or anything else.
