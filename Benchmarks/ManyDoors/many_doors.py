@@ -210,7 +210,10 @@ def phase(name, site, seconds, doors=None, with_terminals=True):
         ok = [r for r in rows if r[2] == 200 or r[2] == 202 or r[2] == 204]
         sizes = [r[3] for r in ok]
         times = [r[1] * 1000 for r in ok]
-        statuses = sorted({str(r[2]) for r in rows})
+        counts = {}
+        for r in rows:
+            counts[str(r[2])] = counts.get(str(r[2]), 0) + 1
+        statuses = [f"{status} x{count}" for status, count in sorted(counts.items())]
         print(f"{name}: {kind}: {len(rows)} requests ({', '.join(statuses)}), p50 {percentile(times, 0.5):.1f} ms, p99 {percentile(times, 0.99):.1f} ms, "
               f"answer bytes median {statistics.median(sizes) if sizes else 0:.0f}, max {max(sizes) if sizes else 0}", flush=True)
     return p50, p99, cpu / wall
@@ -247,7 +250,10 @@ def main():
                 out.write(f"user-{index:05d}:{phc_hash(pin, 1000)}:tag={lookup_tag(key, pin)}\n")
         os.chmod(users, 0o600)
         print(f"users file: {options.users} users in {time.monotonic() - started:.0f} s", flush=True)
-        site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + store_lines)
+        # Every simulated door connects from 127.0.0.1, where real ones each have an address of
+        # their own: the per-address connection limit (64) is raised past the doors' count.
+        limits = f"  max_connections_per_source: {max(64, options.doors + 2 * TERMINALS)}\n"
+        site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + limits + store_lines)
         site.start()
         try:
             doors = [Door(site.port, site.secret, f"door-{index:03d}") for index in range(options.doors)]
