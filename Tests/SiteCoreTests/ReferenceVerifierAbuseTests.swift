@@ -110,6 +110,26 @@ struct ReferenceVerifierAbuseTests {
         #expect(rows < 1_000, "\(rows) rows for 1,500 claims over 50 minutes with a 10-minute window")
     }
 
+    /// An id whose window passed is taken over by a new request without the answer kept for
+    /// the old one: only its own answer is ever given back.
+    @Test func anIDTakenOverAfterItsWindowKeepsNoOldAnswer() async throws {
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let clock = self.clock
+        let kept = try #require(KeptAnswer(.granted(unlockSeconds: 4, user: "alice"), terminal: "door-1", attemptID: "a-1"))
+        let claimed = try await store.store.commitAttempt(terminal: "door-1", policy: LockoutPolicy()) { _, transaction in
+            let claimed = try await transaction.claimRequestID("id-1", now: clock.now)
+            try await transaction.keepAnswer(requestID: "id-1", kept)
+            return claimed
+        }
+        #expect(claimed)
+        #expect(try await store.store.keptAnswer(requestID: "id-1", now: clock.now) == kept)
+        clock.advance(ReplayWindow.seconds + 1)
+        #expect(try await store.store.keptAnswer(requestID: "id-1", now: clock.now) == nil, "out of its window")
+        #expect(try await store.store.claimRequestID("id-1", now: clock.now), "taken over")
+        #expect(try await store.store.keptAnswer(requestID: "id-1", now: clock.now) == nil, "the old answer went with the old request")
+    }
+
     @Test func aFloodOfUnsignedRequestsIsCountedNotWrittenOneByOne() async throws {
         let store = try await store()
         defer { Task { await store.destroy() } }

@@ -281,14 +281,15 @@ struct SQLAttemptTransaction: AttemptTransaction {
     let replayWindow: TimeInterval
     let dialect: SiteDialect
 
-    /// Inserts the id, or takes over a row whose window has passed; false for a live id.
+    /// Inserts the id, or takes over a row whose window has passed (its kept answer dropped);
+    /// false for a live id.
     func claimRequestID(_ id: String, now: Date) async throws -> Bool {
         let seconds = Int64(now.timeIntervalSince1970)
         let claimed =
             try await database.raw(
                 """
                 INSERT INTO kioskpad_replay (webhook_id, expires_at) VALUES (\(bind: id), \(bind: seconds + Int64(replayWindow)))
-                ON CONFLICT (webhook_id) DO UPDATE SET expires_at = excluded.expires_at WHERE kioskpad_replay.expires_at <= \(bind: seconds)
+                ON CONFLICT (webhook_id) DO UPDATE SET expires_at = excluded.expires_at, answer = NULL WHERE kioskpad_replay.expires_at <= \(bind: seconds)
                 RETURNING 1
                 """
             ).all().count > 0
