@@ -14,13 +14,6 @@ public enum DoorSite: Equatable, Sendable {
     /// Adopted: `site.json` and `site.secret` in the state directory name the door and its secret.
     case paired(sites: [String], terminalID: String)
 
-    /// The site's addresses, first preferred.
-    public var sites: [String] {
-        switch self {
-        case .unpaired(let sites), .paired(let sites, _): return sites
-        }
-    }
-
     /// The files an adopted door keeps in its state directory (mode 600).
     public static let siteFile = "site.json"
     public static let secretFile = "site.secret"
@@ -54,24 +47,20 @@ enum SiteSection {
             top.log.report("site", "and verifier: are alternatives: a door adopted by its site gets its verifier from it; remove one", at: top.value("site"))
         }
         let node = top.value("site")
-        guard case .sequence(let sequence) = node else {
+        guard case .sequence = node else {
             return [address(top.string("site", default: ""), key: "site", top, at: node)]
         }
-        guard (1...SiteURLList.maxAddresses).contains(sequence.count) else {
-            top.log.report(
-                "site",
-                "must be the site's address, or a list of 1 to \(SiteURLList.maxAddresses) addresses of the same site, e.g. [https://site-a.example:8787, https://site-b.example:8787]",
-                at: node)
-            return ["https://invalid.invalid"]
-        }
+        guard
+            let entries = SiteURLList.texts(
+                node, at: "site", log: top.log,
+                notAList:
+                    "must be the site's address, or a list of 1 to \(SiteURLList.maxAddresses) addresses of the same site, e.g. [https://site-a.example:8787, https://site-b.example:8787]",
+                notText: "must be text (the address of one of the site's instances)")
+        else { return ["https://invalid.invalid"] }
         var sites: [String] = []
-        for (index, item) in sequence.enumerated() {
-            guard case .scalar = item, let text = item.string else {
-                top.log.report("site[\(index)]", "must be text (the address of one of the site's instances)", at: item)
-                continue
-            }
-            let site = address(text, key: "site[\(index)]", top, at: item)
-            if sites.contains(site) { top.log.report("site[\(index)]", "\(ConfigText.quoted(text)) is listed twice", at: item) }
+        for (text, path, item) in entries {
+            let site = address(text, key: path, top, at: item)
+            if sites.contains(site) { top.log.report(path, "\(ConfigText.quoted(text)) is listed twice", at: item) }
             sites.append(site)
         }
         return sites.isEmpty ? ["https://invalid.invalid"] : sites

@@ -26,21 +26,15 @@ enum SiteURLList {
             }
             return [url]
         }
-        let node = reader.value("urls")
-        guard case .sequence(let sequence) = node, (1...maxAddresses).contains(sequence.count) else {
-            log.report(
-                reader.keyPath("urls"),
-                "must be a list of 1 to \(maxAddresses) addresses of the same site, tried in order, e.g. [https://site-a.example/verify, https://site-b.example/verify]",
-                at: node)
-            return [fallback]
-        }
+        guard
+            let entries = texts(
+                reader.value("urls"), at: reader.keyPath("urls"), log: log,
+                notAList:
+                    "must be a list of 1 to \(maxAddresses) addresses of the same site, tried in order, e.g. [https://site-a.example/verify, https://site-b.example/verify]",
+                notText: "must be text (a URL)")
+        else { return [fallback] }
         var urls: [String] = []
-        for (index, item) in sequence.enumerated() {
-            let path = reader.keyPath("urls") + "[\(index)]"
-            guard case .scalar = item, let text = item.string else {
-                log.report(path, "must be text (a URL)", at: item)
-                continue
-            }
+        for (text, path, item) in entries {
             if let problem = VerifierURL.problem(text, allowInsecureHTTP: allowInsecureHTTP) {
                 log.report(path, section(problem, reader), at: item)
             } else if urls.contains(text) {
@@ -49,6 +43,24 @@ enum SiteURLList {
             urls.append(text)
         }
         return urls.isEmpty ? [fallback] : urls
+    }
+
+    /// The text entries of `node`, a list of 1 to ``maxAddresses`` at `path` (`urls`, `site`),
+    /// each with its own path (`urls[1]`) for the caller's checks; an entry that is not text
+    /// is reported with `notText` and left out. Nil when `node` is no such list (reported
+    /// with `notAList`).
+    static func texts(_ node: Node?, at path: String, log: ProblemLog, notAList: String, notText: String) -> [(text: String, path: String, node: Node)]? {
+        guard case .sequence(let sequence)? = node, (1...maxAddresses).contains(sequence.count) else {
+            log.report(path, notAList, at: node)
+            return nil
+        }
+        return sequence.enumerated().compactMap { index, item in
+            guard case .scalar = item, let text = item.string else {
+                log.report(path + "[\(index)]", notText, at: item)
+                return nil
+            }
+            return (text, path + "[\(index)]", item)
+        }
     }
 
     /// The URL rule's advice names `verifier.allow_insecure_http`; in another section, its own key.

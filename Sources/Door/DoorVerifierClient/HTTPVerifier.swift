@@ -102,9 +102,7 @@ public final class HTTPVerifier: Verifier {
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
         configuration.decompression = .disabled
-        // With several addresses a refused connection must fail its try at once, so the next
-        // address is asked; the pool would otherwise retry it until the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = settings.otherURLs.isEmpty
+        SiteAddresses.pool(&configuration, addresses: 1 + settings.otherURLs.count)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

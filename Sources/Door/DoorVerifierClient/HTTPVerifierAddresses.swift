@@ -17,6 +17,13 @@ extension HTTPVerifier {
 }
 
 extension SiteAddresses {
+    /// A client for `count` addresses: with several, a refused connection must fail its try
+    /// at once, so the next address is asked; the pool would otherwise retry it until the
+    /// connect timeout.
+    static func pool(_ configuration: inout HTTPClient.Configuration, addresses count: Int) {
+        configuration.connectionPool.retryConnectionEstablishment = count == 1
+    }
+
     /// Sends `request` address by address in ``order()``: the first answer other than a 503
     /// while another address is left. An address that gives no answer or a 503 is marked
     /// failed; one that answers is marked answered. With `sharing`, `timeout` bounds all the

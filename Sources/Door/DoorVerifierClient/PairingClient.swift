@@ -55,8 +55,7 @@ public final class PairingClient: Sendable {
         addresses = SiteAddresses(trimmed)
         self.timeout = timeout
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        // With several addresses a refused connection fails at once, so the next one is asked.
-        configuration.connectionPool.retryConnectionEstablishment = sites.count == 1
+        SiteAddresses.pool(&configuration, addresses: sites.count)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -103,7 +102,8 @@ public final class PairingClient: Sendable {
 
     /// Asks what became of announcement `id`.
     public func poll(_ id: String) async throws -> Poll {
-        let answer = try await send(HTTPClientRequest(url: site + "/v1/pair/" + id), path: "/v1/pair/" + id)
+        let path = "/v1/pair/" + id
+        let answer = try await send(HTTPClientRequest(url: site + path), path: path)
         if answer.status == 404 { return .gone }
         guard answer.status == 200 else { throw refused(answer) }
         switch answer.object["state"] as? String {
@@ -120,17 +120,17 @@ public final class PairingClient: Sendable {
     /// Reports the delivery of `id` opened (signed as door `terminal` with `secret`), or not.
     public func report(_ id: String, opened: (terminal: String, secret: WebhookSecret)?) async throws {
         let body = Array(#"{"result":"\#(opened == nil ? "not_opened" : "opened")"}"#.utf8)
+        let path = "/v1/pair/\(id)/result"
         var request: HTTPClientRequest
         if let opened {
-            request = SignedJSONRequest.make(
-                url: site + "/v1/pair/\(id)/result", body: body, id: UUID().uuidString, terminal: opened.terminal, secret: opened.secret)
+            request = SignedJSONRequest.make(url: site + path, body: body, id: UUID().uuidString, terminal: opened.terminal, secret: opened.secret)
         } else {
-            request = HTTPClientRequest(url: site + "/v1/pair/\(id)/result")
+            request = HTTPClientRequest(url: site + path)
             request.method = .POST
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let answer = try await send(request, path: "/v1/pair/\(id)/result")
+        let answer = try await send(request, path: path)
         guard answer.status == 200 else { throw refused(answer) }
     }
 }

@@ -56,8 +56,7 @@ public final class SignedPoster: Sendable {
         self.timeout = timeout
         self.logger = logger
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        // With several addresses a refused connection fails at once, so the next one is asked.
-        configuration.connectionPool.retryConnectionEstablishment = urls.count == 1
+        SiteAddresses.pool(&configuration, addresses: urls.count)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

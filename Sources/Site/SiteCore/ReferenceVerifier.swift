@@ -166,7 +166,7 @@ public actor ReferenceVerifier {
         await acquire(terminal: decoded.terminalID)
         defer { release(terminal: decoded.terminalID) }
         let moment = Duration.seconds(now.timeIntervalSince1970)
-        let outcome: Outcome
+        let decision: VerifierDecision
         do {
             let policy = settings.lockout
             // A locked terminal's attempt is not hashed; the slow part runs before the
@@ -177,7 +177,7 @@ public actor ReferenceVerifier {
                 lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey, rules: rules)
             let time = timestamp(clock())
             let unlockSeconds = settings.unlockSeconds
-            outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
+            decision = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
                 // One commit per attempt: the replay cache's row is written with the rest.
                 if let requestID, try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
                 let outcome: Outcome
@@ -196,18 +196,16 @@ public actor ReferenceVerifier {
                     }
                 }
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
+                let decision = ReferenceVerifier.decision(outcome, unlockSeconds: unlockSeconds)
                 // Kept with the request's id: a retry whose first answer was lost gets it again.
-                if let requestID,
-                    let kept = KeptAnswer(
-                        ReferenceVerifier.decision(outcome, unlockSeconds: unlockSeconds), terminal: decoded.terminalID, attemptID: decoded.attemptID)
-                {
+                if let requestID, let kept = KeptAnswer(decision, terminal: decoded.terminalID, attemptID: decoded.attemptID) {
                     try await transaction.keepAnswer(requestID: requestID, kept)
                 }
                 if case .refused(let user, true, _) = outcome {
                     // The silent alarm is raised even though the rules kept the door shut.
                     try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
                 }
-                return outcome
+                return decision
             }
         } catch is Replayed {
             return await repeatOrRefuse(
@@ -217,7 +215,7 @@ public actor ReferenceVerifier {
             try? await store.audit(ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", "\(error)")])
             return .unavailable
         }
-        return ReferenceVerifier.decision(outcome, unlockSeconds: settings.unlockSeconds)
+        return decision
     }
 
     /// A request whose id was claimed before: when it is the same attempt of the same door
