@@ -4,7 +4,8 @@ import KioskPadCore
 import Synchronization
 
 /// Keeps every state change with its time, and can be told to fail, or to take `offWrite`
-/// to switch off (a line whose write blocks, or a thread that runs late).
+/// to switch off when it was on (a line whose write blocks, or a thread that runs late; only
+/// then, so the off at a relay's start does not block the caller's thread).
 public final class RecordingOutput: DigitalOutput {
     private let state = Mutex<(changes: [(on: Bool, at: ContinuousClock.Instant)], failing: Bool)>(([], false))
     private let offWrite: Duration
@@ -14,7 +15,9 @@ public final class RecordingOutput: DigitalOutput {
     }
 
     public func set(_ on: Bool) throws {
-        if !on && offWrite > .zero { Thread.sleep(forTimeInterval: Double(offWrite.components.attoseconds) / 1e18 + Double(offWrite.components.seconds)) }
+        if !on && offWrite > .zero && isOn {
+            Thread.sleep(forTimeInterval: Double(offWrite.components.seconds) + Double(offWrite.components.attoseconds) / 1e18)
+        }
         try state.withLock {
             if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }
             $0.changes.append((on, ContinuousClock.now))
