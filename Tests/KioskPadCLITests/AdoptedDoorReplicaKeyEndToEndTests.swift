@@ -54,8 +54,9 @@ extension OSDPDoorEndToEndTests {
             #expect(try await site.cli(["verifier", "settings", "set", "display.texts.enter_pin=New key"]).status == 0)
             #expect(await eventually { shown().contains("New key") }, "\(shown().suffix(300))\(log())")
 
-            // The site stops: bob is decided offline, from the replica signed with the new key.
-            server.stop()
+            // The site stops: bob is decided offline, from the replica signed with the new key. The
+            // wait is for its exit: while it shuts down it still answers on connections already open.
+            await server.stopped()
             peer.send("keys 1470")
             #expect(
                 await eventually { self.attempted(state, "\"decision\":\"granted\"", "\"offline\":true") }, "\(journal(state))\(log())")
