@@ -12,7 +12,8 @@ import Testing
 /// `verifier terminal adopt`, and goes live by itself (the same process started again): a PIN
 /// typed at the reader is then decided by the site, signed with the door's own secret. The
 /// site then rotates the door's secret while PINs are typed (none refused; the old secret
-/// stops working), and retires the door (refused at once).
+/// stops working; the door's events, signed with its secret, all reach the site), and retires
+/// the door (refused at once).
 extension OSDPDoorEndToEndTests {
     @Test func aDoorNamingOnlyItsSiteShowsItsCodeIsAdoptedAndGoesLiveByItself() async throws {
         try await withAdoptedFrontDoor { site, server, adopted in
@@ -63,6 +64,26 @@ extension OSDPDoorEndToEndTests {
             #expect(
                 await eventually { (try? await CLI.run(["verifier", "terminal", "list", "--config", siteConfigPath]).stdout.contains("(adopted)")) == true },
                 "rotation finished")
+            // Its events, signed with its site.secret, follow the rotation: every attempt reaches the
+            // site, one made after the rotation ended too, and none is dead-lettered (the old
+            // secret's 401 would move it there).
+            #expect(await eventually { log().contains("events are signed with the door's new secret") }, "\(log())")
+            peer.send("keys 1470")
+            #expect(await eventually { self.attempts(state).count == 8 }, "\(journal(state))\(log())")
+            let attemptIDs = Set(
+                attempts(state).compactMap { line in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["attempt_id"] as? String
+                })
+            #expect(attemptIDs.count == 8)
+            let database = site.directory.appendingPathComponent("state/verifier.sqlite3").path
+            @Sendable func storedAttemptIDs() async -> Set<String> {
+                let script =
+                    "import sqlite3, sys\nfor (i,) in sqlite3.connect(sys.argv[1]).execute(\"SELECT json_extract(record, '$.attempt_id') FROM kioskpad_events\"): print(i)"
+                let listed = (try? await CLI.runTool("/usr/bin/python3", ["-c", script, database])) ?? ""
+                return Set(listed.split(separator: "\n").map(String.init))
+            }
+            #expect(await eventually { attemptIDs.isSubset(of: await storedAttemptIDs()) }, "\(log())")
+            #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("journal.deadletter.jsonl").path), "\(log())")
             let mode = try FileManager.default.attributesOfItem(atPath: secretFile.path)[.posixPermissions] as? Int
             let newText = try String(contentsOf: secretFile, encoding: .utf8)
             let oldText = try String(contentsOf: oldSecret, encoding: .utf8)
@@ -75,8 +96,8 @@ extension OSDPDoorEndToEndTests {
             // Retired: refused at once; the door stays shut.
             #expect(try await site.cli(["verifier", "terminal", "retire", "front-door"]).status == 0)
             peer.send("keys 1470")
-            #expect(await eventually { self.attempts(state).count == 8 }, "\(journal(state))")
-            #expect(granted() == 7, "a retired door is refused: \(attempts(state).last ?? "")")
+            #expect(await eventually { self.attempts(state).count == 9 }, "\(journal(state))")
+            #expect(granted() == 8, "a retired door is refused: \(attempts(state).last ?? "")")
             #expect(!log().contains("whsec_") && !journal(state).contains("whsec_"), "no secret in the log or journal")
         }
     }
@@ -99,12 +120,8 @@ extension OSDPDoorEndToEndTests {
     /// the second, and then asks it (bob's PIN granted online, in ``adoptFrontDoor(_:_:before:)``).
     @Test func aDoorNamingTwoSiteAddressesIsAdoptedThroughTheOneThatAnswers() async throws {
         let site = try await AccessRulesEndToEndTests.Site(.sqlite)
-        try await site.closing {
-            let stopped = try await VerifierProcess(directory: site.directory)
-            _ = await stopped.stopped()
-            let server = try await VerifierProcess(directory: site.directory)
-            defer { server.stop() }
-            let adopted = try await adoptFrontDoor(site, server, before: [stopped.port])
+        try await site.withStoppedAndRunningInstance { stoppedPort, server in
+            let adopted = try await adoptFrontDoor(site, server, before: [stoppedPort])
             defer { _ = adopted.process.terminate() }
             #expect(try await site.cli(["verifier", "terminal", "list"]).stdout.contains("front-door"))
         }
@@ -129,7 +146,8 @@ extension OSDPDoorEndToEndTests {
         let log: @Sendable () -> String
     }
 
-    /// A `kioskpad run` door on libosdp's reader whose config names only `site`'s server:
+    /// A `kioskpad run` door on libosdp's reader whose config names only `site`'s server (and
+    /// forwards its events there, signed with its own `site.secret`):
     /// started unpaired, its code read from its display (never its log), adopted as
     /// front-door with `verifier terminal adopt`, live by itself, and bob's PIN granted by the
     /// site. The caller terminates the process. `before`: ports named ahead of the server's in
@@ -141,6 +159,9 @@ extension OSDPDoorEndToEndTests {
         try """
         site: [\((before + [server.port]).map { "\"http://127.0.0.1:\($0)\"" }.joined(separator: ", "))]
         state_dir: \(state.path)
+        events:
+          urls: [\((before + [server.port]).map { "\"http://127.0.0.1:\($0)/v1/events\"" }.joined(separator: ", "))]
+          secret_file: \(state.appendingPathComponent("site.secret").path)
         \(secureReaderLines(peer, keyFile: keyFile))
         display: {driver: plain, columns: 16, rows: 2}
         """.write(to: config, atomically: true, encoding: .utf8)
