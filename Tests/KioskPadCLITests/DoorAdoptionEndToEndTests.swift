@@ -95,6 +95,36 @@ struct DoorAdoptionEndToEndTests {
         }
     }
 
+    /// `pair --site` given twice, for a site of two instances whose first is stopped: the door
+    /// is adopted through the second and prints both addresses for its `verifier:` line. An
+    /// address given twice, or more than four, is refused before anything is announced.
+    @Test func pairGivenTwoSiteAddressesIsAdoptedThroughTheOneThatAnswers() async throws {
+        let site = try await AccessRulesEndToEndTests.Site(.sqlite)
+        try await site.withStoppedAndRunningInstance { stoppedPort, server in
+            let (first, second) = ("http://127.0.0.1:\(stoppedPort)", "http://127.0.0.1:\(server.port)")
+            let state = site.directory.appendingPathComponent("two-addresses")
+
+            let twice = try await CLI.run(["pair", "--site", second, "--site", second + "/", "--state-dir", state.path])
+            #expect(twice.status == 2 && twice.stderr.contains("--site \(second)/ is given twice"), "\(twice.stderr)")
+            let five = try await CLI.run(["pair", "--state-dir", state.path] + (1...5).flatMap { ["--site", "http://127.0.0.1:\(server.port + $0)"] })
+            #expect(five.status == 2 && five.stderr.contains("--site is given 5 times: give the site's address 1 to 4 times"), "\(five.stderr)")
+            #expect(try await site.cli(["verifier", "terminal", "waiting"]).stdout == "no door is waiting to be adopted\n")
+
+            let out = site.directory.appendingPathComponent("two-addresses.out")
+            let pair = try SpawnedChild(
+                [CLI.binary.path, "pair", "--site", first, "--site", second, "--state-dir", state.path, "--wait-s", "60"],
+                stdout: .file(out.path), stderr: .file(out.path))
+            defer { _ = pair.terminate() }
+            #expect(await eventually { self.text(out).contains("pairing code: ") }, "\(text(out))")
+            let code = try #require(text(out).split(separator: "\n").first { $0.hasPrefix("pairing code: ") }.map { String($0.dropFirst(14).prefix(14)) })
+            #expect(try await site.cli(["verifier", "terminal", "adopt", code, "--name", "front-door"]).status == 0)
+            #expect(pair.wait() == 0, "\(text(out))")
+            #expect(text(out).contains("verifier: {kind: http, urls: [\"\(first)/verify\", \"\(second)/verify\"], secret_file: "), "\(text(out))")
+            let secretFile = state.appendingPathComponent("site.secret").path
+            #expect(try await site.simulate("1470", at: "front-door", port: server.port, secretFile: secretFile).contains("Access granted"))
+        }
+    }
+
     @Test func announcementsAndResultsAreCheckedFieldByField() async throws {
         let directory = try await VerifierProcess.prepare(pin: "3691")
         let server = try await VerifierProcess(directory: directory)
@@ -119,5 +149,20 @@ struct DoorAdoptionEndToEndTests {
         // `opened` for an announcement with no delivery, unsigned: refused.
         let opened = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(#"{"result":"opened"}"#.utf8), headers: [])
         #expect(opened.status == 404, "\(opened.body)")
+    }
+}
+
+extension AccessRulesEndToEndTests.Site {
+    /// `body` with the port of an instance of this site that listened and has stopped, and a
+    /// running instance (stopped after): a site of two instances whose first is down. Closes
+    /// the site after.
+    func withStoppedAndRunningInstance(_ body: (_ stoppedPort: Int, _ server: VerifierProcess) async throws -> Void) async throws {
+        try await closing {
+            let stopped = try await VerifierProcess(directory: directory)
+            _ = await stopped.stopped()
+            let server = try await VerifierProcess(directory: directory)
+            defer { server.stop() }
+            try await body(stopped.port, server)
+        }
     }
 }

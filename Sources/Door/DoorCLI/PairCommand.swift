@@ -17,8 +17,12 @@ struct PairCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "start",
             abstract: "Announce this door to the site, print its pairing code, and wait until the code is typed there (or --wait-s).")
-        @Option(help: "The site's address, e.g. https://site.example:8787 (http:// only to loopback unless --allow-insecure-http).")
-        var site: String
+        @Option(
+            help: """
+                The site's address, e.g. https://site.example:8787 (http:// only to loopback unless --allow-insecure-http); \
+                give it up to \(DoorSite.maxSites) times for the instances of one site, asked in order.
+                """)
+        var site: [String] = []
         @Option(help: "Where the door keeps its state; the secret and site.json go here (mode 600).")
         var stateDir = DaemonConfiguration.defaultStateDirectory
         @Option(help: "A one-line summary of this door's hardware, shown to the administrator.")
@@ -31,6 +35,13 @@ struct PairCommand: AsyncParsableCommand {
         var siteKey: String?
 
         func validate() throws {
+            guard (1...DoorSite.maxSites).contains(site.count) else {
+                throw ValidationError("--site is given \(site.count) times: give the site's address 1 to \(DoorSite.maxSites) times")
+            }
+            var seen = Set<String>()
+            for address in site where !seen.insert(address.hasSuffix("/") ? String(address.dropLast()) : address).inserted {
+                throw ValidationError("--site \(address) is given twice: give each of the site's addresses once")
+            }
             guard (10...3600).contains(waitS) else { throw ValidationError("--wait-s \(waitS) must be 10...3600") }
             if let siteKey, (try? ReplicaPublicKey(parsing: siteKey)) == nil {
                 throw ValidationError("--site-key must be ed25519: and 32 bytes in base64, as `kioskpad verifier public-key` prints it on the site")
@@ -43,7 +54,7 @@ struct PairCommand: AsyncParsableCommand {
         func run() async throws {
             try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let session = try DoorPairingSession(
-                sites: [site], stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP,
+                sites: site, stateDirectory: stateDir, hardware: hardware, allowInsecureHTTP: allowInsecureHTTP,
                 siteKey: siteKey.flatMap { try? ReplicaPublicKey(parsing: $0) })
             do {
                 let paired = try await session.run(
@@ -52,12 +63,18 @@ struct PairCommand: AsyncParsableCommand {
                     note: { writeLine("warning: \($0); waiting for the code to be typed again") })
                 await session.shutdown()
                 writeLine("paired as \(paired.terminalID): secret in \(paired.secretFile), site in \(paired.siteFile)")
-                writeLine("verifier: {kind: http, url: \"\(session.site)/verify\", secret_file: \(paired.secretFile)}")
+                writeLine("verifier: {kind: http, \(Self.verifierURLs(site)), secret_file: \(paired.secretFile)}")
                 writeLine("terminal_id: \(paired.terminalID)")
             } catch {
                 await session.shutdown()
                 throw RuntimeFailure(description: "pair: \(error)")
             }
+        }
+
+        /// The `verifier:` line's addresses: `url: "…/verify"` for one, `urls: [...]` for several.
+        static func verifierURLs(_ sites: [String]) -> String {
+            let urls = sites.map { "\"" + ($0.hasSuffix("/") ? String($0.dropLast()) : $0) + "/verify\"" }
+            return urls.count == 1 ? "url: \(urls[0])" : "urls: [\(urls.joined(separator: ", "))]"
         }
     }
 

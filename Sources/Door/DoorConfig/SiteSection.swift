@@ -14,6 +14,9 @@ public enum DoorSite: Equatable, Sendable {
     /// Adopted: `site.json` and `site.secret` in the state directory name the door and its secret.
     case paired(sites: [String], terminalID: String)
 
+    /// How many addresses of one site a door may name (`site:`, `kioskpad pair --site`).
+    public static let maxSites = SiteURLList.maxAddresses
+
     /// The files an adopted door keeps in its state directory (mode 600).
     public static let siteFile = "site.json"
     public static let secretFile = "site.secret"
