@@ -111,6 +111,27 @@ start_site() { # start_site a|b (again after a stop: the log is appended to)
     eval "SITE_$1=$!"
     local i=0; while [ "$(grep -c 'listening on' $W/site-$1.log)" -le "${before:-0}" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 }
+# stop_site a|b: SIGTERM, as systemd stops it. The site has 10 s to stop before it exits by its
+# own stop deadline (it logs what was still running); one that outlives 30 s is a failure,
+# its sockets are saved to $OUT/site-X-stuck.txt, and it is killed so the suite goes on.
+FORCED_STOPS=0
+stop_site() {
+    local pid ns=site$(echo $1 | tr ab AB) i=0
+    eval "pid=\$SITE_$1"
+    kill $pid 2> /dev/null
+    while kill -0 $pid 2> /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $pid 2> /dev/null; then
+        ip netns exec $ns ss -tanoi > $OUT/site-$1-stuck.txt 2>&1
+        fail "$CASE: site $1 still running 30 s after SIGTERM (its sockets: site-$1-stuck.txt)"
+        kill -9 $pid
+    fi
+    wait $pid 2> /dev/null
+    if grep -q 'did not stop within' $W/site-$1.log; then
+        FORCED_STOPS=$((FORCED_STOPS + 1))
+        say "site $1 stopped by its own stop deadline: $(grep 'did not stop within' $W/site-$1.log | tail -1)"
+        ip netns exec $ns ss -tanoi > $OUT/site-$1-forced.txt 2>&1
+    fi
+}
 start_site a; start_site b
 
 # ---- mosquitto in mq, and what Home Assistant would see ----------------------------------------
@@ -375,7 +396,7 @@ delivered
 
 begin "site address changed"
 printf '127.0.0.1 localhost\n10.88.0.2 site.test\n' > /etc/netns/door3/hosts  # in place: the door's bind mount sees it
-kill $SITE_a; wait $SITE_a 2> /dev/null
+stop_site a
 for n in 1 2 3; do type_at $n 2468 granted; done
 type_at 3 2468 granted
 last=$(grep '"type":"attempt"' $W/door3/journal.jsonl | tail -1)
@@ -473,6 +494,7 @@ delivered
 } | tee $OUT/table.md
 echo "faults: relay pulses longer than 3 s + 50 ms while the guest stalled the watcher as long: $STALLED"
 echo "faults: pulses the doors themselves ended over 20 ms late: $(cat $W/door?.out | grep -c 'door relay went off late')"
+echo "faults: site instances that ended by their own stop deadline after SIGTERM: $FORCED_STOPS"
 if cat $W/door?.out $W/site-?.log $W/ha-status.log | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}//g' | grep -Eq '(^|[^0-9])(2468|1111|2222|3333)([^0-9]|$)'; then
     fail "a PIN appears in a door's output, the site's log or the broker's messages"
 else

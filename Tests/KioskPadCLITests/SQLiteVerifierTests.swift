@@ -21,6 +21,25 @@ struct SQLiteVerifierTests {
         try await CLI.runTool("/usr/bin/env", ["python3", "-c", script, path])
     }
 
+    /// Another process (Python's sqlite3) holding the write lock on `path` for `seconds`;
+    /// returns once it holds it. The caller terminates it.
+    func lockHolder(_ path: String, seconds: Int) async throws -> Process {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(\(seconds))
+            """, path,
+        ]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        _ = try await onOwnThread { output.fileHandleForReading.availableData }
+        return holder
+    }
+
     func integrity(_ path: String) async throws -> String {
         try await python("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", path)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -113,24 +132,41 @@ struct SQLiteVerifierTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = database(directory)
         // Another process takes the write lock and keeps it for 4 seconds.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3", "-c",
-            """
-            import sqlite3, sys, time
-            c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(4)
-            """, path,
-        ]
-        let output = Pipe()
-        holder.standardOutput = output
-        try holder.run()
+        let holder = try await lockHolder(path, seconds: 4)
         defer { holder.terminate() }
-        _ = try await onOwnThread { output.fileHandleForReading.availableData }
         let added = try await CLI.run(
             ["verifier", "user", "add", "zoe", "--iterations", "1000", "--config", directory.appendingPathComponent("verifier.yaml").path], stdin: "2222\n")
         #expect(added.status == 1)
         #expect(added.stderr.contains("server.sqlite.path: \(path) is locked by another process for longer than the busy timeout (300 ms)"), "\(added.stderr)")
+    }
+
+    /// `verifier serve` stops within 10 s of SIGTERM even while a
+    /// request waits on a database another process keeps locked: it logs what was still
+    /// running and exits 1. Without that bound it would wait out the lock (40 s here).
+    @Test func aServerWaitingOnALockedDatabaseStopsByItsDeadline() async throws {
+        let directory = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  sqlite:\n    busy_timeout_ms: 60000\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("serve.err")
+        let server = try await VerifierProcess(directory: directory, stderr: log)
+        defer { server.stop() }
+        let holder = try await lockHolder(database(directory), seconds: 40)
+        defer { holder.terminate() }
+        // A door announcing itself: the server writes the announcement, and waits on the lock.
+        let key = Data(repeating: 9, count: 32).base64EncodedString()
+        let port = server.port
+        let announcing = Task {
+            try? await LoopbackHTTP.post(port: port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)"}"#.utf8), headers: [], timeout: .seconds(50))
+        }
+        try await Task.sleep(for: .seconds(1))
+        let signalled = ContinuousClock.now
+        let status = await server.stopped()
+        let took = ContinuousClock.now - signalled
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(status == 1, "\(text)")
+        #expect(took >= .seconds(10) && took < .seconds(30), "stopped \(took) after SIGTERM: \(text)")
+        #expect(text.contains("verifier serve did not stop within 10 s of SIGTERM; exiting now"), "\(text)")
+        #expect(text.contains("still_running=doors' HTTP server"), "\(text)")
+        #expect(await announcing.value == nil, "the request in flight got no answer")
     }
 
     @Test(.enabled(if: geteuid() == 0, "mounts a tmpfs (root)"))

@@ -19,8 +19,11 @@ public enum VerifierAssembly {
     /// migrates the store, then serves (and the site console, when enabled, on its own
     /// listener). `onListening` is told each address once it listens: the doors' URL, and
     /// the console's as `console URL`.
+    /// From SIGTERM it has 10 s to stop (``StopDeadline``), inside the Debian unit's 15 s.
     public static func serve(_ settings: VerifierServerConfiguration, logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
         let verifierSettings = try decisionSettings(settings)
+        let deadline = StopDeadline(limit: StopDeadline.limit, logger: logger)
+        deadline.arm()
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
             if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
             _ = try await opened.replica.signingKey()
@@ -33,11 +36,13 @@ public enum VerifierAssembly {
             let webhooks = WebhookService(
                 store: opened.webhooks, silence: DoorSilenceWatch(store: opened.store, silentAfter: settings.console.silentAfter),
                 userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", logger: logger)
-            var services: [any Service] = [app, pruning, webhooks]
+            var services: [(String, any Service)] = [("doors' HTTP server", app), ("event retention", pruning), ("webhooks", webhooks)]
             if settings.console.enabled {
-                services.append(try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening))
+                services.append(("console", try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening)))
             }
-            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            let group = ServiceGroup(
+                services: services.map { DeadlineCountedService(name: $0.0, service: $0.1, deadline: deadline) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger)
             do {
                 try await group.run()
             } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
