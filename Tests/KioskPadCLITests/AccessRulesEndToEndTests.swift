@@ -75,15 +75,17 @@ struct AccessRulesEndToEndTests {
 
         /// The door events the verifier stored (each record's JSON), oldest first.
         func eventRecords() async throws -> [[String: Any]] {
-            let lines: [Substring]
-            if let postgres {
-                lines = try await postgres.database.query("SELECT record::text FROM kioskpad_events ORDER BY at, seq").split(separator: "\n")
-            } else {
-                let path = directory.appendingPathComponent("state/verifier.sqlite3").path
-                let script =
-                    "import sqlite3, sys\nfor (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'): print(record)"
-                lines = try await CLI.runTool("/usr/bin/python3", ["-c", script, path]).split(separator: "\n")
-            }
+            guard let postgres else { return try await Self.sqliteEventRecords(directory) }
+            let lines = try await postgres.database.query("SELECT record::text FROM kioskpad_events ORDER BY at, seq").split(separator: "\n")
+            return lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+
+        /// ``eventRecords()`` of a site on SQLite in `directory` (callable where the site is not).
+        static func sqliteEventRecords(_ directory: URL) async throws -> [[String: Any]] {
+            let path = directory.appendingPathComponent("state/verifier.sqlite3").path
+            let script =
+                "import sqlite3, sys\nfor (record,) in sqlite3.connect(sys.argv[1]).execute('SELECT record FROM kioskpad_events ORDER BY at, seq'): print(record)"
+            let lines = try await CLI.runTool("/usr/bin/python3", ["-c", script, path]).split(separator: "\n")
             return lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         }
 

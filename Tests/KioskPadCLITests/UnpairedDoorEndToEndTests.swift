@@ -75,12 +75,10 @@ extension OSDPDoorEndToEndTests {
                     (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["attempt_id"] as? String
                 })
             #expect(attemptIDs.count == 8)
-            let database = site.directory.appendingPathComponent("state/verifier.sqlite3").path
+            let siteDirectory = site.directory
             @Sendable func storedAttemptIDs() async -> Set<String> {
-                let script =
-                    "import sqlite3, sys\nfor (i,) in sqlite3.connect(sys.argv[1]).execute(\"SELECT json_extract(record, '$.attempt_id') FROM kioskpad_events\"): print(i)"
-                let listed = (try? await CLI.runTool("/usr/bin/python3", ["-c", script, database])) ?? ""
-                return Set(listed.split(separator: "\n").map(String.init))
+                let stored = (try? await AccessRulesEndToEndTests.Site.sqliteEventRecords(siteDirectory)) ?? []
+                return Set(stored.compactMap { $0["attempt_id"] as? String })
             }
             #expect(await eventually { attemptIDs.isSubset(of: await storedAttemptIDs()) }, "\(log())")
             #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("journal.deadletter.jsonl").path), "\(log())")

@@ -16,7 +16,7 @@ public final class RecordingOutput: DigitalOutput {
 
     public func set(_ on: Bool) throws {
         if !on && offWrite > .zero && isOn {
-            Thread.sleep(forTimeInterval: Double(offWrite.components.seconds) + Double(offWrite.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: offWrite.timeInterval)
         }
         try state.withLock {
             if $0.failing { throw KeyedError(key: "test", message: "output failing", kind: .unavailable(retryable: true)) }

@@ -33,6 +33,8 @@ public struct DoorPairingSession: Sendable {
 
     /// The site's (first) address, without a trailing slash.
     public var site: String { client.site }
+    /// Every address of the site, without a trailing slash, in the order asked.
+    public var sites: [String] { client.sites }
 
     /// `sites`: the site's addresses, asked in order (its instances share the announcements).
     public init(sites: [String], stateDirectory: String, hardware: String, allowInsecureHTTP: Bool, siteKey: ReplicaPublicKey? = nil) throws {

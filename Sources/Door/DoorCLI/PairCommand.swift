@@ -63,7 +63,7 @@ struct PairCommand: AsyncParsableCommand {
                     note: { writeLine("warning: \($0); waiting for the code to be typed again") })
                 await session.shutdown()
                 writeLine("paired as \(paired.terminalID): secret in \(paired.secretFile), site in \(paired.siteFile)")
-                writeLine("verifier: {kind: http, \(Self.verifierURLs(site)), secret_file: \(paired.secretFile)}")
+                writeLine("verifier: {kind: http, \(Self.verifierURLs(session.sites)), secret_file: \(paired.secretFile)}")
                 writeLine("terminal_id: \(paired.terminalID)")
             } catch {
                 await session.shutdown()
@@ -71,9 +71,10 @@ struct PairCommand: AsyncParsableCommand {
             }
         }
 
-        /// The `verifier:` line's addresses: `url: "…/verify"` for one, `urls: [...]` for several.
+        /// The `verifier:` line's addresses (`sites` without a trailing slash): `url: "…/verify"`
+        /// for one, `urls: [...]` for several.
         static func verifierURLs(_ sites: [String]) -> String {
-            let urls = sites.map { "\"" + ($0.hasSuffix("/") ? String($0.dropLast()) : $0) + "/verify\"" }
+            let urls = sites.map { "\"\($0)/verify\"" }
             return urls.count == 1 ? "url: \(urls[0])" : "urls: [\(urls.joined(separator: ", "))]"
         }
     }

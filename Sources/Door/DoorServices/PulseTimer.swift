@@ -11,7 +11,7 @@ enum PulseTimer {
             while true {
                 let left = deadline - clock.now
                 if left <= .zero { break }
-                Thread.sleep(forTimeInterval: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: left.timeInterval)
             }
             action()
         }

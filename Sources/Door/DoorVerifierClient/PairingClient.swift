@@ -37,6 +37,8 @@ public final class PairingClient: Sendable {
 
     /// The site's first address (what `site.json` names).
     public var site: String { addresses.urls[0] }
+    /// Every address given, without a trailing slash, in order.
+    public var sites: [String] { addresses.urls }
     /// The site's addresses (its instances share the announcements), asked in order.
     private let addresses: SiteAddresses
     private let client: HTTPClient

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KioskPadCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -13,8 +14,8 @@ import Synchronization
 /// closed). Past it, it logs what was still running and exits with status 1, so a request
 /// stuck on its database or a connection that never answers cannot keep a site instance
 /// (and `systemctl stop`) waiting. Ending early is safe: each decision is one transaction,
-/// and a door whose request got no answer asks again with the same attempt (answered from
-/// the replay cache).
+/// and a door whose request got no answer goes on as with any site that does not answer
+/// (its next address, with the same attempt answered from the replay cache, or its replica).
 ///
 /// The signal is watched by a Dispatch signal source and the wait is a Dispatch timer, never
 /// a Swift cooperative thread.
@@ -70,11 +71,10 @@ final class StopDeadline: Sendable {
                 return !started
             })
         else { return }
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        queue.asyncAfter(deadline: .now() + seconds) { [self] in
+        queue.asyncAfter(deadline: .now() + limit.timeInterval) { [self] in
             let names = stillRunning
             logger.error(
-                "verifier serve did not stop within \(limit.components.seconds) s of \(number == SIGINT ? "SIGINT" : "SIGTERM"); exiting now",
+                "verifier serve did not stop within \(limit.wholeSeconds) s of \(number == SIGINT ? "SIGINT" : "SIGTERM"); exiting now",
                 metadata: ["still_running": "\(names.isEmpty ? "nothing named (closing)" : names.joined(separator: ", "))"])
             fflush(nil)  // every stream, stderr included
             _exit(1)
