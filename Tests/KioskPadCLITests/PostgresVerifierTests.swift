@@ -308,4 +308,51 @@ struct PostgresVerifierTests {
             #expect(try await site.instances[0].health()["store"] as? String == "ok")
         }
     }
+
+    /// The database stops answering on the connections the instance holds (their backends
+    /// frozen with SIGSTOP, as across a partition that leaves them half-open) while a door's
+    /// request uses one: the request is answered at `timeout_ms`, and SIGTERM then stops the
+    /// server by itself, not by its 10 s stop deadline. Before the connection was closed at the
+    /// deadline, the request waited as long as the backend did, and so did the stop.
+    @Test func aDatabaseThatStopsAnsweringDoesNotHoldARequestOrTheServersStop() async throws {
+        let site = try await Site()
+        try await site.closing {
+            try await site.addUser("dana", pin: "4711")
+            try site.writeConfig(timeoutMilliseconds: 1500)
+            let log = site.directory.appendingPathComponent("serve.err")
+            let server = try await VerifierProcess(directory: site.directory, stderr: log)
+            defer { server.stop() }
+            let port = server.port
+            let secret = try site.secret
+            let warm = try await SignedRequest(terminal: "door-warm", value: "4711", secret: secret).send(to: port)
+            #expect(warm.body.contains("\"decision\":\"granted\""), "\(warm.body)")
+
+            // Every backend of the instance's pooled connections (not the query's own).
+            let listed = try await site.database.query(
+                "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE datname = 'kioskpad' AND pid <> pg_backend_pid()")
+            let frozen = listed.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
+            #expect(!frozen.isEmpty, "no backend of the instance: \(listed)")
+            for pid in frozen { kill(pid, SIGSTOP) }
+            let thaw = Task {
+                try? await Task.sleep(for: .seconds(40))
+                for pid in frozen { kill(pid, SIGCONT) }
+            }
+            defer {
+                thaw.cancel()
+                for pid in frozen { kill(pid, SIGCONT) }
+            }
+
+            let asking = Task { try? await SignedRequest(terminal: "door-frozen", value: "4711", secret: secret).send(to: port) }
+            try await Task.sleep(for: .milliseconds(300))
+            let signalled = ContinuousClock.now
+            let status = await server.stopped()
+            let took = ContinuousClock.now - signalled
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let answer = await asking.value
+            #expect(status == 0, "exit \(status) \(took) after SIGTERM: \(text)")
+            #expect(!text.contains("did not stop within"), "\(text)")
+            // Answered: 503 at the deadline (a connection frozen), or a grant on a new one; never no answer.
+            #expect(answer?.status == 503 || answer?.body.contains("\"decision\":\"granted\"") == true, "\(String(describing: answer))")
+        }
+    }
 }
