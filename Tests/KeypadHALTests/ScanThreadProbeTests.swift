@@ -4,17 +4,28 @@ import Synchronization
 import Testing
 
 /// An idle 1x1 keypad on real threads: no key is ever down, so the scan thread waits for an
-/// edge until woken. With `ignoresWake` a wake does nothing: a thread stuck in a GPIO call.
+/// edge until woken. While `ignoresWake` is set, the thread's next wait is a call that never
+/// returns (a thread stuck in a GPIO call): wakes do nothing until it is cleared. Setting it
+/// wakes the thread once more so that its next wait is that call, whatever wake was pending
+/// (a probe's wake taken after the probe saw a round would otherwise end one more wait).
 final class IdleBackend: MatrixBackend, @unchecked Sendable {
-    // @unchecked: the semaphore and the Atomic are thread-safe; nothing else changes.
+    // @unchecked: the semaphores and the Atomics are thread-safe; nothing else changes.
     private let woken = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
     private let wakeIgnored = Atomic<Bool>(false)
+    private let inStuckCall = Atomic<Bool>(false)
     let waits = Atomic<Int>(0)
 
     var ignoresWake: Bool {
         get { wakeIgnored.load(ordering: .relaxed) }
-        set { wakeIgnored.store(newValue, ordering: .relaxed) }
+        set {
+            wakeIgnored.store(newValue, ordering: .relaxed)
+            if newValue { woken.signal() } else { released.signal() }
+        }
     }
+
+    /// Whether the scan thread is in the call that never returns.
+    var isStuck: Bool { inStuckCall.load(ordering: .relaxed) }
 
     var rowCount: Int { 1 }
     var columnCount: Int { 1 }
@@ -27,6 +38,12 @@ final class IdleBackend: MatrixBackend, @unchecked Sendable {
 
     func waitForEdge(timeout: Duration?) throws -> Bool {
         waits.add(1, ordering: .relaxed)
+        if ignoresWake {
+            inStuckCall.store(true, ordering: .relaxed)
+            released.wait()
+            inStuckCall.store(false, ordering: .relaxed)
+            return false
+        }
         if let timeout {
             return woken.wait(timeout: .now() + .milliseconds(timeout.wholeMilliseconds)) == .success
         }
@@ -67,6 +84,7 @@ struct ScanThreadProbeTests {
         thread.start(deliver: { _ in }, failed: { _ in })
         #expect(await thread.probe(within: .seconds(5)))
         backend.ignoresWake = true
+        while !backend.isStuck { try? await Task.sleep(for: .milliseconds(5)) }
         let started = ContinuousClock.now
         #expect(await thread.probe(within: .milliseconds(300)) == false)
         #expect(ContinuousClock.now - started >= .milliseconds(300))
