@@ -125,7 +125,7 @@ public final class PostgresVerifierDatabase: Service, Sendable {
                 leased.withLock { $0 = true }
                 usage.withLock { $0.inUse += 1 }
                 defer { usage.withLock { $0.inUse -= 1 } }
-                return try await connection.closingOnCancel(body)
+                return try await body(connection)
             }
         } catch  where !leased.withLock({ $0 }) && !(error is CancellationError) {
             throw Failure(description: "no connection to the database at \(servers[writable.index]): \(PostgresVerifierDatabase.describe(error))")

@@ -100,11 +100,9 @@ extension PostgresVerifierDatabase {
         return await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 let inRecovery = try? await client.withConnection { connection in
-                    try await connection.closingOnCancel { connection in
-                        let rows = try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
-                        for try await value in rows.decode(Bool.self) { return value }
-                        return true
-                    }
+                    let rows = try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
+                    for try await value in rows.decode(Bool.self) { return value }
+                    return true
                 }
                 return inRecovery == false
             }
