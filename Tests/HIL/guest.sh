@@ -825,12 +825,15 @@ check "card learning: the door stops with exit 0" 0 $rc_door
 check "card learning, USB reader: learn-card saw the typed card learned (exit 0)" "0 card learned at hil-learn for dana" "$rc_usb $(tail -1 $S/learn-usb.out)"
 if [ $usb_granted -gt $n ]; then pass "card learning, USB reader: the learned card opens"; else fail "USB card grant: $n $usb_granted $(tail -5 $W/learn.out)"; fi
 if grep -q 'card reader ready' $W/learn.out; then pass "card_reader: the USB reader opened beside the Wiegand keypad"; else fail "card reader: $(grep -i card $W/learn.out | head -3)"; fi
-attempts=$(python3 -c 'import json, sys
-print(" ".join(r["kind"] + ":" + r["decision"] + ":" + r.get("reason", "") for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"))' $W/state-learn/journal.jsonl)
+# One reading of the journal: the attempts (kind:decision:reason), then their latencies (ms).
+learned=$(python3 -c 'import json, sys
+records = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"]
+print(" ".join(r["kind"] + ":" + r["decision"] + ":" + r.get("reason", "") for r in records))
+print(" ".join(str(r.get("latency_ms")) for r in records))' $W/state-learn/journal.jsonl)
+attempts=$(echo "$learned" | sed -n 1p); latencies=$(echo "$learned" | sed -n 2p)
 check "card learning: the door's attempts (learned, granted, unknown, claimed and granted, someone's refused, USB learned, granted)" \
     "card:denied:card_enrolled card:granted: card:denied: card:granted: card:denied: card:denied:card_enrolled card:granted:" "$attempts"
-echo "card learning: the attempts' latencies (ms): $(python3 -c 'import json, sys
-print(" ".join(str(r.get("latency_ms")) for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "attempt"))' $W/state-learn/journal.jsonl)"
+echo "card learning: the attempts' latencies (ms): $latencies"
 case "$attempts" in *error*) grep -i -e error -e unavailable -e timed $W/learn.out | tail -5 | sed 's/^/  door: /' ;; esac
 if grep -q -e 789888 -e 65537 -e 4215739 $W/learn.out $W/state-learn/journal.jsonl $S/serve.out; then fail "a card number appears in the door's output, journal or the site's log"; else pass "no card number in the door's output, journal or the site's log"; fi
 cp $W/learn.out $S/learn.out $S/learn-dana.out $S/learn-usb.out $S/serve.out $W/card-reader.log $OUT/ 2>/dev/null

@@ -31,8 +31,6 @@ public struct DoorPairingSession: Sendable {
     /// another key is refused, so only that site can adopt the door.
     let siteKey: ReplicaPublicKey?
 
-    /// The site's (first) address, without a trailing slash.
-    public var site: String { client.site }
     /// Every address of the site, without a trailing slash, in the order asked.
     public var sites: [String] { client.sites }
 
