@@ -135,7 +135,11 @@ public final class OSDPKeySource: KeySource, @unchecked Sendable {
             }
             return .success(digits)
         }
-        let bits = (0..<card.bits).map { card.data[$0 / 8] >> (7 - UInt8($0 % 8)) & 1 == 1 }
+        let bits = (0..<card.bits).map { (index: Int) -> Bool in
+            let byte: UInt8 = card.data[index / 8]
+            let shift = UInt8(7 - index % 8)
+            return (byte >> shift) & 1 == 1
+        }
         if card.bits == 26 || card.bits == 34 {
             guard case .success(.number(let count, let data)) = WiegandFrame.decode(bits) else { return .failure(.parity) }
             return .success(WiegandKeySource.card(data, bits: count))

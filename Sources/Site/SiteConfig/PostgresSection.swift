@@ -84,8 +84,15 @@ public struct PostgresSettings: Sendable, Equatable {
         var hosts: [PostgresAddress] = []
         var user = ""
         var database = ""
+        // The URL for one host: what comes before the host list, the host, what comes after.
+        // Built by appending, not as one `+` chain: Debian's Swift 6.2.3 gave up type-checking
+        // `String(...) + item + String(...)` here (a Substring among the overloads of `+`).
+        let head = String(text[..<text.index(after: at)])
+        let tail = String(text[slash...])
         for item in list {
-            let single = String(text[..<text.index(after: at)]) + item + String(text[slash...])
+            var single = head
+            single.append(contentsOf: item)
+            single.append(tail)
             switch parseURL(single) {
             case .failure(let problem):
                 return .failure(URLProblem("host \(ConfigText.quoted(String(item))): \(problem.message)"))

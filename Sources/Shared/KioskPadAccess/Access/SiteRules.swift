@@ -47,7 +47,11 @@ public struct SiteRules: Sendable, Equatable {
 
     /// The doors named by any rule, access level or door group, sorted.
     public var doorsNamed: [String] {
-        Array(Set(rules.values.flatMap { $0.doors ?? [] } + access.levels.values.flatMap(\.doors) + access.doorGroups.values.flatMap(\.doors))).sorted()
+        var named = Set<String>()
+        for rule in rules.values { named.formUnion(rule.doors ?? []) }
+        for level in access.levels.values { named.formUnion(level.doors) }
+        for group in access.doorGroups.values { named.formUnion(group.doors) }
+        return named.sorted()
     }
 
     /// Whether any rule needs the wall clock (a level with a schedule given to anyone counts).
