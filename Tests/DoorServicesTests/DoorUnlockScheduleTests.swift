@@ -17,7 +17,8 @@ struct DoorUnlockScheduleTests {
     final class WallClock: Sendable {
         let now = Mutex(Date(timeIntervalSince1970: 0))
         func set(day: Int = 0, _ hour: Int, _ minute: Int = 0) {
-            now.withLock { $0 = Date(timeIntervalSince1970: 1_796_083_200 + Double(day * 86_400 + hour * 3600 + minute * 60)) }
+            let seconds: Int = day * 86_400 + hour * 3600 + minute * 60
+            now.withLock { $0 = Date(timeIntervalSince1970: 1_796_083_200 + TimeInterval(seconds)) }
         }
         var read: @Sendable () -> Date? { { [self] in now.withLock { $0 } } }
     }
