@@ -110,13 +110,29 @@ struct ReferenceVerifierAbuseTests {
         #expect(rows < 1_000, "\(rows) rows for 1,500 claims over 50 minutes with a 10-minute window")
     }
 
+    /// A signed request that reuses a decided attempt's `webhook-id` and `attempt_id` with
+    /// another PIN (issue 78: alice's grant handed to `0000`) is refused as a replay, and
+    /// the same request sent again byte for byte still gets its kept answer.
+    @Test func theSameIDAndAttemptWithAnotherPINGetNoKeptAnswer() async throws {
+        let store = try await store()
+        defer { Task { await store.destroy() } }
+        let reference = make(store)
+        let id = "7b3e5d2f-0e4c-4f8b-9d6a-1c2e3f4a5b6c"
+        let right = request("2580", id: id)
+        #expect(decision(await reference.handle(right)) == "granted")
+        #expect(await reference.handle(request("0000", id: id)).refusal == .replayed)
+        #expect(await reference.handle(right).answerText == "granted", "the identical retry is answered as decided")
+        let repeated = try await store.auditRecords().filter { $0["decision"] == "repeated" }
+        #expect(repeated.count == 1, "\(repeated)")
+    }
+
     /// An id whose window passed is taken over by a new request without the answer kept for
     /// the old one: only its own answer is ever given back.
     @Test func anIDTakenOverAfterItsWindowKeepsNoOldAnswer() async throws {
         let store = try await store()
         defer { Task { await store.destroy() } }
         let clock = self.clock
-        let kept = try #require(KeptAnswer(.granted(unlockSeconds: 4, user: "alice"), terminal: "door-1", attemptID: "a-1"))
+        let kept = try #require(KeptAnswer(.granted(unlockSeconds: 4, user: "alice"), terminal: "door-1", attemptID: "a-1", request: KeptAnswerTests.first))
         let claimed = try await store.store.commitAttempt(terminal: "door-1", policy: LockoutPolicy()) { _, transaction in
             let claimed = try await transaction.claimRequestID("id-1", now: clock.now)
             try await transaction.keepAnswer(requestID: "id-1", kept)

@@ -66,7 +66,7 @@ extension ReferenceVerifier {
                 if let user = choice?.user { record.append(("user", user)) }
                 try await transaction.audit(record)
                 // Kept with the request's id: a retry whose first answer was lost gets it again.
-                if let kept = KeptAnswer(.enrolment(outcome), terminal: decoded.terminalID, attemptID: decoded.attemptID) {
+                if let kept = KeptAnswer(.enrolment(outcome), terminal: decoded.terminalID, attemptID: decoded.attemptID, request: request) {
                     try await transaction.keepAnswer(requestID: requestID, kept)
                 }
                 return outcome

@@ -198,7 +198,7 @@ public actor ReferenceVerifier {
                 try await transaction.audit(ReferenceVerifier.auditRecord(decoded, outcome, time: time))
                 let decision = ReferenceVerifier.decision(outcome, unlockSeconds: unlockSeconds)
                 // Kept with the request's id: a retry whose first answer was lost gets it again.
-                if let requestID, let kept = KeptAnswer(decision, terminal: decoded.terminalID, attemptID: decoded.attemptID) {
+                if let requestID, let kept = KeptAnswer(decision, terminal: decoded.terminalID, attemptID: decoded.attemptID, request: request) {
                     try await transaction.keepAnswer(requestID: requestID, kept)
                 }
                 if case .refused(let user, true, _) = outcome {
@@ -218,14 +218,14 @@ public actor ReferenceVerifier {
         return decision
     }
 
-    /// A request whose id was claimed before: when it is the same attempt of the same door
-    /// (a retry whose answer was lost), the answer kept for it, audited as repeated; anything
-    /// else is refused as a replay.
+    /// A request whose id was claimed before: when it is the same request of the same door,
+    /// byte for byte (a retry whose answer was lost), the answer kept for it, audited as
+    /// repeated; anything else (another body under the same id) is refused as a replay.
     func repeatOrRefuse(
         terminal: String, attemptID: String, kind: String, requestID: String?, _ request: Incoming, source: String, now: Date
     ) async -> VerifierDecision {
         if let requestID, let kept = try? await store.keptAnswer(requestID: requestID, now: now),
-            let decision = kept.decision(terminal: terminal, attemptID: attemptID)
+            let decision = kept.decision(terminal: terminal, attemptID: attemptID, request: request)
         {
             try? await store.audit([
                 ("time", timestamp(now)), ("terminal_id", terminal), ("attempt_id", attemptID), ("kind", kind), ("decision", "repeated"),
