@@ -36,6 +36,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 export SWIFT_DETERMINISTIC_HASHING=1
+# lintian checks the packages (CI installs it with the rest; a machine that never ran CI may lack it).
+source scripts/apt-install-missing.sh
+apt_install_missing lintian
 logs=$(mktemp -d /tmp/kioskpad-arm64.XXXXXX)
 debs=$(mktemp -d /tmp/kioskpad-debs-arm64.XXXXXX)
 timings=()
