@@ -202,7 +202,7 @@ let package = Package(
         .target(
             name: "SiteCore",
             dependencies: [
-                "KioskPadCore", "KioskPadAccess", "KioskPadStorage", "KioskPadEndpoints",
+                "KioskPadCore", "KioskPadAccess", "KioskPadStorage", "KioskPadEndpoints", "KioskPadThreads",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/Site/SiteCore",
@@ -489,7 +489,7 @@ let package = Package(
         .testTarget(
             name: "SiteCoreTests",
             dependencies: [
-                "SiteCore", "SiteSQL", "SiteSQLite", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "SiteCore", "SiteSQL", "SiteSQLite", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport",
             ],
             swiftSettings: strict
         ),
@@ -544,7 +544,7 @@ let package = Package(
         .testTarget(
             name: "SiteConsoleTests",
             dependencies: [
-                "SiteConsole", "SiteCore", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "VerifierTestSupport",
+                "SiteConsole", "SiteCore", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -44,10 +44,12 @@ struct ConsoleAPIPageTests {
             try await browser.logIn()
             let csrf = try await browser.csrf()
             let refused = try await browser.post("/console/api/webhooks", [("csrf", csrf), ("name", "lan"), ("url", "http://10.1.2.3/hook")])
-            #expect(refused.status == .badRequest && String(buffer: refused.body).contains("URL: plain http://"))
+            #expect(refused.status == .badRequest && String(buffer: refused.body).contains("URL: 10.1.2.3 is a private address"))
             let added = try await browser.post(
-                "/console/api/webhooks", [("csrf", csrf), ("name", "chat"), ("url", "https://chat.example/hook"), ("event_door.alert", "yes")])
+                "/console/api/webhooks", [("csrf", csrf), ("name", "chat"), ("url", "https://chat.example/hook/T0/SECRETPATH"), ("event_door.alert", "yes")])
             #expect(added.status == .ok && String(buffer: added.body).contains("whsec_"))
+            let listing = String(buffer: try await browser.get("/console/api").body)
+            #expect(listing.contains("https://chat.example/…") && !listing.contains("SECRETPATH"), "the URL's path is shown only when added")
             let hooks = harness.under.webhooks
             #expect(try await hooks.webhooks().first?.subscription.events == [.doorAlert])
             _ = try await harness.under.store.storeEvents([

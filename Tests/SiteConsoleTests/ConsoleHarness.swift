@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskPadAccess
 import KioskPadCore
+import KioskPadEndpoints
 import Logging
 import NIOCore
 import SiteConsole
@@ -21,15 +22,20 @@ struct ConsoleHarness {
     /// Every route the console's router holds, as `METHOD /path`.
     let routes: [String]
 
+    /// The site's default webhook policy, with every name resolving to one public address
+    /// (no lookup leaves the test).
+    static let webhookTargets = WebhookTargets(resolve: { _ in [IPAddress(literal: "93.184.215.14")!] })
+
     static func withConsole(
         _ kind: StoreUnderTest.Kind, options: ConsoleOptions = ConsoleOptions(), _ body: @Sendable (ConsoleHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let under = try await StoreUnderTest.make(kind)
         let clock = ManualTime(Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000)))
-        let services = ConsoleServices(
+        var services = ConsoleServices(
             administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now },
             replica: under.administration as? any ReplicaKeeping, tokens: under.tokens, webhooks: under.webhooks)
+        services.webhookTargets = ConsoleHarness.webhookTargets
         var logger = Logger(label: "console-test")
         logger.logLevel = .critical
         let router = SiteConsole.router(services: services, options: options, logger: logger)

@@ -218,12 +218,19 @@ struct ManagementAPIWebhookTests {
             #expect(hook["events"] as? [String] == ["door.alert", "door.duress"] && hook["created_by"] as? String == "token:hooks")
             let (again, clash) = try await send(client, "/api/v1/webhooks", .post, body, token: hooks)
             #expect(again == 409 && (clash["error"] as? String)?.contains("exists already") == true)
-            let plain = #"{"name":"lan","url":"http://10.1.2.3/hook"}"#
-            let (insecure, said) = try await send(client, "/api/v1/webhooks", .post, plain, token: hooks)
-            #expect(insecure == 400 && (said["error"] as? String)?.contains("allow_http") == true)
-            let (allowed, _) = try await send(
-                client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"http://10.1.2.3/hook","allow_http":true}"#, token: hooks)
-            #expect(allowed == 201)
+            // The issue's tries: each inside the site's network, refused by default, naming the key.
+            for url in ["http://127.0.0.1:5432/", "https://169.254.169.254/", "https://10.0.0.5:22/", "https://192.168.1.1/", "http://10.1.2.3/hook"] {
+                let (inside, said) = try await send(client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"\#(url)"}"#, token: hooks)
+                #expect(inside == 400 && (said["error"] as? String)?.contains("server.webhooks.allow_targets") == true, "\(url): \(said)")
+            }
+            let (plainHTTP, http) = try await send(client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"http://chat.example/hook"}"#, token: hooks)
+            #expect(plainHTTP == 400 && (http["error"] as? String)?.contains("server.webhooks.allow_http") == true, "\(http)")
+            let (byToken, tokenWhy) = try await send(
+                client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"https://chat.example/hook","allow_http":true}"#, token: hooks)
+            #expect(byToken == 400 && (tokenWhy["error"] as? String)?.contains("config file") == true, "a token cannot widen the policy")
+            let (allowed, shownOnce) = try await send(
+                client, "/api/v1/webhooks", .post, #"{"name":"lan","url":"https://lan.example/services/T0/SECRETPATH"}"#, token: hooks)
+            #expect(allowed == 201 && shownOnce["url"] as? String == "https://lan.example/services/T0/SECRETPATH", "the whole URL, once")
             let (badType, typeWhy) = try await send(
                 client, "/api/v1/webhooks", .post, #"{"name":"x","url":"https://x.example","events":["door.opened"]}"#, token: hooks)
             #expect(badType == 400 && (typeWhy["error"] as? String)?.contains("events: door.opened is not an event type") == true)
@@ -231,6 +238,8 @@ struct ManagementAPIWebhookTests {
             let names = (list["webhooks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
             #expect(listed == 200 && names == ["chat", "lan"])
             #expect((list["webhooks"] as? [[String: Any]])?.allSatisfy { $0["secret"] == nil } == true, "a secret is shown once")
+            let urls = (list["webhooks"] as? [[String: Any]])?.compactMap { $0["url"] as? String }
+            #expect(urls == ["https://chat.example/…", "https://lan.example/…"], "\(String(describing: urls))")
             let (history, deliveries) = try await api.call(client, "/api/v1/webhooks/chat/deliveries?state=failed", token: reader)
             #expect(history == 200 && (deliveries["deliveries"] as? [Any])?.isEmpty == true)
             let (removed, _) = try await api.call(client, "/api/v1/webhooks/chat", .delete, token: hooks)
@@ -239,6 +248,7 @@ struct ManagementAPIWebhookTests {
             let records = try await harness.under.administration.auditRecords(last: 10).joined(separator: "\n")
             #expect(records.contains("webhook_add") && records.contains("token:hooks") && records.contains("webhook_remove"))
             #expect(!records.contains("whsec_"), "never the secret")
+            #expect(!records.contains("SECRETPATH"), "nor the URL's path")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadEndpoints
 import SiteCore
 import Synchronization
 import Testing
@@ -139,7 +140,8 @@ struct WebhookQueueTests {
         let sent = Mutex<[(url: String, headers: [(String, String)], body: [UInt8])]>([])
         let failing = Mutex<Set<String>>([])
 
-        func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int {
+        func post(to target: WebhookTargetPolicy.Target, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int {
+            let url = target.url
             sent.withLock { $0.append((url, headers, body)) }
             if url.contains("hung") {
                 try await Task.sleep(for: .seconds(timeout))
@@ -148,8 +150,13 @@ struct WebhookQueueTests {
             return failing.withLock { $0.contains(url) } ? 503 : 200
         }
 
+        func failureClass(_ error: any Error) -> WebhookFailureClass { .connection }
+
         func count(_ url: String) -> Int { sent.withLock { $0.filter { $0.url == url }.count } }
     }
+
+    /// Every `*.example` name resolves to one public address here (no lookup leaves the test).
+    static let publicTargets = WebhookTargets(resolve: { _ in [IPAddress(literal: "93.184.215.14")!] })
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
     func failuresAreRetriedThenGivenUpAndSentAgainWhileAHungReceiverHoldsOnlyItsOwnQueue(_ kind: StoreUnderTest.Kind) async throws {
@@ -163,7 +170,7 @@ struct WebhookQueueTests {
         let receivers = Receivers()
         receivers.failing.withLock { _ = $0.insert("https://down.example/hook") }
         let policy = WebhookRetryPolicy(delays: [0.05], giveUpAfter: 0.5, timeout: 30, lease: 60, poll: 0.02)
-        let dispatcher = WebhookDispatcher(store: hooks, transport: receivers, policy: policy)
+        let dispatcher = WebhookDispatcher(store: hooks, transport: receivers, policy: policy, targets: Self.publicTargets)
         let running = Task { await dispatcher.run() }
         defer { running.cancel() }
         for name in ["ana", "ben"] { try await under.store.audit(Self.userAdded(name)) }
@@ -192,13 +199,57 @@ struct WebhookQueueTests {
         // Sent again by an administrator, audited, once the receiver is back.
         receivers.failing.withLock { $0.removeAll() }
         let changes = AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli"))
-        try await WebhookAdministration(store: hooks, changes: changes).resend(id: failed.id)
-        await #expect(throws: WebhookProblem.self) { try await WebhookAdministration(store: hooks, changes: changes).resend(id: failed.id) }
+        try await WebhookAdministration(store: hooks, changes: changes, targets: Self.publicTargets).resend(id: failed.id)
+        await #expect(throws: WebhookProblem.self) {
+            try await WebhookAdministration(store: hooks, changes: changes, targets: Self.publicTargets).resend(id: failed.id)
+        }
         while try await state("down") != [.failed, .delivered], Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(try await state("down") == [.failed, .delivered], "the one sent again, and only it")
         let resent = try await hooks.deliveries(subscription: "down", state: nil, limit: 10).last
         #expect(resent?.messageID == failed.messageID, "the same webhook-id")
     }
+}
+
+extension WebhookQueueTests {
+    /// A name that resolved to a public address when subscribed and resolves inside the site's
+    /// network at delivery (DNS rebinding) is not sent to: the transport is never called, the
+    /// delivery shows the policy's class and the log has the address. The subscription's URL
+    /// and the audit record keep no path.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aNameThatResolvesInsideTheNetworkAtDeliveryIsNotSentTo(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let answer = Mutex("93.184.215.14")
+        let targets = WebhookTargets(resolve: { _ in [IPAddress(literal: answer.withLock { $0 })!] })
+        let changes = AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli"))
+        _ = try await WebhookAdministration(store: under.webhooks, changes: changes, targets: targets).add(
+            name: "rebound", url: "https://rebound.example/services/T0/SECRETPATH", events: [.userChanged])
+        let added = try await under.auditRecords().last { $0["action"] == "webhook_add" }
+        #expect(added?["url"] == "https://rebound.example/…", "\(String(describing: added))")
+        answer.withLock { $0 = "169.254.169.254" }
+        let receivers = Receivers()
+        let logged = Mutex<[String]>([])
+        let dispatcher = WebhookDispatcher(
+            store: under.webhooks, transport: receivers, policy: WebhookRetryPolicy(delays: [30], timeout: 5, poll: 0.02), targets: targets,
+            log: { line in logged.withLock { $0.append(line) } })
+        let running = Task { await dispatcher.run() }
+        defer { running.cancel() }
+        try await under.store.audit(Self.userAdded("ana"))
+        let deadline = Date().addingTimeInterval(10)
+        var tried: WebhookDelivery?
+        while Date() < deadline {
+            // The webhook_add record itself is site.changed: not a type this one wants.
+            // (A claim counts the try before its outcome is written: wait for the outcome.)
+            tried = try await under.webhooks.deliveries(subscription: "rebound", state: nil, limit: 10).first { $0.lastError != nil }
+            if tried != nil { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(tried?.lastError == WebhookFailureClass.refusedByPolicy.rawValue, "\(String(describing: tried))")
+        #expect(receivers.sent.withLock { $0.isEmpty }, "nothing was posted")
+        #expect(logged.withLock { $0.contains { $0.contains("169.254.169.254") } })
+        #expect(try await under.webhooks.webhooks().first?.subscription.url == "https://rebound.example/services/T0/SECRETPATH", "kept whole to send to")
+    }
+
 }
 
 extension WebhookQueueTests {

@@ -56,7 +56,7 @@ def check(condition, message):
 class Receiver:
     """One receiver: what it was sent (in order), and how it answers now."""
 
-    def __init__(self, name):
+    def __init__(self, name, host="127.0.0.1"):
         self.name = name
         self.secret = None
         self.fail = 0  # answer 503 to this many more requests (-1: every one)
@@ -101,10 +101,10 @@ class Receiver:
                         receiver.delivered.append((time.monotonic(), headers["webhook-id"], payload))
                         receiver.lock.notify_all()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.url = f"http://{host}:{self.server.server_address[1]}/hook"
 
     def wait(self, predicate, timeout):
         """Waits until `predicate(self)` holds; whether it did."""
@@ -150,7 +150,9 @@ class Site:
         with open(self.config, "w") as out:
             out.write(
                 f"server:\n  listen: 127.0.0.1:{self.port}\n  state_dir: {work}\n  secret_file: {secret_file}\n"
-                f"  console:\n    enabled: true\n    listen: 127.0.0.1:{self.console_port}\n" + store_lines
+                f"  console:\n    enabled: true\n    listen: 127.0.0.1:{self.console_port}\n"
+                # The receivers are on loopback: inside the site's network, so listed here.
+                f"  webhooks:\n    allow_targets: [127.0.0.1]\n" + store_lines
             )
         self.run("verifier", "import", "--users-file", users, "--config", self.config)
         self.token = self.run("verifier", "token", "create", "e2e", "--scope", scopes, "--config", self.config).strip()
@@ -232,6 +234,13 @@ def subscribe(site, receiver, events):
 
 def run_checks(site, demo_hash):
     ok, flaky, hang = Receiver("ok"), Receiver("flaky"), Receiver("hang")
+    # A listener on another loopback address, which the site's allow-list does not name: its
+    # subscription is refused, through the API, and it must receive nothing all run.
+    outside = Receiver("outside", host="127.0.0.2")
+    status, body = site.api("POST", "webhooks", {"name": outside.name, "url": outside.url, "events": "*"})
+    check(status == 400 and "allow_targets" in body.get("error", ""), f"a loopback receiver not in allow_targets was subscribed: {status} {body}")
+    status, body = site.api("POST", "webhooks", {"name": outside.name, "url": outside.url, "events": "*", "allow_http": True})
+    check(status == 400, f"a token widened the target policy with allow_http: {status} {body}")
     subscribe(site, ok, "*")
     subscribe(site, flaky, ["user.changed"])
     hang.hang = True
@@ -314,6 +323,8 @@ def run_checks(site, demo_hash):
     check(before + after == whole, f"the feed across the restart: {len(before)} + {len(after)} records, {len(whole)} in all")
     mia = [r["record"].get("action") for r in after_records(site, cursor) if r["record"].get("user") == "mia" and "action" in r["record"]]
     check(mia[:1] == ["user_add"] and mia[-1:] == ["user_remove"], f"mia's changes in the feed: {mia}")
+    with outside.lock:
+        check(not outside.requests, f"the refused receiver on 127.0.0.2 was sent {len(outside.requests)} requests")
 
 
 def after_records(site, after):

@@ -35,7 +35,7 @@ public enum VerifierAssembly {
             let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
             let webhooks = WebhookService(
                 store: opened.webhooks, silence: DoorSilenceWatch(store: opened.store, silentAfter: settings.console.silentAfter),
-                userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", logger: logger)
+                userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", targets: webhookTargets(settings), logger: logger)
             var services: [(String, any Service)] = [("doors' HTTP server", app), ("event retention", pruning), ("webhooks", webhooks)]
             if settings.console.enabled {
                 services.append(("console", try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening)))
@@ -53,6 +53,11 @@ public enum VerifierAssembly {
                     fix: "pick a free port or an address of this machine", kind: .unavailable(retryable: true))
             }
         }
+    }
+
+    /// Where the site may send webhooks: public addresses, and what `server.webhooks` allows.
+    public static func webhookTargets(_ settings: VerifierServerConfiguration) -> WebhookTargets {
+        WebhookTargets(policy: WebhookTargetPolicy(allowTargets: settings.webhooks.allowTargets, allowHTTP: settings.webhooks.allowHTTP))
     }
 
     /// Door rules are only as strong as the door's identity: the doors that rules name but

@@ -1,29 +1,49 @@
 import AsyncHTTPClient
 import Foundation
+import KioskPadEndpoints
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import SiteCore
 
 /// The site's HTTP client for webhooks: no redirects (a receiver answers where it was
-/// subscribed), one deadline per try, the answer's body read and dropped. Connecting and name
-/// lookups run on SwiftNIO's event loops and its resolver's own thread, never on Swift's
-/// cooperative threads.
+/// subscribed), one deadline per try, the answer's body read and dropped. Each try connects to
+/// the address the target policy checked (AsyncHTTPClient's `dnsOverride`: TLS still checks
+/// the certificate against the URL's host and sends it as SNI), so a name that resolves
+/// elsewhere between the check and the connection is not followed. A refused connection fails
+/// the try at once (no retry inside it). Connecting runs on SwiftNIO's event loops, the
+/// policy's lookups on the `kp-dns` threads, never on Swift's cooperative threads.
 final class WebhookHTTPTransport: WebhookTransport {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-
-    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
-        _ = try? await response.body.collect(upTo: 65_536)
-        return Int(response.status.code)
+    func post(to target: WebhookTargetPolicy.Target, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.idleTimeout = .seconds(1)
+        if let address = target.addresses.first, IPAddress(literal: target.host) == nil {
+            configuration.dnsOverride = [target.host: address.description]
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            var request = HTTPClientRequest(url: target.url)
+            request.method = .POST
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+            _ = try? await response.body.collect(upTo: 65_536)
+            try? await client.shutdown()
+            return Int(response.status.code)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 
-    func shutdown() async {
-        try? await client.shutdown()
+    func failureClass(_ error: any Error) -> WebhookFailureClass {
+        if let client = error as? HTTPClientError, client == .deadlineExceeded || client == .connectTimeout || client == .readTimeout {
+            return .timeout
+        }
+        if error is NIOSSLError || String(reflecting: type(of: error)).contains("BoringSSL") { return .tls }
+        return .connection
     }
 }
 
@@ -36,18 +56,19 @@ struct WebhookService: Service {
     let store: any WebhookStore
     let silence: DoorSilenceWatch
     let userAgent: String
+    let targets: WebhookTargets
     let logger: Logger
 
     func run() async throws {
         let transport = WebhookHTTPTransport()
-        let dispatcher = WebhookDispatcher(store: store, transport: transport, userAgent: userAgent)
+        let logger = self.logger
+        let dispatcher = WebhookDispatcher(store: store, transport: transport, userAgent: userAgent, targets: targets, log: { logger.warning("\($0)") })
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await dispatcher.run() }
                 group.addTask { await watch() }
             }
         }
-        await transport.shutdown()
     }
 
     func watch() async {

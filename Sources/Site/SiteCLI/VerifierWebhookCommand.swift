@@ -13,24 +13,31 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
         commandName: "webhook", abstract: "Add, list and remove webhook subscriptions; list deliveries and send a failed one again.",
         subcommands: [Add.self, List.self, Remove.self, Deliveries.self, Resend.self])
 
-    /// `webhook add NAME URL [--events ...] [--allow-http]`: the secret printed once.
+    /// `webhook add NAME URL [--events ...]`: the secret printed once. Where a URL may go is the
+    /// site's target policy (`server.webhooks` of the config file).
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Subscribe URL to events; prints the signing secret (whsec_...) once.",
             discussion: "Types: \(WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
         @Argument(help: "Webhook name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
-        @Argument(help: "The receiver: https://..., or http:// to a loopback address.") var url: String
+        @Argument(help: "The receiver: https:// on a public address; inside the site's network or plain http:// only as server.webhooks allows.")
+        var url: String
         @Option(help: "Comma-separated event types, or * for every type.") var events: String = "*"
-        @Flag(help: "Allow plain http:// to a host other than loopback (events then cross the network unencrypted).") var allowHTTP = false
+        @Flag(help: .hidden) var allowHTTP = false
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let types: Set<WebhookEventType>
             do { types = try WebhookEventType.parse(events) } catch { throw UsageError(description: "\(error)") }
-            if let problem = WebhookSubscription.urlProblem(url, allowHTTP: allowHTTP) { throw UsageError(description: "URL: " + problem) }
-            let secret = try await target.withStore { opened in
+            if allowHTTP {
+                throw UsageError(description: "--allow-http is gone: list the host under server.webhooks.allow_http in the site's config file")
+            }
+            let settings = try target.settings()
+            let targets = VerifierAssembly.webhookTargets(settings)
+            if let problem = targets.policy.formProblem(url) { throw UsageError(description: "URL: " + problem) }
+            let secret = try await target.withStore(settings) { opened in
                 try await VerifierUserCommand.applying(opened) {
-                    try await VerifierWebhookCommand.administration(opened) { try await $0.add(name: name, url: url, events: types, allowHTTP: allowHTTP) }
+                    try await VerifierWebhookCommand.administration(opened, targets: targets) { try await $0.add(name: name, url: url, events: types) }
                 }
             }
             writeLine(secret.text)
@@ -47,7 +54,7 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
             let hooks = try await target.withStore { opened in try await VerifierUserCommand.applying(opened) { try await opened.webhooks.webhooks() } }
             for (hook, pending, failed) in hooks {
                 writeLine(
-                    "\(hook.name)\t\(hook.url)\t\(WebhookEventType.text(hook.events))\tpending=\(pending)\tfailed=\(failed)\(hook.allowHTTP ? "\tallow_http" : "")"
+                    "\(hook.name)\t\(WebhookTargetPolicy.shown(hook.url))\t\(WebhookEventType.text(hook.events))\tpending=\(pending)\tfailed=\(failed)"
                 )
             }
         }
@@ -106,9 +113,12 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
 
     /// Runs `body` with the command line's webhook administration; a refusal becomes the
     /// command's error message.
-    static func administration<R: Sendable>(_ opened: OpenedVerifierStore, _ body: (WebhookAdministration) async throws -> R) async throws -> R {
+    static func administration<R: Sendable>(
+        _ opened: OpenedVerifierStore, targets: WebhookTargets = WebhookTargets(), _ body: (WebhookAdministration) async throws -> R
+    ) async throws -> R {
         do {
-            return try await body(WebhookAdministration(store: opened.webhooks, changes: AdministratorChanges(store: opened.store, by: .commandLine())))
+            return try await body(
+                WebhookAdministration(store: opened.webhooks, changes: AdministratorChanges(store: opened.store, by: .commandLine()), targets: targets))
         } catch let problem as WebhookProblem {
             throw UserEditError(description: problem.description)
         }

@@ -38,6 +38,8 @@ public struct VerifierServerConfiguration: Sendable {
     public var eventsMaxBytesPerDay: Int = 4_000_000
     /// `console:` the site console in the browser.
     public var console = ConsoleSettings()
+    /// `webhooks:` the receivers inside the site's network webhooks may go to.
+    public var webhooks = WebhookTargetSettings()
 }
 
 extension ConfigLoader {
@@ -103,6 +105,7 @@ extension ConfigLoader {
             events.finish()
         }
         let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
+        let webhooks = WebhooksSection.read(reader)
         if console.enabled && console.port != 0 && console.port == port && console.host == host {
             log.report(
                 reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)",
@@ -122,6 +125,7 @@ extension ConfigLoader {
         configuration.eventsMaxRecordsPerMinute = quotaRecords
         configuration.eventsMaxBytesPerDay = quotaBytes
         configuration.console = console
+        configuration.webhooks = webhooks
         return configuration
     }
 }

@@ -36,7 +36,8 @@ extension ConsoleHandler {
         for hook in try await webhooks.webhooks() {
             let failed = hook.failed == 0 ? [] : try await webhooks.deliveries(subscription: hook.subscription.name, state: .failed, limit: Self.failedShown)
             hookRows.append([
-                "name": hook.subscription.name, "url": hook.subscription.url, "events": WebhookEventType.text(hook.subscription.events),
+                "name": hook.subscription.name, "url": WebhookTargetPolicy.shown(hook.subscription.url),
+                "events": WebhookEventType.text(hook.subscription.events),
                 "pending": hook.pending, "failedCount": hook.failed,
                 "failed": failed.map { delivery -> [String: Any] in
                     [
@@ -96,9 +97,8 @@ extension ConsoleHandler {
         let name = form.text("name") ?? ""
         let secret: WebhookSecret
         do {
-            secret = try await WebhookAdministration(store: webhooks, changes: changes(visit)).add(
-                name: name, url: form.text("url") ?? "", events: chosen.isEmpty ? Set(WebhookEventType.allCases) : chosen,
-                allowHTTP: form["allow_http"] == "yes", now: services.now())
+            secret = try await WebhookAdministration(store: webhooks, changes: changes(visit), targets: services.webhookTargets).add(
+                name: name, url: form.text("url") ?? "", events: chosen.isEmpty ? Set(WebhookEventType.allCases) : chosen, now: services.now())
         } catch let problem as WebhookProblem {
             let field = ["name": "Name", "url": "URL", "events": "Events", "delivery": "Delivery"][problem.field.rawValue] ?? ""
             return try await renderAPI(
@@ -113,7 +113,7 @@ extension ConsoleHandler {
         let (visit, form) = (context.visit, context.form)
         guard let webhooks = services.webhooks else { return try await renderAPI(visit) }
         do {
-            try await WebhookAdministration(store: webhooks, changes: changes(visit)).remove(name: form.text("name") ?? "")
+            try await WebhookAdministration(store: webhooks, changes: changes(visit), targets: services.webhookTargets).remove(name: form.text("name") ?? "")
         } catch let problem as WebhookProblem {
             return try await renderAPI(visit, error: problem.detail, status: .notFound)
         }
@@ -126,7 +126,7 @@ extension ConsoleHandler {
             return try await renderAPI(visit, error: "That delivery is not a failed one.", status: .notFound)
         }
         do {
-            try await WebhookAdministration(store: webhooks, changes: changes(visit)).resend(id: id, now: services.now())
+            try await WebhookAdministration(store: webhooks, changes: changes(visit), targets: services.webhookTargets).resend(id: id, now: services.now())
         } catch is WebhookProblem {
             return try await renderAPI(visit, error: "Delivery \(id) is not a failed one (it was sent again already, or delivered).", status: .notFound)
         }

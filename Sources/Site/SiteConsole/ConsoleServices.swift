@@ -22,6 +22,8 @@ public struct ConsoleServices: Sendable {
     public let webhooks: (any WebhookStore)?
     /// The longest window of a visitor pass issued here (`server.visitor_pass_max_days`).
     public var visitorPassMaxDays = 90
+    /// Where a webhook added here may go (`server.webhooks`; default: public addresses only).
+    public var webhookTargets = WebhookTargets()
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,

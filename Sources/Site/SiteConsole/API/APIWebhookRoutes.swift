@@ -5,11 +5,14 @@ import KioskPadStorage
 import SiteCore
 
 /// `/api/v1/webhooks`: subscriptions listed (scope read), added and removed (scope webhooks),
-/// a subscription's deliveries listed, and a failed one sent again. A secret is shown once, in
-/// the answer that adds the subscription.
+/// a subscription's deliveries listed, and a failed one sent again. A secret and the whole URL
+/// are shown once, in the answer that adds the subscription; lists show the URL redacted.
+/// Where a webhook may go is the site's config file's to widen (`server.webhooks`), never a
+/// token's: `allow_http` is refused.
 struct APIWebhookRoutes: Sendable {
     let store: any WebhookStore
     let changes: APIUserChanges
+    let targets: WebhookTargets
     static let fields: Set<String> = ["name", "url", "events", "allow_http"]
 
     func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -25,21 +28,21 @@ struct APIWebhookRoutes: Sendable {
         }
         guard let name = fields.string("name") else { return APIResponse.error(.badRequest, "name must be a string") }
         guard let url = fields.string("url") else { return APIResponse.error(.badRequest, "url must be a string (https://...)") }
-        var allowHTTP = false
-        if fields.has("allow_http") {
-            guard let flag = fields.bool("allow_http") else { return APIResponse.error(.badRequest, "allow_http must be true or false") }
-            allowHTTP = flag
+        if fields.has("allow_http"), fields.bool("allow_http") != false {
+            return APIResponse.error(
+                .badRequest, "allow_http: plain http:// is allowed by the site's config file only (server.webhooks.allow_http), not through the API")
         }
         let events: Set<WebhookEventType>
         do {
             events = try Self.events(fields)
-            let secret = try await WebhookAdministration(store: store, changes: changes.changes(context)).add(
-                name: name, url: url, events: events, allowHTTP: allowHTTP, now: changes.services.now())
+            let secret = try await WebhookAdministration(store: store, changes: changes.changes(context), targets: targets).add(
+                name: name, url: url, events: events, now: changes.services.now())
             guard let added = try await store.webhooks().first(where: { $0.subscription.name == name }) else {
                 return APIResponse.error(.serviceUnavailable, "the webhook was added but cannot be read back now")
             }
             var body = Self.json(added.subscription, pending: added.pending, failed: added.failed)
             body["secret"] = secret.text
+            body["url"] = url
             return APIResponse.json(body, status: .created)
         } catch let problem as WebhookProblem {
             return APIResponse.error(problem.kind == .exists ? .conflict : .badRequest, "\(problem.field.rawValue): \(problem.detail)")
@@ -50,7 +53,7 @@ struct APIWebhookRoutes: Sendable {
         if let refused = context.require(.webhooks) { return refused }
         let name = context.parameters.get("name") ?? ""
         do {
-            try await WebhookAdministration(store: store, changes: changes.changes(context)).remove(name: name)
+            try await WebhookAdministration(store: store, changes: changes.changes(context), targets: targets).remove(name: name)
         } catch is WebhookProblem {
             return APIResponse.error(.notFound, "there is no webhook \(name)")
         }
@@ -88,7 +91,7 @@ struct APIWebhookRoutes: Sendable {
             return APIResponse.error(.notFound, "webhook \(name) has no failed delivery \(context.parameters.get("id") ?? "")")
         }
         do {
-            try await WebhookAdministration(store: store, changes: changes.changes(context)).resend(id: id, now: changes.services.now())
+            try await WebhookAdministration(store: store, changes: changes.changes(context), targets: targets).resend(id: id, now: changes.services.now())
         } catch is WebhookProblem {
             return APIResponse.error(.notFound, "webhook \(name) has no failed delivery \(id)")
         }
@@ -110,7 +113,7 @@ struct APIWebhookRoutes: Sendable {
 
     static func json(_ hook: WebhookSubscription, pending: Int, failed: Int) -> [String: Any] {
         [
-            "name": hook.name, "url": hook.url, "events": hook.events.sorted().map(\.rawValue), "allow_http": hook.allowHTTP,
+            "name": hook.name, "url": WebhookTargetPolicy.shown(hook.url), "events": hook.events.sorted().map(\.rawValue), "allow_http": hook.allowHTTP,
             "created_by": hook.createdBy, "created": UTCTimestamp.rfc3339(hook.created), "pending": pending, "failed": failed,
         ]
     }

@@ -75,7 +75,7 @@ enum SiteAPI {
             api.get("audit", use: APIAuditRoutes(feed: feed, now: services.now).read)
         }
         if let store = services.webhooks {
-            let webhooks = APIWebhookRoutes(store: store, changes: changes)
+            let webhooks = APIWebhookRoutes(store: store, changes: changes, targets: services.webhookTargets)
             api.get("webhooks", use: webhooks.list)
             api.post("webhooks", use: webhooks.add)
             api.delete("webhooks/:name", use: webhooks.remove)

@@ -1,11 +1,29 @@
 import Foundation
 import KioskPadAccess
+import KioskPadEndpoints
 
 /// How a message is posted to a receiver (``WebhookDispatcher``); the server's is an HTTP
 /// client with no redirects and a deadline per try.
 public protocol WebhookTransport: Sendable {
-    /// POSTs `body` with `headers` to `url` within `timeout`; the status the receiver answered.
-    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int
+    /// POSTs `body` with `headers` to `target` within `timeout`, connecting to the first of
+    /// its checked addresses (never looking its host up again); the status the receiver answered.
+    func post(to target: WebhookTargetPolicy.Target, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async throws -> Int
+
+    /// What kind of failure `error` (thrown by ``post(to:headers:body:timeout:)``) was, as a
+    /// delivery shows it; the detail goes to the site's log only.
+    func failureClass(_ error: any Error) -> WebhookFailureClass
+}
+
+/// A failed try as a delivery's `last_error` shows it: a class, never the transport's own
+/// words (which would tell refused, filtered and closed ports of the site's network apart).
+public enum WebhookFailureClass: String, Sendable {
+    case refusedByPolicy = "refused: the target is not allowed (see the site's log)"
+    case connection = "connection failed"
+    case timeout = "timed out"
+    case tls = "TLS failed"
+
+    /// A receiver's status other than 2xx.
+    public static func http(_ status: Int) -> String { "HTTP \(status)" }
 }
 
 /// When a failed try is tried again, and when the site gives up (docs/api.md, "Webhooks"):
@@ -53,16 +71,22 @@ public actor WebhookDispatcher {
     let policy: WebhookRetryPolicy
     let clock: @Sendable () -> Date
     let userAgent: String
+    let targets: WebhookTargets
+    let log: @Sendable (String) -> Void
     var sending: Set<String> = []
 
+    /// `targets` checks each delivery's URL again (its host looked up anew) before it is
+    /// sent; `log` is told each failure's detail, which the delivery shows only as a class.
     public init(
         store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = WebhookRetryPolicy(), userAgent: String = "kioskpad-verifier",
-        clock: @escaping @Sendable () -> Date = { Date() }
+        targets: WebhookTargets = WebhookTargets(), log: @escaping @Sendable (String) -> Void = { _ in }, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.transport = transport
         self.policy = policy
         self.userAgent = userAgent
+        self.targets = targets
+        self.log = log
         self.clock = clock
     }
 
@@ -98,12 +122,21 @@ public actor WebhookDispatcher {
             WebhookSignature.headers(id: delivery.messageID, body: body, secret: claimed.secret, now: clock()).map { ($0.name, $0.value) }
             + [("content-type", "application/json"), ("user-agent", userAgent)]
         let problem: String
-        do {
-            let status = try await transport.post(url: claimed.url, headers: headers, body: body, timeout: policy.timeout)
-            if (200..<300).contains(status) { return .delivered }
-            problem = "HTTP \(status)"
-        } catch {
-            problem = String(describing: error).prefix(300).description
+        switch await targets.check(claimed.url) {
+        case .failure(let refusal):
+            log("webhook \(delivery.subscription): delivery \(delivery.id) not sent: \(refusal.description)")
+            problem = WebhookFailureClass.refusedByPolicy.rawValue
+        case .success(let target):
+            do {
+                let status = try await transport.post(to: target, headers: headers, body: body, timeout: policy.timeout)
+                if (200..<300).contains(status) { return .delivered }
+                problem = WebhookFailureClass.http(status)
+            } catch {
+                problem = transport.failureClass(error).rawValue
+                log(
+                    "webhook \(delivery.subscription): delivery \(delivery.id) to \(WebhookTargetPolicy.shown(claimed.url)) failed: \(String(describing: error).prefix(300))"
+                )
+            }
         }
         let now = clock()
         if now.timeIntervalSince(delivery.created) >= policy.giveUpAfter { return .givenUp(error: problem) }

@@ -2,14 +2,15 @@ import Foundation
 import KioskPadAccess
 import KioskPadEndpoints
 
-/// Where the site sends the events of some types: a URL (`https://`, or `http://` to loopback
-/// unless the operator allowed it for this one) and the secret its messages are signed with.
+/// Where the site sends the events of some types: a URL that passed the site's
+/// ``WebhookTargetPolicy`` and the secret its messages are signed with.
 public struct WebhookSubscription: Sendable {
     public let name: String
     public let url: String
     public let events: Set<WebhookEventType>
     public let secret: WebhookSecret
-    /// Whether plain `http://` to a host other than loopback was allowed for this one.
+    /// Whether plain `http://` was allowed for this one when subscriptions could say so (before
+    /// `server.webhooks.allow_http`); kept as stored, no longer read.
     public let allowHTTP: Bool
     public let createdBy: String
     public let created: Date
@@ -22,19 +23,6 @@ public struct WebhookSubscription: Sendable {
         self.allowHTTP = allowHTTP
         self.createdBy = createdBy
         self.created = created
-    }
-
-    /// Why `url` cannot be a webhook's URL, or nil when it can.
-    public static func urlProblem(_ url: String, allowHTTP: Bool) -> String? {
-        guard let parsed = URL(string: url), parsed.user == nil, parsed.password == nil else {
-            return "'\(url)' is not an absolute https:// URL (without a user or password in it)"
-        }
-        guard let problem = VerifierURL.problem(url, allowInsecureHTTP: allowHTTP) else { return nil }
-        if parsed.scheme?.lowercased() == "http" {
-            return
-                "plain http:// to \(parsed.host ?? "") would send events unencrypted; use https:// or allow it for this webhook (--allow-http, allow_http)"
-        }
-        return problem
     }
 }
 
