@@ -85,8 +85,13 @@ struct VisitorPassConsoleTests {
             #expect(passes.count == 1 && passes[0]["code"] == nil && passes[0]["id"] as? Int == id)
             let (_, read) = try await api.call(client, "/api/v1/visitor-passes/\(id)", token: reader)
             #expect(read["host"] as? String == "ana" && read["code"] == nil)
-            let (unlimited, open) = try await hooks.send(
+            // Unlimited uses need the users scope beside codes (issue 78).
+            let (limited, limitWhy) = try await hooks.send(
                 client, "/api/v1/visitor-passes", .post, body.replacingOccurrences(of: ":3}", with: ":null}"), token: front)
+            #expect(limited == 403 && (limitWhy["error"] as? String)?.contains("visitor_pass_max_uses") == true, "\(limitWhy)")
+            let office = try await api.token(harness, "office", [.codes, .users])
+            let (unlimited, open) = try await hooks.send(
+                client, "/api/v1/visitor-passes", .post, body.replacingOccurrences(of: ":3}", with: ":null}"), token: office)
             #expect(unlimited == 201 && open["max_uses"] is NSNull, "\(open)")
             #expect(try await api.call(client, "/api/v1/visitor-passes/\(id)", .delete, token: front).0 == 200)
             #expect(try await api.call(client, "/api/v1/visitor-passes/\(id)", .delete, token: front).0 == 404)
@@ -95,7 +100,48 @@ struct VisitorPassConsoleTests {
             #expect(try await api.call(client, "/api/v1/visitor-passes/999999", token: reader).0 == 404)
             let records = try await harness.under.auditRecords().filter { ($0["action"] ?? "").hasPrefix("visitor_pass") }
             #expect(records.compactMap { $0["action"] } == ["visitor_pass_issue", "visitor_pass_issue", "visitor_pass_revoke"])
-            #expect(records.allSatisfy { $0["admin"] == "token:front-desk" })
+            #expect(records.map { $0["admin"] } == ["token:front-desk", "token:office", "token:front-desk"])
+        }
+    }
+}
+
+/// A `codes` token's authority ends where its scope does (issue 78): no code for a responder
+/// or staff member, no pass for a door its host may not open, nor an unlimited one; with the
+/// users scope beside, each is issued.
+@Suite("Management API: what a codes token may issue", .serialized)
+struct TokenAuthorityAPITests {
+    let api = ManagementAPITests()
+    let hooks = ManagementAPIWebhookTests()
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aCodesTokenReachesOnlyOrdinaryUsersAndItsHostsDoors(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await api.addUsers(harness, ["guard", "sam", "hosty", "ana"])
+            try await harness.under.administration.setAccess(user: "guard") { $0.responder = true }
+            try await harness.under.administration.setAccess(user: "sam") { $0.staff = true }
+            try await harness.under.administration.setAccess(user: "hosty") { $0.doors = ["lobby"] }
+            let codes = try await api.token(harness, "desk", [.codes])
+            let office = try await api.token(harness, "office", [.codes, .users])
+            for user in ["guard", "sam"] {
+                for (path, body) in [("enrolment-code", #"{"hours":1}"#), ("codes", #"{"minutes":10}"#)] {
+                    let (status, said) = try await hooks.send(client, "/api/v1/users/\(user)/\(path)", .post, body, token: codes)
+                    #expect(status == 403 && said["scope"] as? String == "users", "\(user) \(path): \(said)")
+                    #expect(try await hooks.send(client, "/api/v1/users/\(user)/\(path)", .post, body, token: office).0 == 201, "\(user) \(path)")
+                }
+            }
+            #expect(try await hooks.send(client, "/api/v1/users/ana/enrolment-code", .post, #"{"hours":1}"#, token: codes).0 == 201)
+            let until = VisitorPassConsoleTests.later(harness, hours: 2)
+            let pass = { (doors: String, uses: String) in
+                #"{"visitor":"Ada Lovelace","host":"hosty","doors":\#(doors),"valid_until":"\#(until)","max_uses":\#(uses)}"#
+            }
+            let (beyond, why) = try await hooks.send(client, "/api/v1/visitor-passes", .post, pass(#"["lobby","vault"]"#, "2"), token: codes)
+            #expect(beyond == 403 && (why["error"] as? String)?.contains("may not open vault") == true, "\(why)")
+            let (many, manyWhy) = try await hooks.send(client, "/api/v1/visitor-passes", .post, pass(#"["lobby"]"#, "21"), token: codes)
+            #expect(many == 403 && (manyWhy["error"] as? String)?.contains("1 to 20") == true, "\(manyWhy)")
+            #expect(try await hooks.send(client, "/api/v1/visitor-passes", .post, pass(#"["lobby"]"#, "2"), token: codes).0 == 201)
+            #expect(try await hooks.send(client, "/api/v1/visitor-passes", .post, pass(#"["lobby","vault"]"#, "null"), token: office).0 == 201)
+            let issued = try await harness.under.auditRecords().filter { $0["action"] == "visitor_pass_issue" }
+            #expect(issued.count == 2, "nothing was issued for a refused request")
         }
     }
 }

@@ -22,6 +22,7 @@ public enum ConsoleAssembly {
             lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens,
             webhooks: opened.webhooks)
         services.visitorPassMaxDays = settings.visitorPassMaxDays
+        services.visitorPassMaxUses = settings.visitorPassMaxUses
         services.webhookTargets = VerifierAssembly.webhookTargets(settings)
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"

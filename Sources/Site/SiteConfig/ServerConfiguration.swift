@@ -21,6 +21,9 @@ public struct VerifierServerConfiguration: Sendable {
     public var codeLength: Int
     /// `visitor_pass_max_days`: the longest window a visitor pass may have (default 90).
     public var visitorPassMaxDays = 90
+    /// `visitor_pass_max_uses`: the most uses of a pass an API token without the users scope
+    /// may issue (default 20; such a token may not issue an unlimited one).
+    public var visitorPassMaxUses = 20
     /// `check_in_seconds`: how often an adopted door asks the site for a rotation of its
     /// secret (`POST /v1/check-in`; default 60).
     public var checkInSeconds = 60
@@ -87,6 +90,7 @@ extension ConfigLoader {
         let unlock = reader.has("unlock_seconds") ? reader.int("unlock_seconds", default: 5, range: 1...300) : nil
         let codeLength = reader.int("code_length", default: 8, range: 6...12)
         let visitorPassMaxDays = reader.int("visitor_pass_max_days", default: 90, range: 1...3_660)
+        let visitorPassMaxUses = reader.int("visitor_pass_max_uses", default: 20, range: 1...10_000)
         let checkInSeconds = reader.int("check_in_seconds", default: 60, range: 1...3_600)
         let lockout = LockoutSection.read(reader.child("lockout"))
         let maxBody = reader.int("max_body_bytes", default: 16_384, range: 1_024...1_048_576)
@@ -121,6 +125,7 @@ extension ConfigLoader {
             requestTimeout: requestTimeout, rejectedPerSource: rejected)
         configuration.eventsKeepDays = keepDays
         configuration.visitorPassMaxDays = visitorPassMaxDays
+        configuration.visitorPassMaxUses = visitorPassMaxUses
         configuration.checkInSeconds = checkInSeconds
         configuration.eventsMaxRecordsPerMinute = quotaRecords
         configuration.eventsMaxBytesPerDay = quotaBytes

@@ -22,6 +22,8 @@ public struct ConsoleServices: Sendable {
     public let webhooks: (any WebhookStore)?
     /// The longest window of a visitor pass issued here (`server.visitor_pass_max_days`).
     public var visitorPassMaxDays = 90
+    /// The most uses of a pass a token without the users scope issues (`server.visitor_pass_max_uses`).
+    public var visitorPassMaxUses = 20
     /// Where a webhook added here may go (`server.webhooks`; default: public addresses only).
     public var webhookTargets = WebhookTargets()
 

@@ -54,6 +54,9 @@ struct APIRequestContext: ChildRequestContext {
         source = context.remoteAddress?.ipAddress ?? "unknown"
     }
 
+    /// Whether the token grants `scope`.
+    func has(_ scope: APIScope) -> Bool { token.grants(scope) }
+
     /// Nil when the token grants `scope`; else the 403 that names it.
     func require(_ scope: APIScope) -> Response? {
         guard !token.grants(scope) else { return nil }

@@ -117,6 +117,14 @@ struct APIUserUpdates: Sendable {
 
     /// The 404 for a user the site does not have (a card is never added to a new name: that
     /// would make a user), or nil.
+    /// A 403 when a token without the users scope asks a code for a responder or staff member.
+    func beyondScope(_ name: String, _ context: APIRequestContext) async throws -> Response? {
+        guard !context.has(.users), let problem = TokenAuthority.codeProblem(user: name, site: try await services.administration.siteRules()) else {
+            return nil
+        }
+        return APIResponse.error(.forbidden, problem, extra: ["scope": APIScope.users.rawValue])
+    }
+
     func missing(_ name: String) async throws -> Response? {
         guard UsersFile.isValidName(name), try await services.administration.userListing(name: name) != nil else {
             return APIResponse.error(.notFound, "there is no user \(name.prefix(64))")
@@ -130,6 +138,7 @@ struct APIUserUpdates: Sendable {
         if let refused = context.require(.codes) { return refused }
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
+        if let beyond = try await beyondScope(name, context) { return beyond }
         let fields: StrictJSON.Fields
         switch try await APIBody.object(request, allowed: ["minutes", "door"]) {
         case .failure(let refusal): return refusal.response
@@ -162,6 +171,7 @@ struct APIUserUpdates: Sendable {
         if let refused = context.require(.codes) { return refused }
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
+        if let beyond = try await beyondScope(name, context) { return beyond }
         let fields: StrictJSON.Fields
         switch try await APIBody.object(request, allowed: ["hours"]) {
         case .failure(let refusal): return refusal.response

@@ -45,6 +45,12 @@ struct APIVisitorPassRoutes: Sendable {
         } catch let problem as APIUserCreation.FieldProblem {
             return APIResponse.error(.badRequest, problem.description)
         }
+        if !context.has(.users),
+            let problem = TokenAuthority.passProblem(
+                passRequest, site: try await services.administration.siteRules(), maxUses: services.visitorPassMaxUses, now: services.now())
+        {
+            return APIResponse.error(.forbidden, problem, extra: ["scope": APIScope.users.rawValue])
+        }
         do {
             let issued = try await issuing(context).issue(passRequest, now: services.now())
             let zone = try await services.administration.visitorPass(id: issued.pass.id)?.zone ?? TimeZone(identifier: "UTC")!
