@@ -7,6 +7,8 @@ import SiteCore
 import Testing
 import VerifierTestSupport
 
+@testable import SiteConsole
+
 /// `Idempotency-Key` on both stores: a retried request is applied once and gets the first
 /// answer again; the key with another request is refused; keys are per token and forgotten
 /// after a day.
@@ -30,8 +32,22 @@ struct ManagementAPIIdempotencyTests {
             let body = #"{"minutes":60,"door":"front"}"#
             let (first, answer, _) = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: "visit-4711")
             let (retry, again, headers) = try await post(client, "/api/v1/users/ben/codes", body, token: token, key: "visit-4711")
-            #expect(first == 201 && retry == 201 && again == answer, "the same code, shown again to the one who asked")
+            #expect(first == 201 && retry == 201)
             #expect(headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            // The code was shown once: the replay has the rest of the answer and says so; the
+            // site keeps no code (issue 78).
+            let shown = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+            let replayed = try #require(try JSONSerialization.jsonObject(with: Data(again.utf8)) as? [String: Any])
+            let code = try #require(shown["code"] as? String)
+            #expect(replayed["code"] == nil && replayed["shown_once"] as? [String] == ["code"], "\(again)")
+            #expect(replayed["user"] as? String == "ben" && replayed["expires"] as? String == shown["expires"] as? String)
+            let kept = try await harness.under.tokens.claimIdempotencyKey(
+                token: "booking", key: "visit-4711", fingerprint: "-", now: harness.clock.now, since: harness.clock.now.addingTimeInterval(-86_400))
+            guard case .answered(_, _, let keptBody) = kept else {
+                Issue.record("\(kept)")
+                return
+            }
+            #expect(!keptBody.contains(code), "the stored answer holds no code")
             let codes = { try await api.call(client, "/api/v1/codes", token: token).1["codes"] as? [Any] }
             #expect(try await codes()?.count == 1, "one code issued")
             let (changed, why, _) = try await post(client, "/api/v1/users/ben/codes", #"{"minutes":30}"#, token: token, key: "visit-4711")
@@ -64,5 +80,34 @@ struct ManagementAPIIdempotencyTests {
         #expect(try await claim("b", now.addingTimeInterval(86_401)) == .new, "a day later the key is free")
         try await under.tokens.releaseIdempotencyKey(token: "t", key: "k")
         #expect(try await claim("c", now.addingTimeInterval(86_402)) == .new, "a released key is free")
+        // A claim left running (the server died mid-request) is taken over after a minute,
+        // not answered 409 for a day.
+        let left = now.addingTimeInterval(90_000)
+        #expect(try await claim("d", left) == .new)
+        #expect(try await claim("d", left.addingTimeInterval(30)) == .running(fingerprint: "d"))
+        #expect(try await claim("d", left.addingTimeInterval(IdempotencyClaim.abandonedAfter + 1)) == .new, "taken over")
+    }
+
+    /// A token refused by its scope, or one that can only read, leaves nothing stored.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aRefusedRequestKeepsNothing(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            try await api.addUsers(harness, ["ben"])
+            let reader = try await api.token(harness, "reader", [.read])
+            let hooks = try await api.token(harness, "hooks", [.webhooks])
+            for (token, name) in [(reader, "reader"), (hooks, "hooks")] {
+                let (status, _, _) = try await post(client, "/api/v1/users/ben/codes", #"{"minutes":60}"#, token: token, key: "k-\(name)")
+                #expect(status == 403)
+                let claim = try await harness.under.tokens.claimIdempotencyKey(
+                    token: name, key: "k-\(name)", fingerprint: "-", now: harness.clock.now, since: harness.clock.now.addingTimeInterval(-86_400))
+                #expect(claim == .new, "\(name): nothing was kept for the refusal")
+            }
+        }
+    }
+
+    @Test func aKeptAnswerHoldsNoCodeSecretOrWholeWebhookURL() throws {
+        let kept = APIIdempotency.kept(#"{"name":"chat","secret":"whsec_abc","url":"https://hooks.example/T0/SECRETPATH","events":[]}"#)
+        #expect(!kept.contains("whsec_") && !kept.contains("SECRETPATH") && kept.contains(#""shown_once":["secret"]"#), "\(kept)")
+        #expect(APIIdempotency.kept(#"{"id":7}"#) == #"{"id":7}"#, "nothing to take out: kept as it was")
     }
 }

@@ -132,6 +132,11 @@ public enum IdempotencyClaim: Sendable, Equatable {
     case running(fingerprint: String)
     /// A request with it was answered so.
     case answered(fingerprint: String, status: Int, body: String)
+
+    /// A claim still running after this long was left by a request that never finished (the
+    /// server crashed, or the answer could not be kept): the next request with the key takes
+    /// it over instead of getting 409 until the day is out. Longer than any request runs.
+    public static let abandonedAfter: TimeInterval = 60
 }
 
 /// Making and revoking tokens, for the command line and the console alike: each a change by

@@ -61,6 +61,14 @@ extension SQLConsoleStore {
     public func claimIdempotencyKey(token: String, key: String, fingerprint: String, now: Date, since: Date) async throws -> IdempotencyClaim {
         try await database.write { sql -> IdempotencyClaim in
             try await sql.raw("DELETE FROM kioskpad_api_idempotency WHERE created_at < \(bind: since.timeIntervalSince1970)").run()
+            // A claim left running by a request that never finished is taken over.
+            let abandoned = now.addingTimeInterval(-IdempotencyClaim.abandonedAfter).timeIntervalSince1970
+            try await sql.raw(
+                """
+                DELETE FROM kioskpad_api_idempotency
+                WHERE token = \(bind: token) AND idempotency_key = \(bind: key) AND status IS NULL AND created_at < \(bind: abandoned)
+                """
+            ).run()
             let inserted = try await sql.raw(
                 """
                 INSERT INTO kioskpad_api_idempotency (token, idempotency_key, fingerprint, created_at)

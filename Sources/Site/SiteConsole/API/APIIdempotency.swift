@@ -10,8 +10,12 @@ import SiteCore
 /// with a key is applied and its answer kept in the site's database for a day, per token; a
 /// retry with the same key and the same request gets that answer again
 /// (`Idempotent-Replayed: true`) and changes nothing. The same key with another request is
-/// refused (422), and while the first is still being answered a retry gets 409. An answer
-/// 500 or above is not kept, so a retry runs again.
+/// refused (422), and while the first is still being answered a retry gets 409 (for at most
+/// ``IdempotencyClaim/abandonedAfter``: a claim left by a request that never finished is then
+/// taken over). An answer 500 or above, or a refusal of the token (401, 403), is not kept, so a
+/// retry runs again; a token that can only read keeps nothing. A kept answer holds no secret:
+/// a one-time or pass `code`, a webhook `secret` and a webhook's whole `url` are taken out of
+/// it, and a replay names them in `"shown_once"` (the object itself is there).
 struct APIIdempotency: RouterMiddleware {
     typealias Context = APIRequestContext
     static let header = HTTPField.Name("Idempotency-Key")!
@@ -24,7 +28,9 @@ struct APIIdempotency: RouterMiddleware {
     let now: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let key = request.headers[Self.header], [.post, .put, .patch, .delete].contains(request.method) else {
+        guard let key = request.headers[Self.header], [.post, .put, .patch, .delete].contains(request.method),
+            context.token.scopes.contains(where: { $0 != .read })
+        else {
             return try await next(request, context)
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -63,17 +69,35 @@ struct APIIdempotency: RouterMiddleware {
             try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
             throw error
         }
-        guard response.status.code < 500 else {
+        guard response.status.code < 500, response.status != .unauthorized, response.status != .forbidden else {
             try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
             return response
         }
         let collector = BodyCollector()
         try await response.body.write(collector)
         let text = String(buffer: collector.buffer)
-        try await tokens.finishIdempotencyKey(token: context.token.name, key: key, status: Int(response.status.code), body: text)
+        try await tokens.finishIdempotencyKey(token: context.token.name, key: key, status: Int(response.status.code), body: Self.kept(text))
         var answered = response
         answered.body = ResponseBody(byteBuffer: collector.buffer)
         return answered
+    }
+
+    /// What is shown once and never kept: the codes and secrets a creation answers with.
+    static let shownOnce = ["code", "secret"]
+
+    /// `body` as it is kept: without ``shownOnce``'s fields, a webhook's `url` redacted, and
+    /// `"shown_once"` naming what was taken out. A body that is not a JSON object is kept as is.
+    static func kept(_ body: String) -> String {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] else { return body }
+        let taken = shownOnce.filter { object[$0] != nil }
+        guard !taken.isEmpty else { return body }
+        for field in taken { object.removeValue(forKey: field) }
+        if object["secret"] == nil, taken.contains("secret"), let url = object["url"] as? String {
+            object["url"] = WebhookTargetPolicy.shown(url)
+        }
+        object["shown_once"] = taken
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The answer's body, gathered to be kept.
