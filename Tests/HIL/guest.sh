@@ -856,7 +856,7 @@ taskset -c 0 $KP run --config $W/paired.yaml > $W/paired.out 2> $W/paired.err &
 RUN=$!
 wait_long $W/paired.out 'Pair this door:'
 code=$($KP pair status --state-dir $W/state-paired | sed -n 's/^waiting: pairing code //p')
-psite terminal adopt "$code" --name hil-paired > $S/adopt.out 2>&1
+echo "$code" | psite terminal adopt --name hil-paired > $S/adopt.out 2>&1
 wait_long $W/paired.err 'adopted by the site'
 wait_long $W/paired.err 'keypad ready'
 type_pin_until $W/paired.out 'Access granted' 2468; granted=$?

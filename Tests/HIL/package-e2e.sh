@@ -109,7 +109,7 @@ inside systemctl restart kioskpad
 i=0; while ! pair_status | grep -q '^waiting: pairing code' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 t_code=$(date +%s%N)
 code=$(pair_status | sed -n 's/^waiting: pairing code //p')
-asite terminal adopt "$code" --name hil-door > $W/pkg-adopt.out 2>&1
+echo "$code" | asite terminal adopt --name hil-door > $W/pkg-adopt.out 2>&1
 t_adopted=$(date +%s%N)
 i=0; while ! inside journalctl -u kioskpad --no-pager 2>/dev/null | grep -q 'adopted by the site' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 keypad_ready $((ready + 1))

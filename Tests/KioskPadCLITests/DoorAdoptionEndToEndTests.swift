@@ -42,8 +42,10 @@ struct DoorAdoptionEndToEndTests {
             let config = site.config
             #expect(await eventually { (try? await CLI.run(["verifier", "terminal", "list", "--config", config]).stdout.contains("front-door")) == false })
             // The right code.
-            let adopted = try await site.cli(["verifier", "terminal", "adopt", code, "--name", "front-door"])
+            // Typed on stdin, not as an argument (kept out of ps and the shell's history).
+            let adopted = try await site.cli(["verifier", "terminal", "adopt", "--name", "front-door"], stdin: code + "\n")
             #expect(adopted.status == 0 && adopted.stdout.hasPrefix("front-door: sealed for the door at 127.0.0.1"), "\(adopted.stdout)\(adopted.stderr)")
+            #expect(!adopted.stderr.contains("argument"), "no warning when the code came on stdin")
             #expect(pair.wait() == 0, "\(text(out))")
             #expect(text(out).contains("paired as front-door: secret in \(state.path)/site.secret"), "\(text(out))")
             for file in ["site.secret", "site.json"] {

@@ -116,6 +116,12 @@ struct VisitorPassDecisionTests {
         #expect(try await lastAttempt(store)["reason"] == "disabled")
         try await store.administration.setAccess(user: "bob") { $0.disabled = false }
         #expect(await reference.handle(code(first.code, at: "front-door")) == Self.granted)
+        // A host past their own validity hosts nobody (issue 78).
+        try await store.administration.setAccess(user: "bob") { $0.validUntil = SiteDate(parsing: "2027-01-01") }
+        #expect(await reference.handle(code(first.code, at: "front-door")) == .denied())
+        #expect(try await lastAttempt(store)["reason"] == "disabled")
+        try await store.administration.setAccess(user: "bob") { $0.validUntil = nil }
+        #expect(await reference.handle(code(first.code, at: "front-door")) == Self.granted)
         // A host renamed keeps their passes.
         try await store.administration.rename(name: "bob", to: "robert")
         #expect(await reference.handle(code(first.code, at: "front-door")) == Self.granted)

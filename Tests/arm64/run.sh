@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The arm64 pass, run by hand (before a release, and after a change to the build, the packages
-# or anything arm64 can differ on): it does not fit in CI's time. On a Debian 12 amd64 machine,
+# The arm64 pass, run by hand (before a release, and after any change either compiler could
+# refuse or build differently: any Swift change, the build, the packages, C interop, anything
+# arm64 can differ on): it does not fit in CI's time. On a Debian 12 amd64 machine,
 # as root, from a clone:
 #   1. the toolchain, Swift runtime and trixie arm64 root (scripts/cross-arm64.sh --setup-only;
 #      7 to 34 min the first time, then kept in KIOSKPAD_ARM64_CACHE);
@@ -36,9 +37,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 export SWIFT_DETERMINISTIC_HASHING=1
-# lintian checks the packages (CI installs it with the rest; a machine that never ran CI may lack it).
+# lintian checks the packages, reprepro and gpg make the signed repository (CI installs them with
+# the rest; a machine that never ran CI may lack them).
 source scripts/apt-install-missing.sh
-apt_install_missing lintian
+apt_install_missing lintian reprepro gpg
 logs=$(mktemp -d /tmp/kioskpad-arm64.XXXXXX)
 debs=$(mktemp -d /tmp/kioskpad-debs-arm64.XXXXXX)
 timings=()

@@ -59,7 +59,7 @@ struct PairCommand: AsyncParsableCommand {
             do {
                 let paired = try await session.run(
                     until: .now + .seconds(waitS),
-                    show: { code in writeLine("pairing code: \(code.shown)  (type it at the site: kioskpad verifier terminal adopt CODE --name NAME)") },
+                    show: { code in writeLine("pairing code: \(code.shown)  (at the site: kioskpad verifier terminal adopt --name NAME, then type it)") },
                     note: { writeLine("warning: \($0); waiting for the code to be typed again") })
                 await session.shutdown()
                 writeLine("paired as \(paired.terminalID): secret in \(paired.secretFile), site in \(paired.siteFile)")

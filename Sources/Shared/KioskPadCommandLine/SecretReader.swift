@@ -55,6 +55,23 @@ extension SecretReader {
     }
 }
 
+extension SecretReader {
+    /// Reads one line of at most `limit` bytes with echo off on a terminal (a pairing code,
+    /// kept out of `ps` and the shell's history). The caller zeroes the bytes when done.
+    public static func readLine(prompt: String, limit: Int) -> [UInt8] {
+        let silent = SilentPrompt(prompt)
+        defer { silent.end() }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
+            if line.count < limit { line.append(byte) }
+        }
+        byte = 0
+        return line
+    }
+}
+
 /// A prompt on stderr with echo off while stdin is a terminal (nothing when it is not).
 private struct SilentPrompt {
     let interactive = isatty(STDIN_FILENO) == 1

@@ -24,22 +24,37 @@ extension VerifierTerminalCommand {
         }
     }
 
-    /// `terminal adopt CODE --name NAME`: adopts the waiting door whose display shows CODE.
+    /// `terminal adopt --name NAME`: adopts the waiting door whose display shows the code typed at the prompt (or given on stdin).
     struct Adopt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Adopt the door whose display shows CODE as NAME: its own secret and the replica key are sealed to it with the code.",
-            discussion: "The code is the twelve digits the unpaired door shows (SSSS-XXXX-XXXX); the door picks the delivery up within seconds.")
-        @Argument(help: "The twelve digits the door shows; spaces and dashes are ignored.") var code: String
+            discussion:
+                "Type the twelve digits the unpaired door shows (SSSS-XXXX-XXXX) at the prompt, or give them on stdin: not as an argument, where ps and the shell's history would keep them. The door picks the delivery up within seconds."
+        )
+        @Argument(help: "The code, as before (kept out of the help: it lands in ps and shell history; type it at the prompt instead).")
+        var code: String?
         @Option(help: "The door's terminal_id at this site.") var name: String
         @OptionGroup var target: VerifierDatabaseTarget
 
         func validate() throws {
-            guard PairingCode(typed: code) != nil else { throw ValidationError("CODE must be the twelve digits the door shows (SSSS-XXXX-XXXX)") }
+            if let code, PairingCode(typed: code) == nil { throw ValidationError("CODE must be the twelve digits the door shows (SSSS-XXXX-XXXX)") }
             guard Identifier.isValid(name) else { throw ValidationError("--name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'") }
         }
 
         func run() async throws {
-            guard let code = PairingCode(typed: code) else { return }
+            let typed: String
+            if let code {
+                FileHandle.standardError.write(
+                    Data("kioskpad: a code given as an argument is kept by ps and your shell's history; next time type it at the prompt\n".utf8))
+                typed = code
+            } else {
+                var bytes = SecretReader.readLine(prompt: "Code the door shows: ", limit: 64)
+                typed = String(decoding: bytes, as: UTF8.self)
+                for index in bytes.indices { bytes[index] = 0 }
+            }
+            guard let code = PairingCode(typed: typed) else {
+                throw ValidationError("the code must be the twelve digits the door shows (SSSS-XXXX-XXXX)")
+            }
             let door = try await target.withStore { opened in
                 try await VerifierUserCommand.applying(opened) {
                     let changes = AdministratorChanges(store: opened.store, by: .commandLine())

@@ -131,7 +131,10 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         ).first()
         guard let row else { throw SiteStoreFailure("database: the visitor pass's host could not be read") }
         let hostRule = try row.optionalText("host_rule").map { try AccessRule(fields: $0.split(separator: " ")) }
-        let hostActive = try row.integer("host") > 0 && hostRule?.disabled != true
+        // A host past their own validity hosts nobody (issue 78): their passes stop with them.
+        let zone = try row.optionalText("zone").flatMap { TimeZone(identifier: $0) } ?? .current
+        let hostExpired = hostRule?.validUntil.map { SiteTime(instant, in: zone) >= $0.end } ?? false
+        let hostActive = try row.integer("host") > 0 && hostRule?.disabled != true && !hostExpired
         // A schedule removed since leaves no spec, as for a user: the evaluator refuses its doors.
         return (try await access(ruleText: pass.ruleText, scheduleSpec: try row.optionalText("spec"), row, at: instant), hostActive)
     }
