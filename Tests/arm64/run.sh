@@ -80,6 +80,8 @@ if [ "$run_tests" = yes ]; then
     mark "test bundle (debug cross build, then under qemu-user)"
 fi
 if [ "$run_hil" = yes ]; then
+    # The emulated arm64 system (qemu-system-aarch64 and the rest), as .ci/run sets up amd64's.
+    bash Tests/Guest/setup.sh --arch arm64 > "$logs/guest-setup.log" 2>&1 || fail "$logs/guest-setup.log" "the arm64 guest's set-up"
     bash Tests/arm64/hil.sh --bin "$bin" --debs "$debs" --footprint-runs 3 2>&1 | tee "$logs/hil.log"
     if ! awk '/RSS at ready median/ { seen++; if ($6 + 0 > 20.0) over = 1 } END { exit !(seen == 2 && !over) }' "$logs/hil.log"; then
         echo "arm64: the packaged door's RSS at ready is over 20 MB (or was not measured)" >&2; exit 1
