@@ -98,6 +98,6 @@ public struct KeptAnswer: Sendable, Equatable {
         hash.update(data: Array((request.webhookSignature ?? "").utf8) + [0])
         hash.update(data: Array((request.webhookTimestamp ?? "").utf8) + [0])
         hash.update(data: request.body)
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return LowercaseHex.string(hash.finalize())
     }
 }
