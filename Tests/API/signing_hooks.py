@@ -12,6 +12,10 @@ A request carries `kioskpad-terminal` only when Schemathesis generated that head
 is then set to the door the body names, as a door sends it (the document states in words that
 the two must agree, which a schema cannot); an invalid one is sent as generated. The server
 takes the key by it: the site secret, as no door in the fuzzed database has one of its own.
+
+A valid `kioskpad-wait-ms` is raised to at least 10 s, as long as a door could wait: a shorter
+wait is a request the verifier may rightly answer 503 (decided after the door stopped
+waiting), which is no fault of the schema; an invalid one is sent as generated (ignored).
 """
 import base64
 import hashlib
@@ -92,6 +96,9 @@ class DoorSignature(requests.auth.AuthBase):
         named = named_terminal(body)
         if claimed is not None and TERMINAL_ID.fullmatch(claimed) and named is not None:
             request.headers["kioskpad-terminal"] = named
+        wait = request.headers.get("kioskpad-wait-ms")
+        if wait is not None and wait.isdigit() and 1 <= int(wait) <= 300000:
+            request.headers["kioskpad-wait-ms"] = str(max(int(wait), 10000))
         webhook_id, timestamp = str(uuid.uuid4()), str(int(time.time()))
         mac = hmac.new(SECRET, f"{webhook_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
         request.headers["webhook-id"] = webhook_id

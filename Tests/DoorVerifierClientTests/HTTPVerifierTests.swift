@@ -185,6 +185,11 @@ struct ClientAgainstBrokenServerTests {
         let ids = Set(server.requests.compactMap { $0.headers["webhook-id"] })
         #expect(server.requests.count >= 2)
         #expect(ids.count == 1)
+        // Each try says how long it still waits (issue 78, point 9): within the 1 s deadline,
+        // and less on each retry.
+        let waits = server.requests.compactMap { $0.headers[AnswerWait.header].flatMap { Int($0) } }
+        #expect(waits.count == server.requests.count && waits.allSatisfy { (1...1_000).contains($0) }, "\(waits)")
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 > $1 }, "\(waits)")
         #expect(elapsed < Self.answeredByTheDeadline, "deadline 1 s, answered after \(elapsed)")
     }
 

@@ -27,6 +27,17 @@ struct LookupTagTests {
         #expect(users.match(digits("1111"), kind: .pin, lookup: LookupTagTests.key) == nil)
     }
 
+    @Test func aCodesTagIsItsOwnAndTheKeysAlone() throws {
+        let key = LookupTagTests.key
+        let code = key.codeTag(digits("48213907"))
+        #expect(LookupKey.isTag(Substring(code)) && LookupKey.keyID(ofTag: code) == key.id)
+        #expect(code == key.codeTag(digits("48213907")))
+        #expect(code != key.codeTag(digits("48213908")))
+        // The same digits as a PIN or a card: another tag, so a code never finds a PIN line.
+        #expect(code != key.tag(digits("48213907"), kind: .pin) && code != key.tag(digits("48213907"), kind: .card))
+        #expect(code != (try LookupKey(text: String(repeating: "k", count: 40))).codeTag(digits("48213907")))
+    }
+
     @Test func untaggedLinesAndLinesOfAnotherKeyAreStillChecked() throws {
         let old = try LookupKey(text: String(repeating: "k", count: 40))
         #expect(old.id != LookupTagTests.key.id)

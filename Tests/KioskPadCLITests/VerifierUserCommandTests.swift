@@ -56,7 +56,7 @@ struct VerifierUserCommandTests {
     }
 
     @Test func withALookupKeyUsersAreWrittenWithTagsAndFoundByThem() async throws {
-        let directory = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  lookup_key_file: lookup.key\n")
+        let directory = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  lookup_key_file: lookup.key\n  code_length: 6\n")
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("lookup.key")
         try "short\n".write(to: keyFile, atomically: true, encoding: .utf8)
@@ -78,6 +78,20 @@ struct VerifierUserCommandTests {
         let changed = try await VerifierProcess.exportedUsers(directory)
         #expect(!changed.contains(String(tag)) && changed.components(separatedBy: "tag=").count == 2)
         #expect(try await simulate(server, typing: "7146").contains("Access granted"))
+        // A one-time code issued with the key is found by its tag at the door (issue 78).
+        let issued = try await CLI.run(["verifier", "code", "issue", "--config", config, "--user", "carol", "--ttl", "10m"])
+        let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(issued.status == 0 && code.count == 6, "\(issued.stderr)")
+        let stored = try await CLI.runTool(
+            "/usr/bin/python3",
+            [
+                "-c", "import sqlite3, sys\nprint(*sqlite3.connect(sys.argv[1]).execute('SELECT lookup_tag FROM kioskpad_codes').fetchone())",
+                directory.appendingPathComponent("state/verifier.sqlite3").path,
+            ])
+        let codeKey = try LookupKey(text: String(contentsOf: keyFile, encoding: .utf8))
+        #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == codeKey.codeTag(SecretDigits(ascii: code)!), "the code's row carries its tag")
+        #expect(try await simulate(server, typing: code, mode: "code").contains("Access granted"))
+        #expect(try await simulate(server, typing: code, mode: "code").contains("Access denied"))
         // A card and a duress PIN get tags of their own kind, and are found by them.
         #expect(try await CLI.run(["verifier", "user", "add-card", "carol", "--config", config, "--iterations", "1000"], stdin: "00065537\n").status == 0)
         #expect(try await CLI.run(["verifier", "user", "set-duress", "carol", "--config", config, "--iterations", "1000"], stdin: "9517\n").status == 0)

@@ -249,7 +249,7 @@ extension CredentialReplicaTests {
             try await admin.add(name: name, hash: made, tag: nil)
             try await keeping.tagForReplica(name: name, hash: made, value: SecretDigits(ascii: pin)!, kind: .pin)
         }
-        try await admin.issueEnrolmentCode(user: "ann", hash: try hash("48213907"), expires: clock.now.addingTimeInterval(600))
+        try await admin.issueEnrolmentCode(user: "ann", hash: try hash("48213907"), lookupTag: nil, expires: clock.now.addingTimeInterval(600))
         let before = try await keeping.replicaVersion()
         let reference = ReferenceVerifier(settings: ReferenceVerifier.Settings(secret: siteSecret), store: store.store, clock: clock.read)
         let body = EnrolmentRequestBody.encode(

@@ -24,9 +24,9 @@ extension AccessDecisionTests {
         let hash = try PINHash.make(pin: SecretDigits(ascii: code)!, iterations: 1_000)
         let expires = clock.now.addingTimeInterval(3600)
         if enrolment {
-            try await store.administration.issueEnrolmentCode(user: user, hash: hash, expires: expires)
+            try await store.administration.issueEnrolmentCode(user: user, hash: hash, lookupTag: nil, expires: expires)
         } else {
-            try await store.administration.issueCode(user: user, hash: hash, expires: expires, door: nil)
+            try await store.administration.issueCode(user: user, hash: hash, lookupTag: nil, expires: expires, door: nil)
         }
     }
 

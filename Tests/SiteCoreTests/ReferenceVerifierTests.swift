@@ -159,8 +159,11 @@ struct ReferenceVerifierTests {
         // A code whose user was removed since it was issued opens nothing, and is used up.
         let orphan = try await store.issueCode(user: "alice", ttl: 600, now: clock.now)
         _ = try await store.administration.remove(name: "alice")
+        #expect(try await store.store.liveCodes(now: clock.now).isEmpty, "a removed user's codes end with them")
         #expect(decision(await reference.handle(request("code", orphan))) == "denied")
-        #expect(try await store.store.liveCodes(now: clock.now).isEmpty)
+        // A new alice does not inherit the old one's code (issue 78).
+        try await store.administration.add(name: "alice", hash: try PINHash.make(pin: SecretDigits(ascii: "3690")!, iterations: 1_000), tag: nil)
+        #expect(decision(await reference.handle(request("code", orphan))) == "denied")
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

@@ -122,10 +122,15 @@ public final class StoreUnderTest: Sendable {
         self.closing = closing
     }
 
-    /// Issues a one-time code for `user`, valid until `now + ttl`; returns the code (its only copy).
-    public func issueCode(user: String, ttl: TimeInterval, now: Date, length: Int = 8, door: String? = nil) async throws -> String {
+    /// Issues a one-time code for `user`, valid until `now + ttl`, tagged with `lookupKey`'s
+    /// code tag when given; returns the code (its only copy).
+    public func issueCode(
+        user: String, ttl: TimeInterval, now: Date, length: Int = 8, door: String? = nil, lookupKey: LookupKey? = nil
+    ) async throws -> String {
         let code = OneTimeCode.make(length: length)
-        try await administration.issueCode(user: user, hash: try PINHash.make(pin: code, iterations: 1_000), expires: now.addingTimeInterval(ttl), door: door)
+        try await administration.issueCode(
+            user: user, hash: try PINHash.make(pin: code, iterations: 1_000), lookupTag: lookupKey?.codeTag(code),
+            expires: now.addingTimeInterval(ttl), door: door)
         return code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }
     }
 

@@ -208,6 +208,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     userAddBenchmarks()
+    codeBesidePassesBenchmarks()
     postgresBenchmarks()
     serverCPUBenchmarks()
     SmokeRun.clampIfAsked()

@@ -171,6 +171,7 @@ public final class HTTPVerifier: Verifier {
             let untriedAfterThis = tries < order.count
             request.url = addresses.url(index)
             let tryDeadline = untriedAfterThis ? min(deadline, NIODeadline.now() + share) : deadline
+            SiteAddresses.tellWait(&request, until: tryDeadline)
             let response: HTTPClientResponse
             do {
                 response = try await client.execute(request, deadline: tryDeadline, logger: logger)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KioskPadAccess
 import NIOCore
 
 extension HTTPVerifier {
@@ -24,6 +25,14 @@ extension SiteAddresses {
         configuration.connectionPool.retryConnectionEstablishment = count == 1
     }
 
+    /// Tells the site how long this try waits for its answer (``AnswerWait``): the site commits
+    /// nothing it decides after `deadline`, so what the door gave up on is not used or counted.
+    static func tellWait(_ request: inout HTTPClientRequest, until deadline: NIODeadline) {
+        let (end, start) = (deadline.uptimeNanoseconds, NIODeadline.now().uptimeNanoseconds)
+        let milliseconds = end > start ? (end - start) / 1_000_000 : 0
+        request.headers.replaceOrAdd(name: AnswerWait.header, value: String(min(UInt64(AnswerWait.range.upperBound), max(1, milliseconds))))
+    }
+
     /// Sends `request` address by address in ``order()``: the first answer other than a 503
     /// while another address is left. An address that gives no answer or a 503 is marked
     /// failed; one that answers is marked answered. With `sharing`, `timeout` bounds all the
@@ -45,6 +54,7 @@ extension SiteAddresses {
             let last = position == order.count - 1
             request.url = url(index, path: path)
             let tryDeadline = sharing ? (last ? deadline : min(deadline, .now() + share)) : .now() + whole
+            if sharing { Self.tellWait(&request, until: tryDeadline) }
             do {
                 let response = try await client.execute(request, deadline: tryDeadline)
                 guard response.status == .serviceUnavailable else {

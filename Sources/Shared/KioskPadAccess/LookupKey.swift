@@ -39,12 +39,23 @@ public struct LookupKey: Sendable {
         id + "." + LookupKey.keyedTag(value, kind: kind, key: key, domain: "kioskpad-lookup-v1")
     }
 
+    /// The tag of an issued code's digits (a one-time, enrolment or visitor pass code): the
+    /// site finds the one row a typed code can match by it, not by hashing every live code.
+    /// Its own label, so a code's tag never equals a PIN's or a card's with the same digits.
+    public func codeTag(_ value: SecretDigits) -> String {
+        id + "." + LookupKey.keyedTag(value, label: "code", key: key, domain: "kioskpad-lookup-v1")
+    }
+
     /// 32 hex digits: the first 16 bytes of HMAC-SHA256 under `key` of `domain`, NUL, `pin`
     /// or `card`, NUL, then the digits. Lookup tags and replica tags differ only in key and
     /// domain, so a PIN's tag under one says nothing of its tag under the other.
     static func keyedTag(_ value: SecretDigits, kind: AttemptKind, key: SymmetricKey, domain: String) -> String {
+        keyedTag(value, label: kind == .card ? "card" : "pin", key: key, domain: domain)
+    }
+
+    private static func keyedTag(_ value: SecretDigits, label: String, key: SymmetricKey, domain: String) -> String {
         var mac = HMAC<SHA256>(key: key)
-        mac.update(data: Array("\(domain)\0\(kind == .card ? "card" : "pin")\0".utf8))
+        mac.update(data: Array("\(domain)\0\(label)\0".utf8))
         value.withASCIIBytes { mac.update(data: UnsafeRawBufferPointer($0)) }
         return LowercaseHex.string(Array(mac.finalize()).prefix(16))
     }

@@ -21,7 +21,7 @@ public enum ConsoleAssembly {
             administration: opened.administration, console: opened.console, store: opened.store,
             lookupKey: try VerifierAssembly.lookupKey(settings), codeLength: settings.codeLength, replica: opened.replica, tokens: opened.tokens,
             webhooks: opened.webhooks)
-        services.visitorPassMaxDays = settings.visitorPassMaxDays
+        services.visitorPassLimits = VerifierAssembly.visitorPassLimits(settings)
         services.visitorPassMaxUses = settings.visitorPassMaxUses
         services.webhookTargets = VerifierAssembly.webhookTargets(settings)
         let options = consoleOptions(console)

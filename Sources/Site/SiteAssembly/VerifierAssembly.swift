@@ -60,6 +60,11 @@ public enum VerifierAssembly {
         WebhookTargets(policy: WebhookTargetPolicy(allowTargets: settings.webhooks.allowTargets, allowHTTP: settings.webhooks.allowHTTP))
     }
 
+    /// How far visitor passes may go: `server.visitor_pass_max_days`, `_max_live_per_host`, `_max_live`.
+    public static func visitorPassLimits(_ settings: VerifierServerConfiguration) -> VisitorPassLimits {
+        VisitorPassLimits(maxDays: settings.visitorPassMaxDays, maxLivePerHost: settings.visitorPassMaxLivePerHost, maxLive: settings.visitorPassMaxLive)
+    }
+
     /// Door rules are only as strong as the door's identity: the doors that rules name but
     /// that sign with the site secret, which any terminal holding it could claim.
     public static func doorIdentityWarning(_ administration: any VerifierAdministration) async throws -> String? {

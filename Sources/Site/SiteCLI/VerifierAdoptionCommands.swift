@@ -82,7 +82,7 @@ extension VerifierTerminalCommand {
 
         func run() async throws {
             try await VerifierTerminalCommand.keyChange(target) { try await $0.rotate(terminalID: id) }
-            writeLine("\(id): a new secret waits for the door's next check-in; its old secret works until the door uses the new one")
+            writeLine("\(id): a new secret waits for the door's next check-in; its old secret works until the door uses the new one, for 7 days at most")
         }
     }
 

@@ -175,19 +175,24 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
             throw UsageError(description: "--ttl '\(ttl)' must be a number with s, m or h, from 30s to 168h")
         }
         let settings = try target.settings()
-        let code = OneTimeCode.make(length: settings.codeLength)
-        let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
+        let lookupKey = try VerifierAssembly.lookupKey(settings)
         let expires = Date().addingTimeInterval(seconds)
-        let fields = [("user", user), ("door", door ?? "any"), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))]
-        try await target.change(.codeIssue, fields, settings: settings) { opened in
-            do {
-                try await opened.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
-            } catch let error as UserEditError {
-                throw UserEditError(description: "--user: \(error.description)")
+        let code = try await target.withStore(settings) { opened in
+            try await VerifierUserCommand.applying(opened) {
+                let issuing = CodeIssuing(
+                    administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine()),
+                    codeLength: settings.codeLength, lookupKey: lookupKey)
+                let code: String
+                do {
+                    code = try await issuing.issue(user: user, door: door, expires: expires)
+                } catch let error as UserEditError {
+                    throw UserEditError(description: "--user: \(error.description)")
+                }
+                if let door { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
+                return code
             }
-            if let door { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
         }
-        code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
+        writeLine(code)
     }
 
     static func parseTTL(_ text: String) -> TimeInterval? {

@@ -4,6 +4,7 @@ import KioskPadAccess
 import KioskPadCommandLine
 import KioskPadCore
 import KioskPadStorage
+import SiteAssembly
 import SiteCore
 
 extension VerifierUserCommand {
@@ -28,13 +29,17 @@ extension VerifierUserCommand {
                 throw UsageError(description: "--ttl '\(ttl)' must be a number with s, m or h, from 30s to 168h")
             }
             let settings = try target.settings()
-            let code = OneTimeCode.make(length: max(settings.codeLength, EntryOptions.lengthRange.lowerBound))
-            let hash = try PINHash.make(pin: code, iterations: OneTimeCode.hashIterations)
+            let lookupKey = try VerifierAssembly.lookupKey(settings)
             let expires = Date().addingTimeInterval(seconds)
-            try await target.change(.enrolCodeIssue, [("user", name), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))], settings: settings) {
-                try await $0.administration.issueEnrolmentCode(user: name, hash: hash, expires: expires)
+            let code = try await target.withStore(settings) { opened in
+                try await VerifierUserCommand.applying(opened) {
+                    try await CodeIssuing(
+                        administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine()),
+                        codeLength: settings.codeLength, lookupKey: lookupKey
+                    ).issueEnrolment(user: name, expires: expires)
+                }
             }
-            code.withASCIIBytes { writeLine(String(decoding: $0, as: UTF8.self)) }
+            writeLine(code)
         }
     }
 }

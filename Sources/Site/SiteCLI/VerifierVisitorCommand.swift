@@ -15,10 +15,10 @@ struct VerifierVisitorCommand: AsyncParsableCommand {
         subcommands: [Issue.self, List.self, Revoke.self])
 
     /// Passes issued and revoked by the command line's user, as the audit names them.
-    static func issuing(_ opened: OpenedVerifierStore, _ settings: VerifierServerConfiguration) -> VisitorPassIssuing {
+    static func issuing(_ opened: OpenedVerifierStore, _ settings: VerifierServerConfiguration) throws -> VisitorPassIssuing {
         VisitorPassIssuing(
             administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine()),
-            codeLength: settings.codeLength, maxDays: settings.visitorPassMaxDays)
+            codeLength: settings.codeLength, limits: VerifierAssembly.visitorPassLimits(settings), lookupKey: try VerifierAssembly.lookupKey(settings))
     }
 
     /// `visitor issue --visitor NAME --host USER --doors ... --until ...`: the code printed once.

@@ -24,6 +24,10 @@ public struct VerifierServerConfiguration: Sendable {
     /// `visitor_pass_max_uses`: the most uses of a pass an API token without the users scope
     /// may issue (default 20; such a token may not issue an unlimited one).
     public var visitorPassMaxUses = 20
+    /// `visitor_pass_max_live_per_host`: the most live visitor passes one host may have (default 50).
+    public var visitorPassMaxLivePerHost = 50
+    /// `visitor_pass_max_live`: the most live visitor passes at the site (default 5,000).
+    public var visitorPassMaxLive = 5_000
     /// `check_in_seconds`: how often an adopted door asks the site for a rotation of its
     /// secret (`POST /v1/check-in`; default 60).
     public var checkInSeconds = 60
@@ -91,6 +95,8 @@ extension ConfigLoader {
         let codeLength = reader.int("code_length", default: 8, range: 6...12)
         let visitorPassMaxDays = reader.int("visitor_pass_max_days", default: 90, range: 1...3_660)
         let visitorPassMaxUses = reader.int("visitor_pass_max_uses", default: 20, range: 1...10_000)
+        let visitorPassMaxLivePerHost = reader.int("visitor_pass_max_live_per_host", default: 50, range: 1...100_000)
+        let visitorPassMaxLive = reader.int("visitor_pass_max_live", default: 5_000, range: 1...1_000_000)
         let checkInSeconds = reader.int("check_in_seconds", default: 60, range: 1...3_600)
         let lockout = LockoutSection.read(reader.child("lockout"))
         let maxBody = reader.int("max_body_bytes", default: 16_384, range: 1_024...1_048_576)
@@ -126,6 +132,8 @@ extension ConfigLoader {
         configuration.eventsKeepDays = keepDays
         configuration.visitorPassMaxDays = visitorPassMaxDays
         configuration.visitorPassMaxUses = visitorPassMaxUses
+        configuration.visitorPassMaxLivePerHost = visitorPassMaxLivePerHost
+        configuration.visitorPassMaxLive = visitorPassMaxLive
         configuration.checkInSeconds = checkInSeconds
         configuration.eventsMaxRecordsPerMinute = quotaRecords
         configuration.eventsMaxBytesPerDay = quotaBytes

@@ -20,8 +20,9 @@ public struct ConsoleServices: Sendable {
     public let tokens: (any APITokenStore)?
     /// Webhook subscriptions and deliveries (nil: none on this console or API).
     public let webhooks: (any WebhookStore)?
-    /// The longest window of a visitor pass issued here (`server.visitor_pass_max_days`).
-    public var visitorPassMaxDays = 90
+    /// How long a visitor pass issued here may last, and how many may be live
+    /// (`server.visitor_pass_max_days`, `_max_live_per_host`, `_max_live`).
+    public var visitorPassLimits = VisitorPassLimits()
     /// The most uses of a pass a token without the users scope issues (`server.visitor_pass_max_uses`).
     public var visitorPassMaxUses = 20
     /// Where a webhook added here may go (`server.webhooks`; default: public addresses only).

@@ -30,7 +30,7 @@ extension ConsoleHandler {
         }
         let site = try await services.administration.siteRules()
         var data: [String: Any] = [
-            "passes": rows, "zone": zone.identifier, "maxDays": String(services.visitorPassMaxDays),
+            "passes": rows, "zone": zone.identifier, "maxDays": String(services.visitorPassLimits.maxDays),
             "levels": site.access.levels.keys.sorted().map { ["name": $0] }, "schedules": site.schedules.keys.sorted().map { ["name": $0] },
         ]
         for (key, value) in form { data["form_" + key] = value }
@@ -95,6 +95,7 @@ extension ConsoleHandler {
 
     func visitorPasses(_ visit: Visit) -> VisitorPassIssuing {
         VisitorPassIssuing(
-            administration: services.administration, changes: changes(visit), codeLength: services.codeLength, maxDays: services.visitorPassMaxDays)
+            administration: services.administration, changes: changes(visit), codeLength: services.codeLength, limits: services.visitorPassLimits,
+            lookupKey: services.lookupKey)
     }
 }

@@ -27,24 +27,18 @@ struct CredentialChanges: Sendable {
     /// Issues a one-time code for `user` (at `door` only, or any door they may open), valid
     /// for `seconds`; the code and when it expires.
     func issueCode(user: String, door: String?, seconds: TimeInterval) async throws -> (code: String, expires: Date) {
-        let code = OneTimeCode.make(length: services.codeLength)
-        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
         let expires = services.now().addingTimeInterval(seconds)
-        try await changes.apply(.codeIssue, [("user", user), ("door", door ?? "any"), ("expires", ConsoleTime.stamp(expires))]) {
-            try await services.administration.issueCode(user: user, hash: hash, expires: expires, door: door)
-        }
-        return (code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }, expires)
+        return (try await codes.issue(user: user, door: door, expires: expires), expires)
     }
 
     /// Issues an enrolment code (a PIN chosen at a door) for `user`, valid for `seconds`.
     func issueEnrolmentCode(user: String, seconds: TimeInterval) async throws -> (code: String, expires: Date) {
-        let code = OneTimeCode.make(length: max(services.codeLength, EntryOptions.lengthRange.lowerBound))
-        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
         let expires = services.now().addingTimeInterval(seconds)
-        try await changes.apply(.enrolCodeIssue, [("user", user), ("expires", ConsoleTime.stamp(expires))]) {
-            try await services.administration.issueEnrolmentCode(user: user, hash: hash, expires: expires)
-        }
-        return (code.withASCIIBytes { String(decoding: $0, as: UTF8.self) }, expires)
+        return (try await codes.issueEnrolment(user: user, expires: expires), expires)
+    }
+
+    private var codes: CodeIssuing {
+        CodeIssuing(administration: services.administration, changes: changes, codeLength: services.codeLength, lookupKey: services.lookupKey)
     }
 
     /// Revokes unused code `id`; ``UserEditError`` when it was used, expired or revoked already.

@@ -78,6 +78,15 @@ public struct DoorCheckIn: Sendable {
             }
         }
         do {
+            // Signed with the site secret, which every door given it holds: only a door the site
+            // has heard of is answered, so that secret cannot make a settings row for any name.
+            if case .siteSecret = try await keys.store.doorKey(terminal: terminal),
+                try await !keys.store.recentEvents(perTerminal: 1).contains(where: { $0.terminal == terminal })
+            {
+                return .unauthenticated(
+                    "door '\(terminal)' signed with the site secret and has not reported to this site (forwarded events or a status); "
+                        + "a check-in is taken from an adopted door (kioskpad pair) or one with its own secret (verifier terminal add)")
+            }
             var answer = "{\"check_in_s\":\(interval)"
             let signing = try await replica.signingKeys()
             if let statement = signing.statement(forDoorTrusting: trusted) {
@@ -86,7 +95,7 @@ public struct DoorCheckIn: Sendable {
                 let signature = try statement.signature(terminalID: terminal, signer: signing.current)
                 answer += ",\"replica_key\":{\"\(statement.property)\":\"\(statement.key)\",\"signature\":\"\(signature)\"}"
             }
-            if case .own(let current, let next?, _) = try await keys.store.doorKey(terminal: terminal) {
+            if case .own(let current, let next?, _, _) = try await keys.store.doorKey(terminal: terminal) {
                 answer += ",\"rotation\":{\"sealed\":\"\(try SecretRotationSeal.seal(next, current: current, terminalID: terminal))\"}"
             }
             try await settings.noteSettings(

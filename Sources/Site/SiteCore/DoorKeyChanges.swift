@@ -23,7 +23,8 @@ public struct DoorKeyChanges: Sendable {
     /// given its secret by hand, a retired door or one whose rotation still waits.
     public func rotate(terminalID: String) async throws {
         try await changes.apply(.doorRotate, [("terminal_id", terminalID)]) {
-            try await administration.startRotation(terminalID: terminalID, next: WebhookSecret.generate())
+            try await administration.startRotation(
+                terminalID: terminalID, next: WebhookSecret.generate(), deadline: changes.now().addingTimeInterval(DoorKey.rotationWindow))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KioskPadAccess
+import KioskPadStorage
 
 /// The one signature check of every door endpoint: a door with a secret of its own
 /// (`verifier terminal add`, or adopted) must sign with it, and the site secret is refused
@@ -34,8 +35,14 @@ enum DoorSignature {
         case .siteSecret:
             guard let siteSecret else { return .noKey }
             return failure(siteSecret).map { .refused($0.description) } ?? .signed
-        case .own(let current, let next, let previous):
-            guard let refused = failure(current) else { return .signed }
+        case .own(let current, let next, let previous, let deadline):
+            guard let refused = failure(current) else {
+                guard let deadline, next != nil, now > deadline else { return .signed }
+                return .refused(
+                    "door \(terminal ?? "") did not pick up its new secret by \(UTCTimestamp.rfc3339(deadline, milliseconds: false)) "
+                        + "(\(Int(DoorKey.rotationWindow / 86_400)) days after its rotation started): its old secret is refused; adopt it again (kioskpad pair)"
+                )
+            }
             if let next, let terminal, failure(next) == nil {
                 _ = try await store.finishRotation(terminal: terminal, next: next, now: now)
                 return .signed

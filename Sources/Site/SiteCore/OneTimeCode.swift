@@ -16,6 +16,20 @@ public enum OneTimeCode {
         return digits.take()
     }
 
+    /// What a code attempt with no candidate row checks, so a wrong code costs what a right
+    /// one does (one hash at the codes' work factor) when a lookup tag left nothing to check.
+    static let decoy = PINHash(iterations: hashIterations, salt: [UInt8](repeating: 0, count: 16), hash: [UInt8](repeating: 0, count: 32))
+
+    /// The first of `codes` and of `passes` whose hash `value` matches; every hash is checked
+    /// (no early exit), and the ``decoy`` when there is none to check.
+    public static func match(_ value: SecretDigits, among codes: [IssuedCode], passes: [IssuedVisitorPass]) -> (IssuedCode?, IssuedVisitorPass?) {
+        if codes.isEmpty, passes.isEmpty {
+            _ = decoy.matches(value)
+            return (nil, nil)
+        }
+        return (match(value, among: codes), match(value, among: passes))
+    }
+
     /// The first of `codes` whose hash `value` matches; every hash is checked (no early exit).
     public static func match(_ value: SecretDigits, among codes: [IssuedCode]) -> IssuedCode? {
         match(value, among: codes, hash: \.hash)

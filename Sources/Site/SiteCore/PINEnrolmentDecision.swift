@@ -50,6 +50,8 @@ extension ReferenceVerifier {
             let policy = settings.lockout
             let locked = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
             let choice = locked ? nil : try await ReferenceVerifier.enrolmentChoice(decoded, now: now, store: store, lookup: settings.lookupKey)
+            let answerBy = request.answerBy
+            try TooLate.check(answerBy)
             let outcome = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { tracker, transaction in
                 if try await !transaction.claimRequestID(requestID, now: now) { throw Replayed() }
                 let outcome: EnrolmentOutcome
@@ -69,9 +71,14 @@ extension ReferenceVerifier {
                 if let kept = KeptAnswer(.enrolment(outcome), terminal: decoded.terminalID, attemptID: decoded.attemptID, request: request) {
                     try await transaction.keepAnswer(requestID: requestID, kept)
                 }
+                // Past the door's wait nothing is kept: the code stays usable, the PIN unchanged.
+                try TooLate.check(answerBy)
                 return outcome
             }
             return .enrolment(outcome)
+        } catch let late as TooLate {
+            try? await store.audit(fields + [("result", "error"), ("reason", late.reason(request))])
+            return .unavailable
         } catch is Replayed {
             return await repeatOrRefuse(
                 terminal: decoded.terminalID, attemptID: decoded.attemptID, kind: "enrol", requestID: requestID, request, source: source, now: now)
@@ -103,14 +110,15 @@ extension ReferenceVerifier {
         }
     }
 
-    /// Every live enrolment code's hash is checked (no early exit); for a match, the PIN's
+    /// The live enrolment codes the typed code can match are checked (with a lookup key: its
+    /// tag's and the untagged ones; without, every one; no early exit); for a match, the PIN's
     /// strength, then the user's PIN lines (each checked), then the new hash, at the work
     /// factor of the user's PIN now (the default for a user without one).
     nonisolated static func enrolmentChoice(
         _ request: EnrolmentRequestBody.Decoded, now: Date, store: any VerifierStore, lookup: LookupKey?
     ) async throws -> EnrolmentChoice? {
-        let codes = try await store.liveEnrolmentCodes(now: now)
-        guard let code = try await HashingPool.shared.run(.door, { OneTimeCode.match(request.code, among: codes) }) else { return nil }
+        let codes = try await store.liveEnrolmentCodes(now: now, lookupTag: lookup?.codeTag(request.code))
+        guard let code = try await HashingPool.shared.run(.door, { OneTimeCode.match(request.code, among: codes, passes: []).0 }) else { return nil }
         if WeakPIN.problem(request.pin) != nil { return EnrolmentChoice(code: code, refusal: .weakPIN, hash: nil, tag: nil) }
         let lines = try await store.lines(of: code.user)
         let pin = request.pin

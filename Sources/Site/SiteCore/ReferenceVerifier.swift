@@ -55,10 +55,16 @@ public actor ReferenceVerifier {
         /// is chosen and the signature checked before the body is parsed (nil: an older
         /// door, whose body is parsed for its `terminal_id` instead).
         public var terminal: String?
+        /// The `kioskpad-wait-ms` header (``AnswerWait``): how long the door waits for this
+        /// answer from when it sent the request; nil: an older door, decided as before.
+        public var waitMilliseconds: Int?
+        /// When the request arrived (its body read): the door's wait is counted from here.
+        public var arrived: ContinuousClock.Instant
 
         public init(
             contentType: String?, webhookID: String?, webhookTimestamp: String?, webhookSignature: String?,
-            body: [UInt8], source: String? = nil, terminal: String? = nil
+            body: [UInt8], source: String? = nil, terminal: String? = nil, waitMilliseconds: Int? = nil,
+            arrived: ContinuousClock.Instant = .now
         ) {
             self.contentType = contentType
             self.webhookID = webhookID
@@ -67,6 +73,14 @@ public actor ReferenceVerifier {
             self.body = body
             self.source = source
             self.terminal = terminal
+            self.waitMilliseconds = waitMilliseconds
+            self.arrived = arrived
+        }
+
+        /// Until when a decision can still reach the door (``AnswerWait/usable(_:)``); nil: no
+        /// wait was given.
+        public var answerBy: ContinuousClock.Instant? {
+            waitMilliseconds.map { arrived + AnswerWait.usable($0) }
         }
     }
 
@@ -173,8 +187,12 @@ public actor ReferenceVerifier {
             // transaction, which then only makes the claims the hashes chose.
             let lockedOnArrival = try await store.lockout(terminal: decoded.terminalID, policy: policy).isLocked(at: moment)
             let rules = self.rules
+            // Past the door's wait (its turn came too late), before the hashes and after them.
+            let answerBy = request.answerBy
+            try TooLate.check(answerBy)
             let candidate =
                 lockedOnArrival ? .none : try await ReferenceVerifier.candidate(decoded, now: now, store: store, lookup: settings.lookupKey, rules: rules)
+            try TooLate.check(answerBy)
             let time = timestamp(clock())
             let unlockSeconds = settings.unlockSeconds
             decision = try await store.commitAttempt(terminal: decoded.terminalID, policy: policy) { [requestID] tracker, transaction in
@@ -205,8 +223,14 @@ public actor ReferenceVerifier {
                     // The silent alarm is raised even though the rules kept the door shut.
                     try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
                 }
+                // The last step before the commit: past the door's wait, nothing is kept.
+                try TooLate.check(answerBy)
                 return decision
             }
+        } catch let late as TooLate {
+            try? await store.audit(
+                ReferenceVerifier.attemptFields(decoded, time: timestamp(clock())) + [("decision", "error"), ("reason", late.reason(request))])
+            return .unavailable
         } catch is Replayed {
             return await repeatOrRefuse(
                 terminal: decoded.terminalID, attemptID: decoded.attemptID, kind: decoded.kind.rawValue, requestID: requestID, request, source: source, now: now
@@ -351,8 +375,11 @@ public actor ReferenceVerifier {
         case .code:
             let seconds = Int(now.timeIntervalSince1970)
             let totpUsers = try await store.totpUsers()
-            let codes = try await store.liveCodes(now: now)
-            let passes = try await store.liveVisitorPasses(now: now)
+            // With a lookup key, only the codes and passes of the typed code's tag (and any
+            // untagged ones) are hashed: one PBKDF2 whatever the number of live passes.
+            let tag = lookup?.codeTag(value)
+            let codes = try await store.liveCodes(now: now, lookupTag: tag)
+            let passes = try await store.liveVisitorPasses(now: now, lookupTag: tag)
             return try await HashingPool.shared.run(.door) {
                 let steps: [(name: String, step: Int)] = value.withASCIIBytes { candidate in
                     totpUsers.compactMap { user in
@@ -360,7 +387,8 @@ public actor ReferenceVerifier {
                         return (user.name, step)
                     }
                 }
-                return .code(totpSteps: steps, issued: OneTimeCode.match(value, among: codes), pass: OneTimeCode.match(value, among: passes))
+                let (issued, pass) = OneTimeCode.match(value, among: codes, passes: passes)
+                return .code(totpSteps: steps, issued: issued, pass: pass)
             }
         }
     }

@@ -8,12 +8,14 @@ import KioskPadCore
 public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, VisitorPassAdministration, CardLearningAdministration, DoorPairingStore,
     DoorSettingsStore
 {
-    /// Stores a new one-time code's hash for `user` (an existing user), valid until
-    /// `expires`, at `door` only (nil: any door the user may open).
-    func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws
-    /// Stores a new enrolment code's hash for `user` (an existing user), valid until
-    /// `expires`: typed at a door with `entry.enrolment`, it lets the user choose their PIN.
-    func issueEnrolmentCode(user: String, hash: PINHash, expires: Date) async throws
+    /// Stores a new one-time code's hash and lookup tag for `user` (an existing user), valid
+    /// until `expires`, at `door` only (nil: any door the user may open); ``CodeTagInUse``
+    /// when a live code or pass has `lookupTag` (``CodeIssuing`` draws again).
+    func issueCode(user: String, hash: PINHash, lookupTag: String?, expires: Date, door: String?) async throws
+    /// Stores a new enrolment code's hash and lookup tag for `user` (an existing user), valid
+    /// until `expires`: typed at a door with `entry.enrolment`, it lets the user choose their
+    /// PIN; ``CodeTagInUse`` as for ``issueCode(user:hash:lookupTag:expires:door:)``.
+    func issueEnrolmentCode(user: String, hash: PINHash, lookupTag: String?, expires: Date) async throws
     /// Every terminal with lockout state, sorted by terminal.
     func lockouts(policy: LockoutPolicy) async throws -> [TerminalLockout]
     /// Forgets `terminal`'s lockout and denials; false when it had none.
@@ -31,7 +33,7 @@ public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, Visitor
     /// Starts rotating adopted door `terminalID`'s secret: `next` is accepted beside the
     /// current one until the door signs with it (``VerifierStore/finishRotation(terminal:next:)``).
     /// Refused for a door given its secret by hand, a retired one, or one with a rotation waiting.
-    func startRotation(terminalID: String, next: WebhookSecret) async throws
+    func startRotation(terminalID: String, next: WebhookSecret, deadline: Date) async throws
     /// Retires door `terminalID` at `now`: every request naming it is refused from then on,
     /// its acknowledged alerts are forgotten and it is no longer watched for silence.
     func retireDoor(terminalID: String, now: Date) async throws

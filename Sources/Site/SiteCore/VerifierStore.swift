@@ -7,7 +7,7 @@ import KioskPadCore
 /// One SQLite file (one instance) or one PostgreSQL database (several instances) hold it.
 ///
 /// An attempt is decided in two parts. The slow part, the PIN hashes, reads only
-/// (``users(lookupTag:keyID:)``, ``totpUsers()``, ``liveCodes(now:)``) and holds no lock.
+/// (``users(lookupTag:keyID:)``, ``totpUsers()``, ``liveCodes(now:lookupTag:)``) and holds no lock.
 /// Then ``commitAttempt(terminal:policy:_:)`` makes what the attempt changes (its request's
 /// id in the replay cache, lockout, code use, TOTP step) and its audit record one
 /// transaction, committed before the answer is sent. Any error a store throws makes the attempt `unavailable` (503), never a grant.
@@ -26,13 +26,17 @@ public protocol VerifierStore: Sendable {
     func replicaTagKey() async throws -> ReplicaTagKey?
     /// The enabled users that have a TOTP secret.
     func totpUsers() async throws -> [UserRecord]
-    /// The one-time codes not used and not expired at `now`.
-    func liveCodes(now: Date) async throws -> [IssuedCode]
-    /// The enrolment codes (a PIN chosen at the door) not used and not expired at `now`.
-    func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode]
+    /// The one-time codes not used and not expired at `now`. With `lookupTag` (the typed
+    /// code's ``LookupKey/codeTag(_:)``) only those that can match it: that tag's, and those
+    /// with no tag of its key (issued before the key, or under another); nil: every one.
+    func liveCodes(now: Date, lookupTag: String?) async throws -> [IssuedCode]
+    /// The enrolment codes (a PIN chosen at the door) not used and not expired at `now`,
+    /// narrowed by `lookupTag` as ``liveCodes(now:lookupTag:)`` are.
+    func liveEnrolmentCodes(now: Date, lookupTag: String?) async throws -> [IssuedCode]
     /// The visitor passes not revoked, with a use left, whose window ended less than a day
-    /// before `now` (a pass just past its end is still matched, to be refused as `expired`).
-    func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass]
+    /// before `now` (a pass just past its end is still matched, to be refused as `expired`),
+    /// narrowed by `lookupTag` as ``liveCodes(now:lookupTag:)`` are.
+    func liveVisitorPasses(now: Date, lookupTag: String?) async throws -> [IssuedVisitorPass]
     /// The key door `terminal` signs with: the site secret, its own (`verifier terminal add`,
     /// or given when it was adopted) with the next one while a rotation waits, or retired.
     func doorKey(terminal: String) async throws -> DoorKey
@@ -112,6 +116,23 @@ public protocol AttemptTransaction: Sendable {
     /// replaced (the TOTP secret stays), or a PIN line added for a user with cards only; false
     /// for no such user.
     func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool
+}
+
+extension VerifierStore {
+    /// Every live one-time code (no lookup tag narrows them).
+    public func liveCodes(now: Date) async throws -> [IssuedCode] {
+        try await liveCodes(now: now, lookupTag: nil)
+    }
+
+    /// Every live enrolment code.
+    public func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode] {
+        try await liveEnrolmentCodes(now: now, lookupTag: nil)
+    }
+
+    /// Every live visitor pass.
+    public func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass] {
+        try await liveVisitorPasses(now: now, lookupTag: nil)
+    }
 }
 
 /// A one-time code as the store keeps it: its hash, never the code.

@@ -208,10 +208,14 @@ public struct VisitorPassRequest: Sendable, Equatable {
 /// The visitor passes an administrator issues, lists and revokes (by the command line, the
 /// console or the API, each through ``VisitorPassIssuing``).
 public protocol VisitorPassAdministration: Sendable {
-    /// Stores a pass for `request` with the code's `hash`, in one transaction that first reads
-    /// the site's zone and checks the request (``VisitorPassRequest/check(now:zone:maxDays:)``),
-    /// that the host is a user and that its levels and schedule exist; the stored pass.
-    func issueVisitorPass(_ request: VisitorPassRequest, hash: PINHash, now: Date, maxDays: Int, issuedBy: String) async throws -> VisitorPass
+    /// Stores a pass for `request` with the code's `hash` and lookup tag, in one transaction
+    /// that first reads the site's zone and checks the request
+    /// (``VisitorPassRequest/check(now:zone:maxDays:)``), that the host is a user and that its
+    /// levels and schedule exist, and that the host and the site are within `limits`' live
+    /// passes; the stored pass. ``CodeTagInUse`` when a live code or pass has `lookupTag`.
+    func issueVisitorPass(
+        _ request: VisitorPassRequest, hash: PINHash, lookupTag: String?, now: Date, limits: VisitorPassLimits, issuedBy: String
+    ) async throws -> VisitorPass
     /// Every pass that has not ended before `since` (ended: revoked, used up or expired), and
     /// the site's time zone to read their windows in; newest first.
     func visitorPasses(since: Date) async throws -> (passes: [VisitorPass], zone: TimeZone)

@@ -3,23 +3,28 @@ import KioskPadAccess
 import KioskPadCore
 
 /// The one way a visitor pass is issued or revoked, whatever it came through (the command
-/// line, the console, the API): the code is made from the system's generator and hashed on
-/// the ``HashingPool`` (never on a cooperative thread), the pass stored by the store's checks,
-/// then one audit record (`visitor_pass_issue`, `visitor_pass_revoke`). The code is returned
-/// once and never stored, logged or audited.
+/// line, the console, the API): the code is drawn as ``CodeIssuing`` draws one (the system's
+/// generator, hashed on the ``HashingPool``, never on a cooperative thread, tagged with the
+/// site's lookup key when it has one), the pass stored by the store's checks and within the
+/// site's ``VisitorPassLimits``, then one audit record (`visitor_pass_issue`,
+/// `visitor_pass_revoke`). The code is returned once and never stored, logged or audited.
 public struct VisitorPassIssuing: Sendable {
     let administration: any VisitorPassAdministration
     let changes: AdministratorChanges
     /// Digits of a pass's code (`server.code_length`).
     let codeLength: Int
-    /// The longest window a pass may have (`server.visitor_pass_max_days`).
-    let maxDays: Int
+    let limits: VisitorPassLimits
+    let lookupKey: LookupKey?
 
-    public init(administration: any VisitorPassAdministration, changes: AdministratorChanges, codeLength: Int, maxDays: Int) {
+    public init(
+        administration: any VisitorPassAdministration, changes: AdministratorChanges, codeLength: Int, limits: VisitorPassLimits,
+        lookupKey: LookupKey?
+    ) {
         self.administration = administration
         self.changes = changes
         self.codeLength = codeLength
-        self.maxDays = maxDays
+        self.limits = limits
+        self.lookupKey = lookupKey
     }
 
     /// A pass issued: the pass as stored, and its code (to show once).
@@ -30,13 +35,14 @@ public struct VisitorPassIssuing: Sendable {
 
     /// Issues a pass for `request` at `now`; ``UserEditError`` naming the field when it is refused.
     public func issue(_ request: VisitorPassRequest, now: Date) async throws -> Issued {
-        let code = OneTimeCode.make(length: codeLength)
-        let hash = try await HashingPool.shared.makeHash(code, iterations: OneTimeCode.hashIterations, lane: .console)
-        let pass = try await changes.apply(.visitorPassIssue) {
-            let pass = try await administration.issueVisitorPass(request, hash: hash, now: now, maxDays: maxDays, issuedBy: changes.administrator.name)
-            return (pass, request.auditFields(id: pass.id, rule: pass.rule))
+        let (pass, code) = try await changes.apply(.visitorPassIssue) {
+            let drawn = try await CodeIssuing.draw(length: codeLength, lookupKey: lookupKey) { hash, tag in
+                try await administration.issueVisitorPass(
+                    request, hash: hash, lookupTag: tag, now: now, limits: limits, issuedBy: changes.administrator.name)
+            }
+            return (drawn, request.auditFields(id: drawn.result.id, rule: drawn.result.rule))
         }
-        return Issued(pass: pass, code: code.withASCIIBytes { String(decoding: $0, as: UTF8.self) })
+        return Issued(pass: pass, code: code)
     }
 
     /// Revokes pass `id` at `now`; ``UserEditError`` when there is none or it was revoked already.

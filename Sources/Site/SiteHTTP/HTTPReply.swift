@@ -76,6 +76,8 @@ enum WebhookHeader {
     static let signature = HTTPField.Name("webhook-signature")
     /// The door a request comes from (``ClaimedTerminal``).
     static let terminal = HTTPField.Name(ClaimedTerminal.header)
+    /// How long the door waits for this answer (``AnswerWait``).
+    static let wait = HTTPField.Name(AnswerWait.header)
 
     static func value(_ name: HTTPField.Name?, in fields: HTTPFields) -> String? {
         name.flatMap { fields[$0] }

@@ -30,6 +30,11 @@ public struct SQLUserDirectory: VerifierAdministration {
         let removed = try await database.write { sql in
             let lines = try await sql.raw("DELETE FROM kioskpad_users WHERE name = \(bind: name) RETURNING 1").all().count
             try await sql.raw("DELETE FROM kioskpad_access WHERE user_name = \(bind: name)").run()
+            // What was issued to or hosted by this user ends with them, so a new user given the
+            // same name later inherits no code and no visitor (issue 78).
+            let at = Int64(Date().timeIntervalSince1970)
+            try await sql.raw("UPDATE kioskpad_codes SET used_at = \(bind: at) WHERE user_name = \(bind: name) AND used_at IS NULL").run()
+            try await sql.raw("UPDATE kioskpad_visitor_passes SET revoked_at = \(bind: at) WHERE host = \(bind: name) AND revoked_at IS NULL").run()
             return lines
         }
         guard removed > 0 else { throw UserEditError(description: "no user '\(name)' in \(location)") }
@@ -150,22 +155,39 @@ public struct SQLUserDirectory: VerifierAdministration {
         }
     }
 
-    public func issueCode(user: String, hash: PINHash, expires: Date, door: String?) async throws {
-        try await issueCode(user: user, hash: hash, expires: expires, door: door, purpose: "entry")
+    public func issueCode(user: String, hash: PINHash, lookupTag: String?, expires: Date, door: String?) async throws {
+        try await issueCode(user: user, hash: hash, lookupTag: lookupTag, expires: expires, door: door, purpose: "entry")
     }
 
-    public func issueEnrolmentCode(user: String, hash: PINHash, expires: Date) async throws {
-        try await issueCode(user: user, hash: hash, expires: expires, door: nil, purpose: "enrol")
+    public func issueEnrolmentCode(user: String, hash: PINHash, lookupTag: String?, expires: Date) async throws {
+        try await issueCode(user: user, hash: hash, lookupTag: lookupTag, expires: expires, door: nil, purpose: "enrol")
     }
 
-    private func issueCode(user: String, hash: PINHash, expires: Date, door: String?, purpose: String) async throws {
-        let issued = try await database.changed(
-            """
-            INSERT INTO kioskpad_codes (user_name, hash, expires_at, door, purpose)
-            SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door), \(bind: purpose)
-            WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(bind: user)) RETURNING 1
-            """)
+    private func issueCode(user: String, hash: PINHash, lookupTag: String?, expires: Date, door: String?, purpose: String) async throws {
+        let issued = try await database.write { sql in
+            if let lookupTag, try await Self.tagInUse(sql, lookupTag) { throw CodeTagInUse() }
+            return try await sql.raw(
+                """
+                INSERT INTO kioskpad_codes (user_name, hash, expires_at, door, purpose, lookup_tag, lookup_key_id)
+                SELECT \(bind: user), \(bind: hash.description), \(bind: Int64(expires.timeIntervalSince1970)), \(bind: door), \(bind: purpose),
+                    \(bind: lookupTag), \(bind: lookupTag.map(LookupKey.keyID(ofTag:)))
+                WHERE EXISTS (SELECT 1 FROM kioskpad_users WHERE name = \(bind: user)) RETURNING 1
+                """
+            ).all().count
+        }
         guard issued > 0 else { throw UserEditError(description: "no user '\(user)' in \(location) (see `kioskpad verifier user list`)") }
+    }
+
+    /// True when a one-time or enrolment code not used, or a visitor pass not revoked nor used
+    /// up, has lookup tag `tag`: the same digits would match both, so new ones are drawn.
+    static func tagInUse(_ sql: any SQLDatabase, _ tag: String) async throws -> Bool {
+        try await sql.raw(
+            """
+            SELECT 1 FROM kioskpad_codes WHERE lookup_tag = \(bind: tag) AND used_at IS NULL
+            UNION ALL SELECT 1 FROM kioskpad_visitor_passes
+            WHERE lookup_tag = \(bind: tag) AND revoked_at IS NULL AND (max_uses IS NULL OR uses < max_uses)
+            """
+        ).first() != nil
     }
 
     public func editSite<R: Sendable>(_ body: @escaping @Sendable (any SiteRulesTransaction) async throws -> R) async throws -> R {
@@ -211,7 +233,7 @@ public struct SQLUserDirectory: VerifierAdministration {
         }
     }
 
-    public func startRotation(terminalID: String, next: WebhookSecret) async throws {
+    public func startRotation(terminalID: String, next: WebhookSecret, deadline: Date) async throws {
         try await database.write { sql in
             guard
                 let row = try await sql.raw("SELECT next_secret, adopted_at, retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID)")
@@ -230,7 +252,12 @@ public struct SQLUserDirectory: VerifierAdministration {
                 throw UserEditError(
                     description: "door '\(terminalID)' has a rotation waiting already; it finishes when the door next checks in", kind: .conflict)
             }
-            try await sql.raw("UPDATE kioskpad_doors SET next_secret = \(bind: next.text) WHERE terminal_id = \(bind: terminalID)").run()
+            try await sql.raw(
+                """
+                UPDATE kioskpad_doors SET next_secret = \(bind: next.text), rotation_deadline = \(bind: Int64(deadline.timeIntervalSince1970))
+                WHERE terminal_id = \(bind: terminalID)
+                """
+            ).run()
         }
     }
 

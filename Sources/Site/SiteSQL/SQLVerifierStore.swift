@@ -28,20 +28,12 @@ public final class SQLVerifierStore: VerifierStore {
         self.replayWindow = replayWindow
     }
 
-    /// With a tag: four index searches, not a scan. SQLite uses no index for the `OR` of
-    /// these conditions, nor for the ranges under an `ORDER BY id`, so the parts are joined
-    /// with `UNION ALL` on both engines and put in order here. A tag's rows carry its key's
-    /// id, so the parts are disjoint.
+    /// With a tag: its rows and the untagged ones (``SQLLookupTags``), not a scan.
     public func users(lookupTag: String?, keyID: String?) async throws -> UsersFile {
         let rows = try await database.read { sql in
-            guard let lookupTag, let keyID else {
-                return try await sql.raw("SELECT id, \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled ORDER BY id").all()
-            }
-            let part: SQLQueryString = "SELECT id, \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled AND "
-            return try await sql.raw(
-                part + "lookup_tag = \(bind: lookupTag) UNION ALL " + part + "lookup_key_id IS NULL UNION ALL " + part
-                    + "lookup_key_id < \(bind: keyID) UNION ALL " + part + "lookup_key_id > \(bind: keyID)"
-            ).all().sorted { ((try? $0.integer("id")) ?? 0) < ((try? $1.integer("id")) ?? 0) }
+            let select: SQLQueryString = "SELECT id, \(unsafeRaw: userColumns) FROM kioskpad_users WHERE enabled"
+            guard let lookupTag, keyID != nil else { return try await sql.raw(select + " ORDER BY id").all() }
+            return try await SQLLookupTags.rows(sql, select, tag: lookupTag)
         }
         return UsersFile(users: try rows.map { try $0.userRecord() })
     }
@@ -72,23 +64,23 @@ public final class SQLVerifierStore: VerifierStore {
         }.map { try $0.userRecord() }
     }
 
-    public func liveCodes(now: Date) async throws -> [IssuedCode] {
-        try await liveCodes(now: now, purpose: "entry")
+    public func liveCodes(now: Date, lookupTag: String?) async throws -> [IssuedCode] {
+        try await liveCodes(now: now, purpose: "entry", lookupTag: lookupTag)
     }
 
-    public func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode] {
-        try await liveCodes(now: now, purpose: "enrol")
+    public func liveEnrolmentCodes(now: Date, lookupTag: String?) async throws -> [IssuedCode] {
+        try await liveCodes(now: now, purpose: "enrol", lookupTag: lookupTag)
     }
 
-    private func liveCodes(now: Date, purpose: String) async throws -> [IssuedCode] {
+    private func liveCodes(now: Date, purpose: String, lookupTag: String?) async throws -> [IssuedCode] {
         let seconds = Int64(now.timeIntervalSince1970)
         return try await database.read { sql in
-            try await sql.raw(
-                """
+            let select: SQLQueryString = """
                 SELECT id, user_name, hash, door FROM kioskpad_codes
-                WHERE used_at IS NULL AND expires_at > \(bind: seconds) AND purpose = \(bind: purpose) ORDER BY id
+                WHERE used_at IS NULL AND expires_at > \(bind: seconds) AND purpose = \(bind: purpose)
                 """
-            ).all()
+            guard let lookupTag else { return try await sql.raw(select + " ORDER BY id").all() }
+            return try await SQLLookupTags.rows(sql, select, tag: lookupTag)
         }.map { row in
             IssuedCode(
                 id: try row.integer("id"), user: try row.text("user_name"), hash: try PINHash(parsing: try row.text("hash")),
@@ -96,15 +88,15 @@ public final class SQLVerifierStore: VerifierStore {
         }
     }
 
-    public func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass] {
+    public func liveVisitorPasses(now: Date, lookupTag: String?) async throws -> [IssuedVisitorPass] {
         let since = Int64(now.timeIntervalSince1970) - 86_400
         return try await database.read { sql in
-            try await sql.raw(
-                """
+            let select: SQLQueryString = """
                 SELECT id, visitor, host, hash, rule FROM kioskpad_visitor_passes
-                WHERE revoked_at IS NULL AND ends_at > \(bind: since) AND (max_uses IS NULL OR uses < max_uses) ORDER BY id
+                WHERE revoked_at IS NULL AND ends_at > \(bind: since) AND (max_uses IS NULL OR uses < max_uses)
                 """
-            ).all()
+            guard let lookupTag else { return try await sql.raw(select + " ORDER BY id").all() }
+            return try await SQLLookupTags.rows(sql, select, tag: lookupTag)
         }.map { row in
             IssuedVisitorPass(
                 id: try row.integer("id"), visitor: try row.text("visitor"), host: try row.text("host"),
@@ -115,7 +107,7 @@ public final class SQLVerifierStore: VerifierStore {
     public func doorKey(terminal: String) async throws -> DoorKey {
         let row = try await database.read { sql in
             try await sql.raw(
-                "SELECT secret, next_secret, previous_secret, replaced_at, retired_at FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)"
+                "SELECT secret, next_secret, previous_secret, replaced_at, retired_at, rotation_deadline FROM kioskpad_doors WHERE terminal_id = \(bind: terminal)"
             ).first()
         }
         guard let row else { return .siteSecret }
@@ -126,7 +118,7 @@ public final class SQLVerifierStore: VerifierStore {
         }
         return .own(
             try WebhookSecret(parsing: try row.text("secret")), next: try row.optionalText("next_secret").map { try WebhookSecret(parsing: $0) },
-            previous: previous)
+            previous: previous, rotationDeadline: try row.optionalInteger("rotation_deadline").map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
     public func retiredDoors() async throws -> Set<String> {
@@ -140,7 +132,7 @@ public final class SQLVerifierStore: VerifierStore {
         try await database.changed(
             """
             UPDATE kioskpad_doors SET previous_secret = secret, replaced_at = \(bind: Int64(now.timeIntervalSince1970)), secret = next_secret,
-                next_secret = NULL
+                next_secret = NULL, rotation_deadline = NULL
             WHERE terminal_id = \(bind: terminal) AND next_secret = \(bind: next.text) AND retired_at IS NULL RETURNING 1
             """) > 0
     }

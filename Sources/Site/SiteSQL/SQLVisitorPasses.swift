@@ -7,13 +7,15 @@ import SiteCore
 /// Visitor passes in `kioskpad_visitor_passes` (schema version 14 and later): issued under the
 /// site's edit lock, so the names a pass was checked against stay until it is stored.
 extension SQLUserDirectory {
-    public func issueVisitorPass(_ request: VisitorPassRequest, hash: PINHash, now: Date, maxDays: Int, issuedBy: String) async throws -> VisitorPass {
+    public func issueVisitorPass(
+        _ request: VisitorPassRequest, hash: PINHash, lookupTag: String?, now: Date, limits: VisitorPassLimits, issuedBy: String
+    ) async throws -> VisitorPass {
         let locks = database.dialect.siteEditLocks
         return try await database.write { sql in
             for lock in locks { try await sql.raw(lock).run() }
             let site = SQLSiteRulesTransaction(sql: sql)
             let zone = Self.zone(try await Self.zoneName(sql))
-            try request.check(now: now, zone: zone, maxDays: maxDays)
+            try request.check(now: now, zone: zone, maxDays: limits.maxDays)
             guard try await sql.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: request.host) LIMIT 1").first() != nil else {
                 throw UserEditError(description: "host: there is no user '\(request.host)'; a pass's host is a user of the site")
             }
@@ -29,15 +31,21 @@ extension SQLUserDirectory {
             {
                 throw UserEditError(description: "schedule: there is no schedule '\(schedule)'; `kioskpad verifier schedule list` shows them")
             }
+            let live = try await Self.livePasses(sql, host: request.host, now: now)
+            if let problem = limits.problem(host: request.host, hostLive: live.host, siteLive: live.site) {
+                throw UserEditError(description: problem)
+            }
+            if let lookupTag, try await Self.tagInUse(sql, lookupTag) { throw CodeTagInUse() }
             let rule = request.rule(now: now, zone: zone)
             let endsAt = Int64(VisitorPassRequest.instant(request.validUntil.end, in: zone).timeIntervalSince1970)
             let issued = Int64(now.timeIntervalSince1970)
             guard
                 let row = try await sql.raw(
                     """
-                    INSERT INTO kioskpad_visitor_passes (visitor, host, hash, rule, max_uses, ends_at, issued_at, issued_by)
+                    INSERT INTO kioskpad_visitor_passes (visitor, host, hash, rule, max_uses, ends_at, issued_at, issued_by, lookup_tag, lookup_key_id)
                     VALUES (\(bind: request.visitor), \(bind: request.host), \(bind: hash.description), \(bind: rule.fields.joined(separator: " ")),
-                        \(bind: request.maxUses.map(Int64.init)), \(bind: endsAt), \(bind: issued), \(bind: issuedBy))
+                        \(bind: request.maxUses.map(Int64.init)), \(bind: endsAt), \(bind: issued), \(bind: issuedBy),
+                        \(bind: lookupTag), \(bind: lookupTag.map(LookupKey.keyID(ofTag:))))
                     RETURNING id
                     """
                 ).first()
@@ -46,6 +54,19 @@ extension SQLUserDirectory {
                 id: try row.integer("id"), visitor: request.visitor, host: request.host, rule: rule, maxUses: request.maxUses, uses: 0,
                 issued: Date(timeIntervalSince1970: TimeInterval(issued)), issuedBy: issuedBy)
         }
+    }
+
+    /// The live passes (not revoked, with a use left, not ended at `now`) of `host` and of
+    /// the whole site, as ``VisitorPassLimits`` counts them.
+    static func livePasses(_ sql: any SQLDatabase, host: String, now: Date) async throws -> (host: Int, site: Int) {
+        let row = try await sql.raw(
+            """
+            SELECT count(*) AS site, COALESCE(SUM(CASE WHEN host = \(bind: host) THEN 1 ELSE 0 END), 0) AS host
+            FROM kioskpad_visitor_passes
+            WHERE revoked_at IS NULL AND ends_at > \(bind: Int64(now.timeIntervalSince1970)) AND (max_uses IS NULL OR uses < max_uses)
+            """
+        ).first()
+        return (Int(try row?.integer("host") ?? 0), Int(try row?.integer("site") ?? 0))
     }
 
     public func visitorPasses(since: Date) async throws -> (passes: [VisitorPass], zone: TimeZone) {

@@ -477,5 +477,22 @@ public enum SiteMigrations {
             // window: a door's retry of that request (its first answer lost) gets it again.
             ["ALTER TABLE kioskpad_replay ADD COLUMN answer \(t.text)"]
         },
+        { t in
+            // Lookup tags of codes and visitor passes (the site's lookup key, as PIN lines have):
+            // a code typed at a door is hashed against its tag's rows and the untagged ones
+            // (issued before the key, or under an earlier one), not every live code and pass.
+            [
+                "ALTER TABLE kioskpad_codes ADD COLUMN lookup_tag \(t.text)",
+                "ALTER TABLE kioskpad_codes ADD COLUMN lookup_key_id \(t.text)",
+                "CREATE INDEX kioskpad_codes_lookup_tag ON kioskpad_codes (lookup_tag)",
+                "CREATE INDEX kioskpad_codes_lookup_key_id ON kioskpad_codes (lookup_key_id)",
+                "ALTER TABLE kioskpad_visitor_passes ADD COLUMN lookup_tag \(t.text)",
+                "ALTER TABLE kioskpad_visitor_passes ADD COLUMN lookup_key_id \(t.text)",
+                "CREATE INDEX kioskpad_visitor_passes_lookup_tag ON kioskpad_visitor_passes (lookup_tag)",
+                "CREATE INDEX kioskpad_visitor_passes_lookup_key_id ON kioskpad_visitor_passes (lookup_key_id)",
+                // Until when a started rotation keeps the door's current secret good.
+                "ALTER TABLE kioskpad_doors ADD COLUMN rotation_deadline \(t.bigint)",
+            ]
+        },
     ]
 }

@@ -79,7 +79,7 @@ struct APIVisitorPassRoutes: Sendable {
     func issuing(_ context: APIRequestContext) -> VisitorPassIssuing {
         VisitorPassIssuing(
             administration: services.administration, changes: changes.changes(context), codeLength: services.codeLength,
-            maxDays: services.visitorPassMaxDays)
+            limits: services.visitorPassLimits, lookupKey: services.lookupKey)
     }
 
     static func request(_ fields: StrictJSON.Fields) throws -> VisitorPassRequest {

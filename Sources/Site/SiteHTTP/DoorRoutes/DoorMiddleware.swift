@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import KioskPadAccess
 import NIOCore
 import SiteCore
 
@@ -43,7 +44,8 @@ struct DoorBodyReader: RouterMiddleware {
                 webhookTimestamp: WebhookHeader.value(WebhookHeader.timestamp, in: request.headers),
                 webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
                 body: buffer.readBytes(length: buffer.readableBytes) ?? [], source: source,
-                terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers))
+                terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers),
+                waitMilliseconds: AnswerWait.milliseconds(WebhookHeader.value(WebhookHeader.wait, in: request.headers)))
         } catch {
             let reason = "body missing or larger than \(route.maxBody) bytes"
             let empty = ReferenceVerifier.Incoming(
