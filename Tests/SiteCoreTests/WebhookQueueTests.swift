@@ -57,6 +57,26 @@ struct WebhookQueueTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aFullQueueDropsAndCountsWhatWouldNotFitWithoutStoppingTheChange(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        #expect(try await hooks.addWebhook(Self.subscription("dead", Set(WebhookEventType.allCases))))
+        #expect(try await hooks.addWebhook(Self.subscription("alerts", [.doorAlert])))
+        let store = under.store(webhookQueue: WebhookQueueLimits(maxPending: 3, maxPendingBytes: 100_000))
+        for index in 0..<5 { try await store.audit(Self.userAdded("user\(index)")) }
+        #expect(try await store.storeEvents([Self.doorRecord("forced_open")]) == 1, "the door's record is stored though the queue is full")
+        let counts = try await hooks.webhooks().map { "\($0.subscription.name):\($0.pending):\($0.dropped)" }
+        #expect(counts == ["alerts:1:0", "dead:3:3"], "a full queue keeps its oldest, drops and counts the rest; another's is untouched")
+        let records = try await under.auditRecords().filter { $0["action"] == "user_add" }
+        #expect(records.count == 5, "every change kept its audit record")
+        // By bytes: a queue whose bodies would pass the cap takes no more.
+        let small = under.store(webhookQueue: WebhookQueueLimits(maxPending: 1_000, maxPendingBytes: 1))
+        try await small.audit(Self.userAdded("one-more"))
+        #expect(try await hooks.webhooks().first { $0.subscription.name == "dead" }?.dropped == 4)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func aDecisionADoorMadeOfflineIsAuditedAndSentOnceWhenForwarded(_ kind: StoreUnderTest.Kind) async throws {
         let under = try await StoreUnderTest.make(kind)
         defer { Task { await under.destroy() } }

@@ -29,6 +29,10 @@ public final class StoreUnderTest: Sendable {
     public var tokens: any APITokenStore { console as! any APITokenStore }
     /// Webhook subscriptions and their queue, in the same database.
     public var webhooks: any WebhookStore { SQLWebhookStore(database: (console as! SQLConsoleStore).database) }
+    /// The same database's store with other webhook queue limits (as `server.webhooks.max_pending` sets them).
+    public func store(webhookQueue: WebhookQueueLimits) -> any VerifierStore {
+        SQLVerifierStore(database: (console as! SQLConsoleStore).database, instance: "test", webhookQueue: webhookQueue)
+    }
     /// The SQLite file (nil for PostgreSQL).
     public let sqlitePath: String?
     private let directory: URL

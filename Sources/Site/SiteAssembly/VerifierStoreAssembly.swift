@@ -34,6 +34,11 @@ public struct OpenedVerifierStore: Sendable {
 
 /// Opens the store a verifier config names, for as long as `body` runs.
 public enum VerifierStoreAssembly {
+    /// How much may wait per webhook subscription (`server.webhooks.max_pending`, `_bytes`).
+    static func webhookQueue(_ settings: VerifierServerConfiguration) -> WebhookQueueLimits {
+        WebhookQueueLimits(maxPending: settings.webhooks.maxPending, maxPendingBytes: settings.webhooks.maxPendingBytes)
+    }
+
     /// Opens `settings.store`: the SQLite file (made, as its owner, and migrated when
     /// `migrate`) or the PostgreSQL pool (migrated when `migrate`). `instance` names this
     /// process in audit rows. Errors name `server.sqlite.path` or `server.postgres.url`.
@@ -48,7 +53,7 @@ public enum VerifierStoreAssembly {
                 if migrate { _ = try await directory.signingKey() }
                 return try await body(
                     OpenedVerifierStore(
-                        store: SQLVerifierStore(database: database, instance: instance),
+                        store: SQLVerifierStore(database: database, instance: instance, webhookQueue: webhookQueue(settings)),
                         administration: directory, console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database),
                         webhooks: SQLWebhookStore(database: database), replica: directory,
                         location: sqlite.path,
@@ -61,7 +66,7 @@ public enum VerifierStoreAssembly {
                 if migrate { _ = try await directory.signingKey() }
                 return try await body(
                     OpenedVerifierStore(
-                        store: SQLVerifierStore(database: database, instance: instance),
+                        store: SQLVerifierStore(database: database, instance: instance, webhookQueue: webhookQueue(settings)),
                         administration: directory,
                         console: SQLConsoleStore(database: database), tokens: SQLConsoleStore(database: database),
                         webhooks: SQLWebhookStore(database: database), replica: directory,

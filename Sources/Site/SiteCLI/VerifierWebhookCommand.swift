@@ -47,15 +47,16 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
 
     /// `webhook list`: name, URL, types, queue; never a secret.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the webhooks: name, URL, event types, deliveries pending and failed.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the webhooks: name, URL, event types, deliveries pending and failed, and messages dropped by a full queue.")
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let hooks = try await target.withStore { opened in try await VerifierUserCommand.applying(opened) { try await opened.webhooks.webhooks() } }
-            for (hook, pending, failed) in hooks {
+            for (hook, pending, failed, dropped) in hooks {
                 writeLine(
                     "\(hook.name)\t\(WebhookTargetPolicy.shown(hook.url))\t\(WebhookEventType.text(hook.events))\tpending=\(pending)\tfailed=\(failed)"
-                )
+                        + (dropped > 0 ? "\tdropped=\(dropped) (queue full: server.webhooks.max_pending)" : ""))
             }
         }
     }

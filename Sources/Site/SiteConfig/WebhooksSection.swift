@@ -2,8 +2,8 @@ import KioskPadConfig
 import KioskPadEndpoints
 import Yams
 
-/// `server.webhooks:` where the site may send webhooks beyond public addresses. Only this file
-/// widens it; no API call or console form can.
+/// `server.webhooks:` where the site may send webhooks beyond public addresses (only this file
+/// widens it; no API call or console form can), and how much may wait per subscription.
 ///
 /// ```yaml
 /// webhooks:
@@ -15,6 +15,10 @@ public struct WebhookTargetSettings: Sendable, Equatable {
     public var allowTargets: [AllowedTarget] = []
     /// Hosts plain `http://` may go to besides loopback.
     public var allowHTTP: [AllowedTarget] = []
+    /// `max_pending`: messages that may wait per subscription (default 10,000).
+    public var maxPending = 10_000
+    /// `max_pending_bytes`: bytes of message bodies that may wait per subscription (default 10,000,000).
+    public var maxPendingBytes = 10_000_000
 
     public init() {}
 }
@@ -26,6 +30,8 @@ enum WebhooksSection {
         let reader = server.child("webhooks")
         settings.allowTargets = list(reader, "allow_targets")
         settings.allowHTTP = list(reader, "allow_http")
+        settings.maxPending = reader.int("max_pending", default: 10_000, range: 100...10_000_000)
+        settings.maxPendingBytes = reader.int("max_pending_bytes", default: 10_000_000, range: 100_000...100_000_000_000)
         reader.finish()
         return settings
     }

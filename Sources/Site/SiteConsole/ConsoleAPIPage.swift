@@ -38,7 +38,7 @@ extension ConsoleHandler {
             hookRows.append([
                 "name": hook.subscription.name, "url": WebhookTargetPolicy.shown(hook.subscription.url),
                 "events": WebhookEventType.text(hook.subscription.events),
-                "pending": hook.pending, "failedCount": hook.failed,
+                "pending": hook.pending, "failedCount": hook.failed, "dropped": hook.dropped,
                 "failed": failed.map { delivery -> [String: Any] in
                     [
                         "id": String(delivery.id), "hook": hook.subscription.name, "type": delivery.type.rawValue,

@@ -21,11 +21,16 @@ public final class SQLVerifierStore: VerifierStore {
     public let instance: String
     /// How long a `webhook-id` is remembered.
     public let replayWindow: TimeInterval
+    /// How much may wait per webhook subscription (`server.webhooks.max_pending`, `_bytes`).
+    public let webhookQueue: WebhookQueueLimits
 
-    public init(database: any SiteDatabase, instance: String, replayWindow: TimeInterval = ReplayWindow.seconds) {
+    public init(
+        database: any SiteDatabase, instance: String, replayWindow: TimeInterval = ReplayWindow.seconds, webhookQueue: WebhookQueueLimits = WebhookQueueLimits()
+    ) {
         self.database = database
         self.instance = instance
         self.replayWindow = replayWindow
+        self.webhookQueue = webhookQueue
     }
 
     /// With a tag: its rows and the untagged ones (``SQLLookupTags``), not a scan.
@@ -176,7 +181,7 @@ public final class SQLVerifierStore: VerifierStore {
                 ).all().count
                 stored += inserted
                 if inserted > 0, let message = WebhookMessage.forDoorRecord(event, now: now) {
-                    try await SQLWebhookStore.queue(message, in: sql, now: now)
+                    try await SQLWebhookStore.queue(message, in: sql, now: now, limits: webhookQueue)
                 }
                 if inserted > 0, let fields = OfflineDecisions.auditFields(event) { try await attempt(sql).audit(fields) }
             }
@@ -262,7 +267,7 @@ public final class SQLVerifierStore: VerifierStore {
 
     /// The statements of one attempt (or one claim, one audit record) in the transaction `sql`.
     private func attempt(_ sql: any SQLDatabase) -> SQLAttemptTransaction {
-        SQLAttemptTransaction(database: sql, instance: instance, replayWindow: replayWindow, dialect: database.dialect)
+        SQLAttemptTransaction(database: sql, instance: instance, replayWindow: replayWindow, dialect: database.dialect, webhookQueue: webhookQueue)
     }
 }
 
@@ -272,6 +277,8 @@ struct SQLAttemptTransaction: AttemptTransaction {
     let instance: String
     let replayWindow: TimeInterval
     let dialect: SiteDialect
+    /// How much may wait per webhook subscription.
+    let webhookQueue: WebhookQueueLimits
 
     /// Inserts the id, or takes over a row whose window has passed (its kept answer dropped);
     /// false for a live id.
@@ -349,6 +356,8 @@ struct SQLAttemptTransaction: AttemptTransaction {
             "INSERT INTO kioskpad_audit (instance, record) VALUES (\(bind: instance), \(dialect.json(try AuditRecordJSON.encode(fields))))"
         ).run()
         let now = Date()
-        if let message = try WebhookMessage.forAudit(fields, now: now) { try await SQLWebhookStore.queue(message, in: database, now: now) }
+        if let message = try WebhookMessage.forAudit(fields, now: now) {
+            try await SQLWebhookStore.queue(message, in: database, now: now, limits: webhookQueue)
+        }
     }
 }

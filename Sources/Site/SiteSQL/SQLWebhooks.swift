@@ -13,15 +13,31 @@ public struct SQLWebhookStore: WebhookStore {
         self.database = database
     }
 
-    /// Queues `message` for every subscription that wants its type, inside the caller's transaction.
-    static func queue(_ message: WebhookMessage, in sql: any SQLDatabase, now: Date) async throws {
+    /// Queues `message` for every subscription that wants its type and has room under
+    /// `limits`, inside the caller's transaction; a subscription without room counts it as
+    /// dropped (never an error: a full queue does not stop the change or the attempt).
+    static func queue(_ message: WebhookMessage, in sql: any SQLDatabase, now: Date, limits: WebhookQueueLimits) async throws {
+        let bytes = Int64(message.body.utf8.count)
+        let wants: SQLQueryString = "(events = '*' OR ',' || events || ',' LIKE \(bind: "%," + message.type.rawValue + ",%"))"
+        let pending = "FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'pending'"
         try await sql.raw(
             """
-            INSERT INTO kioskpad_webhook_deliveries (subscription, message_id, type, body, created_at, next_attempt_at)
-            SELECT name, \(bind: message.id), \(bind: message.type.rawValue), \(bind: message.body), \(bind: now.timeIntervalSince1970),
+            INSERT INTO kioskpad_webhook_deliveries (subscription, message_id, type, body, body_bytes, created_at, next_attempt_at)
+            SELECT name, \(bind: message.id), \(bind: message.type.rawValue), \(bind: message.body), \(bind: bytes), \(bind: now.timeIntervalSince1970),
                 \(bind: now.timeIntervalSince1970)
-            FROM kioskpad_webhooks WHERE events = '*' OR ',' || events || ',' LIKE \(bind: "%," + message.type.rawValue + ",%")
-            """
+            FROM kioskpad_webhooks w WHERE
+            """ + wants
+                + """
+                 AND (SELECT COUNT(*) \(unsafeRaw: pending)) < \(bind: Int64(limits.maxPending))
+                 AND (SELECT COALESCE(SUM(d.body_bytes), 0) \(unsafeRaw: pending)) + \(bind: bytes) <= \(bind: Int64(limits.maxPendingBytes))
+                """
+        ).run()
+        try await sql.raw(
+            "UPDATE kioskpad_webhooks SET dropped = dropped + 1 WHERE " + wants
+                + """
+                 AND NOT EXISTS (SELECT 1 FROM kioskpad_webhook_deliveries d
+                    WHERE d.subscription = kioskpad_webhooks.name AND d.message_id = \(bind: message.id))
+                """
         ).run()
     }
 
@@ -43,11 +59,11 @@ public struct SQLWebhookStore: WebhookStore {
         }
     }
 
-    public func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int)] {
+    public func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int, dropped: Int)] {
         let rows = try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT name, url, events, secret, allow_http, created_by, created_at,
+                SELECT name, url, events, secret, allow_http, created_by, created_at, dropped,
                     (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'pending') AS pending,
                     (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'failed') AS failed
                 FROM kioskpad_webhooks w ORDER BY name
@@ -55,7 +71,7 @@ public struct SQLWebhookStore: WebhookStore {
             ).all()
         }
         return try rows.map { row in
-            (try Self.subscription(row), Int(try row.integer("pending")), Int(try row.integer("failed")))
+            (try Self.subscription(row), Int(try row.integer("pending")), Int(try row.integer("failed")), Int(try row.integer("dropped")))
         }
     }
 

@@ -492,6 +492,12 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_visitor_passes_lookup_key_id ON kioskpad_visitor_passes (lookup_key_id)",
                 // Until when a started rotation keeps the door's current secret good.
                 "ALTER TABLE kioskpad_doors ADD COLUMN rotation_deadline \(t.bigint)",
+                // Bounded webhook queues: each delivery's size, summed per subscription from an
+                // index, and the messages a full queue dropped.
+                "ALTER TABLE kioskpad_webhook_deliveries ADD COLUMN body_bytes \(t.bigint) NOT NULL DEFAULT 0",
+                "UPDATE kioskpad_webhook_deliveries SET body_bytes = LENGTH(body)",
+                "CREATE INDEX kioskpad_webhook_deliveries_pending ON kioskpad_webhook_deliveries (subscription, body_bytes) WHERE state = 'pending'",
+                "ALTER TABLE kioskpad_webhooks ADD COLUMN dropped \(t.bigint) NOT NULL DEFAULT 0",
             ]
         },
     ]

@@ -16,7 +16,9 @@ struct APIWebhookRoutes: Sendable {
     static let fields: Set<String> = ["name", "url", "events", "allow_http"]
 
     func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        APIResponse.json(["webhooks": try await store.webhooks().map { Self.json($0.subscription, pending: $0.pending, failed: $0.failed) }])
+        APIResponse.json([
+            "webhooks": try await store.webhooks().map { Self.json($0.subscription, pending: $0.pending, failed: $0.failed, dropped: $0.dropped) }
+        ])
     }
 
     func add(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -40,7 +42,7 @@ struct APIWebhookRoutes: Sendable {
             guard let added = try await store.webhooks().first(where: { $0.subscription.name == name }) else {
                 return APIResponse.error(.serviceUnavailable, "the webhook was added but cannot be read back now")
             }
-            var body = Self.json(added.subscription, pending: added.pending, failed: added.failed)
+            var body = Self.json(added.subscription, pending: added.pending, failed: added.failed, dropped: added.dropped)
             body["secret"] = secret.text
             body["url"] = url
             return APIResponse.json(body, status: .created)
@@ -111,10 +113,10 @@ struct APIWebhookRoutes: Sendable {
         return try WebhookEventType.parse(words.joined(separator: ","))
     }
 
-    static func json(_ hook: WebhookSubscription, pending: Int, failed: Int) -> [String: Any] {
+    static func json(_ hook: WebhookSubscription, pending: Int, failed: Int, dropped: Int) -> [String: Any] {
         [
             "name": hook.name, "url": WebhookTargetPolicy.shown(hook.url), "events": hook.events.sorted().map(\.rawValue), "allow_http": hook.allowHTTP,
-            "created_by": hook.createdBy, "created": UTCTimestamp.rfc3339(hook.created), "pending": pending, "failed": failed,
+            "created_by": hook.createdBy, "created": UTCTimestamp.rfc3339(hook.created), "pending": pending, "failed": failed, "dropped": dropped,
         ]
     }
 

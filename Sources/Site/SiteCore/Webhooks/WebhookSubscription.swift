@@ -90,8 +90,9 @@ public protocol WebhookStore: Sendable {
     func addWebhook(_ subscription: WebhookSubscription) async throws -> Bool
     /// Removes subscription `name` and its queue; false when there is none.
     func removeWebhook(name: String) async throws -> Bool
-    /// Every subscription, by name, with its pending and failed counts.
-    func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int)]
+    /// Every subscription, by name, with its pending and failed counts and the messages it
+    /// dropped because its queue was full (``WebhookQueueLimits``).
+    func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int, dropped: Int)]
     /// The first undelivered message of each subscription, when it is due at `now` and no sender
     /// holds it: the next one each subscription may be sent, in order.
     func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery]
