@@ -82,6 +82,23 @@ struct DoorAdoptionTests {
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aDeliveryNeverConfirmedLeavesNoSecretAndNoNameOnceItsTimeRanOut(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let (door, _) = try await announce(store)
+        try await adoption(store).adopt(code: PairingCode.make(doorKey: door.doorKey, nonce: door.nonce), terminalID: "front-door", now: clock.now)
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil)
+        // The door never says it opened the delivery; its time runs out, and the next
+        // announcement (or the hourly sweep) takes the secret and the name back (issue 78).
+        clock.advance(DoorPairing.waitingSeconds + 1)
+        let (next, _) = try await announce(store, address: "192.0.2.12")
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil, "no live secret is left")
+        #expect(try await store.administration.pairing(id: door.id, now: clock.now) == nil)
+        try await adoption(store).adopt(code: PairingCode.make(doorKey: next.doorKey, nonce: next.nonce), terminalID: "front-door", now: clock.now)
+        #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil, "the name is free again")
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
     func refusalsNameWhatIsWrongAndStoreNothing(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }

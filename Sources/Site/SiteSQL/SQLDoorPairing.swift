@@ -7,9 +7,8 @@ import SiteCore
 /// Doors waiting to be adopted (schema version 16 and later): `kioskpad_pairing`.
 extension SQLUserDirectory {
     public func announceDoor(_ door: WaitingDoor, now: Date) async throws {
-        let expired = Int64(now.timeIntervalSince1970)
         try await database.write { sql in
-            try await sql.raw("DELETE FROM kioskpad_pairing WHERE expires_at <= \(bind: expired) AND state <> 'paired'").run()
+            try await Self.dropExpiredPairings(sql, now: now)
             let all = try await sql.raw("SELECT count(*) AS n FROM kioskpad_pairing WHERE state <> 'paired'").first()?.integer("n") ?? 0
             guard all < DoorPairing.maxWaiting else {
                 throw PairingRefusal("\(DoorPairing.maxWaiting) doors wait to be adopted already; try again in a few minutes", status: 429)
@@ -59,6 +58,7 @@ extension SQLUserDirectory {
 
     public func deliverPairing(id: String, terminalID: String, sealed: PairingSeal.Sealed, secret: WebhookSecret, now: Date) async throws {
         try await database.write { sql in
+            try await Self.dropExpiredPairings(sql, now: now)
             let taken = try await sql.raw("SELECT 1 FROM kioskpad_doors WHERE terminal_id = \(bind: terminalID) LIMIT 1").first() != nil
             guard !taken else {
                 throw PairingRefusal(
@@ -103,6 +103,20 @@ extension SQLUserDirectory {
             "UPDATE kioskpad_pairing SET state = 'paired', encapsulated_key = NULL, ciphertext = NULL WHERE id = \(bind: id) AND state = 'delivered' RETURNING 1"
         )
         guard changed > 0 else { throw PairingRefusal("no delivery is waiting for that door", status: 404) }
+    }
+
+    /// Drops the announcements whose time ran out at `now`, and with a delivery the door never
+    /// confirmed, the secret and the name that delivery gave (issue 78): nothing of an
+    /// unfinished adoption stays live. Run by every announcement and delivery, and hourly.
+    static func dropExpiredPairings(_ sql: any SQLDatabase, now: Date) async throws {
+        let expired = Int64(now.timeIntervalSince1970)
+        try await sql.raw(
+            """
+            DELETE FROM kioskpad_doors WHERE terminal_id IN (
+                SELECT terminal_id FROM kioskpad_pairing WHERE expires_at <= \(bind: expired) AND state = 'delivered' AND terminal_id IS NOT NULL)
+            """
+        ).run()
+        try await sql.raw("DELETE FROM kioskpad_pairing WHERE expires_at <= \(bind: expired) AND state <> 'paired'").run()
     }
 
     static func waitingDoor(_ row: any SQLRow) throws -> WaitingDoor {

@@ -212,9 +212,11 @@ public final class SQLVerifierStore: VerifierStore {
         }
     }
 
-    /// Also deletes webhook deliveries finished (delivered or given up) before `cutoff`.
+    /// Also deletes webhook deliveries finished (delivered or given up) before `cutoff`, and
+    /// adoptions left unfinished past their time (``SQLUserDirectory/dropExpiredPairings(_:now:)``).
     public func pruneEvents(before cutoff: Date, after future: Date) async throws -> Int {
         _ = try await database.changed("DELETE FROM kioskpad_webhook_deliveries WHERE finished_at < \(bind: cutoff.timeIntervalSince1970) RETURNING 1")
+        try await database.write { try await SQLUserDirectory.dropExpiredPairings($0, now: Date()) }
         return try await database.changed(
             "DELETE FROM kioskpad_events WHERE at < \(bind: cutoff.timeIntervalSince1970) OR at > \(bind: future.timeIntervalSince1970) RETURNING 1")
     }
