@@ -178,6 +178,53 @@ struct WebhookQueueTests {
     /// Every `*.example` name resolves to one public address here (no lookup leaves the test).
     static let publicTargets = WebhookTargets(resolve: { _ in [IPAddress(literal: "93.184.215.14")!] })
 
+    @Test func eachRetryWaitIsSpreadByTheJitter() {
+        let policy = WebhookRetryPolicy(delays: [10, 60], jitter: 0.2)
+        let waits = (0..<200).map { _ in policy.jitteredDelay(afterTry: 1) }
+        #expect(waits.allSatisfy { (8...12).contains($0) } && Set(waits).count > 100, "\(waits.min() ?? 0) to \(waits.max() ?? 0)")
+        #expect((0..<50).allSatisfy { _ in (48...72).contains(policy.jitteredDelay(afterTry: 5)) })
+        #expect(WebhookRetryPolicy(delays: [10], jitter: 0).jitteredDelay(afterTry: 1) == 10)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aSubscriptionFailingForTooLongIsDisabledOnceWithAnAlertAndEnabledByHand(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        #expect(try await hooks.addWebhook(Self.subscription("down", [.userChanged])))
+        #expect(try await hooks.addWebhook(Self.subscription("good", [.userChanged])))
+        let receivers = Receivers()
+        receivers.failing.withLock { _ = $0.insert("https://down.example/hook") }
+        let alerts = Mutex<[String]>([])
+        let policy = WebhookRetryPolicy(delays: [0.02], giveUpAfter: 600, timeout: 5, lease: 60, poll: 0.02, jitter: 0, disableAfter: 0.4)
+        let dispatcher = WebhookDispatcher(
+            store: hooks, transport: receivers, policy: policy, targets: Self.publicTargets, disabled: { name in alerts.withLock { $0.append(name) } })
+        let running = Task { await dispatcher.run() }
+        defer { running.cancel() }
+        try await under.store.audit(Self.userAdded("ana"))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, alerts.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(alerts.withLock { $0 } == ["down"], "disabled once, and only the failing one")
+        let listed = try await hooks.webhooks()
+        #expect(listed.first { $0.subscription.name == "down" }?.subscription.disabled != nil)
+        #expect(listed.first { $0.subscription.name == "good" }?.subscription.disabled == nil)
+        // Disabled: nothing more is tried; its message still waits.
+        let tries = receivers.count("https://down.example/hook")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(receivers.count("https://down.example/hook") == tries)
+        #expect(try await hooks.deliveries(subscription: "down", state: .pending, limit: 5).count == 1)
+        // Enabled, with the receiver back: the message goes.
+        receivers.failing.withLock { $0.removeAll() }
+        #expect(try await hooks.enableWebhook(name: "down"))
+        #expect(try await !hooks.enableWebhook(name: "down"), "enabled already")
+        let sent = Date().addingTimeInterval(20)
+        while Date() < sent, try await hooks.deliveries(subscription: "down", state: .delivered, limit: 5).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await hooks.deliveries(subscription: "down", state: .delivered, limit: 5).count == 1)
+        #expect(alerts.withLock { $0 } == ["down"])
+    }
+
     @Test(arguments: StoreUnderTest.Kind.allCases)
     func failuresAreRetriedThenGivenUpAndSentAgainWhileAHungReceiverHoldsOnlyItsOwnQueue(_ kind: StoreUnderTest.Kind) async throws {
         let under = try await StoreUnderTest.make(kind)

@@ -34,8 +34,9 @@ public enum VerifierAssembly {
             }
             let pruning = EventRetentionService(store: opened.store, keepDays: settings.eventsKeepDays, logger: logger)
             let webhooks = WebhookService(
-                store: opened.webhooks, silence: DoorSilenceWatch(store: opened.store, silentAfter: settings.console.silentAfter),
-                userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", targets: webhookTargets(settings), logger: logger)
+                store: opened.webhooks, audit: opened.store, silence: DoorSilenceWatch(store: opened.store, silentAfter: settings.console.silentAfter),
+                userAgent: "kioskpad-verifier/\(KioskPadVersion.version)", targets: webhookTargets(settings),
+                policy: WebhookRetryPolicy(disableAfter: TimeInterval(settings.webhooks.disableAfterHours) * 3_600), logger: logger)
             var services: [(String, any Service)] = [("doors' HTTP server", app), ("event retention", pruning), ("webhooks", webhooks)]
             if settings.console.enabled {
                 services.append(("console", try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening)))

@@ -54,15 +54,24 @@ final class WebhookHTTPTransport: WebhookTransport {
 /// quiet, which the dispatcher then sends.
 struct WebhookService: Service {
     let store: any WebhookStore
+    /// Where a subscription the dispatcher disabled is audited (`webhook_disable`, by `site`).
+    let audit: any VerifierStore
     let silence: DoorSilenceWatch
     let userAgent: String
     let targets: WebhookTargets
+    let policy: WebhookRetryPolicy
     let logger: Logger
 
     func run() async throws {
         let transport = WebhookHTTPTransport()
-        let logger = self.logger
-        let dispatcher = WebhookDispatcher(store: store, transport: transport, userAgent: userAgent, targets: targets, log: { logger.warning("\($0)") })
+        let (logger, audit, hours) = (self.logger, self.audit, Int(policy.disableAfter / 3_600))
+        let site = AdministratorChanges(store: audit, by: Administrator(name: "site", source: "site"))
+        let dispatcher = WebhookDispatcher(
+            store: store, transport: transport, policy: policy, userAgent: userAgent, targets: targets, log: { logger.warning("\($0)") },
+            disabled: { name in
+                let record = site.record(.webhookDisable, [("webhook", name), ("reason", "its receiver failed every try for \(hours) h")])
+                do { try await audit.audit(record) } catch { logger.error("webhook \(name): disabled, but not audited", metadata: ["error": "\(error)"]) }
+            })
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await dispatcher.run() }

@@ -11,7 +11,7 @@ import SiteCore
 struct VerifierWebhookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webhook", abstract: "Add, list and remove webhook subscriptions; list deliveries and send a failed one again.",
-        subcommands: [Add.self, List.self, Remove.self, Deliveries.self, Resend.self])
+        subcommands: [Add.self, List.self, Remove.self, Enable.self, Deliveries.self, Resend.self])
 
     /// `webhook add NAME URL [--events ...]`: the secret printed once. Where a URL may go is the
     /// site's target policy (`server.webhooks` of the config file).
@@ -56,7 +56,8 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
             for (hook, pending, failed, dropped) in hooks {
                 writeLine(
                     "\(hook.name)\t\(WebhookTargetPolicy.shown(hook.url))\t\(WebhookEventType.text(hook.events))\tpending=\(pending)\tfailed=\(failed)"
-                        + (dropped > 0 ? "\tdropped=\(dropped) (queue full: server.webhooks.max_pending)" : ""))
+                        + (dropped > 0 ? "\tdropped=\(dropped) (queue full: server.webhooks.max_pending)" : "")
+                        + (hook.disabled.map { "\tdisabled since \(UTCTimestamp.rfc3339($0)) (webhook enable \(hook.name))" } ?? ""))
             }
         }
     }
@@ -72,6 +73,21 @@ struct VerifierWebhookCommand: AsyncParsableCommand {
                 try await VerifierUserCommand.applying(opened) { try await VerifierWebhookCommand.administration(opened) { try await $0.remove(name: name) } }
             }
             writeLine("webhook '\(name)' removed")
+        }
+    }
+
+    /// `webhook enable NAME`: sends to a subscription the site disabled again.
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send to a webhook again after the site disabled it (its receiver failed every try for server.webhooks.disable_after_hours).")
+        @Argument(help: "Webhook name.") var name: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await VerifierWebhookCommand.administration(opened) { try await $0.enable(name: name) } }
+            }
+            writeLine("webhook '\(name)' enabled; its queue is sent from where it stopped")
         }
     }
 

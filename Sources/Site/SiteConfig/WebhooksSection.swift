@@ -19,6 +19,8 @@ public struct WebhookTargetSettings: Sendable, Equatable {
     public var maxPending = 10_000
     /// `max_pending_bytes`: bytes of message bodies that may wait per subscription (default 10,000,000).
     public var maxPendingBytes = 10_000_000
+    /// `disable_after_hours`: a subscription whose receiver failed every try this long is disabled (default 48).
+    public var disableAfterHours = 48
 
     public init() {}
 }
@@ -32,6 +34,7 @@ enum WebhooksSection {
         settings.allowHTTP = list(reader, "allow_http")
         settings.maxPending = reader.int("max_pending", default: 10_000, range: 100...10_000_000)
         settings.maxPendingBytes = reader.int("max_pending_bytes", default: 10_000_000, range: 100_000...100_000_000_000)
+        settings.disableAfterHours = reader.int("disable_after_hours", default: 48, range: 1...8_760)
         reader.finish()
         return settings
     }

@@ -77,6 +77,9 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case webhookAdd = "webhook_add"
     case webhookRemove = "webhook_remove"
     case webhookResend = "webhook_resend"
+    case webhookEnable = "webhook_enable"
+    /// Made by the site itself (admin `site`), when a subscription's receiver failed for too long.
+    case webhookDisable = "webhook_disable"
 }
 
 /// The one way an administrator's change is made, whatever it came through (the console, the

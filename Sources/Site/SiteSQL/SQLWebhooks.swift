@@ -63,7 +63,7 @@ public struct SQLWebhookStore: WebhookStore {
         let rows = try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT name, url, events, secret, allow_http, created_by, created_at, dropped,
+                SELECT name, url, events, secret, allow_http, created_by, created_at, dropped, disabled_at,
                     (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'pending') AS pending,
                     (SELECT COUNT(*) FROM kioskpad_webhook_deliveries d WHERE d.subscription = w.name AND d.state = 'failed') AS failed
                 FROM kioskpad_webhooks w ORDER BY name
@@ -83,6 +83,7 @@ public struct SQLWebhookStore: WebhookStore {
                 SELECT \(unsafeRaw: Self.deliveryColumns) FROM kioskpad_webhook_deliveries d
                 WHERE state = 'pending' AND next_attempt_at <= \(bind: seconds) AND (lease_until IS NULL OR lease_until <= \(bind: seconds))
                     AND id = (SELECT MIN(e.id) FROM kioskpad_webhook_deliveries e WHERE e.subscription = d.subscription AND e.state = 'pending')
+                    AND NOT EXISTS (SELECT 1 FROM kioskpad_webhooks w WHERE w.name = d.subscription AND w.disabled_at IS NOT NULL)
                 ORDER BY id LIMIT \(bind: Int64(limit))
                 """
             ).all()
@@ -112,6 +113,14 @@ public struct SQLWebhookStore: WebhookStore {
         let statement: SQLQueryString
         switch outcome {
         case .delivered:
+            try await database.write { sql in
+                try await sql.raw(
+                    """
+                    UPDATE kioskpad_webhooks SET failing_since = NULL
+                    WHERE failing_since IS NOT NULL AND name = (SELECT subscription FROM kioskpad_webhook_deliveries WHERE id = \(bind: id))
+                    """
+                ).run()
+            }
             statement =
                 "UPDATE kioskpad_webhook_deliveries SET state = 'delivered', finished_at = \(bind: now.timeIntervalSince1970), lease_until = NULL, last_error = NULL WHERE id = \(bind: id) RETURNING 1"
         case .retry(let at, let error):
@@ -122,6 +131,25 @@ public struct SQLWebhookStore: WebhookStore {
                 "UPDATE kioskpad_webhook_deliveries SET state = 'failed', finished_at = \(bind: now.timeIntervalSince1970), last_error = \(bind: error), lease_until = NULL WHERE id = \(bind: id) AND state = 'pending' RETURNING 1"
         }
         _ = try await database.changed(statement)
+    }
+
+    public func noteFailure(subscription: String, now: Date, disableIfFailingSince cutoff: Date) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.raw(
+                "UPDATE kioskpad_webhooks SET failing_since = \(bind: now.timeIntervalSince1970) WHERE name = \(bind: subscription) AND failing_since IS NULL"
+            ).run()
+            return try await sql.raw(
+                """
+                UPDATE kioskpad_webhooks SET disabled_at = \(bind: now.timeIntervalSince1970)
+                WHERE name = \(bind: subscription) AND disabled_at IS NULL AND failing_since <= \(bind: cutoff.timeIntervalSince1970) RETURNING 1
+                """
+            ).all().count > 0
+        }
+    }
+
+    public func enableWebhook(name: String) async throws -> Bool {
+        try await database.changed(
+            "UPDATE kioskpad_webhooks SET disabled_at = NULL, failing_since = NULL WHERE name = \(bind: name) AND disabled_at IS NOT NULL RETURNING 1") > 0
     }
 
     public func deliveries(subscription: String?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery] {
@@ -167,6 +195,7 @@ public struct SQLWebhookStore: WebhookStore {
         return WebhookSubscription(
             name: try row.text("name"), url: try row.text("url"), events: events, secret: try WebhookSecret(parsing: try row.text("secret")),
             allowHTTP: try row.integer("allow_http") != 0, createdBy: try row.text("created_by"),
-            created: Date(timeIntervalSince1970: try row.double("created_at")))
+            created: Date(timeIntervalSince1970: try row.double("created_at")),
+            disabled: try row.optionalDouble("disabled_at").map { Date(timeIntervalSince1970: $0) })
     }
 }

@@ -498,6 +498,9 @@ public enum SiteMigrations {
                 "UPDATE kioskpad_webhook_deliveries SET body_bytes = LENGTH(body)",
                 "CREATE INDEX kioskpad_webhook_deliveries_pending ON kioskpad_webhook_deliveries (subscription, body_bytes) WHERE state = 'pending'",
                 "ALTER TABLE kioskpad_webhooks ADD COLUMN dropped \(t.bigint) NOT NULL DEFAULT 0",
+                // A subscription's run of failed tries, and when it was disabled for it.
+                "ALTER TABLE kioskpad_webhooks ADD COLUMN failing_since \(t.double)",
+                "ALTER TABLE kioskpad_webhooks ADD COLUMN disabled_at \(t.double)",
             ]
         },
     ]

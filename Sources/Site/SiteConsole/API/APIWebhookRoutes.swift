@@ -117,6 +117,7 @@ struct APIWebhookRoutes: Sendable {
         [
             "name": hook.name, "url": WebhookTargetPolicy.shown(hook.url), "events": hook.events.sorted().map(\.rawValue), "allow_http": hook.allowHTTP,
             "created_by": hook.createdBy, "created": UTCTimestamp.rfc3339(hook.created), "pending": pending, "failed": failed, "dropped": dropped,
+            "disabled": hook.disabled.map { UTCTimestamp.rfc3339($0) as Any } ?? NSNull(),
         ]
     }
 

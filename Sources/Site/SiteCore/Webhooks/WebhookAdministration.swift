@@ -45,6 +45,16 @@ public struct WebhookAdministration: Sendable {
         }
     }
 
+    /// Sends to subscription `name` again after the site disabled it (its receiver failed every
+    /// try for ``WebhookRetryPolicy/disableAfter``); its queue is sent from where it stopped.
+    public func enable(name: String) async throws {
+        try await changes.apply(.webhookEnable, [("webhook", name)]) {
+            guard try await store.enableWebhook(name: name) else {
+                throw WebhookProblem(.name, .missing, "there is no disabled webhook named \(name) (see `kioskpad verifier webhook list`)")
+            }
+        }
+    }
+
     /// Sends failed delivery `id` again (its `webhook-id` unchanged), first in its queue's order.
     public func resend(id: Int64, now: Date = Date()) async throws {
         try await changes.apply(.webhookResend, [("delivery", String(id))]) {

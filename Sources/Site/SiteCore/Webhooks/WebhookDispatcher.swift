@@ -40,21 +40,35 @@ public struct WebhookRetryPolicy: Sendable {
     public var lease: TimeInterval
     /// How often each instance looks for due deliveries.
     public var poll: TimeInterval
+    /// Each wait is this fraction longer or shorter, at random, so the retries of many messages
+    /// (or of many sites) do not come all at once.
+    public var jitter: Double
+    /// A subscription whose receiver failed every try for this long is disabled, with an
+    /// audit record (`webhook_disable`) and a warning in the log (`server.webhooks.disable_after_hours`).
+    public var disableAfter: TimeInterval
 
     public init(
         delays: [TimeInterval] = [5, 30, 120, 600, 1_800, 3_600], giveUpAfter: TimeInterval = 86_400, timeout: TimeInterval = 10, lease: TimeInterval = 30,
-        poll: TimeInterval = 0.2
+        poll: TimeInterval = 0.2, jitter: Double = 0.2, disableAfter: TimeInterval = 48 * 3_600
     ) {
         self.delays = delays
         self.giveUpAfter = giveUpAfter
         self.timeout = timeout
         self.lease = lease
         self.poll = poll
+        self.jitter = jitter
+        self.disableAfter = disableAfter
     }
 
-    /// The wait after the `tries`th try failed (1: the first).
+    /// The wait after the `tries`th try failed (1: the first), without the jitter.
     public func delay(afterTry tries: Int) -> TimeInterval {
         delays.isEmpty ? 3_600 : delays[min(max(tries, 1), delays.count) - 1]
+    }
+
+    /// ``delay(afterTry:)`` with the jitter.
+    public func jitteredDelay(afterTry tries: Int) -> TimeInterval {
+        let spread = min(max(jitter, 0), 0.9)
+        return delay(afterTry: tries) * (spread == 0 ? 1 : Double.random(in: (1 - spread)...(1 + spread)))
     }
 }
 
@@ -73,13 +87,16 @@ public actor WebhookDispatcher {
     let userAgent: String
     let targets: WebhookTargets
     let log: @Sendable (String) -> Void
+    let disabled: @Sendable (String) async -> Void
     var sending: Set<String> = []
 
     /// `targets` checks each delivery's URL again (its host looked up anew) before it is
-    /// sent; `log` is told each failure's detail, which the delivery shows only as a class.
+    /// sent; `log` is told each failure's detail, which the delivery shows only as a class;
+    /// `disabled` is told the name of a subscription this instance disabled (the alert).
     public init(
         store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = WebhookRetryPolicy(), userAgent: String = "kioskpad-verifier",
-        targets: WebhookTargets = WebhookTargets(), log: @escaping @Sendable (String) -> Void = { _ in }, clock: @escaping @Sendable () -> Date = { Date() }
+        targets: WebhookTargets = WebhookTargets(), log: @escaping @Sendable (String) -> Void = { _ in },
+        disabled: @escaping @Sendable (String) async -> Void = { _ in }, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.transport = transport
@@ -87,6 +104,7 @@ public actor WebhookDispatcher {
         self.userAgent = userAgent
         self.targets = targets
         self.log = log
+        self.disabled = disabled
         self.clock = clock
     }
 
@@ -111,7 +129,16 @@ public actor WebhookDispatcher {
         let now = clock()
         guard let claimed = try? await store.claimDelivery(id: delivery.id, now: now, until: now.addingTimeInterval(policy.lease)) else { return }
         let outcome = await post(claimed)
-        try? await store.finishTry(id: delivery.id, outcome: outcome, now: clock())
+        let finished = clock()
+        try? await store.finishTry(id: delivery.id, outcome: outcome, now: finished)
+        guard outcome != .delivered else { return }
+        let cutoff = finished.addingTimeInterval(-policy.disableAfter)
+        if (try? await store.noteFailure(subscription: delivery.subscription, now: finished, disableIfFailingSince: cutoff)) == true {
+            log(
+                "webhook \(delivery.subscription): disabled, its receiver failed every try for \(Int(policy.disableAfter / 3_600)) h; `kioskpad verifier webhook enable \(delivery.subscription)` sends to it again"
+            )
+            await disabled(delivery.subscription)
+        }
     }
 
     /// Posts a claimed delivery and says what became of it.
@@ -140,6 +167,6 @@ public actor WebhookDispatcher {
         }
         let now = clock()
         if now.timeIntervalSince(delivery.created) >= policy.giveUpAfter { return .givenUp(error: problem) }
-        return .retry(at: now.addingTimeInterval(policy.delay(afterTry: delivery.attempts)), error: problem)
+        return .retry(at: now.addingTimeInterval(policy.jitteredDelay(afterTry: delivery.attempts)), error: problem)
     }
 }

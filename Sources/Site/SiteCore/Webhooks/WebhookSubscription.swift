@@ -14,8 +14,14 @@ public struct WebhookSubscription: Sendable {
     public let allowHTTP: Bool
     public let createdBy: String
     public let created: Date
+    /// When the site stopped sending to it, its receiver having failed every try for
+    /// ``WebhookRetryPolicy/disableAfter``; nil while it is sent to.
+    public var disabled: Date?
 
-    public init(name: String, url: String, events: Set<WebhookEventType>, secret: WebhookSecret, allowHTTP: Bool, createdBy: String, created: Date) {
+    public init(
+        name: String, url: String, events: Set<WebhookEventType>, secret: WebhookSecret, allowHTTP: Bool, createdBy: String, created: Date,
+        disabled: Date? = nil
+    ) {
         self.name = name
         self.url = url
         self.events = events
@@ -23,6 +29,7 @@ public struct WebhookSubscription: Sendable {
         self.allowHTTP = allowHTTP
         self.createdBy = createdBy
         self.created = created
+        self.disabled = disabled
     }
 }
 
@@ -99,8 +106,16 @@ public protocol WebhookStore: Sendable {
     /// Takes delivery `id` for one try until `until`; nil when another sender holds it or it is
     /// finished. Counts the try.
     func claimDelivery(id: Int64, now: Date, until: Date) async throws -> ClaimedDelivery?
-    /// Records the outcome of a try: delivered, to be tried again at `retryAt`, or given up.
+    /// Records the outcome of a try: delivered, to be tried again at `retryAt`, or given up. A
+    /// delivered one ends its subscription's run of failures.
     func finishTry(id: Int64, outcome: WebhookTryOutcome, now: Date) async throws
+    /// A try for `subscription` failed at `now`: its run of failures starts now unless it has
+    /// one; true when that run started at or before `cutoff` and this disabled it (its
+    /// deliveries wait, none is tried, until ``enableWebhook(name:)``).
+    func noteFailure(subscription: String, now: Date, disableIfFailingSince cutoff: Date) async throws -> Bool
+    /// Sends to a disabled subscription again (its queue as it was); false when there is none
+    /// of that name or it was not disabled.
+    func enableWebhook(name: String) async throws -> Bool
     /// The newest deliveries of `subscription` (all subscriptions: nil), newest first.
     func deliveries(subscription: String?, state: WebhookDelivery.State?, limit: Int) async throws -> [WebhookDelivery]
     /// Puts failed delivery `id` back in its queue, due now; false when there is no failed one.
