@@ -80,10 +80,11 @@ public final class SQLVerifierStore: VerifierStore {
     private func liveCodes(now: Date, purpose: String, lookupTag: String?) async throws -> [IssuedCode] {
         let seconds = Int64(now.timeIntervalSince1970)
         return try await database.read { sql in
-            let select: SQLQueryString = """
-                SELECT id, user_name, hash, door FROM kioskpad_codes
-                WHERE used_at IS NULL AND expires_at > \(bind: seconds) AND purpose = \(bind: purpose)
-                """
+            // With a tag, `+expires_at` leaves the key's indexes to choose the rows: SQLite would
+            // otherwise scan the live index for the parts of other keys (every live code).
+            let (expires, columns) = (lookupTag == nil ? "expires_at" : "+expires_at", "SELECT id, user_name, hash, door FROM kioskpad_codes")
+            let select: SQLQueryString =
+                "\(unsafeRaw: columns) WHERE used_at IS NULL AND \(unsafeRaw: expires) > \(bind: seconds) AND purpose = \(bind: purpose)"
             guard let lookupTag else { return try await sql.raw(select + " ORDER BY id").all() }
             return try await SQLLookupTags.rows(sql, select, tag: lookupTag)
         }.map { row in
@@ -96,10 +97,10 @@ public final class SQLVerifierStore: VerifierStore {
     public func liveVisitorPasses(now: Date, lookupTag: String?) async throws -> [IssuedVisitorPass] {
         let since = Int64(now.timeIntervalSince1970) - 86_400
         return try await database.read { sql in
-            let select: SQLQueryString = """
-                SELECT id, visitor, host, hash, rule FROM kioskpad_visitor_passes
-                WHERE revoked_at IS NULL AND ends_at > \(bind: since) AND (max_uses IS NULL OR uses < max_uses)
-                """
+            // `+ends_at` with a tag, as for codes: the key's indexes choose the rows.
+            let (ends, columns) = (lookupTag == nil ? "ends_at" : "+ends_at", "SELECT id, visitor, host, hash, rule FROM kioskpad_visitor_passes")
+            let select: SQLQueryString =
+                "\(unsafeRaw: columns) WHERE revoked_at IS NULL AND \(unsafeRaw: ends) > \(bind: since) AND (max_uses IS NULL OR uses < max_uses)"
             guard let lookupTag else { return try await sql.raw(select + " ORDER BY id").all() }
             return try await SQLLookupTags.rows(sql, select, tag: lookupTag)
         }.map { row in
