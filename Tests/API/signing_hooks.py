@@ -97,7 +97,7 @@ class DoorSignature(requests.auth.AuthBase):
         if claimed is not None and TERMINAL_ID.fullmatch(claimed) and named is not None:
             request.headers["kioskpad-terminal"] = named
         wait = request.headers.get("kioskpad-wait-ms")
-        if wait is not None and wait.isdigit() and 1 <= int(wait) <= 300000:
+        if wait is not None and re.fullmatch(r"[1-9][0-9]{0,5}", wait):
             request.headers["kioskpad-wait-ms"] = str(max(int(wait), 10000))
         webhook_id, timestamp = str(uuid.uuid4()), str(int(time.time()))
         mac = hmac.new(SECRET, f"{webhook_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()

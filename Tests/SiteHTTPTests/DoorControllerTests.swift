@@ -65,6 +65,21 @@ struct DoorControllerTests {
     /// A body over the route's cap is refused by the body reader (400, naming the cap) and
     /// counted against its address like any refusal; an address over its limit is answered
     /// 429 with Retry-After before its body is read, on every door route.
+    /// The door's wait (issue 78, point 9): a value that is not one is refused naming the
+    /// header; a good one, and none, are decided.
+    @Test func aWaitThatIsNotOneIsRefusedNamingTheHeader() async throws {
+        try await withReferenceServer(try await reference()) { port in
+            for bad in ["0", "0100", "2s", "1000000", "-1"] {
+                let body = attempt(pin: "1111")
+                let refused = try await post("/verify", body: body, headers: signed(body, terminal: "door-1") + [(AnswerWait.header, bad)], port: port)
+                #expect(refused.hasPrefix("HTTP/1.1 400") && refused.contains("kioskpad-wait-ms must be the milliseconds"), "\(bad): \(refused)")
+            }
+            let body = attempt()
+            let waited = try await post("/verify", body: body, headers: signed(body, terminal: "door-1") + [(AnswerWait.header, "3000")], port: port)
+            #expect(waited.hasPrefix("HTTP/1.1 200") && waited.contains(#""decision":"granted""#), "\(waited)")
+        }
+    }
+
     @Test func oversizedBodiesCountAgainstTheAddressAndTheRateGateAnswersFirst() async throws {
         try await withReferenceServer(try await reference(rejectionLimit: 3)) { port in
             let large = Array(repeating: UInt8(ascii: " "), count: 2_000)

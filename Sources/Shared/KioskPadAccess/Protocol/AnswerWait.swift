@@ -2,16 +2,19 @@
 /// header, in milliseconds, set anew on each try (a retry has what is left of the deadline).
 /// Past it the door has shown "Verifier unavailable" or decided offline, so the site commits
 /// nothing for that request (no code or pass used, no denial counted, the request's id not
-/// taken) and answers 503. A request without the header (an older door) is decided as before.
+/// taken) and answers 503. A request without the header (an older door) is decided as before;
+/// one with a value that is not a wait (``milliseconds(_:)`` nil) is refused (400).
 public enum AnswerWait {
     /// The header's name.
     public static let header = "kioskpad-wait-ms"
-    /// The values taken; anything else is ignored (the request is decided as without one).
-    public static let range = 1...300_000
+    /// The values a door sends: 1 to 6 digits, no leading zero.
+    public static let range = 1...999_999
+    /// What a refused value is told.
+    public static let shape = "kioskpad-wait-ms must be the milliseconds the door waits for this answer: 1 to 999999, digits only"
 
-    /// The header's value, nil when it is absent, not a number, or out of ``range``.
-    public static func milliseconds(_ text: String?) -> Int? {
-        guard let text, text.count <= 6, text.allSatisfy(\.isASCIIDigit), let value = Int(text), range.contains(value) else { return nil }
+    /// The header's value, nil when it is not 1 to 6 ASCII digits without a leading zero.
+    public static func milliseconds(_ text: String) -> Int? {
+        guard (1...6).contains(text.count), text.allSatisfy(\.isASCIIDigit), text.first != "0", let value = Int(text) else { return nil }
         return value
     }
 

@@ -36,6 +36,13 @@ struct DoorBodyReader: RouterMiddleware {
         guard let route = context.door.route else { return try await next(request, context) }
         var context = context
         let source = context.remoteAddress?.ipAddress
+        let wait = WebhookHeader.value(WebhookHeader.wait, in: request.headers)
+        if let wait, AnswerWait.milliseconds(wait) == nil {
+            let empty = ReferenceVerifier.Incoming(
+                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source ?? "unknown")
+            await controller.verifier.noteRefused(.malformed, AnswerWait.shape, endpoint: route.name, empty)
+            return await controller.respond(.decision(.refused(.malformed, reason: AnswerWait.shape)), route: route, incoming: nil)
+        }
         do {
             var buffer = try await request.body.collect(upTo: route.maxBody)
             context.door.incoming = ReferenceVerifier.Incoming(
@@ -45,7 +52,7 @@ struct DoorBodyReader: RouterMiddleware {
                 webhookSignature: WebhookHeader.value(WebhookHeader.signature, in: request.headers),
                 body: buffer.readBytes(length: buffer.readableBytes) ?? [], source: source,
                 terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers),
-                waitMilliseconds: AnswerWait.milliseconds(WebhookHeader.value(WebhookHeader.wait, in: request.headers)))
+                waitMilliseconds: wait.flatMap(AnswerWait.milliseconds))
         } catch {
             let reason = "body missing or larger than \(route.maxBody) bytes"
             let empty = ReferenceVerifier.Incoming(
