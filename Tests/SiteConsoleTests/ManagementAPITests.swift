@@ -240,13 +240,25 @@ struct ManagementAPIWebhookTests {
             #expect((list["webhooks"] as? [[String: Any]])?.allSatisfy { $0["secret"] == nil } == true, "a secret is shown once")
             let urls = (list["webhooks"] as? [[String: Any]])?.compactMap { $0["url"] as? String }
             #expect(urls == ["https://chat.example/…", "https://lan.example/…"], "\(String(describing: urls))")
+            // A subscription the site disabled (its receiver failed too long) is listed so and
+            // enabled again with the webhooks scope.
+            #expect(try await harness.under.webhooks.noteFailure(subscription: "lan", now: Date(), disableIfFailingSince: Date().addingTimeInterval(60)))
+            let (_, disabledList) = try await api.call(client, "/api/v1/webhooks", token: reader)
+            let lan = (disabledList["webhooks"] as? [[String: Any]])?.first { $0["name"] as? String == "lan" }
+            #expect(lan?["disabled"] is String && (disabledList["webhooks"] as? [[String: Any]])?.first?["disabled"] is NSNull, "\(String(describing: lan))")
+            let (enableRefused, _) = try await send(client, "/api/v1/webhooks/lan/enable", .post, nil, token: reader)
+            let (enabled, enabledBody) = try await send(client, "/api/v1/webhooks/lan/enable", .post, nil, token: hooks)
+            let (notDisabled, _) = try await send(client, "/api/v1/webhooks/lan/enable", .post, nil, token: hooks)
+            let (noneSuch, _) = try await send(client, "/api/v1/webhooks/nowhere/enable", .post, nil, token: hooks)
+            #expect(enableRefused == 403 && enabled == 200 && enabledBody["enabled"] as? Bool == true && notDisabled == 409 && noneSuch == 404)
             let (history, deliveries) = try await api.call(client, "/api/v1/webhooks/chat/deliveries?state=failed", token: reader)
             #expect(history == 200 && (deliveries["deliveries"] as? [Any])?.isEmpty == true)
             let (removed, _) = try await api.call(client, "/api/v1/webhooks/chat", .delete, token: hooks)
             let (gone, _) = try await api.call(client, "/api/v1/webhooks/chat", .delete, token: hooks)
             #expect(removed == 200 && gone == 404)
             let records = try await harness.under.administration.auditRecords(last: 10).joined(separator: "\n")
-            #expect(records.contains("webhook_add") && records.contains("token:hooks") && records.contains("webhook_remove"))
+            #expect(
+                records.contains("webhook_add") && records.contains("token:hooks") && records.contains("webhook_remove") && records.contains("webhook_enable"))
             #expect(!records.contains("whsec_"), "never the secret")
             #expect(!records.contains("SECRETPATH"), "nor the URL's path")
         }

@@ -27,6 +27,7 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "doors", "*", "access"], [.get]), (["api", "v1", "users", "*", "access"], [.get]),
             (["api", "v1", "webhooks"], [.get, .post]), (["api", "v1", "webhooks", "*"], [.delete]),
             (["api", "v1", "webhooks", "*", "deliveries"], [.get]), (["api", "v1", "webhooks", "*", "deliveries", "*", "resend"], [.post]),
+            (["api", "v1", "webhooks", "*", "enable"], [.post]),
         ]
     }
 

@@ -100,6 +100,23 @@ struct APIWebhookRoutes: Sendable {
         return APIResponse.json(["id": id, "state": "pending"])
     }
 
+    /// Sends to a webhook the site disabled again (scope webhooks); 404 for no such webhook, 409
+    /// for one that is not disabled.
+    func enable(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        if let refused = context.require(.webhooks) { return refused }
+        let name = context.parameters.get("name") ?? ""
+        guard let hook = try await store.webhooks().first(where: { $0.subscription.name == name }) else {
+            return APIResponse.error(.notFound, "there is no webhook \(name)")
+        }
+        guard hook.subscription.disabled != nil else { return APIResponse.error(.conflict, "webhook \(name) is not disabled") }
+        do {
+            try await WebhookAdministration(store: store, changes: changes.changes(context), targets: targets).enable(name: name)
+        } catch is WebhookProblem {
+            return APIResponse.error(.conflict, "webhook \(name) is not disabled")
+        }
+        return APIResponse.json(["name": name, "enabled": true])
+    }
+
     /// `events`: a list of types, or `"*"` (left out: every type).
     static func events(_ fields: StrictJSON.Fields) throws -> Set<WebhookEventType> {
         guard fields.has("events") else { return Set(WebhookEventType.allCases) }

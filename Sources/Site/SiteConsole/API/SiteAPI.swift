@@ -81,6 +81,7 @@ enum SiteAPI {
             api.delete("webhooks/:name", use: webhooks.remove)
             api.get("webhooks/:name/deliveries", use: webhooks.deliveries)
             api.post("webhooks/:name/deliveries/:id/resend", use: webhooks.resend)
+            api.post("webhooks/:name/enable", use: webhooks.enable)
         }
     }
 }
