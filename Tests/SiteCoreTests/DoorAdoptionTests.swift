@@ -105,8 +105,14 @@ struct DoorAdoptionTests {
         // Two doors whose codes share a tag (one ground to match the other): neither is adopted.
         let nonce = Data(repeating: 7, count: 16)
         let first = try await announce(store, nonce: nonce)
-        let twin = try await announce(store, address: "192.0.2.66", key: first.1, nonce: nonce)
-        #expect(first.0.tag == twin.0.tag)
+        // A rogue door with a key of its own whose nonce it ground until the tag matched (its
+        // tag stands in for that grinding here); the same key again would be refused (409).
+        let rogue = Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation
+        let twin = WaitingDoor(
+            id: UUID().uuidString, doorKey: rogue, nonce: nonce, tag: first.0.tag, address: "192.0.2.66", hardware: "",
+            announced: clock.now, expires: clock.now.addingTimeInterval(DoorPairing.waitingSeconds))
+        try await store.administration.announceDoor(twin, now: clock.now)
+        #expect(first.0.tag == twin.tag)
         let code = PairingCode.make(doorKey: first.0.doorKey, nonce: nonce)
         await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: code, terminalID: "front-door", now: clock.now) }
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil)
@@ -123,6 +129,21 @@ struct DoorAdoptionTests {
         #expect(taken?.description.hasPrefix("name: door 'back-door' has a secret of its own already") == true)
         #expect(try await store.administration.waitingDoors(now: clock.now).first { $0.id == door.id }?.state == .waiting)
         #expect(try await store.auditRecords().filter { $0["action"] == "door_adopt" }.isEmpty)
+    }
+
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aKeyWaitsOnceAndAnIPv6Slash64CountsAsOneAddress(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let (_, key) = try await announce(store)
+        let again = await #expect(throws: PairingRefusal.self) { try await announce(store, address: "192.0.2.99", key: key) }
+        #expect(again?.status == 409 && again?.description.hasPrefix("door_key: that key waits to be adopted already") == true)
+        // Four from one /64, whatever the host part; the fifth is refused naming the /64.
+        for host in 1...DoorPairing.maxWaitingPerAddress { _ = try await announce(store, address: "2001:db8:7:1::\(host)") }
+        let sameNet = await #expect(throws: PairingRefusal.self) { try await announce(store, address: "2001:db8:7:1:ffff:1:2:3") }
+        #expect(sameNet?.status == 429 && sameNet?.description.contains("from 2001:db8:7:1::/64 wait") == true, "\(String(describing: sameNet))")
+        _ = try await announce(store, address: "2001:db8:7:2::1")
+        #expect(DoorPairing.addressGroup("192.0.2.10") == "192.0.2.10" && DoorPairing.addressGroup("unknown") == "unknown")
     }
 
     @Test(arguments: StoreUnderTest.Kind.allCases)

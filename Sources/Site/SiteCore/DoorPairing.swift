@@ -1,6 +1,7 @@
 import Foundation
 import KioskPadAccess
 import KioskPadCore
+import KioskPadEndpoints
 
 /// A door that announced itself to be adopted (`POST /v1/pair`), as the site keeps it until
 /// it is adopted, its time runs out or too many deliveries failed to open.
@@ -59,9 +60,17 @@ public struct WaitingDoor: Sendable, Equatable {
 public enum DoorPairing {
     /// An announcement waits 15 minutes for its code.
     public static let waitingSeconds: TimeInterval = 900
-    /// At most 32 doors wait at once, 4 from one address.
-    public static let maxWaiting = 32
+    /// At most 256 doors wait at once, 4 from one address (an IPv6 address's /64 counts as
+    /// one), so a handful of addresses cannot fill the list (issue 78).
+    public static let maxWaiting = 256
     public static let maxWaitingPerAddress = 4
+
+    /// What the per-address limit counts `address` as: an IPv4 address itself, an IPv6
+    /// address its /64 (one host can take a whole /64); anything else as it is.
+    public static func addressGroup(_ address: String) -> String {
+        guard case .v6(let bytes)? = IPAddress(literal: address) else { return address }
+        return IPAddress.v6(Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)).description + "/64"
+    }
     /// After 3 deliveries that did not open, the announcement is dropped (the door starts over
     /// with a new key and code).
     public static let maxFailures = 3
@@ -82,7 +91,9 @@ public struct PairingRefusal: Error, Equatable, CustomStringConvertible {
 /// What a site keeps of doors waiting to be adopted (SQLite and PostgreSQL alike).
 public protocol DoorPairingStore: Sendable {
     /// Keeps `door` as waiting, after dropping expired ones; a ``PairingRefusal`` (429) when
-    /// ``DoorPairing/maxWaiting`` doors wait, or ``DoorPairing/maxWaitingPerAddress`` from its address.
+    /// ``DoorPairing/maxWaiting`` doors wait, or ``DoorPairing/maxWaitingPerAddress`` from its
+    /// address's group (``DoorPairing/addressGroup(_:)``); 409 when its key waits already (a
+    /// door makes a new key for every announcement).
     func announceDoor(_ door: WaitingDoor, now: Date) async throws
     /// The doors waiting or delivered and not expired, oldest first.
     func waitingDoors(now: Date) async throws -> [WaitingDoor]

@@ -13,17 +13,23 @@ extension SQLUserDirectory {
             guard all < DoorPairing.maxWaiting else {
                 throw PairingRefusal("\(DoorPairing.maxWaiting) doors wait to be adopted already; try again in a few minutes", status: 429)
             }
+            let group = DoorPairing.addressGroup(door.address)
             let here =
-                try await sql.raw("SELECT count(*) AS n FROM kioskpad_pairing WHERE state <> 'paired' AND address = \(bind: door.address)")
-                .first()?.integer("n") ?? 0
+                try await sql.raw(
+                    "SELECT count(*) AS n FROM kioskpad_pairing WHERE state <> 'paired' AND COALESCE(address_group, address) = \(bind: group)"
+                ).first()?.integer("n") ?? 0
             guard here < DoorPairing.maxWaitingPerAddress else {
-                throw PairingRefusal("\(DoorPairing.maxWaitingPerAddress) doors from \(door.address) wait to be adopted already", status: 429)
+                throw PairingRefusal("\(DoorPairing.maxWaitingPerAddress) doors from \(group) wait to be adopted already", status: 429)
+            }
+            let key = door.doorKey.base64EncodedString()
+            guard try await sql.raw("SELECT 1 FROM kioskpad_pairing WHERE door_key = \(bind: key) AND state <> 'paired'").first() == nil else {
+                throw PairingRefusal("door_key: that key waits to be adopted already; a door makes a new key for each announcement", status: 409)
             }
             try await sql.raw(
                 """
-                INSERT INTO kioskpad_pairing (id, door_key, nonce, tag, address, hardware, announced_at, expires_at, state, failures)
-                VALUES (\(bind: door.id), \(bind: door.doorKey.base64EncodedString()), \(bind: door.nonce.base64EncodedString()), \(bind: door.tag),
-                    \(bind: door.address), \(bind: door.hardware), \(bind: Int64(door.announced.timeIntervalSince1970)),
+                INSERT INTO kioskpad_pairing (id, door_key, nonce, tag, address, address_group, hardware, announced_at, expires_at, state, failures)
+                VALUES (\(bind: door.id), \(bind: key), \(bind: door.nonce.base64EncodedString()), \(bind: door.tag),
+                    \(bind: door.address), \(bind: group), \(bind: door.hardware), \(bind: Int64(door.announced.timeIntervalSince1970)),
                     \(bind: Int64(door.expires.timeIntervalSince1970)), 'waiting', 0)
                 """
             ).run()

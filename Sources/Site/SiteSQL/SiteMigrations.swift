@@ -501,6 +501,8 @@ public enum SiteMigrations {
                 // A subscription's run of failed tries, and when it was disabled for it.
                 "ALTER TABLE kioskpad_webhooks ADD COLUMN failing_since \(t.double)",
                 "ALTER TABLE kioskpad_webhooks ADD COLUMN disabled_at \(t.double)",
+                // The group a waiting door's address counts in (an IPv6 address's /64).
+                "ALTER TABLE kioskpad_pairing ADD COLUMN address_group \(t.text)",
             ]
         },
     ]
