@@ -80,9 +80,7 @@ public struct DoorCheckIn: Sendable {
         do {
             // Signed with the site secret, which every door given it holds: only a door the site
             // has heard of is answered, so that secret cannot make a settings row for any name.
-            if case .siteSecret = try await keys.store.doorKey(terminal: terminal),
-                try await !keys.store.recentEvents(perTerminal: 1).contains(where: { $0.terminal == terminal })
-            {
+            if case .siteSecret = try await keys.store.doorKey(terminal: terminal), try await !KnownDoors.hasReported(terminal, store: keys.store) {
                 return .unauthenticated(
                     "door '\(terminal)' signed with the site secret and has not reported to this site (forwarded events or a status); "
                         + "a check-in is taken from an adopted door (kioskpad pair) or one with its own secret (verifier terminal add)")

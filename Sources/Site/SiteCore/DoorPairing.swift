@@ -64,6 +64,9 @@ public enum DoorPairing {
     /// one), so a handful of addresses cannot fill the list (issue 78).
     public static let maxWaiting = 256
     public static let maxWaitingPerAddress = 4
+    /// After 3 deliveries that did not open, the announcement is dropped (the door starts over
+    /// with a new key and code).
+    public static let maxFailures = 3
 
     /// What the per-address limit counts `address` as: an IPv4 address itself, an IPv6
     /// address its /64 (one host can take a whole /64); anything else as it is.
@@ -71,9 +74,6 @@ public enum DoorPairing {
         guard case .v6(let bytes)? = IPAddress(literal: address) else { return address }
         return IPAddress.v6(Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)).description + "/64"
     }
-    /// After 3 deliveries that did not open, the announcement is dropped (the door starts over
-    /// with a new key and code).
-    public static let maxFailures = 3
 }
 
 /// A pairing request or step the site refused; the text says why, never a code.

@@ -10,9 +10,18 @@ public enum KnownDoors {
         var seen = Set<String>()
         let wanted = doors.filter { seen.insert($0).inserted }
         guard !wanted.isEmpty else { return [] }
-        var known = Set(try await administration.doors().map(\.terminalID))
-        for door in try await store.recentEvents(perTerminal: 1) { known.insert(door.terminal) }
+        let known = Set(try await administration.doors().map(\.terminalID)).union(try await reported(store: store))
         return wanted.filter { !known.contains($0) }
+    }
+
+    /// Whether `door` has forwarded records (events, status heartbeats) to this site.
+    public static func hasReported(_ door: String, store: any VerifierStore) async throws -> Bool {
+        try await reported(store: store).contains(door)
+    }
+
+    /// The doors that forwarded records to this site.
+    static func reported(store: any VerifierStore) async throws -> Set<String> {
+        Set(try await store.recentEvents(perTerminal: 1).map(\.terminal))
     }
 
     /// What the command line says of such a door.

@@ -118,23 +118,6 @@ public protocol AttemptTransaction: Sendable {
     func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool
 }
 
-extension VerifierStore {
-    /// Every live one-time code (no lookup tag narrows them).
-    public func liveCodes(now: Date) async throws -> [IssuedCode] {
-        try await liveCodes(now: now, lookupTag: nil)
-    }
-
-    /// Every live enrolment code.
-    public func liveEnrolmentCodes(now: Date) async throws -> [IssuedCode] {
-        try await liveEnrolmentCodes(now: now, lookupTag: nil)
-    }
-
-    /// Every live visitor pass.
-    public func liveVisitorPasses(now: Date) async throws -> [IssuedVisitorPass] {
-        try await liveVisitorPasses(now: now, lookupTag: nil)
-    }
-}
-
 /// A one-time code as the store keeps it: its hash, never the code.
 public struct IssuedCode: Sendable, Equatable {
     public let id: Int64

@@ -111,16 +111,14 @@ public struct SQLWebhookStore: WebhookStore {
 
     public func finishTry(id: Int64, outcome: WebhookTryOutcome, now: Date) async throws {
         let statement: SQLQueryString
+        // A delivered try also ends its subscription's run of failures.
+        var endsFailures: SQLQueryString?
         switch outcome {
         case .delivered:
-            try await database.write { sql in
-                try await sql.raw(
-                    """
-                    UPDATE kioskpad_webhooks SET failing_since = NULL
-                    WHERE failing_since IS NOT NULL AND name = (SELECT subscription FROM kioskpad_webhook_deliveries WHERE id = \(bind: id))
-                    """
-                ).run()
-            }
+            endsFailures = """
+                UPDATE kioskpad_webhooks SET failing_since = NULL
+                WHERE failing_since IS NOT NULL AND name = (SELECT subscription FROM kioskpad_webhook_deliveries WHERE id = \(bind: id))
+                """
             statement =
                 "UPDATE kioskpad_webhook_deliveries SET state = 'delivered', finished_at = \(bind: now.timeIntervalSince1970), lease_until = NULL, last_error = NULL WHERE id = \(bind: id) RETURNING 1"
         case .retry(let at, let error):
@@ -130,7 +128,14 @@ public struct SQLWebhookStore: WebhookStore {
             statement =
                 "UPDATE kioskpad_webhook_deliveries SET state = 'failed', finished_at = \(bind: now.timeIntervalSince1970), last_error = \(bind: error), lease_until = NULL WHERE id = \(bind: id) AND state = 'pending' RETURNING 1"
         }
-        _ = try await database.changed(statement)
+        guard let endsFailures else {
+            _ = try await database.changed(statement)
+            return
+        }
+        try await database.write { sql in
+            try await sql.raw(endsFailures).run()
+            try await sql.raw(statement).run()
+        }
     }
 
     public func noteFailure(subscription: String, now: Date, disableIfFailingSince cutoff: Date) async throws -> Bool {

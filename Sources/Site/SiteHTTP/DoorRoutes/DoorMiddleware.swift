@@ -36,13 +36,15 @@ struct DoorBodyReader: RouterMiddleware {
         guard let route = context.door.route else { return try await next(request, context) }
         var context = context
         let source = context.remoteAddress?.ipAddress
-        let wait = WebhookHeader.value(WebhookHeader.wait, in: request.headers)
-        if let wait, AnswerWait.milliseconds(wait) == nil {
+        // Refused before any body is kept: counted against the address, answered 400.
+        let malformed = { (reason: String) async -> Response in
             let empty = ReferenceVerifier.Incoming(
                 contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source ?? "unknown")
-            await controller.verifier.noteRefused(.malformed, AnswerWait.shape, endpoint: route.name, empty)
-            return await controller.respond(.decision(.refused(.malformed, reason: AnswerWait.shape)), route: route, incoming: nil)
+            await controller.verifier.noteRefused(.malformed, reason, endpoint: route.name, empty)
+            return await controller.respond(.decision(.refused(.malformed, reason: reason)), route: route, incoming: nil)
         }
+        let wait = WebhookHeader.value(WebhookHeader.wait, in: request.headers)
+        if let wait, AnswerWait.milliseconds(wait) == nil { return await malformed(AnswerWait.shape) }
         do {
             var buffer = try await request.body.collect(upTo: route.maxBody)
             context.door.incoming = ReferenceVerifier.Incoming(
@@ -54,11 +56,7 @@ struct DoorBodyReader: RouterMiddleware {
                 terminal: WebhookHeader.value(WebhookHeader.terminal, in: request.headers),
                 waitMilliseconds: wait.flatMap(AnswerWait.milliseconds))
         } catch {
-            let reason = "body missing or larger than \(route.maxBody) bytes"
-            let empty = ReferenceVerifier.Incoming(
-                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source ?? "unknown")
-            await controller.verifier.noteRefused(.malformed, reason, endpoint: route.name, empty)
-            return await controller.respond(.decision(.refused(.malformed, reason: reason)), route: route, incoming: nil)
+            return await malformed("body missing or larger than \(route.maxBody) bytes")
         }
         return try await next(request, context)
     }
