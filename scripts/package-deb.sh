@@ -359,7 +359,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $door_kb
-Depends: $door_shlibs, systemd, passwd, udev
+Depends: $door_shlibs, systemd, passwd, udev, procps
 Suggests: kioskpad-verifier, kioskpad-dbgsym, libmosquitto1 (>= 2.0)
 Section: admin
 Priority: optional
