@@ -187,10 +187,12 @@ let package = Package(
         .target(name: "KioskPadStorage", path: "Sources/Shared/KioskPadStorage", swiftSettings: strict),
         // The verifier seam and its wire format: request and response bodies, Standard
         // Webhooks signatures and secrets, PIN hashes, the users file, the local verifier.
+        // libsodium's ristretto255, loaded at run time (libsodium.so.23): pairing's CPace.
+        .target(name: "CSodium", path: "Sources/C/CSodium", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "KioskPadAccess",
             dependencies: [
-                "KioskPadCore", "KioskPadEndpoints", "KioskPadStorage", "KioskPadThreads",
+                "KioskPadCore", "KioskPadEndpoints", "KioskPadStorage", "KioskPadThreads", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -470,6 +472,7 @@ let package = Package(
             name: "VerifierTestSupport",
             dependencies: [
                 "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres", "SiteHTTP", "KioskPadAccess", "KioskPadCore", "KeypadTestSupport", "TestPeers",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -582,6 +585,7 @@ let package = Package(
             dependencies: [
                 "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "TestPeers", "VerifierTestSupport", "SiteSQL",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

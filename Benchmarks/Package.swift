@@ -71,6 +71,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "PairingExchange",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"), "SmokeRun",
+                .product(name: "KioskPadAccess", package: "KioskPad"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/PairingExchange",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "AccessRules",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"), "SmokeRun",

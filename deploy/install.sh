@@ -6,7 +6,8 @@
 #   deploy/install.sh --destdir DIR         stage every file under DIR (no services touched)
 #
 # What it does, in order:
-#   1. installs the build packages that are missing (libgpiod-dev, libmosquitto-dev, pkg-config; nothing else);
+#   1. installs the build packages that are missing (libgpiod-dev, libmosquitto-dev, pkg-config) and
+#      libsodium23 (pairing loads it); nothing else;
 #   2. finds Swift (PATH, swiftly's default places, /opt/swift) and builds the release binaries
 #      kioskpad (the door) and kioskpad-verifier (the site server, what `kioskpad verifier ...`
 #      runs) with the Swift runtime linked in (--static-swift-stdlib), as the user who ran
@@ -53,7 +54,7 @@ fi
 # ---- 1. build packages -----------------------------------------------------------------------
 if [ -z "$binary" ]; then
     missing=()
-    for package in libgpiod-dev libmosquitto-dev pkg-config; do
+    for package in libgpiod-dev libmosquitto-dev pkg-config libsodium23; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     if [ ${#missing[@]} -gt 0 ]; then

@@ -359,7 +359,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $door_kb
-Depends: $door_shlibs, systemd, passwd, udev, procps
+Depends: $door_shlibs, systemd, passwd, udev, procps, libsodium23
 Suggests: kioskpad-verifier, kioskpad-dbgsym, libmosquitto1 (>= 2.0)
 Section: admin
 Priority: optional
@@ -379,7 +379,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $site_kb
-Depends: $site_shlibs, kioskpad (= $version), systemd, passwd
+Depends: $site_shlibs, kioskpad (= $version), systemd, passwd, libsodium23
 Suggests: kioskpad-verifier-dbgsym, libqrencode4, postgresql
 Breaks: kioskpad (<< $split_at)
 Replaces: kioskpad (<< $split_at)

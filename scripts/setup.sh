@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/apt-install-missing.sh"
 
 # Debian packages the build needs: libgpiod (v1.6 API) for the GPIO keypad backend, and
 # Eclipse Mosquitto's client library for Home Assistant over MQTT.
-apt_install_missing libgpiod-dev libmosquitto-dev pkg-config
+apt_install_missing libgpiod-dev libmosquitto-dev pkg-config libsodium23
 
 # Independent implementations the tests check us against (PyPI): Standard Webhooks
 # signatures (standardwebhooks), the Prometheus text format (prometheus_client), and OSDP

@@ -40,14 +40,14 @@ if [ -n "$e2e_root" ]; then
         [ -x "$release" ] || { echo "hil: --e2e-root needs --release-binary FILE (the binary deploy/install.sh installs)" >&2; exit 2; }
         release=$(cd "$(dirname "$release")" && pwd)/$(basename "$release")
     fi
-    if [ ! -f "$e2e_root/.kioskpad-e2e-root.2" ]; then
+    if [ ! -f "$e2e_root/.kioskpad-e2e-root.3" ]; then
         command -v debootstrap >/dev/null || { echo "hil: the deployment test needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
         echo "hil: making a Debian 12 root with systemd in $e2e_root (debootstrap)" >&2
         rm -rf "$e2e_root"
-        debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,dbus,libgpiod2,libmosquitto1,procps \
+        debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,dbus,libgpiod2,libmosquitto1,procps,libsodium23 \
             bookworm "$e2e_root" http://deb.debian.org/debian > "$e2e_root.log" 2>&1 \
             || { tail -20 "$e2e_root.log" >&2; exit 2; }
-        touch "$e2e_root/.kioskpad-e2e-root.2"
+        touch "$e2e_root/.kioskpad-e2e-root.3"
     fi
     e2e_root=$(cd "$e2e_root" && pwd)
     [ "$prepare_only" = no ] || { echo "hil: the deployment test's root is ready in $e2e_root" >&2; exit 0; }

@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import KeypadTestSupport
+import KioskPadAccess
 import Testing
 
 /// A door adopted with the code on its screen, with real processes over loopback: `kioskpad
@@ -133,14 +135,33 @@ struct DoorAdoptionEndToEndTests {
         defer { server.stop() }
         let badKey = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"AAAA"}"#.utf8), headers: [])
         #expect(badKey.status == 400 && badKey.body.contains("door_key: must be base64 of the door's 32-byte X25519 public key"), "\(badKey.body)")
-        let key = Data(repeating: 9, count: 32).base64EncodedString()
+        let raw = Data(repeating: 9, count: 32)
+        let key = raw.base64EncodedString()
+        // The door's half of the exchange: a door of an earlier pairing sends none, and a
+        // message of another version is refused by name.
+        let noExchange = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)"}"#.utf8), headers: [])
+        #expect(noExchange.status == 400 && noExchange.body.contains("pake_sid: must be base64 of 16 bytes"), "\(noExchange.body)")
+        let half = try PairingExchange.doorHalf(secret: "12345678", doorKey: raw)
+        let sid = half.sid.base64EncodedString()
+        let otherVersion = CPace.message(share: Data(repeating: 1, count: 32), associatedData: Data("kioskpad pairing v9".utf8)).base64EncodedString()
+        let versioned = try await LoopbackHTTP.post(
+            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)","pake_message":"\#(otherVersion)","pake_sid":"\#(sid)"}"#.utf8),
+            headers: [])
+        #expect(versioned.status == 400 && versioned.body.contains("pake_message: made by another pairing version"), "\(versioned.body)")
+        let resultKey = Curve25519.Signing.PrivateKey()
+        let noResultKey = try await LoopbackHTTP.post(
+            port: server.port, path: "/v1/pair",
+            body: Array(#"{"door_key":"\#(key)","pake_message":"\#(half.message.base64EncodedString())","pake_sid":"\#(sid)"}"#.utf8), headers: [])
+        #expect(noResultKey.status == 400 && noResultKey.body.contains("result_key: must be base64 of the door's 32-byte Ed25519"), "\(noResultKey.body)")
+        let exchange =
+            #""pake_message":"\#(half.message.base64EncodedString())","pake_sid":"\#(sid)","result_key":"\#(resultKey.publicKey.rawRepresentation.base64EncodedString())""#
         let twoLines = try await LoopbackHTTP.post(
-            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)","hardware":"a\nb"}"#.utf8), headers: [])
+            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)",\#(exchange),"hardware":"a\nb"}"#.utf8), headers: [])
         #expect(twoLines.status == 400 && twoLines.body.contains("hardware: one line"), "\(twoLines.body)")
         let escape = try await LoopbackHTTP.post(
-            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)","hardware":"\u001b[2J"}"#.utf8), headers: [])
+            port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)",\#(exchange),"hardware":"\u001b[2J"}"#.utf8), headers: [])
         #expect(escape.status == 400 && escape.body.contains("no control characters"), "\(escape.body)")
-        let announced = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)"}"#.utf8), headers: [])
+        let announced = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)",\#(exchange)}"#.utf8), headers: [])
         #expect(announced.status == 201 && announced.body.contains("\"poll_s\":2"), "\(announced.body)")
         let id = try #require(
             (try JSONSerialization.jsonObject(with: Data(announced.body.utf8)) as? [String: Any])?["id"] as? String)
@@ -151,6 +172,31 @@ struct DoorAdoptionEndToEndTests {
         // `opened` for an announcement with no delivery, unsigned: refused.
         let opened = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(#"{"result":"opened"}"#.utf8), headers: [])
         #expect(opened.status == 404, "\(opened.body)")
+        // A delivery (its code typed at the site, the digits this test drew): only the door's
+        // key ends it. Unsigned, signed by another key, or a signature of the other result or
+        // of another announcement: 401, and the delivery still waits.
+        let nonce = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(announced.body.utf8)) as? [String: Any])?["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+        let code = PairingCode.make(doorKey: raw, nonce: nonce, secret: "12345678")
+        let config = directory.appendingPathComponent("verifier.yaml").path
+        let adopted = try await CLI.run(["verifier", "terminal", "adopt", "--name", "lobby", "--config", config], stdin: code.shown + "\n")
+        #expect(adopted.status == 0, "\(adopted.stdout)\(adopted.stderr)")
+        let stranger = Curve25519.Signing.PrivateKey()
+        let forged = [
+            #"{"result":"not_opened"}"#,
+            #"{"result":"not_opened","result_signature":"\#(try PairingResultSignature.sign(.notOpened, announcement: id, key: stranger))"}"#,
+            #"{"result":"not_opened","result_signature":"\#(try PairingResultSignature.sign(.opened, announcement: id, key: resultKey))"}"#,
+            #"{"result":"not_opened","result_signature":"\#(try PairingResultSignature.sign(.notOpened, announcement: "other", key: resultKey))"}"#,
+        ]
+        for body in forged {
+            let refused = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(body.utf8), headers: [])
+            #expect(refused.status == 401 && refused.body.contains("result_signature: must be"), "\(body): \(refused.body)")
+        }
+        #expect(try await LoopbackHTTP.get(port: server.port, path: "/v1/pair/\(id)").body.contains("\"state\":\"delivered\""))
+        let signed = #"{"result":"not_opened","result_signature":"\#(try PairingResultSignature.sign(.notOpened, announcement: id, key: resultKey))"}"#
+        let notOpened = try await LoopbackHTTP.post(port: server.port, path: "/v1/pair/\(id)/result", body: Array(signed.utf8), headers: [])
+        #expect(notOpened.status == 200 && notOpened.body == #"{"failures":1,"max_failures":3}"#, "\(notOpened.body)")
+        #expect(try await LoopbackHTTP.get(port: server.port, path: "/v1/pair/\(id)").body == "{\"state\":\"waiting\"}")
     }
 }
 

@@ -152,10 +152,13 @@ struct SQLiteVerifierTests {
         let holder = try await lockHolder(database(directory), seconds: 40)
         defer { holder.terminate() }
         // A door announcing itself: the server writes the announcement, and waits on the lock.
-        let key = Data(repeating: 9, count: 32).base64EncodedString()
+        let raw = Data(repeating: 9, count: 32)
+        let half = try PairingExchange.doorHalf(secret: "12345678", doorKey: raw)
+        let body =
+            #"{"door_key":"\#(raw.base64EncodedString())","pake_message":"\#(half.message.base64EncodedString())","pake_sid":"\#(half.sid.base64EncodedString())","result_key":"\#(raw.base64EncodedString())"}"#
         let port = server.port
         let announcing = Task {
-            try? await LoopbackHTTP.post(port: port, path: "/v1/pair", body: Array(#"{"door_key":"\#(key)"}"#.utf8), headers: [], timeout: .seconds(50))
+            try? await LoopbackHTTP.post(port: port, path: "/v1/pair", body: Array(body.utf8), headers: [], timeout: .seconds(50))
         }
         try await Task.sleep(for: .seconds(1))
         let signalled = ContinuousClock.now

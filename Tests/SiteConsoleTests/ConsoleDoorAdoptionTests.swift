@@ -18,15 +18,12 @@ struct ConsoleDoorAdoptionTests {
     @Test("A waiting door is adopted with the code read on it", arguments: StoreUnderTest.Kind.allCases)
     func adopt(kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
-            let key = Curve25519.KeyAgreement.PrivateKey()
             let nonce = Data(repeating: 3, count: 16)
-            let doorKey = key.publicKey.rawRepresentation
             let now = harness.clock.now
-            let door = WaitingDoor(
-                id: "a1", doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: "192.0.2.10",
-                hardware: "gpio keypad <b>", announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds))
+            let unpaired = try PairingDoorUnderTest()
+            let door = unpaired.waiting(id: "a1", nonce: nonce, hardware: "gpio keypad <b>", announced: now)
             try await harness.under.administration.announceDoor(door, now: now)
-            let code = PairingCode.make(doorKey: doorKey, nonce: nonce)
+            let code = unpaired.code(nonce: nonce)
             let browser = Browser(client)
             try await browser.logIn()
             let page = String(buffer: try await browser.get("/console/doors").body)
@@ -44,7 +41,7 @@ struct ConsoleDoorAdoptionTests {
             #expect(adopted.status == .seeOther && adopted.headers[.location] == "/console/doors?done=adopted")
             let (_, sealed) = try #require(try await harness.under.administration.pairing(id: "a1", now: now))
             let bundle = try JSONDecoder().decode(
-                PairingBundle.self, from: try PairingSeal.open(try #require(sealed), privateKey: key, code: code, announcement: "a1", nonce: nonce))
+                PairingBundle.self, from: try unpaired.open(try #require(sealed), announcement: "a1", nonce: nonce))
             #expect(bundle.terminalID == "front-door" && bundle.replicaPublicKey.hasPrefix("ed25519:"))
             let after = String(buffer: try await browser.get("/console/doors?done=adopted").body)
             #expect(after.contains("sealed for front-door") && after.contains("it shows it is paired within seconds"), "\(after)")

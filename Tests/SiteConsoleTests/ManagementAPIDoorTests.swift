@@ -54,17 +54,13 @@ struct ManagementAPIDoorTests {
     func anAdoptedDoorsSecretIsRotatedAndADoorRetired(_ kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in
             let now = harness.clock.now
-            let key = Curve25519.KeyAgreement.PrivateKey()
             let nonce = Data(repeating: 5, count: 16)
-            let doorKey = key.publicKey.rawRepresentation
-            try await harness.under.administration.announceDoor(
-                WaitingDoor(
-                    id: "p1", doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: "192.0.2.10", hardware: "",
-                    announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds)), now: now)
+            let unpaired = try PairingDoorUnderTest()
+            try await harness.under.administration.announceDoor(unpaired.waiting(id: "p1", nonce: nonce, announced: now), now: now)
             try await DoorAdoption(
                 pairing: harness.under.administration, changes: AdministratorChanges(store: harness.under.store, by: .commandLine()),
                 replicaPublicKey: "ed25519:AAAA"
-            ).adopt(code: PairingCode.make(doorKey: doorKey, nonce: nonce), terminalID: "front-door", now: now)
+            ).adopt(code: unpaired.code(nonce: nonce), terminalID: "front-door", now: now)
             _ = try await harness.under.store.storeEvents([DoorEvent(id: "l1", terminalID: "lobby", type: "status", time: now, sequence: 1, json: "{}")])
             let doors = try await api.token(harness, "guard", [.doors])
             let reader = try await api.token(harness, "reader", [.read])

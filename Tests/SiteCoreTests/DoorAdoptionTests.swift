@@ -17,15 +17,13 @@ struct DoorAdoptionTests {
     let clock = TestWallClock()
 
     func announce(_ store: StoreUnderTest, address: String = "192.0.2.10", key: Curve25519.KeyAgreement.PrivateKey = .init(), nonce: Data? = nil)
-        async throws -> (WaitingDoor, Curve25519.KeyAgreement.PrivateKey)
+        async throws -> (WaitingDoor, PairingDoorUnderTest)
     {
         let nonce = nonce ?? Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        let doorKey = key.publicKey.rawRepresentation
-        let door = WaitingDoor(
-            id: UUID().uuidString, doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: address,
-            hardware: "wiegand keypad", announced: clock.now, expires: clock.now.addingTimeInterval(DoorPairing.waitingSeconds))
+        let unpaired = try PairingDoorUnderTest(key: key)
+        let door = unpaired.waiting(nonce: nonce, address: address, hardware: "wiegand keypad", announced: clock.now)
         try await store.administration.announceDoor(door, now: clock.now)
-        return (door, key)
+        return (door, unpaired)
     }
 
     func adoption(_ store: StoreUnderTest) -> DoorAdoption {
@@ -38,15 +36,15 @@ struct DoorAdoptionTests {
     func theTypedCodeSealsTheDoorsSecretToItAndAMistypeTakesItBack(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }
-        let (door, key) = try await announce(store)
-        let code = PairingCode.make(doorKey: door.doorKey, nonce: door.nonce)
+        let (door, unpaired) = try await announce(store)
+        let code = unpaired.code(nonce: door.nonce)
         // A mistyped secret digit: sealed (the site cannot tell), the door cannot open it.
         var digits = Array(code.secret)
         digits[0] = digits[0] == "9" ? "8" : "9"
         try await adoption(store).adopt(code: PairingCode(tag: code.tag, secret: String(digits)), terminalID: "front-door", now: clock.now)
         let (_, wrong) = try #require(try await store.administration.pairing(id: door.id, now: clock.now))
         #expect(throws: PairingSeal.OpenError.wrongCode) {
-            try PairingSeal.open(try #require(wrong), privateKey: key, code: code, announcement: door.id, nonce: door.nonce)
+            try unpaired.open(try #require(wrong), announcement: door.id, nonce: door.nonce)
         }
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil)
         #expect(try await store.administration.pairingNotOpened(id: door.id) == 1)
@@ -56,7 +54,7 @@ struct DoorAdoptionTests {
         let (delivered, sealed) = try #require(try await store.administration.pairing(id: door.id, now: clock.now))
         #expect(delivered.state == .delivered && delivered.terminalID == "front-door")
         let bundle = try JSONDecoder().decode(
-            PairingBundle.self, from: try PairingSeal.open(try #require(sealed), privateKey: key, code: code, announcement: door.id, nonce: door.nonce))
+            PairingBundle.self, from: try unpaired.open(try #require(sealed), announcement: door.id, nonce: door.nonce))
         #expect(bundle.terminalID == "front-door" && bundle.replicaPublicKey == "ed25519:AAAA")
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret?.text == bundle.secret)
         try await store.administration.pairingOpened(id: door.id)
@@ -85,16 +83,16 @@ struct DoorAdoptionTests {
     func aDeliveryNeverConfirmedLeavesNoSecretAndNoNameOnceItsTimeRanOut(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }
-        let (door, _) = try await announce(store)
-        try await adoption(store).adopt(code: PairingCode.make(doorKey: door.doorKey, nonce: door.nonce), terminalID: "front-door", now: clock.now)
+        let (door, unpaired) = try await announce(store)
+        try await adoption(store).adopt(code: unpaired.code(nonce: door.nonce), terminalID: "front-door", now: clock.now)
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil)
         // The door never says it opened the delivery; its time runs out, and the next
         // announcement (or the hourly sweep) takes the secret and the name back (issue 78).
         clock.advance(DoorPairing.waitingSeconds + 1)
-        let (next, _) = try await announce(store, address: "192.0.2.12")
+        let (next, nextDoor) = try await announce(store, address: "192.0.2.12")
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil, "no live secret is left")
         #expect(try await store.administration.pairing(id: door.id, now: clock.now) == nil)
-        try await adoption(store).adopt(code: PairingCode.make(doorKey: next.doorKey, nonce: next.nonce), terminalID: "front-door", now: clock.now)
+        try await adoption(store).adopt(code: nextDoor.code(nonce: next.nonce), terminalID: "front-door", now: clock.now)
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret != nil, "the name is free again")
     }
 
@@ -107,21 +105,18 @@ struct DoorAdoptionTests {
         let first = try await announce(store, nonce: nonce)
         // A rogue door with a key of its own whose nonce it ground until the tag matched (its
         // tag stands in for that grinding here); the same key again would be refused (409).
-        let rogue = Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation
-        let twin = WaitingDoor(
-            id: UUID().uuidString, doorKey: rogue, nonce: nonce, tag: first.0.tag, address: "192.0.2.66", hardware: "",
-            announced: clock.now, expires: clock.now.addingTimeInterval(DoorPairing.waitingSeconds))
+        let twin = try PairingDoorUnderTest().waiting(nonce: nonce, tag: first.0.tag, address: "192.0.2.66", announced: clock.now)
         try await store.administration.announceDoor(twin, now: clock.now)
         #expect(first.0.tag == twin.tag)
-        let code = PairingCode.make(doorKey: first.0.doorKey, nonce: nonce)
+        let code = first.1.code(nonce: nonce)
         await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: code, terminalID: "front-door", now: clock.now) }
         #expect(try await store.store.doorKey(terminal: "front-door").ownSecret == nil)
         // No door with that tag; a name that is not an identifier; a name with a secret already.
-        let (door, _) = try await announce(store, address: "192.0.2.11")
+        let (door, unpaired) = try await announce(store, address: "192.0.2.11")
         let other = PairingCode(tag: door.tag == "0000" ? "0001" : "0000", secret: "12345678")
         let noTag = await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: other, terminalID: "x", now: clock.now) }
         #expect(noTag?.description.hasPrefix("code: no door waiting shows a code starting") == true)
-        let ownCode = PairingCode.make(doorKey: door.doorKey, nonce: door.nonce)
+        let ownCode = unpaired.code(nonce: door.nonce)
         let badName = await #expect(throws: PairingRefusal.self) { try await adoption(store).adopt(code: ownCode, terminalID: "front door", now: clock.now) }
         #expect(badName?.description.hasPrefix("name: 'front door' must be") == true)
         try await store.administration.addDoor(terminalID: "back-door", secret: .generate())
@@ -135,8 +130,8 @@ struct DoorAdoptionTests {
     func aKeyWaitsOnceAndAnIPv6Slash64CountsAsOneAddress(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
         defer { Task { await store.destroy() } }
-        let (_, key) = try await announce(store)
-        let again = await #expect(throws: PairingRefusal.self) { try await announce(store, address: "192.0.2.99", key: key) }
+        let (_, unpaired) = try await announce(store)
+        let again = await #expect(throws: PairingRefusal.self) { try await announce(store, address: "192.0.2.99", key: unpaired.key) }
         #expect(again?.status == 409 && again?.description.hasPrefix("door_key: that key waits to be adopted already") == true)
         // Four from one /64, whatever the host part; the fifth is refused naming the /64.
         for host in 1...DoorPairing.maxWaitingPerAddress { _ = try await announce(store, address: "2001:db8:7:1::\(host)") }
@@ -160,10 +155,7 @@ struct DoorAdoptionTests {
         // Fifteen minutes on, every announcement ran out: none is listed, and new ones are taken.
         let later = clock.now.addingTimeInterval(DoorPairing.waitingSeconds + 1)
         #expect(try await store.administration.waitingDoors(now: later).isEmpty)
-        let key = Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation
-        let fresh = WaitingDoor(
-            id: "fresh", doorKey: key, nonce: Data([1]), tag: "1234", address: "203.0.113.1", hardware: "", announced: later,
-            expires: later.addingTimeInterval(DoorPairing.waitingSeconds))
+        let fresh = try PairingDoorUnderTest().waiting(id: "fresh", nonce: Data([1]), tag: "1234", address: "203.0.113.1", announced: later)
         try await store.administration.announceDoor(fresh, now: later)
         #expect(try await store.administration.waitingDoors(now: later).map(\.id) == ["fresh"])
     }

@@ -19,15 +19,11 @@ struct DoorKeyRotationTests {
 
     /// A door adopted as `name` the way the console adopts one; its secret.
     func adopted(_ store: StoreUnderTest, _ name: String) async throws -> WebhookSecret {
-        let key = Curve25519.KeyAgreement.PrivateKey()
         let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        let doorKey = key.publicKey.rawRepresentation
-        let door = WaitingDoor(
-            id: UUID().uuidString, doorKey: doorKey, nonce: nonce, tag: PairingCode.tag(doorKey: doorKey, nonce: nonce), address: "192.0.2.10",
-            hardware: "", announced: clock.now, expires: clock.now.addingTimeInterval(DoorPairing.waitingSeconds))
-        try await store.administration.announceDoor(door, now: clock.now)
+        let unpaired = try PairingDoorUnderTest()
+        try await store.administration.announceDoor(unpaired.waiting(nonce: nonce, announced: clock.now), now: clock.now)
         try await DoorAdoption(pairing: store.administration, changes: changes(store), replicaPublicKey: "ed25519:AAAA").adopt(
-            code: PairingCode.make(doorKey: doorKey, nonce: nonce), terminalID: name, now: clock.now)
+            code: unpaired.code(nonce: nonce), terminalID: name, now: clock.now)
         return try #require(try await store.store.doorKey(terminal: name).ownSecret)
     }
 

@@ -26,7 +26,7 @@ arm64_sdk_name=kioskpad-aarch64-trixie
 arm64_source=/src/kioskpad
 arm64_mirror=${KIOSKPAD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the trixie root holds: the sysroot for linking, and what the arm64 tests run with.
-arm64_target_packages=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libgpiod-dev,libmosquitto-dev,zlib1g-dev,pkg-config,dpkg-dev,libqrencode4,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
+arm64_target_packages=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libgpiod-dev,libmosquitto-dev,zlib1g-dev,pkg-config,dpkg-dev,libqrencode4,libsodium23,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
 # sid's Release file reads as expired on this archive's mirror; apt still checks its signature.
 sid_apt=(-o Acquire::Check-Valid-Until=false)
 
@@ -142,7 +142,7 @@ arm64_target_root_setup() {
 # door's bookworm build takes libgpiod from. Made only by what needs it (cross-arm64.sh
 # --bookworm, the bookworm tests): about 8 minutes under qemu-user.
 arm64_bookworm_root=$arm64_cache/bookworm-root
-arm64_bookworm_packages=libgpiod-dev,dpkg-dev,libqrencode4,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
+arm64_bookworm_packages=libgpiod-dev,dpkg-dev,libqrencode4,libsodium23,mosquitto,mosquitto-clients,openssl,curl,mount,python3,systemd,ca-certificates,procps,gpiod,kmod,iproute2
 arm64_bookworm_root_setup() {
     arm64_host_packages
     debian_root "$arm64_bookworm_root" bookworm arm64 "$arm64_bookworm_packages"

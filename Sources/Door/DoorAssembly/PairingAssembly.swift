@@ -7,8 +7,9 @@ import KioskPadCore
 import KioskPadStorage
 import KioskPadThreads
 
-/// `kioskpad pair`: an unpaired door asks its site to adopt it. Makes a key pair (kept in
-/// memory only), announces it, shows the code (and keeps it, mode 600, in the state directory
+/// `kioskpad pair`: an unpaired door asks its site to adopt it. Makes a key pair and its half
+/// of the pairing exchange on the code's secret digits (both kept in memory only), announces
+/// them, shows the code (and keeps it, mode 600, in the state directory
 /// for `kioskpad pair status` until the door is paired), polls, opens the delivery with the
 /// code, and stores what it carried: `site.secret` (the door's own signing secret) and
 /// `site.json` (the site, the door's name, the replica key), both mode 600 and fsynced.
@@ -55,8 +56,13 @@ public struct DoorPairingSession: Sendable {
         defer { try? FileManager.default.removeItem(atPath: stateDirectory + "/" + Self.codeFile) }
         let key = Curve25519.KeyAgreement.PrivateKey()
         let doorKey = key.publicKey.rawRepresentation
-        let announcement = try await client.announce(doorKey: doorKey, hardware: hardware)
-        let code = PairingCode.make(doorKey: doorKey, nonce: announcement.nonce)
+        let secret = PairingCode.drawSecret()
+        let half = try PairingExchange.doorHalf(secret: secret, doorKey: doorKey)
+        let resultKey = Curve25519.Signing.PrivateKey()
+        let announcement = try await client.announce(
+            doorKey: doorKey, half: half, resultKey: resultKey.publicKey.rawRepresentation, hardware: hardware)
+        let code = PairingCode.make(doorKey: doorKey, nonce: announcement.nonce, secret: secret)
+        var failed = 0
         let codePath = stateDirectory + "/" + Self.codeFile
         try await WorkThreads.files.run { try DurableFile.replace(path: codePath, contents: Array((code.shown + "\n").utf8), mode: 0o600) }
         show(code)
@@ -71,24 +77,33 @@ public struct DoorPairingSession: Sendable {
             case .delivered(let sealed):
                 let opened: Data
                 do {
-                    opened = try PairingSeal.open(sealed, privateKey: key, code: code, announcement: announcement.id, nonce: announcement.nonce)
+                    opened = try PairingSeal.open(sealed, privateKey: key, half: half, announcement: announcement.id, nonce: announcement.nonce)
                 } catch {
                     note("\(error)")
-                    try await client.report(announcement.id, opened: nil)
+                    try await client.report(announcement.id, opened: nil, resultKey: resultKey)
+                    // Each delivery that did not open was one live guess of the digits: after
+                    // as many as the site allows, this door takes no more for this code.
+                    failed += 1
+                    guard failed < PairingExchange.maxFailedExchanges else {
+                        throw PairingClient.Failure(
+                            description:
+                                "\(failed) deliveries did not open (the code was mistyped, or someone guessed); this code takes no more: run kioskpad pair again for a new code"
+                        )
+                    }
                     continue
                 }
-                return try await store(opened, announcement: announcement.id)
+                return try await store(opened, announcement: announcement.id, resultKey: resultKey)
             }
         }
         throw PairingClient.Failure(description: "no code was typed at the site in time; run kioskpad pair again for a new code")
     }
 
-    private func store(_ opened: Data, announcement: String) async throws -> Paired {
+    private func store(_ opened: Data, announcement: String, resultKey: Curve25519.Signing.PrivateKey) async throws -> Paired {
         guard let bundle = try? JSONDecoder().decode(PairingBundle.self, from: opened), Identifier.isValid(bundle.terminalID),
             let secret = try? WebhookSecret(parsing: bundle.secret)
         else { throw PairingClient.Failure(description: "the delivery opened but is not a pairing bundle") }
         if let siteKey, (try? ReplicaPublicKey(parsing: bundle.replicaPublicKey)) != siteKey {
-            try await client.report(announcement, opened: nil)
+            try await client.report(announcement, opened: nil, resultKey: resultKey)
             throw PairingClient.Failure(
                 description:
                     "the site the code was typed at signs with \(bundle.replicaPublicKey), not the site_key this door was given (\(siteKey)); "
@@ -103,7 +118,7 @@ public struct DoorPairingSession: Sendable {
             try DurableFile.replace(path: secretPath, contents: Array((secret.text + "\n").utf8), mode: 0o600)
             try DurableFile.replace(path: sitePath, contents: Array(site) + [10], mode: 0o600)
         }
-        try await client.report(announcement, opened: (bundle.terminalID, secret))
+        try await client.report(announcement, opened: (bundle.terminalID, secret), resultKey: resultKey)
         return Paired(terminalID: bundle.terminalID, secretFile: secretPath, siteFile: sitePath, replicaPublicKey: bundle.replicaPublicKey)
     }
 

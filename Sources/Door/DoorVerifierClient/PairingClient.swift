@@ -8,7 +8,8 @@ import NIOCore
 
 /// An unpaired door's side of adoption (docs/architecture.md, "Adopting a door"): announces
 /// its public key to the site, polls for the sealed delivery, and reports whether it opened
-/// it (`opened` signed with the secret the delivery carried).
+/// it (signed with the announcement's Ed25519 key; `opened` also with the secret the delivery
+/// carried).
 public final class PairingClient: Sendable {
     /// The site's answer to an announcement.
     public struct Announcement: Sendable, Equatable {
@@ -87,12 +88,16 @@ public final class PairingClient: Sendable {
         Failure(description: "\(site) answered \(answer.status): \(answer.object["error"] as? String ?? "no reason given")")
     }
 
-    /// Announces `doorKey` (raw X25519) with a one-line `hardware` summary.
-    public func announce(doorKey: Data, hardware: String) async throws -> Announcement {
+    /// Announces `doorKey` (raw X25519) and the door's half of the pairing exchange with a
+    /// one-line `hardware` summary.
+    public func announce(doorKey: Data, half: PairingExchange.DoorHalf, resultKey: Data, hardware: String) async throws -> Announcement {
         var request = HTTPClientRequest(url: site + "/v1/pair")
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
-        let body = try JSONSerialization.data(withJSONObject: ["door_key": doorKey.base64EncodedString(), "hardware": hardware])
+        let body = try JSONSerialization.data(withJSONObject: [
+            "door_key": doorKey.base64EncodedString(), "pake_message": half.message.base64EncodedString(),
+            "pake_sid": half.sid.base64EncodedString(), "result_key": resultKey.base64EncodedString(), "hardware": hardware,
+        ])
         request.body = .bytes(ByteBuffer(bytes: body))
         let answer = try await send(request, path: "/v1/pair")
         guard answer.status == 201, let id = answer.object["id"] as? String,
@@ -110,18 +115,21 @@ public final class PairingClient: Sendable {
         guard answer.status == 200 else { throw refused(answer) }
         switch answer.object["state"] as? String {
         case "delivered":
-            guard let sealed = answer.object["sealed"] as? [String: Any], let key = sealed["encapsulated_key"] as? String,
-                let ciphertext = sealed["ciphertext"] as? String
+            guard let sealed = answer.object["sealed"] as? [String: Any], let message = sealed["pake_message"] as? String,
+                let key = sealed["encapsulated_key"] as? String, let ciphertext = sealed["ciphertext"] as? String
             else { throw refused(answer) }
-            return .delivered(PairingSeal.Sealed(encapsulatedKey: key, ciphertext: ciphertext))
+            return .delivered(PairingSeal.Sealed(siteMessage: message, encapsulatedKey: key, ciphertext: ciphertext))
         case "paired": return .paired
         default: return .waiting
         }
     }
 
-    /// Reports the delivery of `id` opened (signed as door `terminal` with `secret`), or not.
-    public func report(_ id: String, opened: (terminal: String, secret: WebhookSecret)?) async throws {
-        let body = Array(#"{"result":"\#(opened == nil ? "not_opened" : "opened")"}"#.utf8)
+    /// Reports the delivery of `id` opened (signed as door `terminal` with `secret`), or not;
+    /// either signed with the announcement's `resultKey`.
+    public func report(_ id: String, opened: (terminal: String, secret: WebhookSecret)?, resultKey: Curve25519.Signing.PrivateKey) async throws {
+        let result: PairingResultSignature.Result = opened == nil ? .notOpened : .opened
+        let signature = try PairingResultSignature.sign(result, announcement: id, key: resultKey)
+        let body = Array(#"{"result":"\#(result.rawValue)","result_signature":"\#(signature)"}"#.utf8)
         let path = "/v1/pair/\(id)/result"
         var request: HTTPClientRequest
         if let opened {

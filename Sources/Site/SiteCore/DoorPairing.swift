@@ -23,6 +23,13 @@ public struct WaitingDoor: Sendable, Equatable {
     public let doorKey: Data
     /// The random nonce the site gave the announcement.
     public let nonce: Data
+    /// The door's pairing-exchange message (CPace's MSGa) and session id, as it announced
+    /// them (``PairingExchange``).
+    public let pakeMessage: Data
+    public let pakeSID: Data
+    /// The door's Ed25519 public key for this announcement: its result messages are signed
+    /// with it (``PairingResultSignature``), so nobody else can end a delivery.
+    public let resultKey: Data
     /// The code's first four digits (``PairingCode/tag(doorKey:nonce:)``).
     public let tag: String
     /// The address it announced from.
@@ -38,12 +45,15 @@ public struct WaitingDoor: Sendable, Equatable {
     public var failures: Int
 
     public init(
-        id: String, doorKey: Data, nonce: Data, tag: String, address: String, hardware: String, announced: Date, expires: Date,
-        state: State = .waiting, terminalID: String? = nil, failures: Int = 0
+        id: String, doorKey: Data, nonce: Data, pakeMessage: Data, pakeSID: Data, resultKey: Data, tag: String, address: String,
+        hardware: String, announced: Date, expires: Date, state: State = .waiting, terminalID: String? = nil, failures: Int = 0
     ) {
         self.id = id
         self.doorKey = doorKey
         self.nonce = nonce
+        self.pakeMessage = pakeMessage
+        self.pakeSID = pakeSID
+        self.resultKey = resultKey
         self.tag = tag
         self.address = address
         self.hardware = hardware
@@ -65,8 +75,8 @@ public enum DoorPairing {
     public static let maxWaiting = 256
     public static let maxWaitingPerAddress = 4
     /// After 3 deliveries that did not open, the announcement is dropped (the door starts over
-    /// with a new key and code).
-    public static let maxFailures = 3
+    /// with a new key and code); the door gives up on it after as many.
+    public static let maxFailures = PairingExchange.maxFailedExchanges
 
     /// What the per-address limit counts `address` as: an IPv4 address itself, an IPv6
     /// address its /64 (one host can take a whole /64); anything else as it is.
@@ -124,8 +134,8 @@ public struct DoorAdoption: Sendable {
         self.replicaPublicKey = replicaPublicKey
     }
 
-    /// Finds the waiting door whose tag the code starts with, makes its secret and seals the
-    /// bundle with the code's secret digits. Refused, naming what: a name that is not an
+    /// Finds the waiting door whose tag the code starts with, makes its secret, runs the site's
+    /// half of the pairing exchange on the code's secret digits and seals the bundle with it. Refused, naming what: a name that is not an
     /// identifier, no waiting door with that tag, or two (one is not the installer's door).
     @discardableResult
     public func adopt(code: PairingCode, terminalID: String, now: Date = Date()) async throws -> WaitingDoor {
@@ -143,7 +153,15 @@ public struct DoorAdoption: Sendable {
         }
         let secret = WebhookSecret.generate()
         let bundle = try JSONEncoder().encode(PairingBundle(terminalID: terminalID, secret: secret.text, replicaPublicKey: replicaPublicKey))
-        let sealed = try PairingSeal.seal(bundle, doorKey: door.doorKey, secret: code.secret, announcement: door.id, nonce: door.nonce)
+        let sealed: PairingSeal.Sealed
+        do {
+            sealed = try PairingSeal.seal(
+                bundle, doorKey: door.doorKey, doorMessage: door.pakeMessage, sid: door.pakeSID, secret: code.secret, announcement: door.id,
+                nonce: door.nonce)
+        } catch CPace.Failure.invalidShare {
+            throw PairingRefusal(
+                "code: the waiting door's pairing message is not valid, so none is adopted: restart pairing at the door (a new code)", status: 409)
+        }
         try await changes.apply(.doorAdopt, [("terminal_id", terminalID), ("pairing_tag", door.tag), ("address", door.address)]) {
             try await pairing.deliverPairing(id: door.id, terminalID: terminalID, sealed: sealed, secret: secret, now: now)
         }

@@ -8,9 +8,9 @@ import NIOCore
 import SiteCore
 
 /// The doors' side of adoption (docs/architecture.md, "Adopting a door"): an unpaired door
-/// announces its public key (`POST /v1/pair`), polls its announcement for the sealed delivery
-/// (`GET /v1/pair/{id}`), and says whether it opened it (`POST /v1/pair/{id}/result`: `opened`
-/// signed with the secret it received, or `not_opened`). Nothing here is a secret in clear:
+/// announces its public key and its half of the pairing exchange (`POST /v1/pair`), polls its announcement for the sealed delivery
+/// (`GET /v1/pair/{id}`), and says whether it opened it (`POST /v1/pair/{id}/result`, signed with
+/// the Ed25519 key it announced; `opened` also with the secret it received). Nothing here is a secret in clear:
 /// the delivery is sealed to the door's key with the code only it and the administrator saw.
 struct PairingRoutes: Sendable {
     let pairing: any DoorPairingStore
@@ -63,6 +63,14 @@ struct PairingRoutes: Sendable {
         guard let keyText = object["door_key"] as? String, let key = Data(base64Encoded: keyText), key.count == 32 else {
             throw PairingRefusal("door_key: must be base64 of the door's 32-byte X25519 public key")
         }
+        let pakeMessage = (object["pake_message"] as? String).flatMap { Data(base64Encoded: $0) } ?? Data()
+        let pakeSID = (object["pake_sid"] as? String).flatMap { Data(base64Encoded: $0) } ?? Data()
+        if let problem = PairingExchange.announcementProblem(message: pakeMessage, sid: pakeSID) {
+            throw PairingRefusal(problem + " (a door older than this site pairs after an upgrade)")
+        }
+        guard let resultKey = (object["result_key"] as? String).flatMap({ Data(base64Encoded: $0) }), resultKey.count == 32 else {
+            throw PairingRefusal("result_key: must be base64 of the door's 32-byte Ed25519 public key for this announcement")
+        }
         let hardware = (object["hardware"] as? String) ?? ""
         guard PairingHardware.isSummary(hardware) else {
             throw PairingRefusal("hardware: one line of at most \(PairingHardware.maxBytes) bytes, no control characters")
@@ -71,7 +79,8 @@ struct PairingRoutes: Sendable {
         let nonce = Data((0..<16).map { _ in generator.next() as UInt8 })
         let now = self.now()
         let door = WaitingDoor(
-            id: UUID().uuidString.lowercased(), doorKey: key, nonce: nonce, tag: PairingCode.tag(doorKey: key, nonce: nonce),
+            id: UUID().uuidString.lowercased(), doorKey: key, nonce: nonce, pakeMessage: pakeMessage, pakeSID: pakeSID, resultKey: resultKey,
+            tag: PairingCode.tag(doorKey: key, nonce: nonce),
             address: address?.ipAddress ?? "unknown", hardware: hardware, announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds))
         try await pairing.announceDoor(door, now: now)
         return (
@@ -90,21 +99,31 @@ struct PairingRoutes: Sendable {
         return (
             200,
             """
-            {"state":"delivered","sealed":{"encapsulated_key":"\(sealed.encapsulatedKey)","ciphertext":"\(sealed.ciphertext)"}}
+            {"state":"delivered","sealed":{"pake_message":"\(sealed.siteMessage)","encapsulated_key":"\(sealed.encapsulatedKey)","ciphertext":"\(sealed.ciphertext)"}}
             """
         )
     }
 
     func result(_ request: Request, id: String) async throws -> (Int, String) {
         let (bytes, object) = try await bodyObject(request)
-        switch object["result"] as? String {
-        case "not_opened":
+        guard let result = (object["result"] as? String).flatMap(PairingResultSignature.Result.init(rawValue:)) else {
+            throw PairingRefusal("result: must be opened or not_opened")
+        }
+        guard let (door, _) = try await pairing.pairing(id: id, now: now()), door.state == .delivered, let terminal = door.terminalID else {
+            throw PairingRefusal("no delivery is waiting for that door", status: 404)
+        }
+        guard PairingResultSignature.isValid(object["result_signature"] as? String, result: result, announcement: id, resultKey: door.resultKey) else {
+            throw PairingRefusal(
+                "result_signature: must be base64 of the door's Ed25519 signature of the result, with the result_key it announced", status: 401)
+        }
+        switch result {
+        case .notOpened:
             let failures = try await pairing.pairingNotOpened(id: id)
             return (200, "{\"failures\":\(failures),\"max_failures\":\(DoorPairing.maxFailures)}")
-        case "opened":
-            guard let (door, _) = try await pairing.pairing(id: id, now: now()), door.state == .delivered, let terminal = door.terminalID,
-                let secret = try await doorSecrets.doorKey(terminal: terminal).ownSecret
-            else { throw PairingRefusal("no delivery is waiting for that door", status: 404) }
+        case .opened:
+            guard let secret = try await doorSecrets.doorKey(terminal: terminal).ownSecret else {
+                throw PairingRefusal("no delivery is waiting for that door", status: 404)
+            }
             let headers = request.headers
             func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }
             if let failure = WebhookSignature.verify(
@@ -115,8 +134,6 @@ struct PairingRoutes: Sendable {
             }
             try await pairing.pairingOpened(id: id)
             return (200, "{\"state\":\"paired\",\"terminal_id\":\"\(terminal)\"}")
-        default:
-            throw PairingRefusal("result: must be opened or not_opened")
         }
     }
 }

@@ -27,8 +27,10 @@ extension SQLUserDirectory {
             }
             try await sql.raw(
                 """
-                INSERT INTO kioskpad_pairing (id, door_key, nonce, tag, address, address_group, hardware, announced_at, expires_at, state, failures)
-                VALUES (\(bind: door.id), \(bind: key), \(bind: door.nonce.base64EncodedString()), \(bind: door.tag),
+                INSERT INTO kioskpad_pairing (id, door_key, nonce, pake_message, pake_sid, result_key, tag, address, address_group, hardware, announced_at,
+                    expires_at, state, failures)
+                VALUES (\(bind: door.id), \(bind: key), \(bind: door.nonce.base64EncodedString()), \(bind: door.pakeMessage.base64EncodedString()),
+                    \(bind: door.pakeSID.base64EncodedString()), \(bind: door.resultKey.base64EncodedString()), \(bind: door.tag),
                     \(bind: door.address), \(bind: group), \(bind: door.hardware), \(bind: Int64(door.announced.timeIntervalSince1970)),
                     \(bind: Int64(door.expires.timeIntervalSince1970)), 'waiting', 0)
                 """
@@ -40,7 +42,7 @@ extension SQLUserDirectory {
         try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT id, door_key, nonce, tag, address, hardware, announced_at, expires_at, state, terminal_id, failures FROM kioskpad_pairing
+                SELECT id, door_key, nonce, pake_message, pake_sid, result_key, tag, address, hardware, announced_at, expires_at, state, terminal_id, failures FROM kioskpad_pairing
                 WHERE expires_at > \(bind: Int64(now.timeIntervalSince1970)) AND state <> 'paired' ORDER BY announced_at, id
                 """
             ).all()
@@ -52,13 +54,15 @@ extension SQLUserDirectory {
             let row = try await database.read({ sql in
                 try await sql.raw(
                     """
-                    SELECT id, door_key, nonce, tag, address, hardware, announced_at, expires_at, state, terminal_id, failures, encapsulated_key,
-                        ciphertext FROM kioskpad_pairing WHERE id = \(bind: id) AND (expires_at > \(bind: Int64(now.timeIntervalSince1970)) OR state = 'paired')
+                    SELECT id, door_key, nonce, pake_message, pake_sid, result_key, tag, address, hardware, announced_at, expires_at, state, terminal_id, failures, site_message,
+                        encapsulated_key, ciphertext FROM kioskpad_pairing WHERE id = \(bind: id) AND (expires_at > \(bind: Int64(now.timeIntervalSince1970)) OR state = 'paired')
                     """
                 ).first()
             })
         else { return nil }
-        let sealed = try row.optionalText("encapsulated_key").map { PairingSeal.Sealed(encapsulatedKey: $0, ciphertext: try row.text("ciphertext")) }
+        let sealed = try row.optionalText("encapsulated_key").map {
+            PairingSeal.Sealed(siteMessage: try row.optionalText("site_message") ?? "", encapsulatedKey: $0, ciphertext: try row.text("ciphertext"))
+        }
         return (try Self.waitingDoor(row), sealed)
     }
 
@@ -73,8 +77,8 @@ extension SQLUserDirectory {
             }
             let updated = try await sql.raw(
                 """
-                UPDATE kioskpad_pairing SET state = 'delivered', terminal_id = \(bind: terminalID), encapsulated_key = \(bind: sealed.encapsulatedKey),
-                    ciphertext = \(bind: sealed.ciphertext)
+                UPDATE kioskpad_pairing SET state = 'delivered', terminal_id = \(bind: terminalID), site_message = \(bind: sealed.siteMessage),
+                    encapsulated_key = \(bind: sealed.encapsulatedKey), ciphertext = \(bind: sealed.ciphertext)
                 WHERE id = \(bind: id) AND state = 'waiting' AND expires_at > \(bind: Int64(now.timeIntervalSince1970)) RETURNING 1
                 """
             ).all()
@@ -95,7 +99,8 @@ extension SQLUserDirectory {
             let failures = Int(
                 try await sql.raw(
                     """
-                    UPDATE kioskpad_pairing SET state = 'waiting', failures = failures + 1, encapsulated_key = NULL, ciphertext = NULL, terminal_id = NULL
+                    UPDATE kioskpad_pairing SET state = 'waiting', failures = failures + 1, site_message = NULL, encapsulated_key = NULL, ciphertext = NULL,
+                        terminal_id = NULL
                     WHERE id = \(bind: id) RETURNING failures
                     """
                 ).first()?.integer("failures") ?? 0)
@@ -106,7 +111,7 @@ extension SQLUserDirectory {
 
     public func pairingOpened(id: String) async throws {
         let changed = try await database.changed(
-            "UPDATE kioskpad_pairing SET state = 'paired', encapsulated_key = NULL, ciphertext = NULL WHERE id = \(bind: id) AND state = 'delivered' RETURNING 1"
+            "UPDATE kioskpad_pairing SET state = 'paired', site_message = NULL, encapsulated_key = NULL, ciphertext = NULL WHERE id = \(bind: id) AND state = 'delivered' RETURNING 1"
         )
         guard changed > 0 else { throw PairingRefusal("no delivery is waiting for that door", status: 404) }
     }
@@ -130,6 +135,9 @@ extension SQLUserDirectory {
         return WaitingDoor(
             id: try row.text("id"), doorKey: Data(base64Encoded: try row.text("door_key")) ?? Data(),
             nonce: Data(base64Encoded: try row.text("nonce")) ?? Data(),
+            pakeMessage: Data(base64Encoded: try row.optionalText("pake_message") ?? "") ?? Data(),
+            pakeSID: Data(base64Encoded: try row.optionalText("pake_sid") ?? "") ?? Data(),
+            resultKey: Data(base64Encoded: try row.optionalText("result_key") ?? "") ?? Data(),
             tag: try row.text("tag"), address: try row.text("address"), hardware: try row.text("hardware"), announced: try date("announced_at"),
             expires: try date("expires_at"), state: WaitingDoor.State(rawValue: try row.text("state")) ?? .waiting,
             terminalID: try row.optionalText("terminal_id"),

@@ -7,10 +7,12 @@ import Foundation
 /// - The first four, the **tag**, are derived from the door's public key and the nonce the
 ///   site gave its announcement: they pick the waiting door out of the site's list. A tag is
 ///   public (anyone who saw the announcement can compute it).
-/// - The last eight, the **secret**, are drawn by the door and never leave it: the site seals
-///   the door's secrets to the door's key with them (``PairingSeal``), so only a door whose
-///   code was typed can open the delivery, and a delivery the door opens came from the site
-///   the code was typed into.
+/// - The last eight, the **secret**, are drawn by the door and never leave it, in clear or
+///   in a form one could test a guess against: the door and the site run a password-
+///   authenticated exchange on them (``PairingExchange``) and the site seals the door's secrets
+///   to the door's key with its result (``PairingSeal``), so only a door whose code was typed
+///   can open the delivery, and a delivery the door opens came from the site the code was
+///   typed into.
 public struct PairingCode: Sendable, Equatable, CustomStringConvertible {
     /// The four digits that name the waiting door.
     public let tag: String
@@ -25,11 +27,17 @@ public struct PairingCode: Sendable, Equatable, CustomStringConvertible {
         self.secret = secret
     }
 
-    /// A new code for a door whose public key is `doorKey` and whose announcement got `nonce`.
-    public static func make(doorKey: Data, nonce: Data) -> PairingCode {
+    /// Eight new secret digits (the door draws them before it announces: its half of the
+    /// exchange is made from them).
+    public static func drawSecret() -> String {
         var generator = SystemRandomNumberGenerator()
-        let secret = (0..<secretDigits).map { _ in String(generator.next(upperBound: UInt8(10))) }.joined()
-        return PairingCode(tag: tag(doorKey: doorKey, nonce: nonce), secret: secret)
+        return (0..<secretDigits).map { _ in String(generator.next(upperBound: UInt8(10))) }.joined()
+    }
+
+    /// The code for a door whose public key is `doorKey`, whose announcement got `nonce`, with
+    /// `secret` (new digits unless given).
+    public static func make(doorKey: Data, nonce: Data, secret: String = drawSecret()) -> PairingCode {
+        PairingCode(tag: tag(doorKey: doorKey, nonce: nonce), secret: secret)
     }
 
     /// The tag of a door's announcement: SHA-256 of a label, the key and the nonce, as four
