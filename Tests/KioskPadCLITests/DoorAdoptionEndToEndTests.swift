@@ -198,6 +198,38 @@ struct DoorAdoptionEndToEndTests {
         #expect(notOpened.status == 200 && notOpened.body == #"{"failures":1,"max_failures":3}"#, "\(notOpened.body)")
         #expect(try await LoopbackHTTP.get(port: server.port, path: "/v1/pair/\(id)").body == "{\"state\":\"waiting\"}")
     }
+
+    /// Behind a reverse proxy named in `server.trusted_proxies`, announcements count for the
+    /// client it forwards for (`X-Forwarded-For`), so doors behind one proxy do not share one
+    /// address's limit; without the setting the header is ignored and the peer is counted.
+    @Test func behindATrustedProxyEachForwardedClientHasItsOwnLimit() async throws {
+        func announce(_ port: Int, forwardedFor: String) async throws -> LoopbackHTTP.Answer {
+            let raw = Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation
+            let half = try PairingExchange.doorHalf(secret: "12345678", doorKey: raw)
+            let result = Curve25519.Signing.PrivateKey().publicKey.rawRepresentation
+            let body =
+                #"{"door_key":"\#(raw.base64EncodedString())","pake_message":"\#(half.message.base64EncodedString())","pake_sid":"\#(half.sid.base64EncodedString())","result_key":"\#(result.base64EncodedString())"}"#
+            return try await LoopbackHTTP.post(port: port, path: "/v1/pair", body: Array(body.utf8), headers: [("X-Forwarded-For", forwardedFor)])
+        }
+        let proxied = try await VerifierProcess.prepare(pin: "3691", extraSettings: "  trusted_proxies: [127.0.0.1]\n")
+        let server = try await VerifierProcess(directory: proxied)
+        for host in 1...5 {
+            let answer = try await announce(server.port, forwardedFor: "203.0.113.9, 198.51.100.\(host)")
+            #expect(answer.status == 201, "client \(host): \(answer.body)")
+        }
+        for _ in 1...3 { _ = try await announce(server.port, forwardedFor: "198.51.100.1") }
+        let fifth = try await announce(server.port, forwardedFor: "198.51.100.1")
+        #expect(fifth.status == 429 && fifth.body.contains("from 198.51.100.1 wait"), "\(fifth.body)")
+        let waiting = try await CLI.run(["verifier", "terminal", "waiting", "--config", proxied.appendingPathComponent("verifier.yaml").path])
+        #expect(waiting.stdout.contains("\t198.51.100.5\t") && !waiting.stdout.contains("\t127.0.0.1\t"), "\(waiting.stdout)")
+        server.stop()
+        let direct = try await VerifierProcess.prepare(pin: "3691")
+        let plain = try await VerifierProcess(directory: direct)
+        defer { plain.stop() }
+        for host in 1...4 { #expect(try await announce(plain.port, forwardedFor: "198.51.100.\(host)").status == 201) }
+        let ignored = try await announce(plain.port, forwardedFor: "198.51.100.77")
+        #expect(ignored.status == 429 && ignored.body.contains("from 127.0.0.1 wait"), "\(ignored.body)")
+    }
 }
 
 extension AccessRulesEndToEndTests.Site {

@@ -96,7 +96,7 @@ public enum VerifierAssembly {
                 store: opened.store, settings: opened.administration, replica: opened.replica, siteSecret: verifier.settings.secret,
                 interval: settings.checkInSeconds), host: settings.host,
             port: settings.port,
-            limits: limits,
+            limits: limits, trustedProxies: settings.trustedProxies,
             metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)
     }
 

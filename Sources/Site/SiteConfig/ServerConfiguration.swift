@@ -47,6 +47,9 @@ public struct VerifierServerConfiguration: Sendable {
     public var console = ConsoleSettings()
     /// `webhooks:` the receivers inside the site's network webhooks may go to.
     public var webhooks = WebhookTargetSettings()
+    /// `trusted_proxies`: reverse proxies in front of the doors' listener, whose
+    /// `X-Forwarded-For` names the client the per-address limits count.
+    public var trustedProxies: [IPAddress] = []
 }
 
 extension ConfigLoader {
@@ -116,6 +119,7 @@ extension ConfigLoader {
         }
         let console = ConsoleSection.read(reader, baseDirectory: baseDirectory)
         let webhooks = WebhooksSection.read(reader)
+        let trustedProxies = TrustedProxiesSection.read(reader)
         if console.enabled && console.port != 0 && console.port == port && console.host == host {
             log.report(
                 reader.keyPath("console.listen"), "is the doors' listen address too; give the console its own port (default 8788)",
@@ -138,6 +142,7 @@ extension ConfigLoader {
         configuration.eventsMaxRecordsPerMinute = quotaRecords
         configuration.eventsMaxBytesPerDay = quotaBytes
         configuration.console = console
+        configuration.trustedProxies = trustedProxies
         configuration.webhooks = webhooks
         return configuration
     }

@@ -23,7 +23,7 @@ struct PairingRoutes: Sendable {
 
     func add(to router: Router<VerifierRequestContext>) {
         router.post("/v1/pair") { request, context -> Response in
-            await self.answer { try await self.announce(request, address: context.remoteAddress) }
+            await self.answer { try await self.announce(request, address: context.clientAddress) }
         }
         router.get("/v1/pair/:id") { _, context -> Response in
             await self.answer { try await self.poll(context.parameters.get("id") ?? "") }
@@ -58,7 +58,7 @@ struct PairingRoutes: Sendable {
         return (bytes, object)
     }
 
-    func announce(_ request: Request, address: SocketAddress?) async throws -> (Int, String) {
+    func announce(_ request: Request, address: String) async throws -> (Int, String) {
         let (_, object) = try await bodyObject(request)
         guard let keyText = object["door_key"] as? String, let key = Data(base64Encoded: keyText), key.count == 32 else {
             throw PairingRefusal("door_key: must be base64 of the door's 32-byte X25519 public key")
@@ -81,7 +81,7 @@ struct PairingRoutes: Sendable {
         let door = WaitingDoor(
             id: UUID().uuidString.lowercased(), doorKey: key, nonce: nonce, pakeMessage: pakeMessage, pakeSID: pakeSID, resultKey: resultKey,
             tag: PairingCode.tag(doorKey: key, nonce: nonce),
-            address: address?.ipAddress ?? "unknown", hardware: hardware, announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds))
+            address: address, hardware: hardware, announced: now, expires: now.addingTimeInterval(DoorPairing.waitingSeconds))
         try await pairing.announceDoor(door, now: now)
         return (
             201,

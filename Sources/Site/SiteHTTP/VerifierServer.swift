@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KioskPadAccess
+import KioskPadEndpoints
 import Logging
 import NIOCore
 import SiteCore
@@ -19,11 +20,12 @@ public enum VerifierServer {
     public static func application(
         verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil,
         pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, checkIn: DoorCheckIn? = nil, host: String, port: Int,
-        limits: ConnectionLimits = ConnectionLimits(),
+        limits: ConnectionLimits = ConnectionLimits(), trustedProxies: [IPAddress] = [],
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
+        router.add(middleware: ForwardedClient(trusted: Set(trustedProxies)))
         var methods: [String: HTTPRequest.Method] = ["/verify": .post, "/v1/enrol": .post, "/healthz": .get, "/metrics": .get]
         if events != nil { methods["/v1/events"] = .post }
         if credentials != nil { methods["/v1/credentials"] = .post }
@@ -112,11 +114,15 @@ public enum VerifierServer {
 public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The address the per-address limits count: the peer's, or behind a trusted proxy the
+    /// client it forwarded for (``ForwardedClient``).
+    public var clientAddress: String
     /// What the door middleware learned of a door request (unused on other routes).
     var door = DoorRequestState()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }

@@ -18,7 +18,7 @@ struct DoorRateGate: RouterMiddleware {
         var context = context
         context.door.route = route
         if let early = route.beforeBody(request.headers) { return await controller.respond(early, route: route, incoming: nil) }
-        guard await controller.verifier.admits(context.remoteAddress?.ipAddress ?? "unknown") else {
+        guard await controller.verifier.admits(context.clientAddress) else {
             return await controller.respond(.decision(.throttled), route: route, incoming: nil)
         }
         return try await next(request, context)
@@ -35,7 +35,7 @@ struct DoorBodyReader: RouterMiddleware {
     ) async throws -> Response {
         guard let route = context.door.route else { return try await next(request, context) }
         var context = context
-        let source = context.remoteAddress?.ipAddress
+        let source: String? = context.clientAddress
         // Refused before any body is kept: counted against the address, answered 400.
         let malformed = { (reason: String) async -> Response in
             let empty = ReferenceVerifier.Incoming(
