@@ -10,12 +10,15 @@ loopback (one instance, console and API on), from Python clients on the same mac
   hooks   A forced door's record (signed /v1/events) to each receiver's 200: p50 and p99, with
           1 and with 10 subscriptions (receivers built on PyPI's standardwebhooks, each
           verifying every message), 4 records a second.
+  queue   A day of door records at 1 a second (86,400, --records) sent as fast as the site
+          takes them, with one subscription whose receiver is down throughout, and with none:
+          the database's size after each, the queue the caps kept and what they dropped.
   verify  /verify from 20 terminals at the default PBKDF2 cost (the demo user of
           config/users.example): p50 and p99 with no subscription, with one receiver that
           answers at once, and with one that never answers (each request held open).
 
 Usage:
-  Benchmarks/ManagementAPI/api_bench.py BINARY [--store sqlite|postgres] [--seconds N] [--only users|hooks|verify]
+  Benchmarks/ManagementAPI/api_bench.py BINARY [--store sqlite|postgres] [--seconds N] [--only users|hooks|verify|queue] [--records N]
 BINARY is a `kioskpad` (a release build for figures: swift build -c release --product kioskpad).
 Needs python3-requests and PyPI's standardwebhooks (Tests/Webhooks/run.sh installs it)."""
 import argparse
@@ -23,6 +26,7 @@ import base64
 import hashlib
 import os
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -34,7 +38,7 @@ import requests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Webhooks"))
-from webhooks_e2e import Receiver, Site, now_text  # noqa: E402  (the e2e suite's site and receivers)
+from webhooks_e2e import Receiver, Site, free_port, now_text  # noqa: E402  (the e2e suite's site and receivers)
 
 USERS = 10_000
 TOKENS = 50
@@ -187,12 +191,58 @@ def measure_verify(binary, receiver_kind, seconds):
             site.process.wait()
 
 
+def database_bytes(work):
+    """The SQLite database's bytes on disk, with its write-ahead log."""
+    return sum(os.path.getsize(os.path.join(work, name)) for name in os.listdir(work) if name.startswith("verifier.sqlite3"))
+
+
+def measure_queue(binary, records, subscribed):
+    """A day of door alerts at 1 a second (`records` forced-open records, each a `door.alert`
+    message, sent as fast as the site takes them, 50 a batch) with one subscription whose receiver is down the whole time (nothing
+    listens on its port), or none: the database's size after, and the queue the cap kept."""
+    with tempfile.TemporaryDirectory(prefix="kioskpad-apibench.") as work:
+        quota = "  events:\n    max_records_per_minute: 1000000\n    max_bytes_per_day: 10000000000\n"
+        site = Site(binary, os.path.join(ROOT, "config", "users.example"), work, store_lines=quota)
+        site.start()
+        try:
+            if subscribed:
+                status, body = site.api("POST", "webhooks", {"name": "down", "url": f"http://127.0.0.1:{free_port()}/hook", "events": ["door.alert"]})
+                assert status == 201, body
+            started, sequence = time.monotonic(), 0
+            while sequence < records:
+                batch = []
+                for _ in range(min(50, records - sequence)):
+                    sequence += 1
+                    data = {"id": str(uuid.uuid4()), "terminal_id": "door-1", "type": "forced_open", "time": now_text(), "seq": sequence}
+                    batch.append({"type": "kioskpad.forced_open", "timestamp": now_text(), "data": data})
+                response = site.signed("/v1/events", batch, str(uuid.uuid4()))
+                assert response.status_code == 200, response.text
+            took = time.monotonic() - started
+            hooks = site.api("GET", "webhooks")[1]["webhooks"] if subscribed else []
+        finally:
+            site.process.terminate()
+            site.process.wait()
+        size = database_bytes(work)
+        queue = ""
+        if subscribed:
+            with sqlite3.connect(os.path.join(work, "verifier.sqlite3")) as database:
+                pending, body_bytes = database.execute(
+                    "SELECT count(*), COALESCE(sum(body_bytes), 0) FROM kioskpad_webhook_deliveries WHERE state = 'pending'").fetchone()
+            hook = hooks[0]
+            queue = (f"; the queue: {pending:,} pending ({body_bytes / 1e6:.1f} MB of bodies), {hook.get('dropped', 0):,} dropped by the cap "
+                     f"(server.webhooks.max_pending, max_pending_bytes)")
+        print(f"{records:,} door records in {took:.0f} s, {'a receiver down' if subscribed else 'no subscription'}: "
+              f"the database {size / 1e6:.1f} MB{queue}", flush=True)
+        return size
+
+
 def main():
     options = argparse.ArgumentParser()
     options.add_argument("binary")
     options.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     options.add_argument("--seconds", type=float, default=20)
-    options.add_argument("--only", choices=["users", "hooks", "verify"])
+    options.add_argument("--only", choices=["users", "hooks", "verify", "queue"])
+    options.add_argument("--records", type=int, default=86_400, help="queue: door records sent (a day at 1 a second)")
     arguments = options.parse_args()
     if arguments.only in (None, "users"):
         measure_users(arguments.binary, arguments.store, arguments.seconds)
@@ -204,6 +254,10 @@ def main():
         measure_verify(arguments.binary, "ok", arguments.seconds)
         _, hung = measure_verify(arguments.binary, "hung", arguments.seconds)
         print(f"/verify p99 with a hung receiver / without: {hung / quiet:.2f}x", flush=True)
+    if arguments.only in (None, "queue"):
+        alone = measure_queue(arguments.binary, arguments.records, False)
+        down = measure_queue(arguments.binary, arguments.records, True)
+        print(f"what the receiver down added to the database: {(down - alone) / 1e6:.1f} MB", flush=True)
 
 
 if __name__ == "__main__":

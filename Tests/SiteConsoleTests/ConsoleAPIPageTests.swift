@@ -63,9 +63,20 @@ struct ConsoleAPIPageTests {
             #expect(try await hooks.deliveries(subscription: "chat", state: .pending, limit: 5).map(\.id) == [delivery.id])
             let again = try await browser.post("/console/api/webhooks/resend", [("csrf", csrf), ("id", String(delivery.id))])
             #expect(again.status == .notFound, "it is pending again, not failed")
+            // Disabled by the site (its receiver failed too long): shown so, with "Enable";
+            // enabled, it is sending again; a second press is refused by name.
+            #expect(try await browser.post("/console/api/webhooks/enable", [("csrf", csrf), ("name", "chat")]).status == .notFound)
+            #expect(try await hooks.noteFailure(subscription: "chat", now: Date(), disableIfFailingSince: Date().addingTimeInterval(60)))
+            let disabled = String(buffer: try await browser.get("/console/api").body)
+            #expect(disabled.contains("disabled since ") && disabled.contains(">Enable</button>"), "\(disabled)")
+            #expect(try await browser.post("/console/api/webhooks/enable", [("csrf", csrf), ("name", "chat")]).status == .seeOther)
+            let enabled = String(buffer: try await browser.get("/console/api?done=enabled").body)
+            #expect(enabled.contains("Webhook enabled") && !enabled.contains(">Enable</button>") && enabled.contains("<td>sending</td>"))
+            #expect(try await hooks.webhooks().first?.subscription.disabled == nil)
             #expect(try await browser.post("/console/api/webhooks/remove", [("csrf", csrf), ("name", "chat")]).status == .seeOther)
             let actions = try await harness.under.auditRecords().compactMap { $0["action"] }.filter { $0.hasPrefix("webhook_") }
-            #expect(actions == ["webhook_add", "webhook_resend", "webhook_remove"])
+            #expect(actions == ["webhook_add", "webhook_resend", "webhook_enable", "webhook_remove"], "\(actions)")
+            #expect(try await harness.under.auditRecords().filter { $0["action"] == "webhook_enable" }.allSatisfy { $0["admin"] == "alice" })
         }
     }
 }

@@ -6,7 +6,8 @@ import SiteCore
 
 /// The API page: management API tokens (made with their scopes and expiry, the token shown
 /// once; listed with their last use; revoked) and webhook subscriptions (added, the secret
-/// shown once; removed), with each subscription's failed deliveries and "Send again". Every
+/// shown once; removed; enabled again once the site disabled it), with each subscription's
+/// failed deliveries and "Send again". Every
 /// change is made by the same core functions as the command line and the API, and audited
 /// with the administrator's name.
 extension ConsoleHandler {
@@ -14,7 +15,10 @@ extension ConsoleHandler {
     static let failedShown = 20
 
     func apiPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        let notices = ["revoked": "Token revoked.", "removed": "Webhook removed.", "resent": "The delivery will be sent again."]
+        let notices = [
+            "revoked": "Token revoked.", "removed": "Webhook removed.", "resent": "The delivery will be sent again.",
+            "enabled": "Webhook enabled: what waits in its queue is sent again, oldest first.",
+        ]
         return try await renderAPI(context.visit, notice: context.form["done"].flatMap { notices[$0] })
     }
 
@@ -39,6 +43,8 @@ extension ConsoleHandler {
                 "name": hook.subscription.name, "url": WebhookTargetPolicy.shown(hook.subscription.url),
                 "events": WebhookEventType.text(hook.subscription.events),
                 "pending": hook.pending, "failedCount": hook.failed, "dropped": hook.dropped,
+                "disabled": hook.subscription.disabled.map { ConsoleTime.local($0, zone) } ?? "",
+                "isDisabled": hook.subscription.disabled != nil,
                 "failed": failed.map { delivery -> [String: Any] in
                     [
                         "id": String(delivery.id), "hook": hook.subscription.name, "type": delivery.type.rawValue,
@@ -118,6 +124,20 @@ extension ConsoleHandler {
             return try await renderAPI(visit, error: problem.detail, status: .notFound)
         }
         return ConsoleResponse.redirect("/console/api?done=removed")
+    }
+
+    /// "Enable" on a webhook the site disabled (its receiver failed for
+    /// `server.webhooks.disable_after_hours`): the same core as `webhook enable` and the API.
+    func enableWebhook(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
+        let (visit, form) = (context.visit, context.form)
+        guard let webhooks = services.webhooks else { return try await renderAPI(visit) }
+        let name = form.text("name") ?? ""
+        do {
+            try await WebhookAdministration(store: webhooks, changes: changes(visit), targets: services.webhookTargets).enable(name: name)
+        } catch is WebhookProblem {
+            return try await renderAPI(visit, error: "Webhook \(name) is not a disabled one (it was enabled already, or removed).", status: .notFound)
+        }
+        return ConsoleResponse.redirect("/console/api?done=enabled")
     }
 
     func resendDelivery(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -71,6 +71,7 @@ public enum SiteConsole {
         pages.post("api/webhooks", use: console.addWebhook)
         pages.post("api/webhooks/remove", use: console.removeWebhook)
         pages.post("api/webhooks/resend", use: console.resendDelivery)
+        pages.post("api/webhooks/enable", use: console.enableWebhook)
         pages.get("entries", use: console.entriesPage)
         data.get("entries.json", use: console.entriesJSON)
         pages.get("entries.csv", use: console.entriesCSV)
