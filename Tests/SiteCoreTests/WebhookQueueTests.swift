@@ -155,6 +155,47 @@ struct WebhookQueueTests {
         #expect(done.map(\.attempts) == [2] && done.first?.lastError == nil)
     }
 
+    /// A receiver down for longer than an outage: its messages are no longer held behind the
+    /// first one, each is tried on its own backoff (oldest due first, one per subscription per
+    /// look); a blip keeps the order; one delivered try brings the order back.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func inAnOutageEachMessageKeepsItsOwnBackoff(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let hooks = under.webhooks
+        #expect(try await hooks.addWebhook(Self.subscription("down", [.userChanged])))
+        #expect(try await hooks.addWebhook(Self.subscription("up", [.userChanged])))
+        for name in ["ana", "ben", "cai"] { try await under.store.audit(Self.userAdded(name)) }
+        let start = Date().addingTimeInterval(1)
+        let outage: TimeInterval = 300
+        func due(_ at: TimeInterval) async throws -> [String: Int64] {
+            Dictionary(
+                uniqueKeysWithValues: try await hooks.dueDeliveries(now: start.addingTimeInterval(at), limit: 10, outageAfter: outage).map {
+                    ($0.subscription, $0.id)
+                })
+        }
+        let queue = try await hooks.deliveries(subscription: "down", state: .pending, limit: 10).map(\.id).sorted()
+        #expect(queue.count == 3)
+        // The first try fails: a blip, the others wait behind it.
+        _ = try #require(try await hooks.claimDelivery(id: queue[0], now: start, until: start.addingTimeInterval(30)))
+        try await hooks.finishTry(id: queue[0], outcome: .retry(at: start.addingTimeInterval(3_600), error: "connection failed"), now: start)
+        _ = try await hooks.noteFailure(subscription: "down", now: start, disableIfFailingSince: start.addingTimeInterval(-86_400))
+        #expect(try await due(60)["down"] == nil, "within \(Int(outage)) s of the first failure, the order holds")
+        #expect(try await due(60)["up"] != nil, "another subscription is not held")
+        // Past the outage threshold, the next message is tried on its own, then the third.
+        #expect(try await due(outage + 1)["down"] == queue[1])
+        _ = try #require(try await hooks.claimDelivery(id: queue[1], now: start.addingTimeInterval(outage + 1), until: start.addingTimeInterval(outage + 31)))
+        #expect(try await due(outage + 2)["down"] == queue[2], "one held by its sender holds nothing behind it")
+        try await hooks.finishTry(id: queue[1], outcome: .retry(at: start.addingTimeInterval(outage + 60), error: "connection failed"), now: start)
+        #expect(try await due(outage + 30)["down"] == queue[2])
+        #expect(try await due(outage + 61)["down"] == queue[1], "the oldest that is due goes first")
+        // One delivered try ends the outage: the order is back, the first message leads.
+        _ = try #require(try await hooks.claimDelivery(id: queue[2], now: start.addingTimeInterval(outage + 30), until: start.addingTimeInterval(outage + 60)))
+        try await hooks.finishTry(id: queue[2], outcome: .delivered, now: start.addingTimeInterval(outage + 31))
+        #expect(try await due(outage + 61)["down"] == nil, "the first message is not due yet, and leads again")
+        #expect(try await due(3_601)["down"] == queue[0])
+    }
+
     /// A receiver as the dispatcher sees it: answers by URL, records what it was sent.
     final class Receivers: WebhookTransport {
         let sent = Mutex<[(url: String, headers: [(String, String)], body: [UInt8])]>([])

@@ -75,14 +75,22 @@ public struct SQLWebhookStore: WebhookStore {
         }
     }
 
-    public func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery] {
+    public func dueDeliveries(now: Date, limit: Int, outageAfter: TimeInterval) async throws -> [WebhookDelivery] {
         let seconds = now.timeIntervalSince1970
+        let outageSince = seconds - outageAfter
         return try await database.read { sql in
+            // In order (the subscription's first pending message) unless its receiver has
+            // failed every try since before `outageSince`: then its oldest message that is due
+            // and free, each on its own backoff. One row per subscription either way.
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.deliveryColumns) FROM kioskpad_webhook_deliveries d
                 WHERE state = 'pending' AND next_attempt_at <= \(bind: seconds) AND (lease_until IS NULL OR lease_until <= \(bind: seconds))
-                    AND id = (SELECT MIN(e.id) FROM kioskpad_webhook_deliveries e WHERE e.subscription = d.subscription AND e.state = 'pending')
+                    AND id = (
+                        SELECT MIN(e.id) FROM kioskpad_webhook_deliveries e WHERE e.subscription = d.subscription AND e.state = 'pending'
+                            AND (NOT EXISTS (
+                                    SELECT 1 FROM kioskpad_webhooks o WHERE o.name = d.subscription AND o.failing_since <= \(bind: outageSince))
+                                OR (e.next_attempt_at <= \(bind: seconds) AND (e.lease_until IS NULL OR e.lease_until <= \(bind: seconds)))))
                     AND NOT EXISTS (SELECT 1 FROM kioskpad_webhooks w WHERE w.name = d.subscription AND w.disabled_at IS NOT NULL)
                 ORDER BY id LIMIT \(bind: Int64(limit))
                 """

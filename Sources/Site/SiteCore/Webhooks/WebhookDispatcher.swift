@@ -46,11 +46,18 @@ public struct WebhookRetryPolicy: Sendable {
     /// A subscription whose receiver failed every try for this long is disabled, with an
     /// audit record (`webhook_disable`) and a warning in the log (`server.webhooks.disable_after_hours`).
     public var disableAfter: TimeInterval
+    /// A subscription whose receiver failed every try for this long is in an outage: its
+    /// messages are no longer sent strictly in order but each on its own backoff, oldest due
+    /// first, so each is tried within its window (``WebhookStore/dueDeliveries(now:limit:outageAfter:)``).
+    public var outageAfter: TimeInterval
+    /// Five minutes: a blip (a receiver restarting) keeps the order.
+    public static let outageAfterDefault: TimeInterval = 300
 
     public init(
         delays: [TimeInterval] = [5, 30, 120, 600, 1_800, 3_600], giveUpAfter: TimeInterval = 86_400, timeout: TimeInterval = 10, lease: TimeInterval = 30,
-        poll: TimeInterval = 0.2, jitter: Double = 0.2, disableAfter: TimeInterval = 48 * 3_600
+        poll: TimeInterval = 0.2, jitter: Double = 0.2, disableAfter: TimeInterval = 48 * 3_600, outageAfter: TimeInterval = outageAfterDefault
     ) {
+        self.outageAfter = outageAfter
         self.delays = delays
         self.giveUpAfter = giveUpAfter
         self.timeout = timeout
@@ -113,7 +120,8 @@ public actor WebhookDispatcher {
     public func run() async {
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
-                for delivery in (try? await store.dueDeliveries(now: clock(), limit: 200)) ?? [] where !sending.contains(delivery.subscription) {
+                let due = (try? await store.dueDeliveries(now: clock(), limit: 200, outageAfter: policy.outageAfter)) ?? []
+                for delivery in due where !sending.contains(delivery.subscription) {
                     sending.insert(delivery.subscription)
                     group.addTask { await self.tryOnce(delivery) }
                 }

@@ -100,9 +100,13 @@ public protocol WebhookStore: Sendable {
     /// Every subscription, by name, with its pending and failed counts and the messages it
     /// dropped because its queue was full (``WebhookQueueLimits``).
     func webhooks() async throws -> [(subscription: WebhookSubscription, pending: Int, failed: Int, dropped: Int)]
-    /// The first undelivered message of each subscription, when it is due at `now` and no sender
-    /// holds it: the next one each subscription may be sent, in order.
-    func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery]
+    /// One message of each subscription that may be sent at `now` (due, and no sender holds
+    /// it). In order while a subscription's receiver answers or has failed for less than
+    /// `outageAfter`: its first undelivered message, when that is due. Once every try to it
+    /// has failed for `outageAfter` (an outage, not a blip), each of its messages keeps its own
+    /// backoff: the oldest that is due, so one message's long wait holds none behind it past
+    /// its window (issue 78). One delivered try ends the outage, and the order comes back.
+    func dueDeliveries(now: Date, limit: Int, outageAfter: TimeInterval) async throws -> [WebhookDelivery]
     /// Takes delivery `id` for one try until `until`; nil when another sender holds it or it is
     /// finished. Counts the try.
     func claimDelivery(id: Int64, now: Date, until: Date) async throws -> ClaimedDelivery?
@@ -127,4 +131,11 @@ public enum WebhookTryOutcome: Sendable, Equatable {
     case delivered
     case retry(at: Date, error: String)
     case givenUp(error: String)
+}
+
+extension WebhookStore {
+    /// ``dueDeliveries(now:limit:outageAfter:)`` with ``WebhookRetryPolicy/outageAfterDefault``.
+    public func dueDeliveries(now: Date, limit: Int) async throws -> [WebhookDelivery] {
+        try await dueDeliveries(now: now, limit: limit, outageAfter: WebhookRetryPolicy.outageAfterDefault)
+    }
 }
