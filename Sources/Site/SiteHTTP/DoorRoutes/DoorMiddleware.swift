@@ -35,11 +35,11 @@ struct DoorBodyReader: RouterMiddleware {
     ) async throws -> Response {
         guard let route = context.door.route else { return try await next(request, context) }
         var context = context
-        let source: String? = context.clientAddress
+        let source = context.clientAddress
         // Refused before any body is kept: counted against the address, answered 400.
         let malformed = { (reason: String) async -> Response in
             let empty = ReferenceVerifier.Incoming(
-                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source ?? "unknown")
+                contentType: nil, webhookID: nil, webhookTimestamp: nil, webhookSignature: nil, body: [], source: source)
             await controller.verifier.noteRefused(.malformed, reason, endpoint: route.name, empty)
             return await controller.respond(.decision(.refused(.malformed, reason: reason)), route: route, incoming: nil)
         }
