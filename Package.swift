@@ -566,7 +566,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DoorConfigTests", dependencies: ["DoorConfig", "KioskPadConfig", "KioskPadCore", "KeypadHAL"], swiftSettings: strict),
+        .testTarget(name: "DoorConfigTests", dependencies: ["DoorConfig", "KioskPadConfig", "KioskPadCore", "KeypadHAL", "SiteCore"], swiftSettings: strict),
         .testTarget(name: "SiteConfigTests", dependencies: ["SiteConfig", "KioskPadConfig", "KioskPadCore", "KioskPadEndpoints"], swiftSettings: strict),
         .testTarget(
             name: "DoorControllerTests",

@@ -66,8 +66,8 @@ def phc_hash(pin, iterations=1000):
 
 
 def postgres_lines(work):
-    sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
-    from console_browser import Postgres  # the browser suite's private PostgreSQL (initdb, loopback)
+    sys.path.insert(0, os.path.join(ROOT, "Tests", "LocalServers"))
+    from local_postgres import Postgres  # a PostgreSQL server of the run's own (initdb, loopback)
     server = Postgres(work)
     lines = (f"  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1:{server.port}/kioskpad\n"
              f"    password_file: {server.password_file}\n    tls: disable\n")

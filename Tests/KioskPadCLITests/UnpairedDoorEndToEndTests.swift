@@ -29,14 +29,15 @@ extension OSDPDoorEndToEndTests {
             #expect(try await site.cli(["verifier", "settings", "set", "display.texts.enter_pin=PIN please"]).status == 0)
             #expect(await eventually { shown().contains("PIN please") }, "\(shown().suffix(300))\(log())")
             #expect(await eventually { await settingsShown().contains("front-door: runs version 1") }, "\(log())")
-            // The file sets entry.min_length and max_length, so the site's would not count; a
-            // timeout of 0 s is out of the checker's range (1...600).
-            let bad = try await site.cli(["verifier", "settings", "set", "entry.timeout_s=0"])
+            // A value out of the door's ranges is refused at the site already; what only the
+            // door can refuse is one its file makes wrong: a lockout of 1,000 s against the
+            // file's max_lockout_s (it gives none: 900 s).
+            let bad = try await site.cli(["verifier", "settings", "set", "lockout.lockout_s=1000"])
             #expect(bad.status == 0 && bad.stdout.hasPrefix("settings version 2"), "\(bad.stdout)\(bad.stderr)")
             #expect(await eventually { await settingsShown().contains("front-door: runs version 1; refused version 2: ") }, "\(log())")
             let refusal = await settingsShown()
-            #expect(refusal.contains("entry.timeout_s"), "the door's reason names the key: \(refusal)")
-            #expect(try await site.cli(["verifier", "settings", "unset", "entry.timeout_s"]).status == 0)
+            #expect(refusal.contains("lockout.max_lockout_s"), "the door's reason names the key: \(refusal)")
+            #expect(try await site.cli(["verifier", "settings", "unset", "lockout.lockout_s"]).status == 0)
             #expect(try await site.cli(["verifier", "settings", "set", "entry.result_s=2"]).status == 0)
             #expect(await eventually { log().contains("terminal starting again with the site's settings") }, "\(log())")
             #expect(await eventually { await settingsShown().contains("front-door: runs version 4") }, "\(log())")

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import KioskPadAccess
+import KioskPadCore
 import NIOCore
 import SiteCore
 import Testing
@@ -78,8 +80,19 @@ struct ManagementAPIIdempotencyTests {
         try await under.tokens.finishIdempotencyKey(token: "t", key: "k", status: 201, body: "{}")
         #expect(try await claim("b", now) == .answered(fingerprint: "a", status: 201, body: "{}"))
         #expect(try await claim("b", now.addingTimeInterval(86_401)) == .new, "a day later the key is free")
-        try await under.tokens.releaseIdempotencyKey(token: "t", key: "k")
-        #expect(try await claim("c", now.addingTimeInterval(86_402)) == .new, "a released key is free")
+        // A claim made in a request's transaction that rolls back (a server error, a crash)
+        // leaves nothing.
+        struct Failed: Error {}
+        let other: @Sendable (Date) async throws -> IdempotencyClaim = { at in
+            try await under.tokens.claimIdempotencyKey(token: "t", key: "r", fingerprint: "e", now: at, since: at.addingTimeInterval(-86_400))
+        }
+        await #expect(throws: Failed.self) {
+            try await under.tokens.committing {
+                #expect(try await other(now) == .new)
+                throw Failed()
+            }
+        }
+        #expect(try await other(now) == .new, "a rolled-back claim is free")
         // A claim left running (the server died mid-request) is taken over after a minute,
         // not answered 409 for a day.
         let left = now.addingTimeInterval(90_000)
@@ -102,6 +115,32 @@ struct ManagementAPIIdempotencyTests {
                     token: name, key: "k-\(name)", fingerprint: "-", now: harness.clock.now, since: harness.clock.now.addingTimeInterval(-86_400))
                 #expect(claim == .new, "\(name): nothing was kept for the refusal")
             }
+        }
+    }
+
+    /// The key's claim, the change and the kept answer are one transaction: a request whose
+    /// change cannot be completed (its audit record refused) keeps neither the change nor the
+    /// key, and its retry with the same key runs as the first (issue 78, point 7).
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aRequestThatFailsKeepsNeitherItsChangeNorItsKey(_ kind: StoreUnderTest.Kind) async throws {
+        try await ConsoleHarness.withConsole(kind) { harness, client in
+            let token = try await api.token(harness, "people", [.users])
+            let hash = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000).description
+            let body = #"{"name":"zoe","pin_hash":"\#(hash)"}"#
+            let usersBefore = try await harness.under.count("kioskpad_users")
+            try await harness.under.breakAuditTable()
+            let (failed, _, _) = try await post(client, "/api/v1/users", body, token: token, key: "hire-zoe")
+            try await harness.under.repairAuditTable()
+            #expect(failed >= 500, "the change could not be audited: \(failed)")
+            #expect(try await harness.under.count("kioskpad_users") == usersBefore, "no user without their audit record")
+            #expect(try await harness.under.count("kioskpad_api_idempotency") == 0, "no key left claimed")
+            let (retry, answer, headers) = try await post(client, "/api/v1/users", body, token: token, key: "hire-zoe")
+            #expect(retry == 201 && headers[HTTPField.Name("Idempotent-Replayed")!] == nil, "the retry ran: \(answer)")
+            let (again, _, replayed) = try await post(client, "/api/v1/users", body, token: token, key: "hire-zoe")
+            #expect(again == 201 && replayed[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            let records = try await harness.under.auditRecords().filter { $0["action"] == "user_add" && $0["user"] == "zoe" }
+            #expect(records.count == 1)
+            #expect(try await harness.under.store.changeLog(after: 0, limit: 100).filter { $0.entry.subject == "zoe" }.count == 1)
         }
     }
 

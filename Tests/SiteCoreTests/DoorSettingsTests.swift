@@ -57,6 +57,42 @@ struct DoorSettingsTests {
         return try JSONSerialization.jsonObject(with: payload) as? [String: Any]
     }
 
+    /// A value a door's checker would refuse is refused at the site, naming the key and what
+    /// the door accepts; so is a combination a door would refuse (issue 79).
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aSettingOutsideWhatADoorAcceptsIsRefusedAtTheSite(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        try await store.administration.addDoor(terminalID: "lobby", secret: .generate())
+        let refusals: [(door: String?, set: [String], says: String)] = [
+            ("lobby", ["entry.max_length=3"], "entry.max_length: 3 is outside what a door accepts (4 to 12)"),
+            (nil, ["entry.timeout_s=0.5"], "entry.timeout_s: 0.5 is outside what a door accepts (1 to 600)"),
+            (nil, ["lockout.max_failures=0"], "lockout.max_failures: 0 is outside"),
+            (nil, ["verifier.offline.mode=sometimes"], "verifier.offline.mode: 'sometimes' must be one of off, fallback"),
+            ("lobby", ["entry.min_length=9"], "entry.min_length=9 needs entry.max_length (9 to 12) beside it"),
+            (nil, ["entry.min_length=8", "entry.max_length=6"], "entry.min_length (8) is more than entry.max_length (6)"),
+            (nil, ["door.unlock_s=60", "door.max_unlock_s=30"], "door.unlock_s (60) is more than door.max_unlock_s (30)"),
+        ]
+        for refusal in refusals {
+            await #expect {
+                try await editing(store).change(door: refusal.door, set: refusal.set, remove: [])
+            } throws: { error in
+                "\(error)".contains(refusal.says)
+            }
+        }
+        #expect(try await store.auditRecords().filter { $0["action"] == "settings_set" }.isEmpty, "nothing stored, nothing audited")
+        // With its maximum beside it, the minimum is taken; a door's own maximum below the
+        // site's new minimum is refused for that door.
+        try await editing(store).change(door: "lobby", set: ["entry.max_length=6"], remove: [])
+        await #expect {
+            try await editing(store).change(door: nil, set: ["entry.min_length=8", "entry.max_length=10"], remove: [])
+        } throws: { error in
+            "\(error)".contains("entry.min_length (8) is more than entry.max_length (6) in the settings door 'lobby' (with its own settings) gets")
+        }
+        try await editing(store).change(door: nil, set: ["entry.min_length=6", "entry.max_length=10"], remove: [])
+        #expect(try await store.administration.settings(scope: DoorSettings.siteScope).values["entry.min_length"] == .integer(6))
+    }
+
     @Test(arguments: StoreUnderTest.Kind.allCases)
     func settingsReachTenDoorsAndEachReportIsKept(_ kind: StoreUnderTest.Kind) async throws {
         let store = try await StoreUnderTest.make(kind)
@@ -82,7 +118,7 @@ struct DoorSettingsTests {
         #expect(states.count == 10 && states.values.allSatisfy { $0.running == own && $0.refused == nil })
 
         // door-5 refuses the next version: kept with its reason, and that version is not given again.
-        let next = try await editing(store).change(door: nil, set: ["entry.min_length=9"], remove: [])
+        let next = try await editing(store).change(door: nil, set: ["entry.min_length=9", "entry.max_length=9"], remove: [])
         let offered = try await checkIn(store, "door-5", secret: secrets["door-5"]!, running: own)
         #expect(try settings(offered)?["version"] as? Int == Int(next))
         let refusedAnswer = try await checkIn(
@@ -94,10 +130,10 @@ struct DoorSettingsTests {
         let audits = try await store.auditRecords().filter { $0["action"] == "settings_set" }
         #expect(
             audits.map { "\($0["scope"]!) \($0["set"]!) \($0["version"]!)" } == [
-                "site display.texts.enter_pin,entry.timeout_s \(first)", "door-3 entry.timeout_s \(own)", "site entry.min_length \(next)",
+                "site display.texts.enter_pin,entry.timeout_s \(first)", "door-3 entry.timeout_s \(own)", "site entry.min_length,entry.max_length \(next)",
             ]
                 || audits.map { "\($0["scope"]!) \($0["set"]!) \($0["version"]!)" } == [
-                    "site entry.timeout_s,display.texts.enter_pin \(first)", "door-3 entry.timeout_s \(own)", "site entry.min_length \(next)",
+                    "site entry.timeout_s,display.texts.enter_pin \(first)", "door-3 entry.timeout_s \(own)", "site entry.min_length,entry.max_length \(next)",
                 ])
     }
 

@@ -369,4 +369,21 @@ extension WebhookQueueTests {
         }
         #expect(WebhookEventType.forAudit([("action", "user_rule")]) == .userChanged)
     }
+
+    /// Each action's type comes from the action (issue 79), and is the type its messages had
+    /// when it was found from the action's name: the wire does not change.
+    @Test func everyActionKeepsTheTypeItsMessagesHad() {
+        func byName(_ action: String) -> WebhookEventType {
+            switch action {
+            case "mode_set", "mode_check_set", "unlock_set": .modeChanged
+            case "user_group_set", "user_group_remove": .siteChanged
+            case "code_issue", "code_revoke", "enrol_code_issue", "visitor_pass_issue", "visitor_pass_revoke": .codeChanged
+            case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": .userChanged
+            default: .siteChanged
+            }
+        }
+        for action in AdministratorAction.allCases {
+            #expect(action.webhookEventType == byName(action.rawValue), "\(action.rawValue)")
+        }
+    }
 }

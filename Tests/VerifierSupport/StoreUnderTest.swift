@@ -147,17 +147,28 @@ public final class StoreUnderTest: Sendable {
 
     /// From now on every audit row is refused (a trigger), as when the audit cannot be written.
     public func breakAuditTable() async throws {
-        try await execute(
-            sqlite: "CREATE TRIGGER kp_test_audit_broken BEFORE INSERT ON kioskpad_audit BEGIN SELECT RAISE(ABORT, 'audit broken by the test'); END",
-            postgres: """
-                CREATE FUNCTION kp_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit broken by the test'; END $$;
-                CREATE TRIGGER kp_test_audit_broken BEFORE INSERT ON kioskpad_audit FOR EACH ROW EXECUTE FUNCTION kp_test_refuse();
-                """)
+        try await refuseInserts(into: "kioskpad_audit")
     }
 
     /// Undoes ``breakAuditTable()``.
     public func repairAuditTable() async throws {
-        try await execute(sqlite: "DROP TRIGGER kp_test_audit_broken", postgres: "DROP TRIGGER kp_test_audit_broken ON kioskpad_audit;")
+        try await allowInserts(into: "kioskpad_audit")
+    }
+
+    /// From now on every row inserted into `table` is refused (a trigger), as when that part
+    /// of a change cannot be written.
+    public func refuseInserts(into table: String) async throws {
+        try await execute(
+            sqlite: "CREATE TRIGGER kp_test_\(table)_broken BEFORE INSERT ON \(table) BEGIN SELECT RAISE(ABORT, '\(table) broken by the test'); END",
+            postgres: """
+                CREATE OR REPLACE FUNCTION kp_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken by the test'; END $$;
+                CREATE TRIGGER kp_test_\(table)_broken BEFORE INSERT ON \(table) FOR EACH ROW EXECUTE FUNCTION kp_test_refuse();
+                """)
+    }
+
+    /// Undoes ``refuseInserts(into:)``.
+    public func allowInserts(into table: String) async throws {
+        try await execute(sqlite: "DROP TRIGGER kp_test_\(table)_broken", postgres: "DROP TRIGGER kp_test_\(table)_broken ON \(table);")
     }
 
     /// How many rows `table` has.

@@ -97,9 +97,9 @@ struct VerifierDatabaseTarget: ParsableArguments {
     /// ``AdministratorChanges`` (its one audit record, `source: cli`); a refused change is a
     /// usage error (exit 2) and is not audited.
     @discardableResult
-    func change<R>(
+    func change<R: Sendable>(
         _ action: AdministratorAction, _ fields: [(String, String)] = [], settings: VerifierServerConfiguration? = nil,
-        _ body: (OpenedVerifierStore) async throws -> R
+        _ body: @escaping @Sendable (OpenedVerifierStore) async throws -> R
     ) async throws -> R {
         try await change(action, settings: settings, reporting: { (try await body($0), fields) })
     }
@@ -113,9 +113,9 @@ struct VerifierDatabaseTarget: ParsableArguments {
 
     /// As ``change(_:_:settings:_:)``, for a change whose audit fields come from what it did.
     @discardableResult
-    func change<R>(
+    func change<R: Sendable>(
         _ action: AdministratorAction, settings: VerifierServerConfiguration? = nil,
-        reporting body: (OpenedVerifierStore) async throws -> (R, [(String, String)])
+        reporting body: @escaping @Sendable (OpenedVerifierStore) async throws -> (R, [(String, String)])
     ) async throws -> R {
         try await withStore(settings) { opened in
             try await VerifierUserCommand.applying(opened) {

@@ -44,7 +44,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         /// prints its line.
         func apply(
             kind: AttemptKind = .pin, action: AdministratorAction, fields: [(String, String)], doors: [String] = [],
-            _ change: (any VerifierAdministration, PINHash, String?) async throws -> String
+            _ change: @escaping @Sendable (any VerifierAdministration, PINHash, String?) async throws -> String
         ) async throws {
             let settings = try target.settings()
             // Only commands that write a hash need the server's lookup key.
@@ -316,7 +316,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
 /// A `verifier user` command that reads a new PIN (or card number), hashes and tags it,
 /// and makes one change with it (`change` says what it did).
-protocol NewPINCommand: AsyncParsableCommand {
+protocol NewPINCommand: AsyncParsableCommand, Sendable {
     static var kind: AttemptKind { get }
     /// What its audit record calls the change.
     static var action: AdministratorAction { get }

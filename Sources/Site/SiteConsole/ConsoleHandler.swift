@@ -116,12 +116,16 @@ struct ConsoleHandler: Sendable {
     }
 
     @discardableResult
-    func change<R>(_ visit: Visit, _ action: AdministratorAction, _ fields: [(String, String)] = [], _ body: () async throws -> R) async throws -> R {
+    func change<R: Sendable>(
+        _ visit: Visit, _ action: AdministratorAction, _ fields: [(String, String)] = [], _ body: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
         try await changes(visit).apply(action, fields, body)
     }
 
     @discardableResult
-    func change<R>(_ visit: Visit, _ action: AdministratorAction, reporting body: () async throws -> (R, [(String, String)])) async throws -> R {
+    func change<R: Sendable>(
+        _ visit: Visit, _ action: AdministratorAction, reporting body: @escaping @Sendable () async throws -> (R, [(String, String)])
+    ) async throws -> R {
         try await changes(visit).apply(action, reporting: body)
     }
 

@@ -120,22 +120,24 @@ public protocol APITokenStore: Sendable {
     func claimIdempotencyKey(token: String, key: String, fingerprint: String, now: Date, since: Date) async throws -> IdempotencyClaim
     /// Keeps the answer to the request that claimed `key`.
     func finishIdempotencyKey(token: String, key: String, status: Int, body: String) async throws
-    /// Lets `key` go, unanswered (the request failed with a server error: a retry may run).
-    func releaseIdempotencyKey(token: String, key: String) async throws
+    /// Runs `body` as one write transaction that every store on this database joins: a
+    /// request's key claim, the change it makes and its kept answer commit together.
+    func committing<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R
 }
 
 /// What an `Idempotency-Key` already holds when a request presents it.
 public enum IdempotencyClaim: Sendable, Equatable {
     /// Nobody used it: this request is run, and its answer kept.
     case new
-    /// A request with it is still being answered.
+    /// A request with it is still being answered (only a claim an earlier kioskpad left: a
+    /// claim now commits with its answer).
     case running(fingerprint: String)
     /// A request with it was answered so.
     case answered(fingerprint: String, status: Int, body: String)
 
-    /// A claim still running after this long was left by a request that never finished (the
-    /// server crashed, or the answer could not be kept): the next request with the key takes
-    /// it over instead of getting 409 until the day is out. Longer than any request runs.
+    /// A claim still running after this long was left by a request that never finished (an
+    /// earlier kioskpad claimed keys in a transaction of their own, so a crash could leave one):
+    /// the next request with the key takes it over. Longer than any request runs.
     public static let abandonedAfter: TimeInterval = 60
 }
 

@@ -83,12 +83,11 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
 }
 
 /// The one way an administrator's change is made, whatever it came through (the console, the
-/// command line): the change, then its one audit record, of one shape: `time`, `admin`,
-/// `action`, `source`, then the change's own fields (never a PIN, code, secret or key). A
-/// change that throws is not audited: nothing was changed.
-///
-/// The record is appended after the change's own transaction commits; a crash between the two
-/// keeps the change without its record.
+/// command line, the API): the change, its one audit record, the webhook messages that record
+/// carries and its change-log entry, in one database transaction
+/// (``VerifierStore/commitChange(_:)``): a crash keeps all of them or none. The record has one
+/// shape: `time`, `admin`, `action`, `source`, then the change's own fields (never a PIN,
+/// code, secret or key). A change that throws is not audited: nothing was changed.
 public struct AdministratorChanges: Sendable {
     let store: any VerifierStore
     public let administrator: Administrator
@@ -100,21 +99,30 @@ public struct AdministratorChanges: Sendable {
         self.now = now
     }
 
-    /// Makes `change` and appends its audit record with `fields`.
+    /// Makes `change` and writes its audit record with `fields` and its change-log entry,
+    /// in one transaction.
     @discardableResult
-    public func apply<R>(_ action: AdministratorAction, _ fields: [(String, String)] = [], _ change: () async throws -> R) async throws -> R {
-        let result = try await change()
-        try await store.audit(record(action, fields))
-        return result
+    public func apply<R: Sendable>(
+        _ action: AdministratorAction, _ fields: [(String, String)] = [], _ change: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
+        try await apply(action, reporting: { (try await change(), fields) })
     }
 
     /// Makes `change`, which returns its result and the fields its audit record carries (for
-    /// a change whose record names what it did: the rule saved, the rows exported).
+    /// a change whose record names what it did: the rule saved, the rows exported), in one
+    /// transaction with its record and change-log entry.
     @discardableResult
-    public func apply<R>(_ action: AdministratorAction, reporting change: () async throws -> (R, [(String, String)])) async throws -> R {
-        let (result, fields) = try await change()
-        try await store.audit(record(action, fields))
-        return result
+    public func apply<R: Sendable>(
+        _ action: AdministratorAction, reporting change: @escaping @Sendable () async throws -> (R, [(String, String)])
+    ) async throws -> R {
+        let store = store
+        let stamp = self
+        return try await store.commitChange {
+            let (result, fields) = try await change()
+            try await store.audit(stamp.record(action, fields))
+            try await store.logChanges([ChangeLogEntry.of(action, fields: fields)])
+            return result
+        }
     }
 
     /// The audit record of `action` by this administrator now, as ``apply(_:_:_:)`` writes it.

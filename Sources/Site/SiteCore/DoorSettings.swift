@@ -70,7 +70,9 @@ public struct DoorSettings: Sendable, Equatable {
         }
         let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
         let text = String(assignment[assignment.index(after: equals)...])
-        return (key, try value(text, for: key))
+        let parsed = try value(text, for: key)
+        try checkRange(key, parsed)
+        return (key, parsed)
     }
 
     /// `text` read as `key`'s kind.

@@ -71,8 +71,18 @@ public protocol VerifierStore: Sendable {
     /// The answer kept with request id `id` by ``AttemptTransaction/keepAnswer(requestID:_:)``,
     /// while its replay window lasts at `now`; nil when none was kept.
     func keptAnswer(requestID id: String, now: Date) async throws -> KeptAnswer?
-    /// Appends one audit record on its own (a refused request, an error; never a PIN or code).
+    /// Appends one audit record on its own (a refused request, an error; never a PIN or code),
+    /// or inside the change ``commitChange(_:)`` is running.
     func audit(_ fields: [(String, String)]) async throws
+    /// Runs `body` as one write transaction: every read and write it makes through this
+    /// store's database (any store on it) joins it, and it commits when `body` returns and
+    /// rolls back when it throws (an administrator's change with its audit record, webhook
+    /// messages and change-log entries).
+    func commitChange<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R
+    /// Appends `entries` to the site's change log, each at the next site-wide position.
+    func logChanges(_ entries: [ChangeLogEntry]) async throws
+    /// The change log after position `after`, oldest first, at most `limit` entries.
+    func changeLog(after: Int64, limit: Int) async throws -> [LoggedChange]
     /// Nil when the store can be used now, else why not (for `/healthz`).
     func healthProblem() async -> String?
 }

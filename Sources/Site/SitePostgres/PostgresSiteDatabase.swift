@@ -8,15 +8,15 @@ import SiteSQL
 extension PostgresVerifierDatabase: SiteDatabase {
     public var engine: SiteEngine { .postgres }
 
-    public func read<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func engineRead<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await use { try await body($0.sql(queryLogLevel: nil)) }
     }
 
-    public func write<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func engineWrite<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await transaction { try await body($0.sql(queryLogLevel: nil)) }
     }
 
-    public func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func engineWriteEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await use { try await body($0.sql(queryLogLevel: nil)) }
     }
 

@@ -96,8 +96,7 @@ extension SQLConsoleStore {
             """)
     }
 
-    public func releaseIdempotencyKey(token: String, key: String) async throws {
-        _ = try await database.changed(
-            "DELETE FROM kioskpad_api_idempotency WHERE token = \(bind: token) AND idempotency_key = \(bind: key) RETURNING 1")
+    public func committing<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
+        try await database.write { _ in try await body() }
     }
 }

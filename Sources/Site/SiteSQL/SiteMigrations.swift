@@ -521,5 +521,23 @@ public enum SiteMigrations {
                 "ALTER TABLE kioskpad_pairing ADD COLUMN result_key \(t.text)",
             ]
         },
+        { t in
+            // The change log: an entry per administrator's change, written in the change's own
+            // transaction with its audit record; `seq` is the site-wide position (PostgreSQL:
+            // the database's sequence, so instances agree).
+            [
+                """
+                CREATE TABLE kioskpad_change_log (
+                    seq \(t.serial),
+                    at \(t.double) NOT NULL,
+                    kind \(t.text) NOT NULL,
+                    subject \(t.text) NOT NULL,
+                    action \(t.text) NOT NULL,
+                    instance \(t.text) NOT NULL
+                )
+                """,
+                "CREATE INDEX kioskpad_change_log_subject ON kioskpad_change_log (kind, subject)",
+            ]
+        },
     ]
 }

@@ -79,20 +79,20 @@ public final class SQLiteVerifierDatabase: SiteDatabase {
     }
 
     /// Runs `body`'s statements outside any write transaction, on a reader connection.
-    public func read<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func engineRead<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await onReader { try await body($0.sql(queryLogLevel: nil)) }
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committed when it returns
     /// and rolled back when it throws. One at a time in this process; another process's
     /// writer is waited for up to the busy timeout.
-    public func write<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func engineWrite<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await inWriteTransaction { try await body($0.sql(queryLogLevel: nil)) }
     }
 
     /// As ``write(_:)``: every change goes through the one writer.
-    public func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await write(body)
+    public func engineWriteEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await engineWrite(body)
     }
 
     /// As ``read(_:)``, with sqlite-nio's own connection (tests and tools read raw rows so).

@@ -65,9 +65,8 @@ struct APIDoorRoutes: Sendable {
             }
             let who = changes.changes(context)
             do {
-                var modes = DoorModes()
-                try await who.apply(.modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", terminal ?? "site")]) {
-                    modes = try await services.administration.setMode(mode, door: terminal, by: who.administrator.name, at: services.now())
+                let modes = try await who.apply(.modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", terminal ?? "site")]) {
+                    try await services.administration.setMode(mode, door: terminal, by: who.administrator.name, at: services.now())
                 }
                 return APIResponse.json(Self.json(modes))
             } catch let error as UserEditError {

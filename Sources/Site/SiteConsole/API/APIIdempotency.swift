@@ -10,10 +10,10 @@ import SiteCore
 /// with a key is applied and its answer kept in the site's database for a day, per token; a
 /// retry with the same key and the same request gets that answer again
 /// (`Idempotent-Replayed: true`) and changes nothing. The same key with another request is
-/// refused (422), and while the first is still being answered a retry gets 409 (for at most
-/// ``IdempotencyClaim/abandonedAfter``: a claim left by a request that never finished is then
-/// taken over). An answer 500 or above, or a refusal of the token (401, 403), is not kept, so a
-/// retry runs again; a token that can only read keeps nothing. A kept answer holds no secret:
+/// refused (422). The key's claim, the change and the kept answer commit in one transaction, so
+/// a retry while the first is answered waits for it and gets its answer, and a crash leaves no
+/// claim behind. An answer 500 or above, or a refusal of the token (401, 403), is not kept
+/// and its change rolled back, so a retry runs again; a token that can only read keeps nothing. A kept answer holds no secret:
 /// a one-time or pass `code`, a webhook `secret` and a webhook's whole `url` are taken out of
 /// it, and a replay names them in `"shown_once"` (the object itself is there).
 struct APIIdempotency: RouterMiddleware {
@@ -44,8 +44,40 @@ struct APIIdempotency: RouterMiddleware {
         digest.update(data: Array(body.readableBytesView))
         let fingerprint = LowercaseHex.string(digest.finalize())
         let now = now()
-        let claim = try await tokens.claimIdempotencyKey(
-            token: context.token.name, key: key, fingerprint: fingerprint, now: now, since: now.addingTimeInterval(-Self.keptFor))
+        let request = buffered
+        let token = context.token.name
+        let tokens = tokens
+        // The claim, the change the route makes and the kept answer are one transaction (every
+        // store on the site's database joins it): a crash or a failure keeps none of them, so a
+        // retry runs again; an answer that is not kept rolls the transaction back.
+        do {
+            return try await withoutActuallyEscaping(next) { next in
+                let route = RouteOnce(next: next)
+                return try await tokens.committing { () async throws -> Response in
+                    let claim = try await tokens.claimIdempotencyKey(
+                        token: token, key: key, fingerprint: fingerprint, now: now, since: now.addingTimeInterval(-Self.keptFor))
+                    if let early = Self.answer(to: claim, key: key, fingerprint: fingerprint) { return early }
+                    let response = try await route.call(request, context)
+                    guard response.status.code < 500, response.status != .unauthorized, response.status != .forbidden else {
+                        throw NotKept(response: response)
+                    }
+                    let collector = BodyCollector()
+                    try await response.body.write(collector)
+                    let text = String(buffer: collector.buffer)
+                    try await tokens.finishIdempotencyKey(token: token, key: key, status: Int(response.status.code), body: Self.kept(text))
+                    var answered = response
+                    answered.body = ResponseBody(byteBuffer: collector.buffer)
+                    return answered
+                }
+            }
+        } catch let notKept as NotKept {
+            return notKept.response
+        }
+    }
+
+    /// The answer a key already holds: a replay, a refusal for another request, or 409 while
+    /// a request from before this transaction's claim (an earlier kioskpad) is answered.
+    static func answer(to claim: IdempotencyClaim, key: String, fingerprint: String) -> Response? {
         switch claim {
         case .running(let first) where first != fingerprint, .answered(let first, _, _) where first != fingerprint:
             return APIResponse.error(
@@ -60,26 +92,24 @@ struct APIIdempotency: RouterMiddleware {
             response.headers[Self.replayed] = "true"
             return response
         case .new:
-            break
+            return nil
         }
+    }
+
+    /// An answer that is not kept (a server error, a refused token): thrown to roll back the
+    /// request's transaction, then given to the client.
+    struct NotKept: Error {
         let response: Response
-        do {
-            response = try await next(buffered, context)
-        } catch {
-            try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
-            throw error
+    }
+
+    /// The rest of the route, called once inside the request's transaction while the
+    /// middleware waits for it: nothing else can reach it meanwhile.
+    struct RouteOnce: @unchecked Sendable {
+        let next: (Request, Context) async throws -> Response
+
+        func call(_ request: Request, _ context: Context) async throws -> Response {
+            try await next(request, context)
         }
-        guard response.status.code < 500, response.status != .unauthorized, response.status != .forbidden else {
-            try? await tokens.releaseIdempotencyKey(token: context.token.name, key: key)
-            return response
-        }
-        let collector = BodyCollector()
-        try await response.body.write(collector)
-        let text = String(buffer: collector.buffer)
-        try await tokens.finishIdempotencyKey(token: context.token.name, key: key, status: Int(response.status.code), body: Self.kept(text))
-        var answered = response
-        answered.body = ResponseBody(byteBuffer: collector.buffer)
-        return answered
     }
 
     /// What is shown once and never kept: the codes and secrets a creation answers with.

@@ -34,14 +34,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
         let value = { (key: String) in fields.last(where: { $0.0 == key })?.1 }
         if let decision = value("decision") { return decision == "granted" || decision == "denied" ? .accessDecided : nil }
         guard let action = value("action") else { return nil }
-        switch action {
-        case "mode_set", "mode_check_set", "unlock_set": return .modeChanged
-        // A user group is the site's organisation, like a level or a door group; a user put in one is `user_rule`.
-        case "user_group_set", "user_group_remove": return .siteChanged
-        case "code_issue", "code_revoke", "enrol_code_issue", "visitor_pass_issue", "visitor_pass_revoke": return .codeChanged
-        case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": return .userChanged
-        default: return .siteChanged
-        }
+        return AdministratorAction(rawValue: action)?.webhookEventType ?? .siteChanged
     }
 
     /// The type of a record a door forwarded (`/v1/events`), or nil for one no webhook carries.
