@@ -34,13 +34,7 @@ extension DoorSettings {
         if let words = choices[key], case .text(let word) = value, !words.contains(word) {
             throw UserEditError(description: "\(key): '\(word)' must be one of \(words.joined(separator: ", "))")
         }
-        guard let range = ranges[key] else { return }
-        let number: Double
-        switch value {
-        case .integer(let whole): number = Double(whole)
-        case .number(let fraction): number = fraction
-        default: return
-        }
+        guard let range = ranges[key], let number = value.number else { return }
         guard range.contains(number) else {
             throw UserEditError(
                 description: "\(key): \(value.shown) is outside what a door accepts (\(Self.shown(range.lowerBound)) to \(Self.shown(range.upperBound)))")
@@ -70,14 +64,21 @@ extension DoorSettings {
 
     /// `key`'s value as a number, when it is one.
     func number(_ key: String) -> Double? {
-        switch values[key] {
-        case .integer(let whole)?: Double(whole)
-        case .number(let fraction)?: fraction
-        default: nil
-        }
+        values[key]?.number
     }
 
     static func shown(_ number: Double) -> String {
         number == number.rounded() ? String(Int64(number)) : String(number)
+    }
+}
+
+extension DoorSettings.Value {
+    /// The value as a number, when it is one (a whole number or a fraction).
+    var number: Double? {
+        switch self {
+        case .integer(let whole): Double(whole)
+        case .number(let fraction): fraction
+        default: nil
+        }
     }
 }
