@@ -50,6 +50,14 @@ struct ConsolePagesTests {
             #expect(added.status == .seeOther)
             let rule = try #require(try await harness.under.administration.siteRules().rules["erin"])
             #expect(rule.doors == ["back", "front"] && rule.validUntil?.description == "2031-12-31")
+            // Neither door has reported to the site: kept, and said beside the notice, as the
+            // command line warns (issue 79).
+            let location = try #require(added.headers[.location])
+            let notice = String(buffer: try await browser.get(location).body)
+            #expect(notice.contains("User added. No door") && notice.contains("back") && notice.contains("front"), "\(location)")
+            #expect(notice.components(separatedBy: "has reported to this site yet").count == 3, "one note per door")
+            let forged = String(buffer: try await browser.get("/console/users?done=added&unknown=" + Browser.encode("<b>x</b>,ok")).body)
+            #expect(!forged.contains("&lt;b&gt;") && !forged.contains("<b>x") && forged.contains("No door"), "only a door id is repeated")
             let audit = try await harness.under.auditRecords().filter { $0["action"] == "user_add" }
             #expect(audit.map { $0["admin"] } == ["alice", "alice"] && audit.map { $0["user"] } == ["dana", "erin"])
             var seen = audit.description

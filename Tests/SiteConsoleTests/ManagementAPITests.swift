@@ -15,7 +15,7 @@ import VerifierTestSupport
 @Suite("Management API: tokens, scopes and users", .serialized)
 struct ManagementAPITests {
     func token(_ harness: ConsoleHarness, _ name: String, _ scopes: Set<APIScope>, expires: Date? = nil) async throws -> String {
-        let changes = AdministratorChanges(store: harness.under.store, by: Administrator(name: "cli:test", source: "cli"), now: { harness.clock.now })
+        let changes = AdministratorChanges(store: harness.under.store, by: .commandLine(["USER": "test"]), now: { harness.clock.now })
         return try await APITokenAdministration(store: harness.under.tokens, changes: changes).create(
             name: name, scopes: scopes, expires: expires, now: harness.clock.now)
     }
@@ -94,7 +94,7 @@ struct ManagementAPITests {
             let (expired, said) = try await call(client, "/api/v1/token", token: brief)
             #expect(expired == 401 && said["error"] as? String == "token brief has expired")
             let kept = try await token(harness, "kept", [.read])
-            let changes = AdministratorChanges(store: harness.under.store, by: Administrator(name: "cli:test", source: "cli"), now: { harness.clock.now })
+            let changes = AdministratorChanges(store: harness.under.store, by: .commandLine(["USER": "test"]), now: { harness.clock.now })
             try await APITokenAdministration(store: harness.under.tokens, changes: changes).revoke(name: "kept", now: harness.clock.now)
             let (revoked, why) = try await call(client, "/api/v1/token", token: kept)
             #expect(revoked == 401 && why["error"] as? String == "token kept was revoked")
@@ -149,6 +149,8 @@ struct ManagementAPITests {
                 created == 201 && dana["doors"] as? [String] == ["back", "front"] && dana["staff"] as? Bool == true && dana["pin"] as? Bool == true,
                 "\(created) \(dana)")
             #expect(dana["valid_until"] as? String == "2027-06-30")
+            let notes = dana["notes"] as? [String] ?? []
+            #expect(notes.count == 2 && notes.allSatisfy { $0.contains("has reported to this site yet") }, "neither door is known: \(notes)")
             let stored = try await harness.under.administration.records().first { $0.name == "dana" }
             #expect(stored?.pinHash.description == hash, "the hash as sent, not a PIN")
             #expect(try await create(client, #"{"name":"dana","pin_hash":"\#(hash)"}"#, token: sync).0 == 409, "a name is not taken twice")

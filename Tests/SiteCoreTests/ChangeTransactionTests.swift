@@ -31,7 +31,7 @@ struct ChangeTransactionTests {
         struct FailedAfterWriting: Error {}
         let administration = under.administration
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        try await AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli")).apply(.userAdd, [("user", name)]) {
+        try await AdministratorChanges(store: under.store, by: .commandLine(["USER": "test"])).apply(.userAdd, [("user", name)]) {
             try await administration.addUser(name: name, hash: hash, tag: nil, rule: AccessRule())
             if failingAfter { throw FailedAfterWriting() }
         }
@@ -77,7 +77,7 @@ struct ChangeTransactionTests {
         defer { Task { await under.destroy() } }
         let administration = under.administration
         let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
-        try await AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli")).apply(.userAdd, [("user", "ana")]) {
+        try await AdministratorChanges(store: under.store, by: .commandLine(["USER": "test"])).apply(.userAdd, [("user", "ana")]) {
             try await administration.addUser(name: "ana", hash: hash, tag: nil, rule: AccessRule())
             // A second add of the same name is refused inside its own savepoint.
             await #expect(throws: UserEditError.self) { try await administration.addUser(name: "ana", hash: hash, tag: nil, rule: AccessRule()) }

@@ -28,7 +28,7 @@ struct DoorKeyRotationTests {
     }
 
     func changes(_ store: StoreUnderTest) -> AdministratorChanges {
-        AdministratorChanges(store: store.store, by: Administrator(name: "ops", source: "test"), now: clock.read)
+        AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read)
     }
 
     func keyChanges(_ store: StoreUnderTest) -> DoorKeyChanges {

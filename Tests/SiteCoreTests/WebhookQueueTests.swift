@@ -306,7 +306,7 @@ struct WebhookQueueTests {
             ) == nil)
         // Sent again by an administrator, audited, once the receiver is back.
         receivers.failing.withLock { $0.removeAll() }
-        let changes = AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli"))
+        let changes = AdministratorChanges(store: under.store, by: .commandLine(["USER": "test"]))
         try await WebhookAdministration(store: hooks, changes: changes, targets: Self.publicTargets).resend(id: failed.id)
         await #expect(throws: WebhookProblem.self) {
             try await WebhookAdministration(store: hooks, changes: changes, targets: Self.publicTargets).resend(id: failed.id)
@@ -329,7 +329,7 @@ extension WebhookQueueTests {
         defer { Task { await under.destroy() } }
         let answer = Mutex("93.184.215.14")
         let targets = WebhookTargets(resolve: { _ in [IPAddress(literal: answer.withLock { $0 })!] })
-        let changes = AdministratorChanges(store: under.store, by: Administrator(name: "cli:test", source: "cli"))
+        let changes = AdministratorChanges(store: under.store, by: .commandLine(["USER": "test"]))
         _ = try await WebhookAdministration(store: under.webhooks, changes: changes, targets: targets).add(
             name: "rebound", url: "https://rebound.example/services/T0/SECRETPATH", events: [.userChanged])
         let added = try await under.auditRecords().last { $0["action"] == "webhook_add" }

@@ -65,7 +65,7 @@ struct WebhookService: Service {
     func run() async throws {
         let transport = WebhookHTTPTransport()
         let (logger, audit, hours) = (self.logger, self.audit, Int(policy.disableAfter / 3_600))
-        let site = AdministratorChanges(store: audit, by: Administrator(name: "site", source: "site"))
+        let site = AdministratorChanges(store: audit, by: .site)
         let dispatcher = WebhookDispatcher(
             store: store, transport: transport, policy: policy, userAgent: userAgent, targets: targets, log: { logger.warning("\($0)") },
             disabled: { name in

@@ -29,7 +29,7 @@ struct AccessRuleOptions: ParsableArguments {
 
     func validate() throws {
         if allDoors && doors != nil { throw ValidationError("--doors and --all-doors: give one") }
-        _ = try change()
+        _ = try patch()
     }
 
     /// Whether any option was given.
@@ -39,7 +39,7 @@ struct AccessRuleOptions: ParsableArguments {
     }
 
     /// The change these options make to a rule; an error names the option and what is valid.
-    func change() throws -> @Sendable (inout AccessRule) -> Void {
+    func patch() throws -> AccessRulePatch {
         var doors: [String]??
         if allDoors {
             doors = .some(nil)
@@ -70,17 +70,9 @@ struct AccessRuleOptions: ParsableArguments {
         }
         let newLevels = try levels.map { $0 == "none" ? [] : try Self.names($0, option: "--levels ", of: "an access level") }
         let newGroups = try groups.map { $0 == "none" ? [] : try Self.names($0, option: "--groups ", of: "a user group") }
-        let (newDoors, newSchedule, newResponder, newStaff) = (doors, schedule, isResponder, isStaff)
-        return { rule in
-            if let newLevels { rule.levels = newLevels }
-            if let newGroups { rule.groups = newGroups }
-            if let newResponder { rule.responder = newResponder }
-            if let newStaff { rule.staff = newStaff }
-            if let newDoors { rule.doors = newDoors }
-            if let newSchedule { rule.schedule = newSchedule }
-            if let from { rule.validFrom = from }
-            if let until { rule.validUntil = until }
-        }
+        return AccessRulePatch(
+            doors: doors, schedule: schedule, levels: newLevels, groups: newGroups, validFrom: from, validUntil: until, responder: isResponder,
+            staff: isStaff)
     }
 
     static func doorList(_ text: String) throws -> [String] {

@@ -106,9 +106,12 @@ struct VerifierDatabaseTarget: ParsableArguments {
 
     /// Says on stderr which of `doors` the site has not heard of yet (``KnownDoors``).
     static func warnOfUnknownDoors(_ doors: [String], _ opened: OpenedVerifierStore) async throws {
-        for door in try await KnownDoors.unknown(doors, store: opened.store, administration: opened.administration) {
-            FileHandle.standardError.write(Data((KnownDoors.note(door) + "\n").utf8))
-        }
+        warn(try await KnownDoors.notes(naming: doors, store: opened.store, administration: opened.administration))
+    }
+
+    /// Says each of a change's notes on stderr, as a warning.
+    static func warn(_ notes: [ChangeNote]) {
+        for note in notes { FileHandle.standardError.write(Data(("warning: \(note)\n").utf8)) }
     }
 
     /// As ``change(_:_:settings:_:)``, for a change whose audit fields come from what it did.

@@ -165,11 +165,13 @@ struct VerifierModeCommand: AsyncParsableCommand {
 
     /// Sets the mode as the command line's user (who set it is kept with the mode) and audits it.
     static func set(_ mode: DoorMode?, door: String?, target: VerifierDatabaseTarget) async throws {
-        let who = Administrator.commandLine().name
-        try await target.change(.modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")]) { opened in
-            try await opened.administration.setMode(mode, door: door, by: who, at: Date())
-            if let door, mode != nil { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
+        let notes = try await target.withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await ModeChanges(administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine()))
+                    .set(SiteCore.SetMode(mode, door: door), at: Date()).notes
+            }
         }
+        VerifierDatabaseTarget.warn(notes)
         writeLine("\(door.map { "door \($0)" } ?? "site") \(mode.map { "set to \($0.rawValue)" } ?? "follows the site's mode")")
     }
 }

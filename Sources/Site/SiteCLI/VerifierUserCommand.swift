@@ -43,7 +43,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         /// tags) it, makes the change `change` describes, gives it its replica tag and
         /// prints its line.
         func apply(
-            kind: AttemptKind = .pin, action: AdministratorAction, fields: [(String, String)], doors: [String] = [],
+            kind: AttemptKind = .pin, action: AdministratorAction, fields: [(String, String)],
             _ change: @escaping @Sendable (any VerifierAdministration, PINHash, String?) async throws -> String
         ) async throws {
             let settings = try target.settings()
@@ -56,38 +56,36 @@ struct VerifierUserCommand: AsyncParsableCommand {
                 let line = try await change(opened.administration, hash, tag)
                 // The replica tag lets doors find this credential offline with one HMAC.
                 try await opened.replica.tagForReplica(name: name, hash: hash, value: pin, kind: kind)
-                try await VerifierDatabaseTarget.warnOfUnknownDoors(doors, opened)
                 return line
             }
             writeLine(line)
         }
     }
 
-    /// `user add NAME`: a new user with a PIN, and the doors, schedule and validity given.
-    struct Add: NewPINCommand {
+    /// `user add NAME`: a new user with a PIN, and the doors, schedule and validity given
+    /// (``UsersEditing/add(_:)``).
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a user with a PIN read from stdin; by default they may open every door, always.")
-        static let action = AdministratorAction.userAdd
         @OptionGroup var pin: NewPIN
         @OptionGroup var rule: AccessRuleOptions
 
-        func access() throws -> AccessRule {
+        func run() async throws {
             var access = AccessRule()
-            try rule.change()(&access)
-            return access
-        }
-
-        func auditFields() throws -> [(String, String)] {
-            let access = try access()
-            return access.isDefault ? [] : [("rule", access.fields.joined(separator: " "))]
-        }
-
-        func namedDoors() throws -> [String] { try access().doors ?? [] }
-
-        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
-            let access = try access()
-            try await editor.addUser(name: pin.name, hash: hash, tag: tag, rule: access)
-            return "user '\(pin.name)' added to \(editor.location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))")
+            try rule.patch().apply(to: &access)
+            let settings = try pin.target.settings()
+            let lookup = try VerifierAssembly.lookupKey(settings)
+            let command = AddUser(name: pin.name, pin: .digits(try VerifierUserCommand.readPIN(), iterations: pin.iterations), rule: access)
+            let (notes, location) = try await pin.target.withStore(settings) { opened in
+                try await VerifierUserCommand.applying(opened) {
+                    let users = UsersEditing(
+                        administration: opened.administration, replica: opened.replica, lookupKey: lookup,
+                        changes: AdministratorChanges(store: opened.store, by: .commandLine()))
+                    return (try await users.add(command), opened.administration.location)
+                }
+            }
+            VerifierDatabaseTarget.warn(notes)
+            writeLine("user '\(pin.name)' added to \(location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))"))
         }
     }
 
@@ -106,8 +104,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let change = try rule.change()
-            try await VerifierUserCommand.changeRule(name, .userRule, target: target, change)
+            try await VerifierUserCommand.changeRule(name, .userRule, target: target, try rule.patch())
         }
     }
 
@@ -128,17 +125,19 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
     }
 
-    /// Changes `name`'s rule in one transaction and prints what it is now.
-    static func changeRule(
-        _ name: String, _ action: AdministratorAction, target: VerifierDatabaseTarget, _ change: @escaping @Sendable (inout AccessRule) -> Void
-    ) async throws {
-        let rule = try await target.change(
-            action,
-            reporting: { opened in
-                let rule = try await opened.administration.setAccess(user: name, change)
-                if action == .userRule { try await VerifierDatabaseTarget.warnOfUnknownDoors(rule.doors ?? [], opened) }
-                return (rule, [("user", name)] + (action == .userRule ? [("rule", rule.fields.joined(separator: " "))] : []))
-            })
+    /// Changes `name`'s rule in one transaction (``UsersEditing/changeRule(of:_:as:)``) and
+    /// prints what it is now.
+    static func changeRule(_ name: String, _ action: AdministratorAction, target: VerifierDatabaseTarget, _ patch: AccessRulePatch) async throws {
+        let settings = try target.settings()
+        let (rule, notes) = try await target.withStore(settings) { opened in
+            try await applying(opened) {
+                try await UsersEditing(
+                    administration: opened.administration, replica: opened.replica, lookupKey: nil,
+                    changes: AdministratorChanges(store: opened.store, by: .commandLine())
+                ).changeRule(of: name, patch, as: action)
+            }
+        }
+        VerifierDatabaseTarget.warn(notes)
         writeLine("user '\(name)': \(describe(rule))")
     }
 
@@ -322,8 +321,6 @@ protocol NewPINCommand: AsyncParsableCommand, Sendable {
     static var action: AdministratorAction { get }
     /// The audit record's fields after `user` (never the PIN or card).
     func auditFields() throws -> [(String, String)]
-    /// The doors its rule names, checked against those the site knows.
-    func namedDoors() throws -> [String]
     var pin: VerifierUserCommand.NewPIN { get }
     func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String
 }
@@ -333,10 +330,8 @@ extension NewPINCommand {
 
     func auditFields() throws -> [(String, String)] { [] }
 
-    func namedDoors() throws -> [String] { [] }
-
     func run() async throws {
-        try await pin.apply(kind: Self.kind, action: Self.action, fields: try auditFields(), doors: try namedDoors()) { try await change($0, $1, $2) }
+        try await pin.apply(kind: Self.kind, action: Self.action, fields: try auditFields()) { try await change($0, $1, $2) }
     }
 }
 
@@ -350,6 +345,6 @@ protocol UserStateCommand: AsyncParsableCommand {
 extension UserStateCommand {
     func run() async throws {
         let disabled = Self.disabled
-        try await VerifierUserCommand.changeRule(name, disabled ? .userDisable : .userEnable, target: target) { $0.disabled = disabled }
+        try await VerifierUserCommand.changeRule(name, disabled ? .userDisable : .userEnable, target: target, AccessRulePatch(disabled: disabled))
     }
 }

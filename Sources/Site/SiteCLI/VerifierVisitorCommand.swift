@@ -80,10 +80,10 @@ struct VerifierVisitorCommand: AsyncParsableCommand {
                     } catch let error as UserEditError {
                         throw UserEditError(description: Self.optionNamed(error.description))
                     }
-                    try await VerifierDatabaseTarget.warnOfUnknownDoors(request.doors, opened)
                     return issued
                 }
             }
+            VerifierDatabaseTarget.warn(issued.notes)
             writeLine(issued.code)
             FileHandle.standardError.write(
                 Data(

@@ -112,7 +112,7 @@ struct ConsoleHandler: Sendable {
     /// The signed-in administrator's changes: each made through ``AdministratorChanges`` with
     /// its one audit record (who, what, from where; never a PIN or code).
     func changes(_ visit: Visit) -> AdministratorChanges {
-        AdministratorChanges(store: services.store, by: Administrator(name: visit.admin, source: visit.source), now: services.now)
+        AdministratorChanges(store: services.store, by: .console(visit.admin, from: visit.source), now: services.now)
     }
 
     @discardableResult

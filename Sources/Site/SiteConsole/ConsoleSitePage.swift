@@ -14,7 +14,7 @@ extension ConsoleHandler {
             "mode": "Mode set.", "holiday": "Holiday saved.", "removed": "Holiday removed.", "unlock": "Unlock schedule saved.",
             "card_pin": "Card and PIN saved.",
         ]
-        return try await renderSite(context.visit, notice: context.form["done"].flatMap { notices[$0] })
+        return try await renderSite(context.visit, notice: Self.notice(context.form["done"].flatMap { notices[$0] }, with: Self.carriedNotes(context.form)))
     }
 
     func renderSite(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
@@ -55,14 +55,14 @@ extension ConsoleHandler {
             return try await renderSite(
                 visit, error: "Mode must be lockdown, release or normal (follow the site: only for a door). Nothing was changed.", status: .badRequest)
         }
+        let notes: [ChangeNote]
         do {
-            try await change(visit, .modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", door ?? "site")]) {
-                try await services.administration.setMode(mode, door: door, by: visit.admin, at: services.now())
-            }
+            notes = try await ModeChanges(administration: services.administration, changes: changes(visit)).set(SetMode(mode, door: door), at: services.now())
+                .notes
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        return ConsoleResponse.redirect("/console/site?done=mode")
+        return ConsoleResponse.redirect("/console/site?done=mode" + Self.query(carrying: notes))
     }
 
     func saveUnlock(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -16,7 +16,8 @@ extension ConsoleHandler {
             "added": "User added.", "disabled": "User disabled.", "enabled": "User enabled.", "removed": "User removed.",
             "card-added": "Card added.", "card-removed": "Card removed.", "rule": "Doors, schedule, validity, responder and staff saved.",
         ]
-        return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: form["done"].flatMap { notices[$0] })
+        let notice = Self.notice(form["done"].flatMap { notices[$0] }, with: Self.carriedNotes(form))
+        return try await renderUsers(visit, query: form.text("q"), page: Int(form["page"] ?? "") ?? 1, notice: notice)
     }
 
     func renderUsers(_ visit: Visit, query: String?, page: Int, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws
@@ -77,17 +78,13 @@ extension ConsoleHandler {
         } catch let error as AccessRule.RuleError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .badRequest)
         }
-        let hash = try await HashingPool.shared.makeHash(pin, lane: .console)
-        let tag = services.lookupKey?.tag(pin, kind: .pin)
+        let notes: [ChangeNote]
         do {
-            try await change(visit, .userAdd, [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))])) {
-                try await services.administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
-                try await services.replica?.tagForReplica(name: name, hash: hash, value: pin, kind: .pin)
-            }
+            notes = try await users(visit).add(AddUser(name: name, pin: .digits(pin), rule: rule))
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description). Nothing was added.", status: .conflict)
         }
-        return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name))
+        return ConsoleResponse.redirect("/console/users?done=added&q=" + FormBody.encode(name) + Self.query(carrying: notes))
     }
 
     /// A rule from the add form's doors, schedule and validity (empty: all doors, always).
@@ -129,9 +126,7 @@ extension ConsoleHandler {
         }
         let disabled = state == "disabled"
         do {
-            try await change(visit, disabled ? .userDisable : .userEnable, [("user", name)]) {
-                _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
-            }
+            _ = try await users(visit).changeRule(of: name, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable)
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
         }
@@ -239,25 +234,12 @@ extension ConsoleHandler {
         } catch let error as AccessRule.RuleError {
             return try await renderEdit(visit, name: name, error: "\(error.description). Nothing was saved.", status: .badRequest)
         }
+        let notes: [ChangeNote]
         do {
-            try await change(
-                visit, .userRule,
-                reporting: {
-                    let saved = try await services.administration.setAccess(user: name) { rule in
-                        rule.doors = wanted.doors
-                        rule.schedule = wanted.schedule
-                        rule.levels = wanted.levels
-                        rule.groups = wanted.groups
-                        rule.validFrom = wanted.validFrom
-                        rule.validUntil = wanted.validUntil
-                        rule.responder = wanted.responder
-                        rule.staff = wanted.staff
-                    }
-                    return ((), [("user", name), ("rule", saved.fields.joined(separator: " "))])
-                })
+            notes = try await users(visit).changeRule(of: name, .everyPart(of: wanted)).notes
         } catch let error as UserEditError {
             return try await renderEdit(visit, name: name, shown: wanted, error: "\(error.description). Nothing was saved.", status: .conflict)
         }
-        return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name))
+        return ConsoleResponse.redirect("/console/users?done=rule&q=" + FormBody.encode(name) + Self.query(carrying: notes))
     }
 }

@@ -77,7 +77,8 @@ extension ConsoleHandler {
             "until": pass.rule.validUntil.map { "\($0)".replacingOccurrences(of: "T", with: " ") } ?? "", "uses": pass.maxUses.map { "\($0)" } ?? "unlimited",
             "zone": try await siteZone().identifier,
         ]
-        return ConsoleResponse.page("visitor-pass", title: "Visitor pass", page: "visitors", visit: visit, data: data)
+        return ConsoleResponse.page(
+            "visitor-pass", title: "Visitor pass", page: "visitors", visit: visit, data: data, notice: Self.notice(nil, with: issued.notes))
     }
 
     func revokeVisitorPass(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -1,25 +1,6 @@
 import Foundation
 import KioskPadStorage
 
-/// Who makes an administrator's change, as the audit names them: the console's signed-in
-/// administrator from their address, or the command line's Unix user (`cli:alice`, source `cli`).
-public struct Administrator: Sendable, Equatable {
-    /// The audit's `admin` field.
-    public let name: String
-    /// The audit's `source` field: the client's address, or `cli`.
-    public let source: String
-
-    public init(name: String, source: String) {
-        self.name = name
-        self.source = source
-    }
-
-    /// The command line's user: the one who ran `sudo` when there is one, else `USER`.
-    public static func commandLine(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Administrator {
-        Administrator(name: "cli:" + (environment["SUDO_USER"] ?? environment["USER"] ?? "root"), source: "cli")
-    }
-}
-
 /// Every change an administrator can make, by the name its audit record carries (`action`).
 /// The console and the command line use the same name for the same change.
 public enum AdministratorAction: String, Sendable, CaseIterable {

@@ -3,7 +3,7 @@ import KioskPadAccess
 
 /// The doors a site has heard of: those that forwarded records (events, status heartbeats) and
 /// those given a secret of their own. A setting may name a door before it is installed, so
-/// an unknown id is allowed; the command line says so, which catches a mistyped one.
+/// an unknown id is allowed; every front end says so (``ChangeNote``), which catches a mistyped one.
 public enum KnownDoors {
     /// Those of `doors` (in their order, once each) that the site has not heard of.
     public static func unknown(_ doors: [String], store: any VerifierStore, administration: any VerifierAdministration) async throws -> [String] {
@@ -24,9 +24,15 @@ public enum KnownDoors {
         Set(try await store.recentEvents(perTerminal: 1).map(\.terminal))
     }
 
+    /// A note for each of `doors` the site has not heard of (``ChangeNote/unknownDoor(_:)``).
+    public static func notes(naming doors: [String], store: any VerifierStore, administration: any VerifierAdministration) async throws
+        -> [ChangeNote]
+    {
+        try await unknown(doors, store: store, administration: administration).map(ChangeNote.unknownDoor)
+    }
+
     /// What the command line says of such a door.
     public static func note(_ door: String) -> String {
-        "warning: no door '\(door)' has reported to this site yet (forwarded events or a status) or has a secret of its own; "
-            + "the setting is kept and applies once a door with that terminal_id connects (check the id if that door is installed)"
+        "warning: " + ChangeNote.unknownDoor(door).description
     }
 }

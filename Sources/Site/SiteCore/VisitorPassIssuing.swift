@@ -6,10 +6,10 @@ import KioskPadCore
 /// line, the console, the API): the code is drawn as ``CodeIssuing`` draws one (the system's
 /// generator, hashed on the ``HashingPool``, never on a cooperative thread, tagged with the
 /// site's lookup key when it has one), the pass stored by the store's checks and within the
-/// site's ``VisitorPassLimits``, then one audit record (`visitor_pass_issue`,
+/// site's ``VisitorPassLimits``, its doors checked against those the site knows, then one audit record (`visitor_pass_issue`,
 /// `visitor_pass_revoke`). The code is returned once and never stored, logged or audited.
 public struct VisitorPassIssuing: Sendable {
-    let administration: any VisitorPassAdministration
+    let administration: any VerifierAdministration
     let changes: AdministratorChanges
     /// Digits of a pass's code (`server.code_length`).
     let codeLength: Int
@@ -17,7 +17,7 @@ public struct VisitorPassIssuing: Sendable {
     let lookupKey: LookupKey?
 
     public init(
-        administration: any VisitorPassAdministration, changes: AdministratorChanges, codeLength: Int, limits: VisitorPassLimits,
+        administration: any VerifierAdministration, changes: AdministratorChanges, codeLength: Int, limits: VisitorPassLimits,
         lookupKey: LookupKey?
     ) {
         self.administration = administration
@@ -27,10 +27,12 @@ public struct VisitorPassIssuing: Sendable {
         self.lookupKey = lookupKey
     }
 
-    /// A pass issued: the pass as stored, and its code (to show once).
+    /// A pass issued: the pass as stored, its code (to show once), and the notes on the doors
+    /// it names (``ChangeNote``: a pass may name a door not installed yet).
     public struct Issued: Sendable {
         public let pass: VisitorPass
         public let code: String
+        public let notes: [ChangeNote]
     }
 
     /// Issues a pass for `request` at `now`; ``UserEditError`` naming the field when it is refused.
@@ -42,7 +44,7 @@ public struct VisitorPassIssuing: Sendable {
             }
             return (drawn, request.auditFields(id: drawn.result.id, rule: drawn.result.rule))
         }
-        return Issued(pass: pass, code: code)
+        return Issued(pass: pass, code: code, notes: try await KnownDoors.notes(naming: request.doors, store: changes.store, administration: administration))
     }
 
     /// Revokes pass `id` at `now`; ``UserEditError`` when there is none or it was revoked already.

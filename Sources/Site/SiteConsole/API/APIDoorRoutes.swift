@@ -59,18 +59,12 @@ struct APIDoorRoutes: Sendable {
                     .badRequest,
                     terminal == nil ? "mode must be normal, lockdown or release" : "mode must be normal, lockdown, release or site (follow the site)")
             }
-            if let terminal, try await !KnownDoors.unknown([terminal], store: services.store, administration: services.administration).isEmpty {
-                return APIResponse.error(
-                    .notFound, "there is no door \(terminal): none with that terminal_id has reported to this site or has a secret of its own")
-            }
-            let who = changes.changes(context)
             do {
-                let modes = try await who.apply(.modeSet, [("mode", mode?.rawValue ?? "site"), ("scope", terminal ?? "site")]) {
-                    try await services.administration.setMode(mode, door: terminal, by: who.administrator.name, at: services.now())
-                }
-                return APIResponse.json(Self.json(modes))
+                let set = try await ModeChanges(administration: services.administration, changes: changes.changes(context))
+                    .set(SetMode(mode, door: terminal, ifDoorUnknown: .refuse), at: services.now())
+                return APIResponse.json(Self.json(set.modes))
             } catch let error as UserEditError {
-                return APIResponse.error(.conflict, error.description)
+                return APIResponse.error(error.kind == .notFound ? .notFound : .conflict, error.description)
             }
         }
     }

@@ -52,9 +52,10 @@ struct APIUserUpdates: Sendable {
             return APIResponse.error(.badRequest, problem.description)
         }
         let sent = Set(fields.object.keys).subtracting(["name"])
+        var notes: [ChangeNote] = []
         do {
             if !sent.isEmpty {
-                try await changeRule(context, name: name, sent: sent, given: given, enabled: enabled)
+                notes = try await changes.users(context).changeRule(of: name, Self.patch(sent: sent, given: given, enabled: enabled)).notes
             }
             if let newName {
                 try await changes.changes(context).apply(.userRename, [("user", name), ("new_name", newName)]) {
@@ -67,27 +68,16 @@ struct APIUserUpdates: Sendable {
         guard let listing = try await services.administration.userListing(name: newName ?? name) else {
             return APIResponse.error(.notFound, "there is no user \(newName ?? name)")
         }
-        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule))
+        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule, notes: notes))
     }
 
-    /// The fields of the rule that were `sent`, set from `given`; one audit record.
-    func changeRule(_ context: APIRequestContext, name: String, sent: Set<String>, given: AccessRule, enabled: Bool?) async throws {
-        try await changes.changes(context).apply(
-            .userRule,
-            reporting: {
-                let saved = try await services.administration.setAccess(user: name) { rule in
-                    if sent.contains("doors") { rule.doors = given.doors }
-                    if sent.contains("schedule") { rule.schedule = given.schedule }
-                    if sent.contains("levels") { rule.levels = given.levels }
-                    if sent.contains("groups") { rule.groups = given.groups }
-                    if sent.contains("valid_from") { rule.validFrom = given.validFrom }
-                    if sent.contains("valid_until") { rule.validUntil = given.validUntil }
-                    if sent.contains("staff") { rule.staff = given.staff }
-                    if sent.contains("responder") { rule.responder = given.responder }
-                    if let enabled { rule.disabled = !enabled }
-                }
-                return ((), [("user", name), ("rule", saved.fields.joined(separator: " "))])
-            })
+    /// The parts of the rule that were `sent`, as `given`, and the enabled state.
+    static func patch(sent: Set<String>, given: AccessRule, enabled: Bool?) -> AccessRulePatch {
+        AccessRulePatch(
+            doors: sent.contains("doors") ? .some(given.doors) : nil, schedule: sent.contains("schedule") ? .some(given.schedule) : nil,
+            levels: sent.contains("levels") ? given.levels : nil, groups: sent.contains("groups") ? given.groups : nil,
+            validFrom: sent.contains("valid_from") ? .some(given.validFrom) : nil, validUntil: sent.contains("valid_until") ? .some(given.validUntil) : nil,
+            responder: sent.contains("responder") ? given.responder : nil, staff: sent.contains("staff") ? given.staff : nil, disabled: enabled.map { !$0 })
     }
 
     /// `POST .../cards` (add) and `POST .../cards/remove`: `{"number": "12345678"}`.

@@ -35,13 +35,17 @@ struct APIUsersRoutes: Sendable {
     }
 
     /// A user as the API shows them: credentials by kind and count, and their rule.
-    static func json(_ user: UserSummary, rule: AccessRule) -> [String: Any] {
-        [
+    /// A user as the API shows them; `notes` (``ChangeNote``), in the answer to a change that
+    /// has any.
+    static func json(_ user: UserSummary, rule: AccessRule, notes: [ChangeNote] = []) -> [String: Any] {
+        var object: [String: Any] = [
             "name": user.name, "enabled": !rule.disabled, "pin": user.hasPIN, "duress_pin": user.hasDuressPIN, "totp": user.hasTOTP,
             "cards": user.cards, "doors": rule.doors.map { $0 as Any } ?? NSNull(), "schedule": rule.schedule.map { $0 as Any } ?? NSNull(),
             "valid_from": rule.validFrom.map { $0.description as Any } ?? NSNull(), "valid_until": rule.validUntil.map { $0.description as Any } ?? NSNull(),
             "staff": rule.staff, "responder": rule.responder, "levels": rule.levels, "groups": rule.groups,
         ]
+        if !notes.isEmpty { object["notes"] = notes.map(\.description) }
+        return object
     }
 }
 
@@ -56,9 +60,7 @@ struct APIUserChanges: Sendable {
             if let refused = context.require(.users) { return refused }
             let name = context.parameters.get("name") ?? ""
             do {
-                try await changes(context).apply(disabled ? .userDisable : .userEnable, [("user", name)]) {
-                    _ = try await services.administration.setAccess(user: name) { $0.disabled = disabled }
-                }
+                _ = try await users(context).changeRule(of: name, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable)
             } catch let error as UserEditError {
                 return APIResponse.error(.notFound, error.description)
             }
@@ -79,9 +81,14 @@ struct APIUserChanges: Sendable {
         return APIResponse.json(["name": name, "removed": true])
     }
 
+    /// The users' changes made with this request's token (``UsersEditing``).
+    func users(_ context: APIRequestContext) -> UsersEditing {
+        UsersEditing(administration: services.administration, replica: services.replica, lookupKey: services.lookupKey, changes: changes(context))
+    }
+
     /// Changes made with this request's token, as the audit names it.
     func changes(_ context: APIRequestContext) -> AdministratorChanges {
-        AdministratorChanges(store: services.store, by: Administrator(name: "token:" + context.token.name, source: context.source), now: services.now)
+        AdministratorChanges(store: services.store, by: .apiToken(context.token.name, from: context.source), now: services.now)
     }
 }
 
@@ -124,17 +131,16 @@ struct APIUserCreation: Sendable {
         } catch let problem as FieldProblem {
             return APIResponse.error(.badRequest, problem.description)
         }
+        let notes: [ChangeNote]
         do {
-            try await changes.changes(context).apply(.userAdd, [("user", name)] + (rule.isDefault ? [] : [("rule", rule.fields.joined(separator: " "))])) {
-                try await changes.services.administration.addUser(name: name, hash: hash, tag: nil, rule: rule)
-            }
+            notes = try await changes.users(context).add(AddUser(name: name, pin: .hash(hash), rule: rule))
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)
         }
         guard let listing = try await changes.services.administration.userListing(name: name) else {
             return APIResponse.error(.serviceUnavailable, "the user was added but cannot be read back now")
         }
-        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule), status: .created)
+        return APIResponse.json(APIUsersRoutes.json(listing.user, rule: listing.rule, notes: notes), status: .created)
     }
 
     /// The rule's words (`doors=a,b`, `schedule=x`, ...) from the body's typed fields; a field

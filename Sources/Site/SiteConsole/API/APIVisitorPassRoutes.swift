@@ -56,6 +56,7 @@ struct APIVisitorPassRoutes: Sendable {
             let zone = try await services.administration.visitorPass(id: issued.pass.id)?.zone ?? TimeZone(identifier: "UTC")!
             var body = Self.json(issued.pass, now: services.now(), zone: zone)
             body["code"] = issued.code
+            if !issued.notes.isEmpty { body["notes"] = issued.notes.map(\.description) }
             return APIResponse.json(body, status: .created)
         } catch let error as UserEditError {
             return APIResponse.error(.badRequest, error.description)

@@ -1,0 +1,82 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+
+/// The users' changes, written once for the command line, the console and the API: add a
+/// user, change their rule. Each checks what it is given (the user's name; the rule's
+/// schedule, levels and groups against those that exist, refused when missing; its doors
+/// against those the site knows, kept with a ``ChangeNote`` when unknown), then makes the
+/// change, its replica tag, its audit record and its change-log entry in one transaction
+/// (``AdministratorChanges``). A PIN given in clear is hashed before that transaction, on
+/// the hashing pool's threads (never one of Swift's cooperative threads), so no database
+/// writer waits for PBKDF2.
+public struct UsersEditing: Sendable {
+    let administration: any VerifierAdministration
+    let replica: (any ReplicaKeeping)?
+    let lookupKey: LookupKey?
+    let changes: AdministratorChanges
+    let hashing: HashingPool
+
+    public init(
+        administration: any VerifierAdministration, replica: (any ReplicaKeeping)?, lookupKey: LookupKey?, changes: AdministratorChanges,
+        hashing: HashingPool = .shared
+    ) {
+        self.administration = administration
+        self.replica = replica
+        self.lookupKey = lookupKey
+        self.changes = changes
+        self.hashing = hashing
+    }
+
+    /// Adds the user of `command` (refused, and nothing stored, when they exist already or
+    /// the rule names a schedule, level or group that does not); the notes on what it named.
+    public func add(_ command: AddUser) async throws -> [ChangeNote] {
+        let (name, rule) = (command.name, command.rule)
+        guard UsersFile.isValidName(name) else {
+            throw UserEditError(description: "user name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'")
+        }
+        let hash: PINHash
+        let tag: String?
+        let digits: SecretDigits?
+        switch command.pin {
+        case .digits(let pin, let iterations):
+            hash = try await hashing.makeHash(pin, iterations: iterations, lane: .console)
+            (tag, digits) = (lookupKey?.tag(pin, kind: .pin), pin)
+        case .hash(let given):
+            (hash, tag, digits) = (given, nil, nil)
+        }
+        let (administration, replica) = (self.administration, self.replica)
+        try await changes.apply(.userAdd, [("user", name)] + Self.ruleField(rule, always: false)) {
+            try await administration.addUser(name: name, hash: hash, tag: tag, rule: rule)
+            // The replica tag lets doors find this credential offline with one HMAC.
+            if let digits { try await replica?.tagForReplica(name: name, hash: hash, value: digits, kind: .pin) }
+        }
+        return try await notes(naming: rule.doors ?? [])
+    }
+
+    /// Changes `user`'s rule by `patch` under `action` (`user_rule`, or `user_disable` and
+    /// `user_enable` for a patch of the enabled state alone): the rule now, and, for
+    /// `user_rule`, the notes on the doors it names.
+    public func changeRule(of user: String, _ patch: AccessRulePatch, as action: AdministratorAction = .userRule) async throws -> (
+        rule: AccessRule, notes: [ChangeNote]
+    ) {
+        let administration = self.administration
+        let rule = try await changes.apply(
+            action,
+            reporting: {
+                let rule = try await administration.setAccess(user: user) { patch.apply(to: &$0) }
+                return (rule, [("user", user)] + (action == .userRule ? Self.ruleField(rule, always: true) : []))
+            })
+        return (rule, action == .userRule ? try await notes(naming: rule.doors ?? []) : [])
+    }
+
+    /// The notes on `doors`: one for each the site has not heard of.
+    func notes(naming doors: [String]) async throws -> [ChangeNote] {
+        try await KnownDoors.notes(naming: doors, store: changes.store, administration: administration)
+    }
+
+    /// The audit record's `rule` field: the rule's words (left out for a new user's default rule).
+    static func ruleField(_ rule: AccessRule, always: Bool) -> [(String, String)] {
+        always || !rule.isDefault ? [("rule", rule.fields.joined(separator: " "))] : []
+    }
+}
