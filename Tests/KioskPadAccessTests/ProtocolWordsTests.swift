@@ -5,9 +5,30 @@ import Testing
 
 /// The protocol's words, each typed once, hold the strings the wire, the audit, the journal
 /// and the metrics have always carried: a renamed case must not change what doors, sites and
-/// dashboards read.
+/// dashboards read. The door's record types and decisions, which the site reads by the same
+/// types (issue 79), and the door's docs name every record type.
 @Suite("The protocol's words on the wire")
 struct ProtocolWordsTests {
+    @Test func everyRecordTypeIsSpelledAsJournalsAndSitesHaveIt() {
+        #expect(
+            DoorRecordType.allCases.map(\.rawValue) == [
+                "attempt", "duress", "lockout", "pin_enrolment", "remote_unlock_refused", "fault", "wiegand_dropped", "keypad_failed",
+                "keypad_recovered", "reader_online", "reader_offline", "reader_tamper", "reader_tamper_cleared", "reader_power_failed",
+                "reader_power_restored", "reader_refused", "reader_message_dropped", "door_unlocked", "door_locked", "door_opened", "door_closed",
+                "held_open", "forced_open", "exit_request", "tamper", "tamper_cleared", "door_mode", "start", "stop", "events_dropped", "status",
+                "journal_repaired",
+            ])
+        #expect(Decision.allCases.map(\.rawValue) == ["granted", "denied", "error"])
+        #expect(Decision.answered == [.granted, .denied], "what a verifier answers; error is the door's own")
+    }
+
+    @Test func theDoorsDocsNameEveryRecordType() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/door-daemon.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let missing = DoorRecordType.allCases.map(\.rawValue).filter { !text.contains("`\($0)`") }
+        #expect(missing.isEmpty, "docs/door-daemon.md does not name: \(missing)")
+    }
+
     @Test func denialReasonsKeepTheirWords() {
         #expect(
             DenialReason.allCases.map(\.rawValue) == [

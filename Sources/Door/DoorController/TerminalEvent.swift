@@ -96,14 +96,14 @@ public enum DoorInputEvent: Sendable, Equatable {
     case tamper(active: Bool)
 
     /// The journal's and the events' `type`.
-    public var recordType: String {
+    public var recordType: DoorRecordType {
         switch self {
-        case .opened: return "door_opened"
-        case .closed: return "door_closed"
-        case .heldOpen: return "held_open"
-        case .forcedOpen: return "forced_open"
-        case .exitRequest: return "exit_request"
-        case .tamper(let active): return active ? "tamper" : "tamper_cleared"
+        case .opened: return .doorOpened
+        case .closed: return .doorClosed
+        case .heldOpen: return .heldOpen
+        case .forcedOpen: return .forcedOpen
+        case .exitRequest: return .exitRequest
+        case .tamper(let active): return active ? .tamper : .tamperCleared
         }
     }
 }
@@ -119,13 +119,13 @@ public enum ReaderReport: Sendable, Equatable {
     /// Not used: `clear_text`, `key`, `no_secure_channel` or `mac`.
     case refused(reason: String)
 
-    public var recordType: String {
+    public var recordType: DoorRecordType {
         switch self {
-        case .online: return "reader_online"
-        case .offline: return "reader_offline"
-        case .tamper(let active): return active ? "reader_tamper" : "reader_tamper_cleared"
-        case .power(let ok): return ok ? "reader_power_restored" : "reader_power_failed"
-        case .refused: return "reader_refused"
+        case .online: return .readerOnline
+        case .offline: return .readerOffline
+        case .tamper(let active): return active ? .readerTamper : .readerTamperCleared
+        case .power(let ok): return ok ? .readerPowerRestored : .readerPowerFailed
+        case .refused: return .readerRefused
         }
     }
 }

@@ -53,7 +53,7 @@ public final class OfflineFallbackVerifier: Verifier {
             case .success(let (verifier, version)):
                 let outcome = await verifier.verify(attempt)
                 keeper.noteDecidedOffline(true)
-                let decision = outcome.decision
+                let decision = outcome.decision.rawValue
                 logger.notice(
                     "decided offline from the credential replica",
                     metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])

@@ -40,7 +40,7 @@ public actor JournalSink: TerminalEventSink {
             return
         case .attemptDecided(let id, let kind, let outcome, let latency, let lockedOut, let provenance):
             var fields: [(String, JournalValue)] = [
-                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(outcome.decision)),
+                ("attempt_id", .text(id)), ("kind", .text(kind.rawValue)), ("decision", .text(outcome.decision.rawValue)),
                 ("latency_ms", .number(latency.wholeMilliseconds)),
             ]
             if let user = outcome.user { fields.append(("user", .text(user))) }
@@ -56,26 +56,26 @@ public actor JournalSink: TerminalEventSink {
             if provenance.remote { fields.append(("remote", .json("true"))) }
             if outcome.isDuress {
                 // The silent alarm goes first: written, and so forwarded, before the grant.
-                await record("duress", [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
+                await record(.duress, [("attempt_id", .text(id))] + (outcome.user.map { [("user", .text($0))] } ?? []))
             }
-            await record("attempt", fields)
-            if lockedOut { await record("lockout", []) }
+            await record(.attempt, fields)
+            if lockedOut { await record(.lockout, []) }
         case .pinEnrolment(let id, let outcome, let lockedOut):
             var fields: [(String, JournalValue)] = [("attempt_id", .text(id)), ("result", .text(outcome.result))]
             if case .pinSet(let user?) = outcome { fields.append(("user", .text(user))) }
             if case .refused(let reason) = outcome { fields.append(("reason", .text(reason.rawValue))) }
-            await record("pin_enrolment", fields)
-            if lockedOut { await record("lockout", []) }
+            await record(.pinEnrolment, fields)
+            if lockedOut { await record(.lockout, []) }
         case .remoteUnlockRefused(let reason):
-            await record("remote_unlock_refused", [("reason", .text(reason))])
+            await record(.remoteUnlockRefused, [("reason", .text(reason))])
         case .keypadFault(let kind, let detail):
-            await record("fault", [("fault", .text(kind)), ("detail", .text(detail))])
+            await record(.fault, [("fault", .text(kind)), ("detail", .text(detail))])
         case .wiegandFrameDropped(let reason):
             if let count = wiegandDrops.note(at: origin.duration(to: .now)) {
-                await record("wiegand_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+                await record(.wiegandDropped, [("reason", .text(reason)), ("dropped", .number(count))])
             }
         case .keypadHealth(let ok):
-            await record(ok ? "keypad_recovered" : "keypad_failed", [])
+            await record(ok ? .keypadRecovered : .keypadFailed, [])
         case .reader(let address, let report):
             var fields: [(String, JournalValue)] = [("reader", .number(address))]
             if case .online(let secure) = report { fields.append(("secure", .json(secure ? "true" : "false"))) }
@@ -83,10 +83,10 @@ public actor JournalSink: TerminalEventSink {
             await record(report.recordType, fields)
         case .readerMessageDropped(let reason):
             if let count = readerDrops.note(at: origin.duration(to: .now)) {
-                await record("reader_message_dropped", [("reason", .text(reason)), ("dropped", .number(count))])
+                await record(.readerMessageDropped, [("reason", .text(reason)), ("dropped", .number(count))])
             }
         case .door(let unlocked, let seconds):
-            await record(unlocked ? "door_unlocked" : "door_locked", unlocked ? [("seconds", .number(seconds))] : [])
+            await record(unlocked ? .doorUnlocked : .doorLocked, unlocked ? [("seconds", .number(seconds))] : [])
         case .doorInput(let input):
             if case .heldOpen(let seconds) = input {
                 await record(input.recordType, [("seconds", .number(seconds))])
@@ -96,22 +96,22 @@ public actor JournalSink: TerminalEventSink {
         case .doorMode(let change):
             var fields: [(String, JournalValue)] = [("mode", .text(change.mode.rawValue)), ("source", .text(change.source))]
             if let who = change.setBy { fields.append(("set_by", .text(who))) }
-            await record("door_mode", fields)
+            await record(.doorMode, fields)
         case .started:
-            await record("start", [("version", .text(KioskPadVersion.version))])
+            await record(.start, [("version", .text(KioskPadVersion.version))])
         case .stopping:
-            await record("stop", [])
+            await record(.stop, [])
         case .eventsDropped(let sink, let count):
-            await record("events_dropped", [("sink", .text(sink)), ("count", .number(count))])
+            await record(.eventsDropped, [("sink", .text(sink)), ("count", .number(count))])
         case .heartbeat:
-            await record("status", status.fields)
+            await record(.status, status.fields)
         }
     }
 
     /// Appends one record: the write and its fsync on the file thread (``WorkThreads/files``),
     /// never on a cooperative thread; records stay in the order they were handed over.
-    func record(_ type: String, _ fields: [(String, JournalValue)]) async {
-        let journal = self.journal
+    func record(_ type: DoorRecordType, _ fields: [(String, JournalValue)]) async {
+        let (journal, type) = (self.journal, type.rawValue)
         let fields: [(String, JournalValue)] = [("terminal_id", .text(terminalID))] + fields
         do {
             _ = try await WorkThreads.files.run { try journal.append(type: type, fields: fields) }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 import KioskPadStorage
 import Synchronization
 
@@ -78,7 +79,7 @@ public final class TerminalJournal: Sendable {
                 activeFirst: activeLines.first.flatMap(TerminalJournal.sequence(of:)) ?? next,
                 activeBytes: activeBytes, closed: closed, deliveredThrough: forwarding ? 0 : Int.max))
         if repaired > 0 {
-            try append(type: "journal_repaired", fields: [("dropped_bytes", .number(repaired))])
+            try append(type: DoorRecordType.journalRepaired.rawValue, fields: [("dropped_bytes", .number(repaired))])
         }
     }
 

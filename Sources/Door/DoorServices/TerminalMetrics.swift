@@ -102,7 +102,7 @@ public final class TerminalMetrics: TerminalEventSink {
         case .keypadHealth(let ok):
             keypadUp.record(ok ? 1 : 0)
         case .reader(let address, let report):
-            Metrics.Counter(label: "kioskpad_reader_events_total", dimensions: [("event", report.recordType)], factory: factory).increment()
+            Metrics.Counter(label: "kioskpad_reader_events_total", dimensions: [("event", report.recordType.rawValue)], factory: factory).increment()
             switch report {
             case .online: Metrics.Gauge(label: "kioskpad_reader_online", dimensions: [("reader", "\(address)")], factory: factory).record(1)
             case .offline, .refused:
@@ -116,7 +116,7 @@ public final class TerminalMetrics: TerminalEventSink {
         case .door(let unlocked, _):
             if unlocked { unlocks.increment() }
         case .doorInput(let input):
-            Metrics.Counter(label: "kioskpad_door_events_total", dimensions: [("event", input.recordType)], factory: factory)
+            Metrics.Counter(label: "kioskpad_door_events_total", dimensions: [("event", input.recordType.rawValue)], factory: factory)
                 .increment()
             switch input {
             case .opened, .closed: doorOpen.record(input == .opened ? 1 : 0)

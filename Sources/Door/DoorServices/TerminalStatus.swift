@@ -28,7 +28,7 @@ struct TerminalStatus: Sendable {
             case .exitRequest: break
             }
         case .attemptDecided(_, _, let outcome, _, let locked, _):
-            lastDecision = outcome.decision
+            lastDecision = outcome.decision.rawValue
             lockedOut = locked
         case .doorMode(let change):
             mode = change

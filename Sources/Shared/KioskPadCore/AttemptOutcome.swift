@@ -20,11 +20,11 @@ public enum AttemptOutcome: Equatable, Sendable {
     }
 
     /// The journal's `decision`: `granted`, `denied`, or `error` (no usable answer).
-    public var decision: String {
+    public var decision: Decision {
         switch self {
-        case .granted: return "granted"
-        case .denied: return "denied"
-        case .unavailable: return "error"
+        case .granted: return .granted
+        case .denied: return .denied
+        case .unavailable: return .error
         }
     }
 

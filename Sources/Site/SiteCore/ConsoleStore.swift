@@ -1,5 +1,6 @@
 import Foundation
 import KioskPadAccess
+import KioskPadCore
 
 /// What the site console keeps in the verifier's database, so every instance that shares
 /// it sees the same administrators, sessions and acknowledged alerts: administrators
@@ -124,7 +125,7 @@ public struct EntryFilter: Sendable, Equatable {
     public var from: Date?
     public var until: Date?
 
-    public static let decisions = ["granted", "denied", "event"]
+    public static let decisions = Decision.answered.map(\.rawValue) + ["event"]
 
     public init(door: String? = nil, user: String? = nil, decision: String? = nil, from: Date? = nil, until: Date? = nil) {
         self.door = door
@@ -154,5 +155,5 @@ public struct EntryRow: Sendable, Equatable {
     }
 
     /// The door event types "who entered" shows (heartbeats and the rest are left out).
-    public static let eventTypes = ["door_opened", "door_closed", "held_open", "forced_open", "tamper", "duress", "exit_request"]
+    public static let eventTypes = [DoorRecordType.doorOpened, .doorClosed, .heldOpen, .forcedOpen, .tamper, .duress, .exitRequest].map(\.rawValue)
 }

@@ -198,6 +198,6 @@ public struct DoorEventIntake: Sendable {
         let id = "quota-\(over.limit)-\(Int(over.window.timeIntervalSince1970))-\(door)".prefix(64)
         let time = UTCTimestamp.rfc3339(now)
         let json = "{\"id\":\"\(id)\",\"limit\":\"\(over.limit)\",\"seq\":0,\"terminal_id\":\"\(door)\",\"time\":\"\(time)\",\"type\":\"event_quota_exceeded\"}"
-        return DoorEvent(id: String(id), terminalID: door, type: "event_quota_exceeded", time: now, sequence: 0, json: json)
+        return DoorEvent(id: String(id), terminalID: door, type: SiteRecordType.eventQuotaExceeded.rawValue, time: now, sequence: 0, json: json)
     }
 }

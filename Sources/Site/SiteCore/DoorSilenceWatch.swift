@@ -29,7 +29,7 @@ public struct DoorSilenceWatch: Sendable {
         var noted: [String] = []
         let retired = try await store.retiredDoors()
         for door in try await store.recentEvents(perTerminal: 1) where !retired.contains(door.terminal) {
-            guard let newest = door.newestFirst.first, newest.type != "silent" else { continue }
+            guard let newest = door.newestFirst.first, newest.type != SiteRecordType.silent.rawValue else { continue }
             let quiet = now.timeIntervalSince(newest.time)
             guard quiet >= silentAfter, quiet < silentAfter + Self.stale else { continue }
             let lastSeen = UTCTimestamp.rfc3339(newest.time, milliseconds: true)
@@ -38,7 +38,8 @@ public struct DoorSilenceWatch: Sendable {
                 {"id":"\(id)","last_seen":"\(lastSeen)","noticed_at":"\(UTCTimestamp.rfc3339(now, milliseconds: true))",\
                 "seq":\(newest.sequence),"silent_after_s":\(Int(silentAfter)),"source":"site","terminal_id":"\(door.terminal)","time":"\(lastSeen)","type":"silent"}
                 """
-            let record = DoorEvent(id: id, terminalID: door.terminal, type: "silent", time: newest.time, sequence: newest.sequence, json: json)
+            let record = DoorEvent(
+                id: id, terminalID: door.terminal, type: SiteRecordType.silent.rawValue, time: newest.time, sequence: newest.sequence, json: json)
             if try await store.storeEvents([record]) > 0 { noted.append(door.terminal) }
         }
         return noted

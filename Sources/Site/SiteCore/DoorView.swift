@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 
 /// One door as the site sees it from the records its terminal forwarded: when it was last
 /// heard from, its door contact, keypad, tamper, lockout, last decision, and the alerts
@@ -57,8 +58,8 @@ public struct DoorView: Sendable, Equatable {
         for record in records.reversed() {
             time = record.time
             let fields = (try? JSONSerialization.jsonObject(with: Data(record.json.utf8)) as? [String: Any]) ?? [:]
-            switch record.type {
-            case "status":
+            switch DoorRecordType(rawValue: record.type) {
+            case .status?:
                 view.door = fields["door"] as? String ?? view.door
                 view.keypad = fields["keypad"] as? String ?? view.keypad
                 view.tamper = fields["tamper"] as? String ?? view.tamper
@@ -73,48 +74,48 @@ public struct DoorView: Sendable, Equatable {
                     view.mode = mode
                     if mode == "release" && fields["mode_source"] as? String == "fire_alarm" { raise("fire_release") } else { clear("fire_release") }
                 }
-            case "door_mode":
+            case .doorMode?:
                 view.mode = fields["mode"] as? String ?? view.mode
                 if view.mode == "release" && fields["source"] as? String == "fire_alarm" { raise("fire_release") } else { clear("fire_release") }
-            case "door_opened": view.door = "open"
-            case "door_closed":
+            case .doorOpened?: view.door = "open"
+            case .doorClosed?:
                 view.door = "closed"
                 clear("held_open")
                 clear("forced_open")
-            case "held_open":
+            case .heldOpen?:
                 view.door = "held_open"
                 raise("held_open")
-            case "forced_open":
+            case .forcedOpen?:
                 view.door = "forced_open"
                 raise("forced_open")
-            case "tamper":
+            case .tamper?:
                 view.tamper = "active"
                 raise("tamper")
-            case "tamper_cleared":
+            case .tamperCleared?:
                 view.tamper = "clear"
                 clear("tamper")
-            case "keypad_failed":
+            case .keypadFailed?:
                 view.keypad = "failed"
                 raise("keypad_failed")
-            case "keypad_recovered":
+            case .keypadRecovered?:
                 view.keypad = "ok"
                 clear("keypad_failed")
-            case "reader_offline", "reader_refused", "reader_online":
+            case .readerOffline?, .readerRefused?, .readerOnline?:
                 guard let reader = fields["reader"] as? Int else { break }
-                if record.type == "reader_online" { view.readersDown.remove(reader) } else { view.readersDown.insert(reader) }
+                if record.type == DoorRecordType.readerOnline.rawValue { view.readersDown.remove(reader) } else { view.readersDown.insert(reader) }
                 if view.readersDown.isEmpty { clear("reader_offline") } else { raise("reader_offline") }
-            case "reader_tamper", "reader_tamper_cleared":
+            case .readerTamper?, .readerTamperCleared?:
                 guard let reader = fields["reader"] as? Int else { break }
-                if record.type == "reader_tamper" { view.readersTampered.insert(reader) } else { view.readersTampered.remove(reader) }
+                if record.type == DoorRecordType.readerTamper.rawValue { view.readersTampered.insert(reader) } else { view.readersTampered.remove(reader) }
                 if view.readersTampered.isEmpty { clear("reader_tamper") } else { raise("reader_tamper") }
-            case "lockout": view.lockedOut = "yes"
-            case "duress" where now.timeIntervalSince(record.time) < duressFor: raise("duress")
+            case .lockout?: view.lockedOut = "yes"
+            case .duress? where now.timeIntervalSince(record.time) < duressFor: raise("duress")
             // The server's own record: the door went over its event quota (stands a day).
-            case "event_quota_exceeded" where now.timeIntervalSince(record.time) < 86_400: raise("event_quota")
-            case "attempt":
+            case nil where record.type == SiteRecordType.eventQuotaExceeded.rawValue && now.timeIntervalSince(record.time) < 86_400: raise("event_quota")
+            case .attempt?:
                 view.lastDecision = fields["decision"] as? String
                 view.lastUser = fields["user"] as? String
-                if view.lastDecision == "granted" { view.lockedOut = "no" }
+                if view.lastDecision == Decision.granted.rawValue { view.lockedOut = "no" }
             default: break
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 import KioskPadStorage
 
 /// A decision a door made without the site: decided from its credential replica (`offline`)
@@ -11,9 +12,9 @@ import KioskPadStorage
 public enum OfflineDecisions {
     /// The audit fields of `event`, or nil when it is not an offline decision.
     public static func auditFields(_ event: DoorEvent) -> [(String, String)]? {
-        guard event.type == "attempt",
+        guard event.type == DoorRecordType.attempt.rawValue,
             let record = try? JSONSerialization.jsonObject(with: Data(event.json.utf8)) as? [String: Any],
-            let decision = record["decision"] as? String, decision == "granted" || decision == "denied"
+            let decision = (record["decision"] as? String).flatMap(Decision.init(rawValue:)), Decision.answered.contains(decision)
         else { return nil }
         let refused = record["offline_refused"] as? String
         guard record["offline"] as? Bool == true || refused != nil else { return nil }

@@ -44,7 +44,7 @@ extension ReferenceVerifier {
         let moment = Duration.seconds(now.timeIntervalSince1970)
         let fields = [
             ("time", timestamp(now)), ("terminal_id", decoded.terminalID), ("attempt_id", decoded.attemptID), ("kind", "enrol"),
-            ("event", "pin_enrolment"),
+            ("event", DoorRecordType.pinEnrolment.rawValue),
         ]
         do {
             let policy = settings.lockout

@@ -221,7 +221,8 @@ public actor ReferenceVerifier {
                 }
                 if case .refused(let user, true, _) = outcome {
                     // The silent alarm is raised even though the rules kept the door shut.
-                    try await transaction.audit(ReferenceVerifier.attemptFields(decoded, time: time) + [("event", "duress"), ("user", user)])
+                    try await transaction.audit(
+                        ReferenceVerifier.attemptFields(decoded, time: time) + [("event", DoorRecordType.duress.rawValue), ("user", user)])
                 }
                 // The last step before the commit: past the door's wait, nothing is kept.
                 try TooLate.check(answerBy)
@@ -477,22 +478,26 @@ public actor ReferenceVerifier {
         var fields = attemptFields(request, time: time)
         switch outcome {
         case .locked:
-            fields += [("decision", "denied"), ("reason", "terminal locked out")]
+            fields += [("decision", Decision.denied.rawValue), ("reason", "terminal locked out")]
         case .decided(let user?, let duress):
-            fields += [("decision", "granted"), ("reason", duress ? "duress match" : "match"), ("user", user)]
+            fields += [("decision", Decision.granted.rawValue), ("reason", duress ? "duress match" : "match"), ("user", user)]
         case .decided(nil, _):
-            fields += [("decision", "denied"), ("reason", "no match")]
+            fields += [("decision", Decision.denied.rawValue), ("reason", "no match")]
         case .secondFactorRequired:
-            fields += [("decision", "denied"), ("reason", DenialReason.secondFactorRequired.rawValue)]
+            fields += [("decision", Decision.denied.rawValue), ("reason", DenialReason.secondFactorRequired.rawValue)]
         case .refused(let user, let duress, let refusal):
             // A duress PIN outside its rules is denied, and still audited as duress.
-            fields += [("decision", "denied"), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
+            fields += [("decision", Decision.denied.rawValue), ("reason", refusal.rawValue), ("user", user)] + (duress ? [("duress", "true")] : [])
         case .cardLearning(let user, let owner):
-            fields += [("decision", "denied"), ("reason", owner == nil ? DenialReason.cardEnrolled.rawValue : "card_enrolled_to_another"), ("user", user)]
+            fields += [
+                ("decision", Decision.denied.rawValue), ("reason", owner == nil ? DenialReason.cardEnrolled.rawValue : "card_enrolled_to_another"),
+                ("user", user),
+            ]
             if let owner { fields.append(("owner", owner)) }
         case .visitor(let pass, let refusal):
             fields += [
-                ("decision", refusal == nil ? "granted" : "denied"), ("reason", refusal?.rawValue ?? "visitor_pass"), ("visitor", pass.visitor),
+                ("decision", (refusal == nil ? Decision.granted : .denied).rawValue), ("reason", refusal?.rawValue ?? "visitor_pass"),
+                ("visitor", pass.visitor),
                 ("host", pass.host), ("pass_id", String(pass.id)),
             ]
         }

@@ -61,7 +61,7 @@ public final class VerifierMetrics: Sendable {
     /// The `result` label: granted, denied, second_factor_required, card_enrolled, locked_out, malformed, unauthenticated, replayed, repeated (an attempt sent again, answered as before), throttled or unavailable.
     static func result(_ decision: VerifierDecision) -> String {
         switch decision {
-        case .answer(let granted, _, _, _, _): return granted ? "granted" : "denied"
+        case .answer(let granted, _, _, _, _): return (granted ? Decision.granted : .denied).rawValue
         case .lockedOut: return "locked_out"
         case .secondFactorRequired: return DenialReason.secondFactorRequired.rawValue
         case .cardEnrolled: return DenialReason.cardEnrolled.rawValue

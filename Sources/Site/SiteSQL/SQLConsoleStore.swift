@@ -171,7 +171,7 @@ public struct SQLConsoleStore: ConsoleStore {
         }
         if filter.decision == nil || filter.decision == "event" {
             // Of the door events only a duress record names a user.
-            let types = filter.user == nil ? EntryRow.eventTypes : ["duress"]
+            let types = filter.user == nil ? EntryRow.eventTypes : [DoorRecordType.duress.rawValue]
             var conditions: [SQLQueryString] = ["type IN (\(binds: types))"]
             if let door = filter.door { conditions.append("terminal_id = \(bind: door)") }
             if let user = filter.user { conditions.append("\(unsafeRaw: field("user")) = \(bind: user)") }

@@ -137,13 +137,13 @@ public enum VerificationResponseBody {
         if let user, !Identifier.isValid(user) {
             throw Invalid(description: "user must be 1-64 of letters, digits, '.', '_' or '-'")
         }
-        switch decision {
-        case "granted":
+        switch Decision(rawValue: decision) {
+        case .granted?:
             // As sent: the door relay alone clamps it (to door.max_unlock_s and verifier.max_unlock_s).
             return .granted(message: message, unlockSeconds: unlockSeconds, user: user, duress: duress ?? false)
-        case "denied" where duress == true:
+        case .denied? where duress == true:
             throw Invalid(description: "duress is only valid on a grant")
-        case "denied":
+        case .denied?:
             // Other reasons are not the door's to know (the display never says why): dropped.
             let reason = reasonText.flatMap(DenialReason.init(rawValue:)).flatMap { DenialReason.wireReasons.contains($0) ? $0 : nil }
             return .denied(message: message, reason: reason)
@@ -155,7 +155,7 @@ public enum VerificationResponseBody {
     public static func encode(
         granted: Bool, message: String? = nil, unlockSeconds: Int? = nil, user: String? = nil, duress: Bool = false, reason: DenialReason? = nil
     ) -> [UInt8] {
-        var text = "{\"decision\":\"\(granted ? "granted" : "denied")\""
+        var text = "{\"decision\":\"\((granted ? Decision.granted : .denied).rawValue)\""
         if let reason, !granted { text += ",\"reason\":\(VerificationRequestBody.jsonString(reason.rawValue))" }
         if let message { text += ",\"message\":\(VerificationRequestBody.jsonString(message))" }
         if let unlockSeconds { text += ",\"unlock_seconds\":\(unlockSeconds)" }

@@ -30,7 +30,9 @@ struct APIAuditRoutes: Sendable {
             filter.kind = kind
         }
         if let value = text("decision") {
-            guard value == "granted" || value == "denied" else { return APIResponse.error(.badRequest, "decision must be granted or denied") }
+            guard let decision = Decision(rawValue: value), Decision.answered.contains(decision) else {
+                return APIResponse.error(.badRequest, "decision must be granted or denied")
+            }
             filter.decision = value
         }
         if let value = text("door") {

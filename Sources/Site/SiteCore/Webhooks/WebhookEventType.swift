@@ -1,4 +1,5 @@
 import Foundation
+import KioskPadCore
 
 /// What a webhook message is about, by the `type` its body carries (docs/api.md, "Webhooks").
 /// A subscription names the types it wants, or every type.
@@ -22,24 +23,23 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     public static func < (lhs: WebhookEventType, rhs: WebhookEventType) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The door records that are alerts, by the type the door journals them under.
-    public static let alertRecords: Set<String> = [
-        "forced_open", "held_open", "tamper", "keypad_failed", "reader_offline", "reader_refused", "reader_tamper", "event_quota_exceeded",
-        // Written by the site, not the door (``DoorSilenceWatch``).
-        "silent",
-    ]
+    public static let alertRecords: Set<String> = Set(
+        [DoorRecordType.forcedOpen, .heldOpen, .tamper, .keypadFailed, .readerOffline, .readerRefused, .readerTamper].map(\.rawValue)
+            // Written by the site, not the door (``EventQuota``, ``DoorSilenceWatch``).
+            + SiteRecordType.allCases.map(\.rawValue))
 
     /// The type of a record in the site's audit log, or nil for one no webhook carries (a
     /// rejected request).
     public static func forAudit(_ fields: [(String, String)]) -> WebhookEventType? {
         let value = { (key: String) in fields.last(where: { $0.0 == key })?.1 }
-        if let decision = value("decision") { return decision == "granted" || decision == "denied" ? .accessDecided : nil }
+        if let decision = value("decision") { return Decision(rawValue: decision).map(Decision.answered.contains) == true ? .accessDecided : nil }
         guard let action = value("action") else { return nil }
         return AdministratorAction(rawValue: action)?.webhookEventType ?? .siteChanged
     }
 
     /// The type of a record a door forwarded (`/v1/events`), or nil for one no webhook carries.
     public static func forDoorRecord(type: String) -> WebhookEventType? {
-        if type == "duress" { return .doorDuress }
+        if type == DoorRecordType.duress.rawValue { return .doorDuress }
         return alertRecords.contains(type) ? .doorAlert : nil
     }
 
