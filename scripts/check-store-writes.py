@@ -53,15 +53,20 @@ def main():
         LIST.write_text("# Front-end store writes not moved into SiteCore's layer yet (scripts/check-store-writes.py).\n" + "\n".join(lines) + "\n")
         print(summary)
         return
-    listed = {line for line in LIST.read_text().splitlines() if line and not line.startswith("#")} if LIST.exists() else set()
-    new = [line for line in lines if line not in listed]
-    gone = sorted(listed - set(lines))
-    for line in new:
-        print(f"check-store-writes: new or more: {line} (make the change through SiteCore's layer)")
-    for line in gone:
-        print(f"check-store-writes: fewer than listed: {line} (run scripts/check-store-writes.py --write)")
+    listed = {}
+    for line in LIST.read_text().splitlines() if LIST.exists() else []:
+        if line and not line.startswith("#"):
+            where, _, count = line.rpartition(" x")
+            path, _, what = where.partition(": ")
+            listed[(path, what)] = int(count)
+    more = [(key, count) for key, count in sorted(now.items()) if count > listed.get(key, 0)]
+    fewer = [(key, count) for key, count in sorted(listed.items()) if now.get(key, 0) < count]
+    for (path, what), count in more:
+        print(f"check-store-writes: {path}: {what} x{now[(path, what)]}, listed x{listed.get((path, what), 0)} (make the change through SiteCore's layer)")
+    for (path, what), count in fewer:
+        print(f"check-store-writes: {path}: {what} x{now.get((path, what), 0)}, fewer than listed x{count} (run scripts/check-store-writes.py --write)")
     print(summary)
-    sys.exit(1 if new or gone else 0)
+    sys.exit(1 if more or fewer else 0)
 
 
 if __name__ == "__main__":

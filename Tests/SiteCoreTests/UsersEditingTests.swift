@@ -97,4 +97,50 @@ struct UsersEditingTests {
         #expect(cleared.notes.isEmpty && cleared.modes.doors["typo-door4"] == nil, "following the site again names no door to check")
         #expect(try await store.auditRecords().filter { $0["action"] == "mode_set" }.count == 2)
     }
+
+    @Test func aDoorsRulesAreAuditedAsTheCommandLineAlwaysDidAndAnUnknownDoorSaid() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        try await store.administration.setSchedule(name: "office", spec: "mon-fri 08:00-18:00")
+        let rules = DoorRuleChanges(administration: store.administration, changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test")))
+        #expect(try await rules.setUnlock(door: "lobby", DoorUnlockSchedule(schedule: "office", firstIn: true)) == [.unknownDoor("lobby")])
+        #expect(try await rules.setCardAndPIN(door: "lobby", CardAndPINRule(schedule: nil)) == [.unknownDoor("lobby")])
+        #expect(try await rules.setCardAndPIN(door: "lobby", nil).isEmpty, "removing names no door to check")
+        let before = try await store.auditRecords().count
+        await #expect(throws: UserEditError.self) { try await rules.setUnlock(door: "side", DoorUnlockSchedule(schedule: "nosuch", firstIn: false)) }
+        await #expect(throws: UserEditError.self) { try await rules.setCardAndPIN(door: "side", nil) }
+        #expect(try await store.auditRecords().count == before, "refused: nothing audited")
+        let records = try await store.auditRecords().filter { ["unlock_set", "card_pin_set"].contains($0["action"] ?? "") }
+        #expect(
+            records.map { [$0["action"] ?? "", $0["terminal_id"] ?? "", $0["schedule"] ?? "", $0["first_in"] ?? "-"] } == [
+                ["unlock_set", "lobby", "office", "yes"], ["card_pin_set", "lobby", "always", "-"], ["card_pin_set", "lobby", "none", "-"],
+            ])
+        #expect(try await store.administration.siteRules().unlockSchedules["lobby"]?.firstIn == true)
+    }
+
+    @Test func aUsersSecretsAreHashedTaggedAndAuditedWithoutTheirValue() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        let users = try editing(store)
+        _ = try await users.add(AddUser(name: "gus", pin: .digits(SecretDigits(ascii: "5190")!, iterations: 1_000)))
+        let card = SecretDigits(ascii: "12345678")!
+        try await users.set(.card, of: "gus", to: card, iterations: 1_000)
+        try await users.set(.duressPIN, of: "gus", to: SecretDigits(ascii: "5191")!, iterations: 1_000)
+        let keeping = try #require(store.administration as? any ReplicaKeeping)
+        let tags = Set(try await keeping.replicaTags().values)
+        let cardTag = try await keeping.tagKey().tag(card, kind: .card)
+        #expect(tags.count == 3 && tags.contains(cardTag), "a card is tagged as a card")
+        let listing = try #require(try await store.administration.userListing(name: "gus"))
+        #expect(listing.user.cards == 1 && listing.user.hasDuressPIN)
+        let before = try await store.auditRecords().count
+        await #expect(throws: UserEditError.self) { try await users.set(.pin, of: "nobody", to: SecretDigits(ascii: "1111")!, iterations: 1_000) }
+        await #expect(throws: UserEditError.self) { try await users.rename("gus", to: "no good") }
+        #expect(try await store.auditRecords().count == before, "refused: nothing audited")
+        try await users.removeCard(of: "gus", card)
+        try await users.rename("gus", to: "gustav")
+        #expect(try await users.remove("gustav") >= 2, "the PIN and the duress PIN")
+        let records = try await store.auditRecords()
+        #expect(records.compactMap { $0["action"] } == ["user_add", "card_add", "user_duress", "card_remove", "user_rename", "user_remove"])
+        #expect(!records.description.contains("12345678") && !records.description.contains("5191"), "never a value")
+    }
 }

@@ -117,7 +117,7 @@ struct VerifierScheduleCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.scheduleSet, [("schedule", name), ("spec", spec)]) { try await $0.administration.setSchedule(name: name, spec: spec) }
+            try await target.doorRules { try await $0.setSchedule(name: name, spec: spec) }
             writeLine("schedule '\(name)' set")
         }
     }
@@ -144,7 +144,7 @@ struct VerifierScheduleCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.scheduleRemove, [("schedule", name)]) { try await $0.administration.removeSchedule(name: name) }
+            try await target.doorRules { try await $0.removeSchedule(name: name) }
             writeLine("schedule '\(name)' removed")
         }
     }
@@ -174,7 +174,7 @@ struct VerifierSiteCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.timeZoneSet, [("time_zone", timeZone)]) { try await $0.administration.setTimeZone(timeZone) }
+            try await target.doorRules { try await $0.setTimeZone(timeZone) }
             writeLine("site time zone set to \(timeZone)")
         }
     }
@@ -232,8 +232,7 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let secret = WebhookSecret.generate()
-            try await target.change(.doorAdd, [("terminal_id", id)]) { try await $0.administration.addDoor(terminalID: id, secret: secret) }
+            let secret = try await target.doorKeys { try await $0.add(terminalID: id) }
             writeLine(secret.text)
         }
     }
@@ -255,11 +254,7 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.doorRemove, [("terminal_id", id)]) { opened in
-                guard try await opened.administration.removeDoor(terminalID: id) else {
-                    throw UserEditError(description: "door '\(id)' has no secret of its own (see `kioskpad verifier terminal list`)")
-                }
-            }
+            try await target.doorKeys { try await $0.remove(terminalID: id) }
             writeLine("secret of door '\(id)' revoked")
         }
     }

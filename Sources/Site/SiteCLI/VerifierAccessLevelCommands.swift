@@ -20,10 +20,7 @@ struct VerifierDoorGroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let list = try AccessRuleOptions.doorList(doors)
-            try await target.change(.doorGroupSet, [("door_group", name), ("doors", list.joined(separator: ","))]) { opened in
-                try await opened.administration.setDoorGroup(name: name, DoorGroup(doors: list))
-                try await VerifierDatabaseTarget.warnOfUnknownDoors(list, opened)
-            }
+            VerifierDatabaseTarget.warn(try await target.accessGroups { try await $0.set(name, .doorGroup(DoorGroup(doors: list))) })
             writeLine("door group '\(name)' set")
         }
     }
@@ -48,7 +45,7 @@ struct VerifierDoorGroupCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.doorGroupRemove, [("door_group", name)]) { try await $0.administration.removeAccessGroup(kind: .doorGroup, name: name) }
+            try await target.accessGroups { try await $0.remove(.doorGroup, name) }
             writeLine("door group '\(name)' removed")
         }
     }
@@ -77,10 +74,7 @@ struct VerifierLevelCommand: AsyncParsableCommand {
                 throw ValidationError("--schedule \(schedule): a schedule name is 1-64 of letters, digits, '.', '_' or '-', or always")
             }
             let level = AccessLevel(doors: list, doorGroups: groups, schedule: schedule == "always" ? nil : schedule)
-            try await target.change(.levelSet, [("level", name), ("definition", level.fields.joined(separator: " "))]) { opened in
-                try await opened.administration.setLevel(name: name, level)
-                try await VerifierDatabaseTarget.warnOfUnknownDoors(list, opened)
-            }
+            VerifierDatabaseTarget.warn(try await target.accessGroups { try await $0.set(name, .level(level)) })
             writeLine("access level '\(name)' set")
         }
     }
@@ -105,7 +99,7 @@ struct VerifierLevelCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.levelRemove, [("level", name)]) { try await $0.administration.removeAccessGroup(kind: .level, name: name) }
+            try await target.accessGroups { try await $0.remove(.level, name) }
             writeLine("access level '\(name)' removed")
         }
     }
@@ -129,9 +123,7 @@ struct VerifierGroupCommand: AsyncParsableCommand {
             let names = levels == "none" ? [] : try AccessRuleOptions.names(levels, option: "--levels ", of: "an access level")
             guard ["yes", "no"].contains(disabled) else { throw ValidationError("--disabled \(disabled): give yes or no") }
             let group = UserGroup(levels: names, disabled: disabled == "yes")
-            try await target.change(.userGroupSet, [("user_group", name), ("definition", group.fields.joined(separator: " "))]) {
-                try await $0.administration.setUserGroup(name: name, group)
-            }
+            _ = try await target.accessGroups { try await $0.set(name, .userGroup(group)) }
             writeLine("user group '\(name)' set")
         }
     }
@@ -157,7 +149,7 @@ struct VerifierGroupCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.userGroupRemove, [("user_group", name)]) { try await $0.administration.removeAccessGroup(kind: .userGroup, name: name) }
+            try await target.accessGroups { try await $0.remove(.userGroup, name) }
             writeLine("user group '\(name)' removed")
         }
     }

@@ -35,10 +35,7 @@ struct VerifierCardPINCommand: AsyncParsableCommand {
 
         func run() async throws {
             let rule = CardAndPINRule(schedule: schedule == "always" ? nil : schedule)
-            try await target.change(.cardPINSet, [("terminal_id", door), ("schedule", rule.schedule ?? "always")]) { opened in
-                try await opened.administration.setCardAndPIN(door: door, rule)
-                try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened)
-            }
+            VerifierDatabaseTarget.warn(try await target.doorRules { try await $0.setCardAndPIN(door: door, rule) })
             writeLine("door \(door) asks for card and PIN " + (rule.schedule.map { "in schedule \($0)" } ?? "always"))
         }
     }
@@ -61,7 +58,7 @@ struct VerifierCardPINCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.cardPINSet, [("terminal_id", door), ("schedule", "none")]) { try await $0.administration.removeCardAndPIN(door: door) }
+            _ = try await target.doorRules { try await $0.setCardAndPIN(door: door, nil) }
             writeLine("door \(door) takes a card or a PIN alone")
         }
     }

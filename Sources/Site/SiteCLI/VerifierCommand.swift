@@ -104,6 +104,56 @@ struct VerifierDatabaseTarget: ParsableArguments {
         try await change(action, settings: settings, reporting: { (try await body($0), fields) })
     }
 
+    /// Runs `body` with the users' changes (``UsersEditing``, with the site's lookup key when
+    /// `lookupKey`: only what writes a hash needs it) as the command line's user, and where
+    /// the database is; a refused change is a usage error (exit 2) and is not audited.
+    func users<R: Sendable>(lookupKey: Bool = false, _ body: (UsersEditing, String) async throws -> R) async throws -> R {
+        let settings = try settings()
+        let lookup = lookupKey ? try VerifierAssembly.lookupKey(settings) : nil
+        return try await withStore(settings) { opened in
+            try await VerifierUserCommand.applying(opened) {
+                let users = UsersEditing(
+                    administration: opened.administration, replica: opened.replica, lookupKey: lookup,
+                    changes: AdministratorChanges(store: opened.store, by: .commandLine()))
+                return try await body(users, opened.location)
+            }
+        }
+    }
+
+    /// Runs `body` with the doors' secrets and lockouts (``DoorKeyChanges``), as the command
+    /// line's user; a refused change is a usage error (exit 2), not audited.
+    @discardableResult
+    func doorKeys<R: Sendable>(_ body: (DoorKeyChanges) async throws -> R) async throws -> R {
+        try await withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await body(DoorKeyChanges(administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine())))
+            }
+        }
+    }
+
+    /// Runs `body` with the door groups, levels and user groups (``AccessGroupChanges``), as
+    /// the command line's user; a refused change is a usage error (exit 2), not audited.
+    @discardableResult
+    func accessGroups<R: Sendable>(_ body: (AccessGroupChanges) async throws -> R) async throws -> R {
+        try await withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await body(
+                    AccessGroupChanges(administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine())))
+            }
+        }
+    }
+
+    /// Runs `body` with the doors' rules and calendar (``DoorRuleChanges``), as the command
+    /// line's user; a refused change is a usage error (exit 2) and is not audited.
+    @discardableResult
+    func doorRules<R: Sendable>(_ body: (DoorRuleChanges) async throws -> R) async throws -> R {
+        try await withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                try await body(DoorRuleChanges(administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine())))
+            }
+        }
+    }
+
     /// Says on stderr which of `doors` the site has not heard of yet (``KnownDoors``).
     static func warnOfUnknownDoors(_ doors: [String], _ opened: OpenedVerifierStore) async throws {
         warn(try await KnownDoors.notes(naming: doors, store: opened.store, administration: opened.administration))

@@ -41,9 +41,7 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
 
         func run() async throws {
             let holiday = try holiday()
-            try await target.change(.holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
-                try await $0.administration.setHoliday(holiday)
-            }
+            try await target.doorRules { try await $0.setHoliday(holiday) }
             writeLine("holiday \(holiday.line) set")
         }
     }
@@ -77,7 +75,7 @@ struct VerifierHolidayCommand: AsyncParsableCommand {
 
         func run() async throws {
             let day = try day()
-            try await target.change(.holidayRemove, [("date", day.description)]) { try await $0.administration.removeHoliday(day: day) }
+            try await target.doorRules { try await $0.removeHoliday(day: day) }
             writeLine("holiday \(day) removed")
         }
     }
@@ -153,7 +151,7 @@ struct VerifierModeCommand: AsyncParsableCommand {
 
         func run() async throws {
             let value = Int(seconds)
-            try await target.change(.modeCheckSet, [("seconds", value.map(String.init) ?? "off")]) { try await $0.administration.setModeCheck(seconds: value) }
+            try await target.doorRules { try await $0.setModeCheck(seconds: value) }
             writeLine(value.map { "doors decide offline only within \($0) s of a sync" } ?? "offline check off")
         }
     }

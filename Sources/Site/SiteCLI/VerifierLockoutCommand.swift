@@ -43,11 +43,7 @@ struct VerifierLockoutCommand: AsyncParsableCommand {
         @Option(help: "The terminal_id of the door.") var door: String
 
         func run() async throws {
-            try await target.change(.lockoutClear, [("terminal_id", door)]) { opened in
-                guard try await opened.administration.clearLockout(terminal: door) else {
-                    throw UserEditError(description: "--door '\(door)' has no lockout state (see `kioskpad verifier lockout list`)")
-                }
-            }
+            try await target.doorKeys { try await $0.clearLockout(terminalID: door) }
             writeLine("lockout of '\(door)' cleared")
         }
     }

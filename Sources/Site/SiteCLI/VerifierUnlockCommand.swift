@@ -35,10 +35,7 @@ struct VerifierUnlockCommand: AsyncParsableCommand {
 
         func run() async throws {
             let unlock = DoorUnlockSchedule(schedule: schedule, firstIn: firstIn)
-            try await target.change(.unlockSet, [("terminal_id", door), ("schedule", schedule), ("first_in", firstIn ? "yes" : "no")]) { opened in
-                try await opened.administration.setUnlock(door: door, unlock)
-                try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened)
-            }
+            VerifierDatabaseTarget.warn(try await target.doorRules { try await $0.setUnlock(door: door, unlock) })
             writeLine("door \(door) unlocks in schedule \(schedule)" + (firstIn ? " after the first staff entry of the day" : ""))
         }
     }
@@ -61,9 +58,7 @@ struct VerifierUnlockCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            try await target.change(.unlockSet, [("terminal_id", door), ("schedule", "none"), ("first_in", "no")]) {
-                try await $0.administration.removeUnlock(door: door)
-            }
+            _ = try await target.doorRules { try await $0.setUnlock(door: door, nil) }
             writeLine("door \(door): unlock schedule removed")
         }
     }

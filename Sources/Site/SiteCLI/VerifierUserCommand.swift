@@ -39,26 +39,16 @@ struct VerifierUserCommand: AsyncParsableCommand {
             }
         }
 
-        /// Reads the PIN (or card number, for `kind` card), hashes (and with a lookup key,
-        /// tags) it, makes the change `change` describes, gives it its replica tag and
-        /// prints its line.
-        func apply(
-            kind: AttemptKind = .pin, action: AdministratorAction, fields: [(String, String)],
-            _ change: @escaping @Sendable (any VerifierAdministration, PINHash, String?) async throws -> String
-        ) async throws {
-            let settings = try target.settings()
-            // Only commands that write a hash need the server's lookup key.
-            let lookup = try VerifierAssembly.lookupKey(settings)
-            let pin = try VerifierUserCommand.readPIN(card: kind == .card)
-            let hash = try PINHash.make(pin: pin, iterations: iterations)
-            let tag = lookup?.tag(pin, kind: kind)
-            let line = try await target.change(action, [("user", name)] + fields, settings: settings) { opened in
-                let line = try await change(opened.administration, hash, tag)
-                // The replica tag lets doors find this credential offline with one HMAC.
-                try await opened.replica.tagForReplica(name: name, hash: hash, value: pin, kind: kind)
-                return line
+        /// Reads the PIN (or card number) from stdin and sets `secret` of this user to it
+        /// (``UsersEditing/set(_:of:to:iterations:)``: hashed, tagged, audited); where the
+        /// database is.
+        func set(_ secret: UserSecret) async throws -> String {
+            let value = try VerifierUserCommand.readPIN(card: secret == .card)
+            let (name, iterations) = (self.name, self.iterations)
+            return try await target.users(lookupKey: true) { users, location in
+                try await users.set(secret, of: name, to: value, iterations: iterations)
+                return location
             }
-            writeLine(line)
         }
     }
 
@@ -73,17 +63,8 @@ struct VerifierUserCommand: AsyncParsableCommand {
         func run() async throws {
             var access = AccessRule()
             try rule.patch().apply(to: &access)
-            let settings = try pin.target.settings()
-            let lookup = try VerifierAssembly.lookupKey(settings)
             let command = AddUser(name: pin.name, pin: .digits(try VerifierUserCommand.readPIN(), iterations: pin.iterations), rule: access)
-            let (notes, location) = try await pin.target.withStore(settings) { opened in
-                try await VerifierUserCommand.applying(opened) {
-                    let users = UsersEditing(
-                        administration: opened.administration, replica: opened.replica, lookupKey: lookup,
-                        changes: AdministratorChanges(store: opened.store, by: .commandLine()))
-                    return (try await users.add(command), opened.administration.location)
-                }
-            }
+            let (notes, location) = try await pin.target.users(lookupKey: true) { users, location in (try await users.add(command), location) }
             VerifierDatabaseTarget.warn(notes)
             writeLine("user '\(pin.name)' added to \(location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))"))
         }
@@ -128,15 +109,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
     /// Changes `name`'s rule in one transaction (``UsersEditing/changeRule(of:_:as:)``) and
     /// prints what it is now.
     static func changeRule(_ name: String, _ action: AdministratorAction, target: VerifierDatabaseTarget, _ patch: AccessRulePatch) async throws {
-        let settings = try target.settings()
-        let (rule, notes) = try await target.withStore(settings) { opened in
-            try await applying(opened) {
-                try await UsersEditing(
-                    administration: opened.administration, replica: opened.replica, lookupKey: nil,
-                    changes: AdministratorChanges(store: opened.store, by: .commandLine())
-                ).changeRule(of: name, patch, as: action)
-            }
-        }
+        let (rule, notes) = try await target.users { users, _ in try await users.changeRule(of: name, patch, as: action) }
         VerifierDatabaseTarget.warn(notes)
         writeLine("user '\(name)': \(describe(rule))")
     }
@@ -163,9 +136,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let (lines, location) = try await target.change(.userRemove, [("user", name)]) { opened in
-                (try await opened.administration.remove(name: name), opened.location)
-            }
+            let (lines, location) = try await target.users { users, location in (try await users.remove(name), location) }
             writeLine("user '\(name)' removed from \(location) (\(lines) entr\(lines == 1 ? "y" : "ies"))")
         }
     }
@@ -179,9 +150,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let location = try await target.change(.userRename, [("user", name), ("new_name", newName)]) { opened in
-                try await opened.administration.rename(name: name, to: newName)
-                return opened.location
+            let location = try await target.users { users, location in
+                try await users.rename(name, to: newName)
+                return location
             }
             writeLine("user '\(name)' is now '\(newName)' in \(location)")
         }
@@ -209,42 +180,35 @@ struct VerifierUserCommand: AsyncParsableCommand {
     }
 
     /// `user set-pin NAME`: a new PIN for an existing user.
-    struct SetPIN: NewPINCommand {
+    struct SetPIN: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Change a user's PIN (read from stdin); their TOTP secret is kept.")
-        static let action = AdministratorAction.userPIN
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
-            try await editor.setPIN(name: pin.name, hash: hash, tag: tag)
-            return "PIN of '\(pin.name)' changed in \(editor.location)"
+        func run() async throws {
+            writeLine("PIN of '\(pin.name)' changed in \(try await pin.set(.pin))")
         }
     }
 
     /// `user set-duress NAME`: the user's duress PIN (opens and raises a silent alarm).
-    struct SetDuress: NewPINCommand {
+    struct SetDuress: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-duress", abstract: "Set a user's duress PIN (read from stdin): it opens the door and raises a silent alarm.")
-        static let action = AdministratorAction.userDuress
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
-            try await editor.setDuress(name: pin.name, hash: hash, tag: tag)
-            return "duress PIN of '\(pin.name)' set in \(editor.location)"
+        func run() async throws {
+            writeLine("duress PIN of '\(pin.name)' set in \(try await pin.set(.duressPIN))")
         }
     }
 
     /// `user add-card NAME`: a Wiegand card's number, hashed, on a `:card` line.
-    struct AddCard: NewPINCommand {
+    struct AddCard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add-card",
             abstract: "Add a card for a user: its number (the value `kioskpad keytest` shows) read from stdin.")
-        static let kind = AttemptKind.card
-        static let action = AdministratorAction.cardAdd
         @OptionGroup var pin: NewPIN
 
-        func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String {
-            try await editor.addCard(name: pin.name, hash: hash, tag: tag)
-            return "card added for '\(pin.name)' in \(editor.location)"
+        func run() async throws {
+            writeLine("card added for '\(pin.name)' in \(try await pin.set(.card))")
         }
     }
 
@@ -257,9 +221,9 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let value = try VerifierUserCommand.readPIN(card: true)
-            let location = try await target.change(.cardRemove, [("user", name)]) { opened in
-                try await opened.administration.removeCard(name: name, value: value)
-                return opened.location
+            let location = try await target.users { users, location in
+                try await users.removeCard(of: name, value)
+                return location
             }
             writeLine("card removed for '\(name)' in \(location)")
         }
@@ -277,7 +241,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = TOTP.newSecret()
-            try await target.change(.userTOTP, [("user", name)]) { try await $0.administration.setTOTP(name: name, secret: secret) }
+            try await target.users { users, _ in try await users.setTOTP(of: name, secret: secret) }
             writeLine(TOTP(secret: secret).provisioningURI(account: name, issuer: issuer))
         }
     }
@@ -310,28 +274,6 @@ struct VerifierUserCommand: AsyncParsableCommand {
         } catch {
             throw KeyedError(key: opened.configKey, message: "\(error)", kind: .unavailable(retryable: true))
         }
-    }
-}
-
-/// A `verifier user` command that reads a new PIN (or card number), hashes and tags it,
-/// and makes one change with it (`change` says what it did).
-protocol NewPINCommand: AsyncParsableCommand, Sendable {
-    static var kind: AttemptKind { get }
-    /// What its audit record calls the change.
-    static var action: AdministratorAction { get }
-    /// The audit record's fields after `user` (never the PIN or card).
-    func auditFields() throws -> [(String, String)]
-    var pin: VerifierUserCommand.NewPIN { get }
-    func change(_ editor: any VerifierAdministration, _ hash: PINHash, _ tag: String?) async throws -> String
-}
-
-extension NewPINCommand {
-    static var kind: AttemptKind { .pin }
-
-    func auditFields() throws -> [(String, String)] { [] }
-
-    func run() async throws {
-        try await pin.apply(kind: Self.kind, action: Self.action, fields: try auditFields()) { try await change($0, $1, $2) }
     }
 }
 

@@ -12,7 +12,8 @@ extension ConsoleHandler {
     func accessPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let notices = ["saved": "Saved.", "removed": "Removed."]
         return try await renderAccess(
-            context.visit, door: context.form.text("door"), user: context.form.text("user"), notice: context.form["done"].flatMap { notices[$0] })
+            context.visit, door: context.form.text("door"), user: context.form.text("user"),
+            notice: Self.notice(context.form["done"].flatMap { notices[$0] }, with: Self.carriedNotes(context.form)))
     }
 
     func renderAccess(
@@ -64,46 +65,40 @@ extension ConsoleHandler {
             let (visit, form) = (context.visit, context.form)
             let name = form.text("name") ?? ""
             let list = { (key: String) in (form.text(key) ?? "").replacingOccurrences(of: " ", with: "") }
+            let notes: [ChangeNote]
             do {
+                let definition: AccessGroupDefinition
                 switch kind {
                 case .doorGroup:
-                    let group = DoorGroup(doors: try AccessRule.doors(list("doors"), option: "doors: "))
-                    try await change(visit, .doorGroupSet, [("door_group", name), ("definition", group.fields.joined(separator: " "))]) {
-                        try await services.administration.setDoorGroup(name: name, group)
-                    }
+                    definition = .doorGroup(DoorGroup(doors: try AccessRule.doors(list("doors"), option: "doors: ")))
                 case .level:
                     let schedule = form.text("schedule").flatMap { $0 == "always" ? nil : $0 }
-                    let level = AccessLevel(
-                        doors: try AccessRule.doors(list("doors"), option: "doors: "),
-                        doorGroups: try AccessRule.names(list("door_groups"), option: "door groups: ", of: "a door group"), schedule: schedule)
-                    try await change(visit, .levelSet, [("level", name), ("definition", level.fields.joined(separator: " "))]) {
-                        try await services.administration.setLevel(name: name, level)
-                    }
+                    definition = .level(
+                        AccessLevel(
+                            doors: try AccessRule.doors(list("doors"), option: "doors: "),
+                            doorGroups: try AccessRule.names(list("door_groups"), option: "door groups: ", of: "a door group"), schedule: schedule))
                 case .userGroup:
-                    let group = UserGroup(
-                        levels: try AccessRule.names(list("levels"), option: "levels: ", of: "an access level"), disabled: form.text("disabled") == "yes")
-                    try await change(visit, .userGroupSet, [("user_group", name), ("definition", group.fields.joined(separator: " "))]) {
-                        try await services.administration.setUserGroup(name: name, group)
-                    }
+                    definition = .userGroup(
+                        UserGroup(
+                            levels: try AccessRule.names(list("levels"), option: "levels: ", of: "an access level"), disabled: form.text("disabled") == "yes"))
                 }
+                notes = try await AccessGroupChanges(administration: services.administration, changes: changes(visit)).set(name, definition)
             } catch let error as AccessRule.RuleError {
                 return try await renderAccess(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
             } catch let error as UserEditError {
                 return try await renderAccess(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
             }
-            return ConsoleResponse.redirect("/console/access?done=saved")
+            return ConsoleResponse.redirect("/console/access?done=saved" + Self.query(carrying: notes))
         }
     }
 
     /// `POST /console/access/{door-groups|levels|groups}/remove`: only what nothing uses.
-    func removeAccessGroup(_ kind: AccessGroupKind) -> @Sendable (Request, AdminRequestContext) async throws -> Response {
+    func accessGroupRemoval(_ kind: AccessGroupKind) -> @Sendable (Request, AdminRequestContext) async throws -> Response {
         { _, context in
             let (visit, form) = (context.visit, context.form)
             let name = form.text("name") ?? ""
             do {
-                try await change(visit, kind.removeAction, [(kind.rawValue, name)]) {
-                    try await services.administration.removeAccessGroup(kind: kind, name: name)
-                }
+                try await AccessGroupChanges(administration: services.administration, changes: changes(visit)).remove(kind, name)
             } catch let error as UserEditError {
                 return try await renderAccess(visit, error: "\(error.description). Nothing was removed.", status: .conflict)
             }

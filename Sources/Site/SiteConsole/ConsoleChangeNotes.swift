@@ -28,6 +28,11 @@ extension ConsoleHandler {
         return ([notice].compactMap { $0 } + sentences).joined(separator: " ")
     }
 
+    /// The doors' rules and the calendar as the signed-in administrator (``DoorRuleChanges``).
+    func doorRules(_ visit: Visit) -> DoorRuleChanges {
+        DoorRuleChanges(administration: services.administration, changes: changes(visit))
+    }
+
     /// The users' changes as the signed-in administrator (``UsersEditing``).
     func users(_ visit: Visit) -> UsersEditing {
         UsersEditing(administration: services.administration, replica: services.replica, lookupKey: services.lookupKey, changes: changes(visit))

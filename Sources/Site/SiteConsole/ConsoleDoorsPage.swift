@@ -58,9 +58,7 @@ extension ConsoleHandler {
                 "An acknowledgement needs a door and one of the alerts \(DoorView.alertNames.joined(separator: ", ")).", title: "Not acknowledged",
                 status: .badRequest, visit: visit, link: "/console/doors")
         }
-        try await change(visit, .alertAcknowledge, [("terminal_id", door), ("alert", alert)]) {
-            try await services.console.acknowledge(terminal: door, alert: alert, admin: visit.admin, at: services.now())
-        }
+        try await AlertChanges(console: services.console, changes: changes(visit)).acknowledge(door: door, alert: alert, at: services.now())
         return ConsoleResponse.redirect("/console/doors?done=acknowledged")
     }
 }

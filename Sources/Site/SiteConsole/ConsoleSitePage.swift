@@ -68,37 +68,27 @@ extension ConsoleHandler {
     func saveUnlock(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
         guard let door = form.text("door") else { return try await renderSite(visit, error: "An unlock schedule needs a door.", status: .badRequest) }
-        let schedule = form.text("schedule")
+        let unlock = form.text("schedule").map { DoorUnlockSchedule(schedule: $0, firstIn: form.text("first_in") == "yes") }
+        let notes: [ChangeNote]
         do {
-            try await change(visit, .unlockSet, [("terminal_id", door), ("schedule", schedule ?? "none"), ("first_in", form.text("first_in") ?? "no")]) {
-                if let schedule {
-                    try await services.administration.setUnlock(door: door, DoorUnlockSchedule(schedule: schedule, firstIn: form.text("first_in") == "yes"))
-                } else {
-                    try await services.administration.removeUnlock(door: door)
-                }
-            }
+            notes = try await doorRules(visit).setUnlock(door: door, unlock)
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        return ConsoleResponse.redirect("/console/site?done=unlock")
+        return ConsoleResponse.redirect("/console/site?done=unlock" + Self.query(carrying: notes))
     }
 
     func saveCardAndPIN(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
         guard let door = form.text("door") else { return try await renderSite(visit, error: "Card and PIN needs a door.", status: .badRequest) }
-        let schedule = form.text("schedule")
+        let rule = form.text("schedule").map { CardAndPINRule(schedule: $0 == "always" ? nil : $0) }
+        let notes: [ChangeNote]
         do {
-            try await change(visit, .cardPINSet, [("terminal_id", door), ("schedule", schedule ?? "none")]) {
-                if let schedule {
-                    try await services.administration.setCardAndPIN(door: door, CardAndPINRule(schedule: schedule == "always" ? nil : schedule))
-                } else {
-                    try await services.administration.removeCardAndPIN(door: door)
-                }
-            }
+            notes = try await doorRules(visit).setCardAndPIN(door: door, rule)
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description). Nothing was changed.", status: .badRequest)
         }
-        return ConsoleResponse.redirect("/console/site?done=card_pin")
+        return ConsoleResponse.redirect("/console/site?done=card_pin" + Self.query(carrying: notes))
     }
 
     func saveHoliday(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
@@ -106,9 +96,7 @@ extension ConsoleHandler {
         let holiday: Holiday
         do {
             holiday = try Holiday(day: form.text("date") ?? "", hours: form.text("hours"), schedule: form.text("schedule"), label: form.text("label") ?? "")
-            try await change(visit, .holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
-                try await services.administration.setHoliday(holiday)
-            }
+            try await doorRules(visit).setHoliday(holiday)
         } catch let error as AccessRule.RuleError {
             return try await renderSite(visit, error: "\(error.description). Nothing was saved.", status: .badRequest)
         } catch let error as UserEditError {
@@ -123,9 +111,7 @@ extension ConsoleHandler {
             return try await renderSite(visit, error: "A holiday is removed by its date (YYYY-MM-DD).", status: .badRequest)
         }
         do {
-            try await change(visit, .holidayRemove, [("date", day.description)]) {
-                try await services.administration.removeHoliday(day: day)
-            }
+            try await doorRules(visit).removeHoliday(day: day)
         } catch let error as UserEditError {
             return try await renderSite(visit, error: "\(error.description).", status: .notFound)
         }

@@ -139,9 +139,7 @@ extension ConsoleHandler {
             return try await renderUsers(visit, query: nil, page: 1, error: "Removing needs a user name; nothing was removed.", status: .badRequest)
         }
         do {
-            try await change(visit, .userRemove, [("user", name)]) {
-                _ = try await services.administration.remove(name: name)
-            }
+            _ = try await users(visit).remove(name)
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); nothing was removed.", status: .notFound)
         }
@@ -156,9 +154,7 @@ extension ConsoleHandler {
         }
         let secret = TOTP.newSecret()
         do {
-            try await change(visit, .userTOTP, [("user", name)]) {
-                try await services.administration.setTOTP(name: name, secret: secret)
-            }
+            try await users(visit).setTOTP(of: name, secret: secret)
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: "\(error.description); no secret was made.", status: .notFound)
         }

@@ -4,8 +4,9 @@ import KioskPadCore
 import SiteCore
 
 /// Cards and codes as the console and the management API change them: one function each, so
-/// both hash, tag and audit alike. Hashing runs on the ``HashingPool`` (the console's lane),
-/// never on Swift's cooperative threads. A code is returned once and never stored or audited.
+/// both hash, tag and audit alike (cards by ``UsersEditing``, codes by ``CodeIssuing``).
+/// Hashing runs on the ``HashingPool`` (the console's lane), never on Swift's cooperative
+/// threads. A code is returned once and never stored or audited.
 struct CredentialChanges: Sendable {
     let services: ConsoleServices
     let changes: AdministratorChanges
@@ -13,15 +14,8 @@ struct CredentialChanges: Sendable {
     /// Adds (`add`) or removes card `card` of user `name`; ``UserEditError`` when there is no
     /// such user or card, or the card belongs to someone.
     func card(_ add: Bool, name: String, card: SecretDigits) async throws {
-        try await changes.apply(add ? .cardAdd : .cardRemove, [("user", name)]) {
-            if add {
-                let hash = try await HashingPool.shared.makeHash(card, lane: .console)
-                try await services.administration.addCard(name: name, hash: hash, tag: services.lookupKey?.tag(card, kind: .card))
-                try await services.replica?.tagForReplica(name: name, hash: hash, value: card, kind: .card)
-            } else {
-                try await services.administration.removeCard(name: name, value: card)
-            }
-        }
+        let users = UsersEditing(administration: services.administration, replica: services.replica, lookupKey: services.lookupKey, changes: changes)
+        if add { try await users.set(.card, of: name, to: card) } else { try await users.removeCard(of: name, card) }
     }
 
     /// Issues a one-time code for `user` (at `door` only, or any door they may open), valid
@@ -43,10 +37,6 @@ struct CredentialChanges: Sendable {
 
     /// Revokes unused code `id`; ``UserEditError`` when it was used, expired or revoked already.
     func revokeCode(id: Int64) async throws {
-        try await changes.apply(.codeRevoke, [("code_id", String(id))]) {
-            guard try await services.console.revokeCode(id: id, now: services.now()) else {
-                throw UserEditError(description: "That code was used, expired or revoked already.")
-            }
-        }
+        try await CodeRevocation(console: services.console, changes: changes).revoke(id: id, at: services.now())
     }
 }

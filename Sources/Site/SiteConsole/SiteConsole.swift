@@ -63,7 +63,7 @@ public enum SiteConsole {
         pages.get("access", use: console.accessPage)
         for (path, kind) in [("door-groups", AccessGroupKind.doorGroup), ("levels", .level), ("groups", .userGroup)] {
             pages.post(RouterPath("access/" + path), use: console.saveAccessGroup(kind))
-            pages.post(RouterPath("access/" + path + "/remove"), use: console.removeAccessGroup(kind))
+            pages.post(RouterPath("access/" + path + "/remove"), use: console.accessGroupRemoval(kind))
         }
         pages.get("api", use: console.apiPage)
         pages.post("api/tokens", use: console.createToken)

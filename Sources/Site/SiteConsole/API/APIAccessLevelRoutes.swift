@@ -43,33 +43,30 @@ struct APIAccessLevelRoutes: Sendable {
             case .success(let object): fields = object
             }
             let name = context.parameters.get("name") ?? ""
+            let notes: [ChangeNote]
             do {
                 let list = { (key: String) in fields.has(key) ? try APIUserCreation.names(fields, key) : [] }
-                let definition: [String]
-                let store: @Sendable () async throws -> Void
+                let definition: AccessGroupDefinition
                 switch kind {
                 case .doorGroup:
-                    let group = DoorGroup(doors: try AccessRule.doors(try list("doors").joined(separator: ","), option: "doors: "))
-                    (definition, store) = (group.fields, { try await administration.setDoorGroup(name: name, group) })
+                    definition = .doorGroup(DoorGroup(doors: try AccessRule.doors(try list("doors").joined(separator: ","), option: "doors: ")))
                 case .level:
                     if fields.has("schedule"), fields.object["schedule"] != .null, fields.string("schedule") == nil {
                         return APIResponse.error(.badRequest, "schedule must be a schedule's name or null (always)")
                     }
-                    let level = AccessLevel(
-                        doors: try AccessRule.doors(try list("doors").joined(separator: ","), option: "doors: "),
-                        doorGroups: try AccessRule.names(try list("door_groups").joined(separator: ","), option: "door_groups: ", of: "a door group"),
-                        schedule: fields.string("schedule").flatMap { $0 == "always" ? nil : $0 })
-                    (definition, store) = (level.fields, { try await administration.setLevel(name: name, level) })
+                    definition = .level(
+                        AccessLevel(
+                            doors: try AccessRule.doors(try list("doors").joined(separator: ","), option: "doors: "),
+                            doorGroups: try AccessRule.names(try list("door_groups").joined(separator: ","), option: "door_groups: ", of: "a door group"),
+                            schedule: fields.string("schedule").flatMap { $0 == "always" ? nil : $0 }))
                 case .userGroup:
                     if fields.has("disabled"), fields.bool("disabled") == nil { return APIResponse.error(.badRequest, "disabled must be true or false") }
-                    let group = UserGroup(
-                        levels: try AccessRule.names(try list("levels").joined(separator: ","), option: "levels: ", of: "an access level"),
-                        disabled: fields.bool("disabled") ?? false)
-                    (definition, store) = (group.fields, { try await administration.setUserGroup(name: name, group) })
+                    definition = .userGroup(
+                        UserGroup(
+                            levels: try AccessRule.names(try list("levels").joined(separator: ","), option: "levels: ", of: "an access level"),
+                            disabled: fields.bool("disabled") ?? false))
                 }
-                try await changes.changes(context).apply(kind.setAction, [(kind.rawValue, name), ("definition", definition.joined(separator: " "))]) {
-                    try await store()
-                }
+                notes = try await groups(context).set(name, definition)
             } catch let error as AccessRule.RuleError {
                 return APIResponse.error(.badRequest, error.description)
             } catch let problem as APIUserCreation.FieldProblem {
@@ -79,8 +76,8 @@ struct APIAccessLevelRoutes: Sendable {
             }
             let tree = try await administration.siteRules().access
             switch kind {
-            case .doorGroup: return APIResponse.json(["name": name, "doors": tree.doorGroups[name]?.doors ?? []])
-            case .level: return APIResponse.json(tree.levels[name].map { Self.json(name, $0) } ?? ["name": name])
+            case .doorGroup: return APIResponse.json(Self.noting(notes, ["name": name, "doors": tree.doorGroups[name]?.doors ?? []]))
+            case .level: return APIResponse.json(Self.noting(notes, tree.levels[name].map { Self.json(name, $0) } ?? ["name": name]))
             case .userGroup:
                 let group = tree.userGroups[name] ?? UserGroup()
                 return APIResponse.json(["name": name, "levels": group.levels, "disabled": group.disabled])
@@ -101,9 +98,7 @@ struct APIAccessLevelRoutes: Sendable {
                 }
             guard exists else { return APIResponse.error(.notFound, "there is no \(kind.noun) \(name.prefix(64))") }
             do {
-                try await changes.changes(context).apply(kind.removeAction, [(kind.rawValue, name)]) {
-                    try await administration.removeAccessGroup(kind: kind, name: name)
-                }
+                try await groups(context).remove(kind, name)
             } catch let error as UserEditError {
                 return APIResponse.error(.conflict, error.description)
             }
@@ -139,6 +134,18 @@ struct APIAccessLevelRoutes: Sendable {
             "user": line.user, "via": source, "doors": line.grant.doors.map { $0 as Any } ?? NSNull(),
             "schedule": line.grant.schedule.map { $0 as Any } ?? NSNull(), "blocked": line.blocked.map { $0 as Any } ?? NSNull(),
         ]
+    }
+
+    /// `object` with the change's `notes`, when it has any.
+    static func noting(_ notes: [ChangeNote], _ object: [String: Any]) -> [String: Any] {
+        var object = object
+        if !notes.isEmpty { object["notes"] = notes.map(\.description) }
+        return object
+    }
+
+    /// The door groups, levels and user groups changed with this request's token.
+    func groups(_ context: APIRequestContext) -> AccessGroupChanges {
+        AccessGroupChanges(administration: administration, changes: changes.changes(context))
     }
 
     static func json(_ name: String, _ level: AccessLevel) -> [String: Any] {

@@ -10,6 +10,11 @@ struct APICalendarRoutes: Sendable {
     let changes: APIUserChanges
     var administration: any VerifierAdministration { changes.services.administration }
 
+    /// The calendar's changes made with this request's token (``DoorRuleChanges``).
+    func calendar(_ context: APIRequestContext) -> DoorRuleChanges {
+        DoorRuleChanges(administration: administration, changes: changes.changes(context))
+    }
+
     func holidays(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         APIResponse.json(["holidays": try await administration.siteRules().holidays.map(Self.json)])
     }
@@ -30,9 +35,7 @@ struct APICalendarRoutes: Sendable {
         do {
             let holiday = try Holiday(
                 day: date, hours: fields.string("hours"), schedule: fields.string("schedule"), label: fields.string("label") ?? "", hoursField: "hours")
-            try await changes.changes(context).apply(.holidaySet, [("date", holiday.day.description), ("rule", holiday.rule)]) {
-                try await administration.setHoliday(holiday)
-            }
+            try await calendar(context).setHoliday(holiday)
             return APIResponse.json(Self.json(holiday))
         } catch let error as AccessRule.RuleError {
             return APIResponse.error(.badRequest, error.description)
@@ -48,9 +51,7 @@ struct APICalendarRoutes: Sendable {
             return APIResponse.error(.badRequest, "date must be YYYY-MM-DD, e.g. 2026-12-25")
         }
         do {
-            try await changes.changes(context).apply(.holidayRemove, [("date", day.description)]) {
-                try await administration.removeHoliday(day: day)
-            }
+            try await calendar(context).removeHoliday(day: day)
         } catch let error as UserEditError {
             return APIResponse.error(.notFound, error.description)
         }
@@ -78,9 +79,7 @@ struct APICalendarRoutes: Sendable {
         }
         let name = context.parameters.get("name") ?? ""
         do {
-            try await changes.changes(context).apply(.scheduleSet, [("schedule", name), ("spec", spec)]) {
-                try await administration.setSchedule(name: name, spec: spec)
-            }
+            try await calendar(context).setSchedule(name: name, spec: spec)
         } catch let error as UserEditError {
             return APIResponse.error(.badRequest, error.description)
         }
@@ -95,9 +94,7 @@ struct APICalendarRoutes: Sendable {
             return APIResponse.error(.notFound, "there is no schedule \(name)")
         }
         do {
-            try await changes.changes(context).apply(.scheduleRemove, [("schedule", name)]) {
-                try await administration.removeSchedule(name: name)
-            }
+            try await calendar(context).removeSchedule(name: name)
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)
         }

@@ -30,10 +30,7 @@ struct APIDoorRoutes: Sendable {
         guard door.alerts.contains(where: { $0.name == alert }) else {
             return APIResponse.error(.conflict, "door \(terminal) has no standing \(alert) alert (it has \(Self.names(door.alerts)))")
         }
-        let who = changes.changes(context)
-        try await who.apply(.alertAcknowledge, [("terminal_id", terminal), ("alert", alert)]) {
-            try await services.console.acknowledge(terminal: terminal, alert: alert, admin: who.administrator.name, at: services.now())
-        }
+        try await AlertChanges(console: services.console, changes: changes.changes(context)).acknowledge(door: terminal, alert: alert, at: services.now())
         return APIResponse.json(["door": terminal, "alert": alert, "acknowledged": true])
     }
 

@@ -58,9 +58,7 @@ struct APIUserUpdates: Sendable {
                 notes = try await changes.users(context).changeRule(of: name, Self.patch(sent: sent, given: given, enabled: enabled)).notes
             }
             if let newName {
-                try await changes.changes(context).apply(.userRename, [("user", name), ("new_name", newName)]) {
-                    try await services.administration.rename(name: name, to: newName)
-                }
+                try await changes.users(context).rename(name, to: newName)
             }
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)

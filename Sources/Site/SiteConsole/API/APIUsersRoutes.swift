@@ -72,9 +72,7 @@ struct APIUserChanges: Sendable {
         if let refused = context.require(.users) { return refused }
         let name = context.parameters.get("name") ?? ""
         do {
-            try await changes(context).apply(.userRemove, [("user", name)]) {
-                _ = try await services.administration.remove(name: name)
-            }
+            _ = try await users(context).remove(name)
         } catch let error as UserEditError {
             return APIResponse.error(.notFound, error.description)
         }
