@@ -85,7 +85,10 @@ struct VerifierUserCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await VerifierUserCommand.changeRule(name, .userRule, target: target, try rule.patch())
+            let patch = try rule.patch()
+            let (saved, notes) = try await target.users { users, _ in try await users.changeRule(of: name, patch) }
+            VerifierDatabaseTarget.warn(notes)
+            writeLine("user '\(name)': \(VerifierUserCommand.describe(saved))")
         }
     }
 
@@ -104,14 +107,6 @@ struct VerifierUserCommand: AsyncParsableCommand {
         static let disabled = false
         @Argument(help: "User name.") var name: String
         @OptionGroup var target: VerifierDatabaseTarget
-    }
-
-    /// Changes `name`'s rule in one transaction (``UsersEditing/changeRule(of:_:as:)``) and
-    /// prints what it is now.
-    static func changeRule(_ name: String, _ action: AdministratorAction, target: VerifierDatabaseTarget, _ patch: AccessRulePatch) async throws {
-        let (rule, notes) = try await target.users { users, _ in try await users.changeRule(of: name, patch, as: action) }
-        VerifierDatabaseTarget.warn(notes)
-        writeLine("user '\(name)': \(describe(rule))")
     }
 
     /// A rule as `user list` shows it: doors, schedule, validity, state, then the marks it
@@ -287,6 +282,7 @@ protocol UserStateCommand: AsyncParsableCommand {
 extension UserStateCommand {
     func run() async throws {
         let disabled = Self.disabled
-        try await VerifierUserCommand.changeRule(name, disabled ? .userDisable : .userEnable, target: target, AccessRulePatch(disabled: disabled))
+        let rule = try await target.users { users, _ in try await users.setDisabled(name, disabled) }
+        writeLine("user '\(name)': \(VerifierUserCommand.describe(rule))")
     }
 }

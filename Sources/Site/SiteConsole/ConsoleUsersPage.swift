@@ -126,7 +126,7 @@ extension ConsoleHandler {
         }
         let disabled = state == "disabled"
         do {
-            _ = try await users(visit).changeRule(of: name, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable)
+            try await users(visit).setDisabled(name, disabled)
         } catch let error as UserEditError {
             return try await renderUsers(visit, query: nil, page: 1, error: error.description, status: .notFound)
         }

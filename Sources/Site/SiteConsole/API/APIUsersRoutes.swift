@@ -60,7 +60,7 @@ struct APIUserChanges: Sendable {
             if let refused = context.require(.users) { return refused }
             let name = context.parameters.get("name") ?? ""
             do {
-                _ = try await users(context).changeRule(of: name, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable)
+                try await users(context).setDisabled(name, disabled)
             } catch let error as UserEditError {
                 return APIResponse.error(.notFound, error.description)
             }

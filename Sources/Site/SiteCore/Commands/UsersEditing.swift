@@ -70,6 +70,13 @@ public struct UsersEditing: Sendable {
         return (rule, action == .userRule ? try await notes(naming: rule.doors ?? []) : [])
     }
 
+    /// Switches `user` off (`disabled`: every attempt of theirs denied, their history kept) or
+    /// on again (`user_disable`, `user_enable`); their rule now.
+    @discardableResult
+    public func setDisabled(_ user: String, _ disabled: Bool) async throws -> AccessRule {
+        try await changeRule(of: user, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable).rule
+    }
+
     /// The notes on `doors`: one for each the site has not heard of.
     func notes(naming doors: [String]) async throws -> [ChangeNote] {
         try await KnownDoors.notes(naming: doors, store: changes.store, administration: administration)
