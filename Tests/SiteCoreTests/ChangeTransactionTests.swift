@@ -70,6 +70,37 @@ struct ChangeTransactionTests {
         #expect(rest.map(\.entry.subject) == ["ben", "cleo"], "read from a position")
     }
 
+    /// On PostgreSQL a change-log position is taken in commit order: while a change that has
+    /// logged its entry is still open, a later change's entry does not show (it waits), so a
+    /// reader that has seen position N has missed nothing before it. (SQLite has one writer.)
+    @Test func aLaterEntryDoesNotShowWhileAnEarlierChangeIsOpen() async throws {
+        let under = try await StoreUnderTest.make(.postgres)
+        defer { Task { await under.destroy() } }
+        let store = under.store
+        let (logged, saidLogged) = AsyncStream.makeStream(of: Void.self)
+        let (release, released) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await store.commitChange {
+                try await store.logChanges([ChangeLogEntry(kind: .user, subject: "first", action: .userAdd)])
+                saidLogged.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in logged { break }
+        let second = Task {
+            try await store.commitChange { try await store.logChanges([ChangeLogEntry(kind: .user, subject: "second", action: .userAdd)]) }
+        }
+        // Room for the second change to commit, were its position not held back.
+        try await Task.sleep(for: .milliseconds(500))
+        let whileOpen = try await store.changeLog(after: 0, limit: 10)
+        released.yield()
+        try await first.value
+        try await second.value
+        #expect(whileOpen.isEmpty, "seen before the earlier change committed: \(whileOpen.map(\.entry.subject))")
+        let log = try await store.changeLog(after: 0, limit: 10)
+        #expect(log.map(\.entry.subject) == ["first", "second"] && log[0].sequence < log[1].sequence)
+    }
+
     /// A write inside a change that throws, and is caught, undoes only its own statements.
     @Test(arguments: StoreUnderTest.Kind.allCases)
     func aNestedWriteThatFailsUndoesOnlyItself(_ kind: StoreUnderTest.Kind) async throws {

@@ -13,8 +13,9 @@ extension SQLVerifierStore {
     public func logChanges(_ entries: [ChangeLogEntry]) async throws {
         guard !entries.isEmpty else { return }
         let at = Date().timeIntervalSince1970
-        let instance = instance
+        let (instance, order) = (instance, database.dialect.changeLogOrder)
         try await database.write { sql in
+            for statement in order { try await sql.raw(statement).run() }
             var insert = sql.insert(into: "kioskpad_change_log").columns("at", "kind", "subject", "action", "instance")
             for entry in entries { insert = insert.values(at, entry.kind.rawValue, entry.subject, entry.action.rawValue, instance) }
             try await insert.run()

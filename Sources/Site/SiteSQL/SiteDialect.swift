@@ -59,6 +59,14 @@ struct SiteDialect: Sendable {
         engine == .sqlite ? "" : " FOR UPDATE"
     }
 
+    /// PostgreSQL: a lock held from a change's change-log entries to its commit, so entries
+    /// take their `seq` in the order their transactions commit: a reader that has seen
+    /// position N has seen every entry before it (a sequence alone hands out numbers at insert,
+    /// and a later number could commit first). SQLite: none; one writer at a time already.
+    var changeLogOrder: [SQLQueryString] {
+        engine == .sqlite ? [] : ["SELECT pg_advisory_xact_lock(7305003)"]
+    }
+
     /// Statements that make an edit of the site's users and rules the only one under way
     /// across PostgreSQL instances, so a check and the change it allows stay true together
     /// (an advisory lock, and the users table locked against other writers). SQLite: none;
