@@ -39,12 +39,9 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 guard ConstantTime.equal(password, again) else { throw UsageError(description: "the two passwords differ; nothing was changed") }
             }
             let hash = try PINHash.make(password: password)
-            let location = try await target.change(.adminAdd, [("administrator", name)]) { opened in
-                guard try await opened.console.addAdmin(name: name, hash: hash) else {
-                    throw UserEditError(
-                        description: "administrator '\(name)' is already in \(opened.location); `kioskpad verifier admin remove \(name)` first to replace them")
-                }
-                return opened.location
+            let location = try await target.administrators { accounts, location in
+                try await accounts.add(name, hash: hash)
+                return location
             }
             writeLine("administrator '\(name)' added to \(location)")
         }
@@ -68,11 +65,9 @@ struct VerifierAdminCommand: AsyncParsableCommand {
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let location = try await target.change(.adminRemove, [("administrator", name)]) { opened in
-                guard try await opened.console.removeAdmin(name: name) else {
-                    throw UserEditError(description: "no administrator '\(name)' in \(opened.location)")
-                }
-                return opened.location
+            let location = try await target.administrators { accounts, location in
+                try await accounts.remove(name)
+                return location
             }
             writeLine("administrator '\(name)' removed from \(location)")
         }
@@ -89,11 +84,7 @@ struct VerifierAdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let secret = remove ? nil : TOTP.newSecret()
-            try await target.change(remove ? .adminTOTPRemove : .adminTOTP, [("administrator", name)]) { opened in
-                guard try await opened.console.setAdminTOTP(name: name, secret: secret) else {
-                    throw UserEditError(description: "no administrator '\(name)' in \(opened.location)")
-                }
-            }
+            try await target.administrators { accounts, _ in try await accounts.setTOTP(name, secret: secret) }
             guard let secret else {
                 writeLine("administrator '\(name)': TOTP removed; logins need the password only")
                 return

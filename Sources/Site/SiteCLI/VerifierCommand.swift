@@ -93,17 +93,6 @@ struct VerifierDatabaseTarget: ParsableArguments {
         }
     }
 
-    /// Makes one administrator's change as the command line's user, through
-    /// ``AdministratorChanges`` (its one audit record, `source: cli`); a refused change is a
-    /// usage error (exit 2) and is not audited.
-    @discardableResult
-    func change<R: Sendable>(
-        _ action: AdministratorAction, _ fields: [(String, String)] = [], settings: VerifierServerConfiguration? = nil,
-        _ body: @escaping @Sendable (OpenedVerifierStore) async throws -> R
-    ) async throws -> R {
-        try await change(action, settings: settings, reporting: { (try await body($0), fields) })
-    }
-
     /// Runs `body` with the users' changes (``UsersEditing``, with the site's lookup key when
     /// `lookupKey`: only what writes a hash needs it) as the command line's user, and where
     /// the database is; a refused change is a usage error (exit 2) and is not audited.
@@ -116,6 +105,20 @@ struct VerifierDatabaseTarget: ParsableArguments {
                     administration: opened.administration, replica: opened.replica, lookupKey: lookup,
                     changes: AdministratorChanges(store: opened.store, by: .commandLine()))
                 return try await body(users, opened.location)
+            }
+        }
+    }
+
+    /// Runs `body` with the console's administrators' accounts (``AdministratorAccounts``),
+    /// as the command line's user, and where the database is; a refused change is a usage
+    /// error (exit 2), not audited.
+    @discardableResult
+    func administrators<R: Sendable>(_ body: (AdministratorAccounts, String) async throws -> R) async throws -> R {
+        try await withStore { opened in
+            try await VerifierUserCommand.applying(opened) {
+                let accounts = AdministratorAccounts(
+                    console: opened.console, changes: AdministratorChanges(store: opened.store, by: .commandLine()), location: opened.location)
+                return try await body(accounts, opened.location)
             }
         }
     }
@@ -162,19 +165,6 @@ struct VerifierDatabaseTarget: ParsableArguments {
     /// Says each of a change's notes on stderr, as a warning.
     static func warn(_ notes: [ChangeNote]) {
         for note in notes { FileHandle.standardError.write(Data(("warning: \(note)\n").utf8)) }
-    }
-
-    /// As ``change(_:_:settings:_:)``, for a change whose audit fields come from what it did.
-    @discardableResult
-    func change<R: Sendable>(
-        _ action: AdministratorAction, settings: VerifierServerConfiguration? = nil,
-        reporting body: @escaping @Sendable (OpenedVerifierStore) async throws -> (R, [(String, String)])
-    ) async throws -> R {
-        try await withStore(settings) { opened in
-            try await VerifierUserCommand.applying(opened) {
-                try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(action, reporting: { try await body(opened) })
-            }
-        }
     }
 }
 

@@ -29,12 +29,10 @@ struct VerifierImportCommand: AsyncParsableCommand {
         }
         let added = try await target.withStore { opened in
             do {
-                return try await AdministratorChanges(store: opened.store, by: .commandLine()).apply(
-                    .usersImport,
-                    reporting: {
-                        let added = try await opened.administration.importUsers(file)
-                        return (added, [("file", usersFile), ("lines", String(added))])
-                    })
+                let users = UsersEditing(
+                    administration: opened.administration, replica: opened.replica, lookupKey: nil,
+                    changes: AdministratorChanges(store: opened.store, by: .commandLine()))
+                return try await users.importUsers(file, from: usersFile)
             } catch let clash as UsersImport.Clash {
                 throw ImportClash(description: clash.description + "\nnothing was imported from \(usersFile)")
             } catch let error as KeyedError {

@@ -56,6 +56,18 @@ extension UsersEditing {
         try await changes.apply(.cardRemove, [("user", user)]) { try await administration.removeCard(name: user, value: card) }
     }
 
+    /// Adds every user of `file` (read from `path`, which the audit names) in one transaction;
+    /// ``UsersImport/Clash`` when one is there already, and nothing is imported.
+    public func importUsers(_ file: UsersFile, from path: String) async throws -> Int {
+        let administration = self.administration
+        return try await changes.apply(
+            .usersImport,
+            reporting: {
+                let added = try await administration.importUsers(file)
+                return (added, [("file", path), ("lines", String(added))])
+            })
+    }
+
     /// Removes `user` with every line of theirs; how many lines (PIN, duress PIN, cards) went.
     public func remove(_ user: String) async throws -> Int {
         let administration = self.administration
