@@ -30,9 +30,4 @@ public enum KnownDoors {
     {
         try await unknown(doors, store: store, administration: administration).map(ChangeNote.unknownDoor)
     }
-
-    /// What the command line says of such a door.
-    public static func note(_ door: String) -> String {
-        "warning: " + ChangeNote.unknownDoor(door).description
-    }
 }

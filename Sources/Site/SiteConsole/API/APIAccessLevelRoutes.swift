@@ -76,8 +76,8 @@ struct APIAccessLevelRoutes: Sendable {
             }
             let tree = try await administration.siteRules().access
             switch kind {
-            case .doorGroup: return APIResponse.json(Self.noting(notes, ["name": name, "doors": tree.doorGroups[name]?.doors ?? []]))
-            case .level: return APIResponse.json(Self.noting(notes, tree.levels[name].map { Self.json(name, $0) } ?? ["name": name]))
+            case .doorGroup: return APIResponse.json(APIResponse.noting(notes, ["name": name, "doors": tree.doorGroups[name]?.doors ?? []]))
+            case .level: return APIResponse.json(APIResponse.noting(notes, tree.levels[name].map { Self.json(name, $0) } ?? ["name": name]))
             case .userGroup:
                 let group = tree.userGroups[name] ?? UserGroup()
                 return APIResponse.json(["name": name, "levels": group.levels, "disabled": group.disabled])
@@ -134,13 +134,6 @@ struct APIAccessLevelRoutes: Sendable {
             "user": line.user, "via": source, "doors": line.grant.doors.map { $0 as Any } ?? NSNull(),
             "schedule": line.grant.schedule.map { $0 as Any } ?? NSNull(), "blocked": line.blocked.map { $0 as Any } ?? NSNull(),
         ]
-    }
-
-    /// `object` with the change's `notes`, when it has any.
-    static func noting(_ notes: [ChangeNote], _ object: [String: Any]) -> [String: Any] {
-        var object = object
-        if !notes.isEmpty { object["notes"] = notes.map(\.description) }
-        return object
     }
 
     /// The door groups, levels and user groups changed with this request's token.

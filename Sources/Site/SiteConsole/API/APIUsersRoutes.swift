@@ -34,18 +34,18 @@ struct APIUsersRoutes: Sendable {
         return APIResponse.json(Self.json(listing.user, rule: listing.rule))
     }
 
-    /// A user as the API shows them: credentials by kind and count, and their rule.
-    /// A user as the API shows them; `notes` (``ChangeNote``), in the answer to a change that
-    /// has any.
+    /// A user as the API shows them: credentials by kind and count, and their rule; `notes`
+    /// (``ChangeNote``) in the answer to a change that has any.
     static func json(_ user: UserSummary, rule: AccessRule, notes: [ChangeNote] = []) -> [String: Any] {
-        var object: [String: Any] = [
-            "name": user.name, "enabled": !rule.disabled, "pin": user.hasPIN, "duress_pin": user.hasDuressPIN, "totp": user.hasTOTP,
-            "cards": user.cards, "doors": rule.doors.map { $0 as Any } ?? NSNull(), "schedule": rule.schedule.map { $0 as Any } ?? NSNull(),
-            "valid_from": rule.validFrom.map { $0.description as Any } ?? NSNull(), "valid_until": rule.validUntil.map { $0.description as Any } ?? NSNull(),
-            "staff": rule.staff, "responder": rule.responder, "levels": rule.levels, "groups": rule.groups,
-        ]
-        if !notes.isEmpty { object["notes"] = notes.map(\.description) }
-        return object
+        APIResponse.noting(
+            notes,
+            [
+                "name": user.name, "enabled": !rule.disabled, "pin": user.hasPIN, "duress_pin": user.hasDuressPIN, "totp": user.hasTOTP,
+                "cards": user.cards, "doors": rule.doors.map { $0 as Any } ?? NSNull(), "schedule": rule.schedule.map { $0 as Any } ?? NSNull(),
+                "valid_from": rule.validFrom.map { $0.description as Any } ?? NSNull(),
+                "valid_until": rule.validUntil.map { $0.description as Any } ?? NSNull(),
+                "staff": rule.staff, "responder": rule.responder, "levels": rule.levels, "groups": rule.groups,
+            ])
     }
 }
 

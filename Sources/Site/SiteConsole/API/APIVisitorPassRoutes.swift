@@ -54,9 +54,8 @@ struct APIVisitorPassRoutes: Sendable {
         do {
             let issued = try await issuing(context).issue(passRequest, now: services.now())
             let zone = try await services.administration.visitorPass(id: issued.pass.id)?.zone ?? TimeZone(identifier: "UTC")!
-            var body = Self.json(issued.pass, now: services.now(), zone: zone)
+            var body = APIResponse.noting(issued.notes, Self.json(issued.pass, now: services.now(), zone: zone))
             body["code"] = issued.code
-            if !issued.notes.isEmpty { body["notes"] = issued.notes.map(\.description) }
             return APIResponse.json(body, status: .created)
         } catch let error as UserEditError {
             return APIResponse.error(.badRequest, error.description)

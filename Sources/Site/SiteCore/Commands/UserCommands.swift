@@ -73,7 +73,4 @@ public struct AccessRulePatch: Sendable, Equatable {
         if let staff { rule.staff = staff }
         if let disabled { rule.disabled = disabled }
     }
-
-    /// The doors this patch names (to check against those the site knows).
-    public var namedDoors: [String] { (doors ?? nil) ?? [] }
 }
