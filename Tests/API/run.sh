@@ -34,8 +34,8 @@ done
 [ -x "$binary" ] || { echo "api-fuzz: no $binary (swift build --product kioskpad, and kioskpad-verifier)" >&2; exit 2; }
 if ! python3 -c 'import schemathesis' 2>/dev/null; then
     echo "api-fuzz: installing schemathesis (PyPI)" >&2
-    python3 -m pip install --quiet --disable-pip-version-check schemathesis >&2 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages schemathesis >&2
+    python3 -m pip install --quiet --disable-pip-version-check "schemathesis==4.32.5" >&2 2>/dev/null \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "schemathesis==4.32.5" >&2
 fi
 work=$(mktemp -d /tmp/kioskpad-api-fuzz.XXXXXX)
 server=''

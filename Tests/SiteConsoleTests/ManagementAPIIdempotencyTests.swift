@@ -67,6 +67,31 @@ struct ManagementAPIIdempotencyTests {
         }
     }
 
+    /// A body over the limit (8,192 bytes) is refused in JSON with the limit named, nothing
+    /// changed, with a key (the key's middleware reads the body first) or without (the console's
+    /// HTML 413 page answered it before, the API fuzzer found).
+    @Test func aBodyOverTheLimitIsRefusedInJSONAndNothingIsChanged() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { harness, client in
+            let token = try await api.token(harness, "doors", [.doors])
+            let padding = String(repeating: "x", count: 9_000)
+            let put = { (body: String, key: String?) async throws -> (Int, String) in
+                var headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+                if let key { headers[HTTPField.Name("Idempotency-Key")!] = key }
+                let response = try await client.execute(uri: "/api/v1/groups/night", method: .put, headers: headers, body: ByteBuffer(string: body))
+                return (Int(response.status.code), String(buffer: response.body))
+            }
+            let (status, answer) = try await put(#"{"levels":["\#(padding)"]}"#, nil)
+            #expect(status == 413 && answer.contains("larger than 8192 bytes"), "\(answer)")
+            #expect(answer.hasPrefix("{"), "JSON, not the console's page")
+            let (keyed, keyedAnswer) = try await put(#"{"levels":["\#(padding)"]}"#, "big-1")
+            #expect(keyed == 413 && keyedAnswer.contains("larger than 8192 bytes") && keyedAnswer.hasPrefix("{"), "\(keyedAnswer)")
+            let (small, _) = try await put(#"{"levels":[]}"#, nil)
+            #expect(small == 200, "a body within the limit is taken")
+            let groups = try await api.call(client, "/api/v1/groups", token: token).1["groups"] as? [[String: Any]]
+            #expect(groups?.compactMap { $0["name"] as? String } == ["night"], "only the small one was stored")
+        }
+    }
+
     @Test(arguments: StoreUnderTest.Kind.allCases)
     func aKeyIsClaimedOnceAndForgottenAfterADay(_ kind: StoreUnderTest.Kind) async throws {
         let under = try await StoreUnderTest.make(kind)

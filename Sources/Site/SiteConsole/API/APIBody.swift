@@ -5,19 +5,44 @@ import KioskPadAccess
 /// (``StrictJSON``: no repeated keys, nothing outside RFC 8259), with only `allowed` fields, and
 /// `null` only for those `nullable`; else the 400 that says what is wrong.
 enum APIBody {
+    /// The most a request body may hold, in bytes, on every route.
+    static let maxBytes = 8_192
+
     static func object(
-        _ request: Request, allowed: Set<String>, nullable: Set<String> = [], limit: Int = 8_192
+        _ request: Request, allowed: Set<String>, nullable: Set<String> = [], limit: Int = APIBody.maxBytes
     ) async throws -> Result<StrictJSON.Fields, APIRefusal> {
-        var buffer = try await request.body.collect(upTo: limit)
-        return fields(buffer.readBytes(length: buffer.readableBytes) ?? [], allowed: allowed, nullable: nullable)
+        let bytes: [UInt8]
+        switch try await read(request, limit: limit) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let read): bytes = read
+        }
+        return fields(bytes, allowed: allowed, nullable: nullable)
     }
 
     /// As ``object(_:allowed:nullable:limit:)`` for a body that may be left out: nil when empty.
-    static func optionalObject(_ request: Request, allowed: Set<String>, limit: Int = 8_192) async throws -> Result<StrictJSON.Fields?, APIRefusal> {
-        var buffer = try await request.body.collect(upTo: limit)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+    static func optionalObject(_ request: Request, allowed: Set<String>, limit: Int = APIBody.maxBytes) async throws -> Result<StrictJSON.Fields?, APIRefusal> {
+        let bytes: [UInt8]
+        switch try await read(request, limit: limit) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let read): bytes = read
+        }
         guard !bytes.isEmpty else { return .success(nil) }
         return fields(bytes, allowed: allowed, nullable: []).map { $0 }
+    }
+
+    /// The body's bytes, or the 413 that gives the limit: a body over it is not read further.
+    static func read(_ request: Request, limit: Int) async throws -> Result<[UInt8], APIRefusal> {
+        do {
+            var buffer = try await request.body.collect(upTo: limit)
+            return .success(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return .failure(tooLarge(limit: limit))
+        }
+    }
+
+    /// The answer to a body over `limit` bytes.
+    static func tooLarge(limit: Int) -> APIRefusal {
+        APIRefusal(.contentTooLarge, "the body is larger than \(limit) bytes; nothing was changed")
     }
 
     private static func fields(_ bytes: [UInt8], allowed: Set<String>, nullable: Set<String>) -> Result<StrictJSON.Fields, APIRefusal> {

@@ -22,7 +22,6 @@ struct APIIdempotency: RouterMiddleware {
     static let replayed = HTTPField.Name("Idempotent-Replayed")!
     /// How long a key's answer is kept.
     static let keptFor: TimeInterval = 86_400
-    static let bodyLimit = 65_536
 
     let tokens: any APITokenStore
     let now: @Sendable () -> Date
@@ -37,7 +36,12 @@ struct APIIdempotency: RouterMiddleware {
             return APIResponse.error(.badRequest, "Idempotency-Key must be 1-255 printable ASCII characters without spaces (a UUID, say)")
         }
         var buffered = request
-        let body = try await request.body.collect(upTo: Self.bodyLimit)
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: APIBody.maxBytes)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return APIBody.tooLarge(limit: APIBody.maxBytes).response
+        }
         buffered.body = RequestBody(buffer: body)
         var digest = SHA256()
         digest.update(data: Array("\(request.method.rawValue) \(request.uri.description)\n".utf8))
