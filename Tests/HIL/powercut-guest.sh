@@ -29,9 +29,10 @@ attempts=0
 # replica version the door must sync); after the 6th, a reload (SIGHUP).
 for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
     if [ $((n % 2)) = 1 ]; then pin=2468; else pin=1357; fi
-    seen=$(decisions $W/door.out)
-    type_pin $pin
-    wait_count $W/door.out 'attempt decided' $seen || die "attempt $n was not decided: $(tail -3 $W/door.out)"
+    # Typed again when a key is missed under emulation (type_pin_until: '*' deletes a partial
+    # entry first), as this suite checks the state on disk, not the keypad; the keypad suites
+    # count every press.
+    type_pin_until $W/door.out 'attempt decided' $pin || die "attempt $n was not decided after 3 tries: $(tail -3 $W/door.out)"
     attempts=$n
     mark shown-$n
     if [ $((n % 4)) = 0 ]; then
@@ -52,7 +53,8 @@ done
 kill -TERM $DOOR; wait $DOOR; rc=$?
 [ $rc = 0 ] || die "the door stopped with exit $rc: $(tail -5 $W/door.out)"
 mark stopped
-say "workload: $attempts attempts shown, $replicas replica versions, 1 reload; door exit 0"
+retyped=$(grep -c 'type_pin_until: no new' $W/emu.log 2>/dev/null || true)
+say "workload: $attempts attempts shown (${retyped:-0} typed again after a missed key), $replicas replica versions, 1 reload; door exit 0"
 mkdir -p $W/final && cp -a $STATE/. $W/final/
 umount $SD || die "umount"
 dmsetup remove kplog || die "dmsetup remove"
