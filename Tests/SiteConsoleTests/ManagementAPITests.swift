@@ -307,6 +307,8 @@ struct ManagementAPIUserUpdateTests {
             let (issued, code) = try await hooks.send(client, "/api/v1/users/ben/codes", .post, #"{"minutes":60,"door":"front"}"#, token: token)
             let digits = try #require(code["code"] as? String)
             #expect(issued == 201 && digits.count == 8 && code["door"] as? String == "front")
+            let codeNotes = code["notes"] as? [String] ?? []
+            #expect(codeNotes.count == 1 && codeNotes[0].contains("no door 'front' has reported"), "front is unknown: \(codeNotes)")
             let (enrolled, enrolment) = try await hooks.send(client, "/api/v1/users/ben/enrolment-code", .post, #"{"hours":24}"#, token: token)
             #expect(enrolled == 201 && (enrolment["code"] as? String)?.isEmpty == false)
             let (tooLong, _) = try await hooks.send(client, "/api/v1/users/ben/codes", .post, #"{"minutes":10081}"#, token: token)

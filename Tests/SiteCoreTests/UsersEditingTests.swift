@@ -81,6 +81,33 @@ struct UsersEditingTests {
         await #expect(throws: UserEditError.self) { try await users.changeRule(of: "nobody", AccessRulePatch(staff: true)) }
     }
 
+    /// The API's PATCH with a rule and a name is one change: a rename refused after the rule
+    /// was set keeps neither (no rule, no record, no change-log entry); one that succeeds keeps
+    /// both records in order.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aRuleAndARenameAreOneTransaction(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let users = try editing(store)
+        let hash = try PINHash.make(pin: SecretDigits(ascii: "2580")!, iterations: 1_000)
+        _ = try await users.add(AddUser(name: "ana", pin: .hash(hash)))
+        _ = try await users.add(AddUser(name: "ben", pin: .hash(hash)))
+        let (records, logged) = (try await store.auditRecords().count, try await store.store.changeLog(after: 0, limit: 100).count)
+        await #expect(throws: (any Error).self) {
+            _ = try await users.update("ana", rule: AccessRulePatch(doors: .some(["front"])), renameTo: "ben")
+        }
+        #expect(try await store.administration.userListing(name: "ana")?.rule.doors == nil, "the rule was not kept")
+        #expect(try await store.auditRecords().count == records, "no record")
+        #expect(try await store.store.changeLog(after: 0, limit: 100).count == logged, "no change-log entry")
+        let notes = try await users.update("ana", rule: AccessRulePatch(doors: .some(["front"])), renameTo: "ana.smith")
+        #expect(notes == [.unknownDoor("front")])
+        #expect(try await store.administration.userListing(name: "ana.smith")?.rule.doors == ["front"])
+        let actions = try await store.auditRecords().suffix(2).map { $0["action"] }
+        #expect(actions == ["user_rule", "user_rename"], "\(actions)")
+        let log = try await store.store.changeLog(after: 0, limit: 100).suffix(2).map(\.entry.action)
+        #expect(log == [.userRule, .userRename])
+    }
+
     @Test func aModeForAnUnknownDoorIsKeptWithANoteOrRefusedWithoutATrace() async throws {
         let store = try await StoreUnderTest.make(.sqlite)
         defer { Task { await store.destroy() } }

@@ -225,14 +225,14 @@ struct VerifierCodeIssueCommand: AsyncParsableCommand {
                 let issuing = CodeIssuing(
                     administration: opened.administration, changes: AdministratorChanges(store: opened.store, by: .commandLine()),
                     codeLength: settings.codeLength, lookupKey: lookupKey)
-                let code: String
+                let issued: CodeIssuing.Issued
                 do {
-                    code = try await issuing.issue(user: user, door: door, expires: expires)
+                    issued = try await issuing.issue(user: user, door: door, expires: expires)
                 } catch let error as UserEditError {
                     throw UserEditError(description: "--user: \(error.description)")
                 }
-                if let door { try await VerifierDatabaseTarget.warnOfUnknownDoors([door], opened) }
-                return code
+                VerifierDatabaseTarget.warn(issued.notes)
+                return issued.code
             }
         }
         writeLine(code)

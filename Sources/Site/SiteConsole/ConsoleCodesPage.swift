@@ -38,17 +38,17 @@ extension ConsoleHandler {
         guard let minutes = Int(form.text("minutes") ?? ""), (1...10_080).contains(minutes) else {
             return try await renderCodes(visit, error: "Valid for must be 1 to 10080 minutes. Nothing was issued.", status: .badRequest)
         }
-        let shown: String
-        let expires: Date
+        let issued: (code: String, expires: Date, notes: [ChangeNote])
         do {
-            (shown, expires) = try await CredentialChanges(services: services, changes: changes(visit)).issueCode(
+            issued = try await CredentialChanges(services: services, changes: changes(visit)).issueCode(
                 user: user, door: door, seconds: TimeInterval(minutes * 60))
         } catch let error as UserEditError {
             return try await renderCodes(visit, error: "\(error.description). Nothing was issued.", status: .notFound)
         }
-        var data: [String: Any] = ["user": user, "code": shown, "expires": ConsoleTime.local(expires, try await siteZone())]
+        var data: [String: Any] = ["user": user, "code": issued.code, "expires": ConsoleTime.local(issued.expires, try await siteZone())]
         if let door { data["door"] = door }
-        return ConsoleResponse.page("code-issued", title: "Code issued", page: "codes", visit: visit, data: data)
+        return ConsoleResponse.page(
+            "code-issued", title: "Code issued", page: "codes", visit: visit, data: data, notice: ConsoleHandler.notice(nil, with: issued.notes))
     }
 
     /// An enrolment code for the user on the edit page: shown once, as a one-time code is.

@@ -19,10 +19,11 @@ struct CredentialChanges: Sendable {
     }
 
     /// Issues a one-time code for `user` (at `door` only, or any door they may open), valid
-    /// for `seconds`; the code and when it expires.
-    func issueCode(user: String, door: String?, seconds: TimeInterval) async throws -> (code: String, expires: Date) {
+    /// for `seconds`; the code, when it expires and the notes on its door.
+    func issueCode(user: String, door: String?, seconds: TimeInterval) async throws -> (code: String, expires: Date, notes: [ChangeNote]) {
         let expires = services.now().addingTimeInterval(seconds)
-        return (try await codes.issue(user: user, door: door, expires: expires), expires)
+        let issued = try await codes.issue(user: user, door: door, expires: expires)
+        return (issued.code, expires, issued.notes)
     }
 
     /// Issues an enrolment code (a PIN chosen at a door) for `user`, valid for `seconds`.

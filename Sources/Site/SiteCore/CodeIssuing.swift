@@ -34,15 +34,24 @@ public struct CodeIssuing: Sendable {
         self.lookupKey = lookupKey
     }
 
+    /// A one-time code issued: the code (to show once) and the notes on its door.
+    public struct Issued: Sendable {
+        public let code: String
+        /// A door the code is limited to that the site has not heard of (``ChangeNote``).
+        public let notes: [ChangeNote]
+    }
+
     /// Issues a one-time code for `user` valid until `expires`, at `door` only (nil: any door
-    /// they may open); the code.
-    public func issue(user: String, door: String?, expires: Date) async throws -> String {
+    /// they may open); the code, and a note when the site has not heard of `door`.
+    public func issue(user: String, door: String?, expires: Date) async throws -> Issued {
         let fields = [("user", user), ("door", door ?? "any"), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))]
-        return try await changes.apply(.codeIssue, fields) {
+        let code = try await changes.apply(.codeIssue, fields) {
             try await CodeIssuing.draw(length: codeLength, lookupKey: lookupKey) { hash, tag in
                 try await administration.issueCode(user: user, hash: hash, lookupTag: tag, expires: expires, door: door)
             }.code
         }
+        let notes = try await KnownDoors.notes(naming: door.map { [$0] } ?? [], store: changes.store, administration: administration)
+        return Issued(code: code, notes: notes)
     }
 
     /// Issues an enrolment code (a PIN chosen at a door) for `user`, valid until `expires`;

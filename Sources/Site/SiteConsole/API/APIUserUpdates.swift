@@ -52,14 +52,10 @@ struct APIUserUpdates: Sendable {
             return APIResponse.error(.badRequest, problem.description)
         }
         let sent = Set(fields.object.keys).subtracting(["name"])
-        var notes: [ChangeNote] = []
+        let notes: [ChangeNote]
         do {
-            if !sent.isEmpty {
-                notes = try await changes.users(context).changeRule(of: name, Self.patch(sent: sent, given: given, enabled: enabled)).notes
-            }
-            if let newName {
-                try await changes.users(context).rename(name, to: newName)
-            }
+            let patch = sent.isEmpty ? nil : Self.patch(sent: sent, given: given, enabled: enabled)
+            notes = try await changes.users(context).update(name, rule: patch, renameTo: newName)
         } catch let error as UserEditError {
             return APIResponse.error(.conflict, error.description)
         }
@@ -146,7 +142,9 @@ struct APIUserUpdates: Sendable {
             let issued = try await CredentialChanges(services: services, changes: changes.changes(context)).issueCode(
                 user: name, door: door, seconds: TimeInterval(minutes * 60))
             return APIResponse.json(
-                ["user": name, "code": issued.code, "door": door.map { $0 as Any } ?? NSNull(), "expires": UTCTimestamp.rfc3339(issued.expires)],
+                APIResponse.noting(
+                    issued.notes,
+                    ["user": name, "code": issued.code, "door": door.map { $0 as Any } ?? NSNull(), "expires": UTCTimestamp.rfc3339(issued.expires)]),
                 status: .created)
         } catch let error as UserEditError {
             return APIResponse.error(.notFound, error.description)

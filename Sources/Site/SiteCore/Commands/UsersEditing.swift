@@ -70,6 +70,20 @@ public struct UsersEditing: Sendable {
         return (rule, action == .userRule ? try await notes(naming: rule.doors ?? []) : [])
     }
 
+    /// The API's PATCH: `patch` to the rule of `user` (when it changes anything), then the
+    /// rename to `newName` (when given), in one transaction, each with its own audit record
+    /// and change-log entry (`user_rule`, `user_rename`): a refusal or a crash keeps neither.
+    /// The notes on the rule's doors.
+    public func update(_ user: String, rule patch: AccessRulePatch?, renameTo newName: String?) async throws -> [ChangeNote] {
+        let editing = self
+        return try await changes.store.commitChange { () async throws -> [ChangeNote] in
+            var notes: [ChangeNote] = []
+            if let patch { notes = try await editing.changeRule(of: user, patch).notes }
+            if let newName { try await editing.rename(user, to: newName) }
+            return notes
+        }
+    }
+
     /// Switches `user` off (`disabled`: every attempt of theirs denied, their history kept) or
     /// on again (`user_disable`, `user_enable`); their rule now.
     @discardableResult
