@@ -104,6 +104,21 @@ struct PostgresVerifierTests {
         }
     }
 
+    /// `verifier migrate` takes the command's minute, not a door's `timeout_ms`: a migration
+    /// kept waiting 1.5 s (another session holds its lock) under `timeout_ms: 100` completes
+    /// (it failed "did not answer within 0.1 seconds" before, as the fault suite's guest found).
+    @Test func aMigrationWaitsLongerThanADoorsTimeout() async throws {
+        let site = try await Site(timeoutMilliseconds: 100)
+        try await site.closing {
+            let database = site.database
+            let holder = Task { try await database.query("BEGIN; SELECT pg_advisory_xact_lock(7305001); SELECT pg_sleep(1.5); COMMIT;") }
+            try await Task.sleep(for: .milliseconds(300))
+            let migrated = try await site.cli(["verifier", "migrate"])
+            _ = try await holder.value
+            #expect(migrated.status == 0 && migrated.stdout.contains("at version \(SiteMigrations.latestVersion)"), "\(migrated.stdout) \(migrated.stderr)")
+        }
+    }
+
     @Test func userCommandsRoundTripAndMigrationsTwiceChangeNothing() async throws {
         let site = try await Site()
         try await site.closing {

@@ -71,16 +71,22 @@ struct VerifierDatabaseTarget: ParsableArguments {
         try ConfigLoader.loadServer(path: config)
     }
 
-    /// Runs `body` with the database `settings` names (opened, and its schema brought up to
-    /// date, for the command's length).
-    func withStore<R>(_ settings: VerifierServerConfiguration? = nil, _ body: (OpenedVerifierStore) async throws -> R) async throws -> R {
-        var settings = try settings ?? self.settings()
-        // `timeout_ms` keeps a door's answer prompt; an administrator's command (an import of
-        // thousands of users is one transaction) waits as long as it needs, up to a minute.
+    /// `settings` as a command uses them: `timeout_ms` keeps a door's answer prompt; an
+    /// administrator's command (an import of thousands of users, a migration: each one
+    /// transaction) waits as long as it needs, up to a minute.
+    static func forCommand(_ settings: VerifierServerConfiguration) -> VerifierServerConfiguration {
+        var settings = settings
         if case .postgres(var postgres) = settings.store, postgres.timeout < Self.commandTimeout {
             postgres.timeout = Self.commandTimeout
             settings.store = .postgres(postgres)
         }
+        return settings
+    }
+
+    /// Runs `body` with the database `settings` names (opened, and its schema brought up to
+    /// date, for the command's length).
+    func withStore<R>(_ settings: VerifierServerConfiguration? = nil, _ body: (OpenedVerifierStore) async throws -> R) async throws -> R {
+        let settings = Self.forCommand(try settings ?? self.settings())
         LoggingSetup.bootstrap(level: .warning)
         return try await VerifierStoreAssembly.withStore(settings, instance: "cli", logger: Logger(label: "kioskpad.verifier-cli"), body)
     }
@@ -178,7 +184,8 @@ struct VerifierMigrateCommand: AsyncParsableCommand {
     @OptionGroup var target: VerifierDatabaseTarget
 
     func run() async throws {
-        let settings = try target.settings()
+        // The migration is one transaction: the command's minute, not a door's `timeout_ms`.
+        let settings = VerifierDatabaseTarget.forCommand(try target.settings())
         LoggingSetup.bootstrap(level: .warning)
         let (location, applied, version) = try await VerifierStoreAssembly.migrate(settings, logger: Logger(label: "kioskpad.verifier-migrate"))
         writeLine(
