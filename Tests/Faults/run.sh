@@ -46,7 +46,7 @@ fi
 out=$(mktemp -d /tmp/kioskpad-faults-out.XXXXXX)
 chmod 755 "$out"
 set +e
-GUEST_MEM=${GUEST_MEM:-2G} GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((long ? 3600 : 1200))} \
+GUEST_MEM=${GUEST_MEM:-2G} GUEST_RWDIR=$out GUEST_TIMEOUT=${GUEST_TIMEOUT:-$((long ? 3600 : 1800))} \
     "$repo/Tests/Guest/run.sh" "FAULTS_LONG=$long FAULTS_RELAY_MS=${FAULTS_RELAY_MS:-50} PG_BIN='$pg_bin' bash '$repo/Tests/Faults/guest.sh' '$bin' '$out'" | tee "$out/console.log"
 status=${PIPESTATUS[0]}
 set -e
