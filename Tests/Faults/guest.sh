@@ -21,10 +21,11 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KP=$BIN/kioskpad; SITE=$BIN/kioskpad-verifier
 PG_BIN=${PG_BIN:?}
 LONG=${FAULTS_LONG:-0}
+CASES=()
 # The relay check's bound: the goal is 50 ms; .ci/run passes a looser one for the emulator.
 RELAY_MS=${FAULTS_RELAY_MS:-50}
 W=/tmp/faults; rm -rf $W; mkdir -p $W; chmod 755 $W
-passed=0; failed=0
+passed=0; failed=0; NOT_CHECKED=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" = "$3" ]; then pass "$1: $3"; else fail "$1: expected '$2', got '$3'"; fi; }
@@ -232,7 +233,7 @@ relay_ons() { awk -v d=$1 '$2 == d && $3 == 1' $W/relay.log | wc -l; }
 CASE=''
 STALLED=0
 declare -A TYPED DECIDED LATE RELAY_ERR HA_ERR LOST ONLINE OFFLINE
-begin() { CASE=$1; TYPED[$CASE]=0; DECIDED[$CASE]=0; LATE[$CASE]=0; RELAY_ERR[$CASE]=0; HA_ERR[$CASE]=0; LOST[$CASE]=-; ONLINE[$CASE]=0; OFFLINE[$CASE]=0; say "case: $CASE"; }
+begin() { CASE=$1; CASES+=("$1"); TYPED[$CASE]=0; DECIDED[$CASE]=0; LATE[$CASE]=0; RELAY_ERR[$CASE]=0; HA_ERR[$CASE]=0; LOST[$CASE]=-; ONLINE[$CASE]=0; OFFLINE[$CASE]=0; say "case: $CASE"; }
 # type_at N PIN EXPECT: types PIN at door N; waits for its attempt record; EXPECT granted or
 # denied. Gates on the decision the record has; counts it decided in time when its latency is
 # within the deadline (2 s plus 1 s for the hash and the record), a figure for the table, not a
@@ -421,8 +422,10 @@ begin "primary lost, standby promoted after ${PROMOTE_AFTER} s"
 # Before: a code used once, a code not used, and two online denials in door 2's site lockout.
 CODE1=$($SITE code issue --user ana --ttl 60m --config $S/b.yaml | grep -x '[0-9]*' | head -1)
 CODE2=$($SITE code issue --user ana --ttl 60m --config $S/b.yaml | grep -x '[0-9]*' | head -1)
-# The code door waits 4 s for an answer, not the PIN doors' 2: a code is never decided offline,
-# and under emulation the first decision after the failover can take longer than 2 s.
+# The code door waits 15 s for an answer, not the PIN doors' 2: a code is never decided
+# offline, and the case checks what the site decided about it, not how fast. Under emulation
+# a code took longer than 4 s (the deadline before) ten times in a row in one run here, with
+# the site up, so the code was never used and the case failed on time alone.
 cat > $W/door-c.yaml << YAML
 terminal_id: door-c
 entry: {mode: code, min_length: ${#CODE1}, max_length: ${#CODE1}}
@@ -430,7 +433,7 @@ verifier:
   kind: http
   urls: [$BOTH_VERIFY]
   allow_insecure_http: true
-  timeout_s: 4
+  timeout_s: 15
   secret_file: $S/secret
 YAML
 code_at() { ip netns exec door1 $KP simulate --config $W/door-c.yaml --display plain <<< "$1" 2>> $W/door-c.err | grep -oE 'Access granted|Access denied|Verifier unavailable' | tail -1; }
@@ -450,6 +453,10 @@ case $before in
     *) fail "$CASE: a one-time code before the failover: $before" ;;
 esac
 type_at 2 1111 denied; type_at 2 2222 denied
+# The site counts only the denials it decided: when both were decided offline (the site past
+# door 2's 2 s deadline, as under a slow guest) there is no count to carry over, and the check
+# below says so instead of failing on a time.
+door2_online_denials=$(grep '"type":"attempt"' $W/door2/journal.jsonl | tail -2 | grep -vc '"offline":true')
 streak_before=$($SITE lockout list --config $S/b.yaml | grep '^door-2 ')
 primary_pid=$(head -1 $PG/postmaster.pid)
 kill -9 $primary_pid
@@ -506,7 +513,10 @@ case $after in
 esac
 check "$CASE: that code, again" "Access denied" "$(code_decided $CODE2 | sed 's/ (after .*//')"
 streak_after=$($SITE lockout list --config $S/b.yaml | grep '^door-2 ')
-if [ -n "$streak_before" ] && [ "$(echo "$streak_before" | sed 's/locked until [^,]*, //')" = "$(echo "$streak_after" | sed 's/locked until [^,]*, //')" ]; then
+if [ "$door2_online_denials" = 0 ]; then
+    echo "NOT CHECKED $CASE: door 2's site lockout count: both denials before the failover were decided offline, so the site counted none (before: '$streak_before', after: '$streak_after')"
+    NOT_CHECKED=$((NOT_CHECKED + 1))
+elif [ -n "$streak_before" ] && [ "$(echo "$streak_before" | sed 's/locked until [^,]*, //')" = "$(echo "$streak_after" | sed 's/locked until [^,]*, //')" ]; then
     pass "$CASE: door 2's site lockout count kept ($streak_after)"
 else
     fail "$CASE: door 2's site lockout count before '$streak_before', after '$streak_after'"
@@ -517,8 +527,7 @@ delivered
 {
     echo "| Case | Attempts | Decided in time | Online / offline | Slowest (ms) | Records lost or doubled | Relay error (ms, max) | HA state errors |"
     echo "|---|---|---|---|---|---|---|---|"
-    for c in baseline "instance A half-open" "30% loss, 0-500 ms jitter" "site unreachable ${OUTAGE} s" "door 1 cut off" "broker restarted" "site address changed" \
-        "primary lost, standby promoted after ${PROMOTE_AFTER} s"; do
+    for c in "${CASES[@]}"; do
         echo "| $c | ${TYPED[$c]} | ${DECIDED[$c]} | ${ONLINE[$c]} / ${OFFLINE[$c]} | ${LATE[$c]} | ${LOST[$c]} | ${RELAY_ERR[$c]} | ${HA_ERR[$c]} |"
     done
 } | tee $OUT/table.md
@@ -532,5 +541,6 @@ else
 fi
 cp $W/door?.out $W/site-?.log $W/relay.log $W/ha-status.log $W/mosquitto.log $OUT/ 2> /dev/null
 for n in 1 2 3; do cp $W/door$n/journal.jsonl $OUT/journal-door$n.jsonl 2> /dev/null; done
+echo "faults: checks not made because the guest was too slow for them: $NOT_CHECKED"
 echo "faults: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -21,6 +21,8 @@ hold_line() {
 # every key, a PIN through `run`, the relay on a grant and never on a denial, and the relay
 # off after a kill -9 (on mainline's and on Raspberry Pi's kind of kernel, with `door off`).
 everything() { [ "${HIL_SUITE:-all}" != core ]; }
+# Where the guest's time goes: each section's start in seconds since boot (a figure, not a gate).
+section() { echo "hil: [$(cut -d' ' -f1 /proc/uptime) s] section $*"; }
 
 . $REPO/Tests/HIL/keypad-chip.sh
 
@@ -55,6 +57,7 @@ presses() { sed -n "s/^press   row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr
 releases() { sed -n "s/^release row [0-9] column [0-9] key '\(.\)'$/\1/p" $1 | tr -d '\n'; }
 
 # ---- 1. every key of the 4x4 keypad, chip found by label ------------------------------
+section "1 keypad"
 : > $W/all.script
 for k in 1 2 3 A 4 5 6 B 7 8 9 C '*' 0 '#' D; do tap "$k" >> $W/all.script; done
 start_keytest $W/label.yaml $W/all.out
@@ -199,6 +202,7 @@ if grep -q "keypad.rows\[2\]: no line named 'NOPE' on chip 'keypad-sim'" $W/badl
 
 fi
 # ---- 8. a full PIN entry through `kioskpad run` with the local verifier ----------------
+section "8 run"
 : > $W/pin.script
 for k in 2 4 6 8; do tap $k 2 >> $W/pin.script; done
 taskset -c 0 $KP run --config $W/label.yaml --display plain > $W/run.out 2> $W/run.err &
@@ -213,6 +217,7 @@ check "run stops on SIGTERM with exit 0" 0 $rc
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/run.out $W/run.err $W/*.out | grep -q 2468; then fail "the PIN appears in output"; else pass "the typed PIN appears in no frame, log or output"; fi
 
 # ---- 9. the door relay: on for the unlock time on a grant, never otherwise -------------
+section "9 relay"
 D=/sys/kernel/config/gpio-sim/door
 mkdir $D $D/bank0; echo 6 > $D/bank0/num_lines; echo door-sim > $D/bank0/label
 mkdir $D/bank0/line0; echo RELAY > $D/bank0/line0/name
@@ -403,6 +408,7 @@ cp $W/state/journal.jsonl $OUT/ 2>/dev/null
 
 if everything; then  # sections 9k-11
 # ---- 9k. door contact, exit button, tamper and a duress PIN (issue 12) -------------------
+section "9k door inputs"
 # Inputs are pulled up by kioskpad (active_low); the test closes a loop with pull-down.
 # Defaults: the contact and tamper loops are normally closed (open loop = door open / tampered).
 printf '2469\n' | $KP pin hash --user hil --iterations 1000 | sed 's/$/:duress/' > $W/users-duress
@@ -597,6 +603,7 @@ YAML
 }
 
 # ---- 9m. evdev: a virtual USB numeric keypad (uinput) as the keypad (issue 13) ---------
+section "9m evdev"
 if modprobe uinput 2>/dev/null && modprobe evdev 2>/dev/null && [ -c /dev/uinput ]; then
     rm -f $W/kbd.fifo; mkfifo $W/kbd.fifo
     python3 $REPO/Tests/HIL/uinput-keypad.py < $W/kbd.fifo > $W/kbd.log 2>&1 &
@@ -643,6 +650,7 @@ else
 fi
 
 # ---- 9n. Wiegand: a reader emulated on D0/D1 of a gpio-sim chip (issue 13) -------------
+section "9n wiegand"
 # Tests/HIL/wiegand-emu.py pulses D0/D1 1 ms low every 5 ms, 250 ms between frames (real
 # readers: 50-100 us every 1-2 ms; see the emulator); frame_gap_ms (150 here, 60 for cards) covers QEMU's stalls.
 G=/sys/kernel/config/gpio-sim/wiegand
@@ -721,6 +729,30 @@ if grep -q 'wiegand frame dropped.*reason=parity' $W/wiegand.out; then pass "wie
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/wiegand.out $W/wiegand-keytest.out $W/state-wiegand/journal.jsonl | grep -q -e 2468 -e 1357 -e 1234; then fail "a PIN appears in the wiegand output or journal"; else pass "no typed PIN in the wiegand output, keytest or journal"; fi
 cp $W/wiegand.out $W/wiegand-emu.log $OUT/ 2>/dev/null
 
+# A card presented at a door whose metrics listen on 127.0.0.1:19464, decided once: the frame
+# is sent again only when the door counted a frame it dropped and journaled no new attempt (a
+# guest stall longer than frame_gap_ms splits a frame in two; a CI run lost a card so and
+# learn-card waited out its two minutes). A door that decides wrongly is not given a second try.
+CARD_METRICS=127.0.0.1:19464
+CARDS_SENT_AGAIN=0
+dropped_frames() { curl -s http://$CARD_METRICS/metrics | awk '/^kioskpad_wiegand_frames_dropped_total/ { s += $NF } END { print s + 0 }'; }
+journaled_attempts() { cat $1 2>/dev/null | grep -c '"type":"attempt"' || true; }
+present_card() { # present_card JOURNAL VALUE
+    before=$(journaled_attempts $1)
+    for try in 1 2 3; do
+        dropped=$(dropped_frames)
+        echo "w26 $2" | wiegand
+        i=0; while [ $(journaled_attempts $1) -le $before ] && [ $(dropped_frames) -le $dropped ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+        # A split frame's second half may come after the first is counted.
+        [ $(journaled_attempts $1) -gt $before ] && return 0
+        [ $(dropped_frames) -gt $dropped ] || return 1
+        sleep 0.5; [ $(journaled_attempts $1) -gt $before ] && return 0
+        CARDS_SENT_AGAIN=$((CARDS_SENT_AGAIN + 1))
+        echo "wiegand: the door dropped a card's frame and decided nothing; the card again"
+    done
+    return 1
+}
+
 # 9n, cards: keypad.long_frames card; a :card users-file line for facility 1, number 1
 { cat $USERS; printf '00065537' | $KP pin hash --user hil --iterations 1000 | sed 's/$/:card/'; } > $W/users-card
 CARD_READER="keypad:
@@ -728,19 +760,28 @@ CARD_READER="keypad:
   chip: wiegand-sim
   d0: WD0
   d1: WD1
-  frame_gap_ms: 60
+  frame_gap_ms: 150
   long_frames: card"
 keypad_config $W/card.yaml hil-card $W/state-card "$CARD_READER"
-sed -i "s|users_file: $USERS|users_file: $W/users-card|" $W/card.yaml
-taskset -c 0 $KP keytest --config $W/card.yaml > $W/card-keytest.out 2>&1 &
-KT=$!
-wait_for $W/card-keytest.out '^keytest:'
-echo "w26 65537" | wiegand
-sleep 0.3; kill -INT $KT; wait $KT
+sed -i "s|users_file: $USERS|users_file: $W/users-card|; s|listen: \"off\"|listen: \"$CARD_METRICS\"|" $W/card.yaml
+# The keytest once more when it saw no card (a guest stall splits a frame).
+card_keytest() {
+    taskset -c 0 $KP keytest --config $W/card.yaml > $W/card-keytest.out 2>&1 &
+    KT=$!
+    wait_for $W/card-keytest.out '^keytest:'
+    echo "w26 65537" | wiegand
+    sleep 0.3; kill -INT $KT; wait $KT
+}
+card_keytest
+if ! grep -q '^card' $W/card-keytest.out; then
+    echo "wiegand card keytest saw no card; once more (a guest stall splits a frame)"
+    cp $W/card-keytest.out $OUT/card-keytest-first.out 2>/dev/null; CARDS_SENT_AGAIN=$((CARDS_SENT_AGAIN + 1))
+    card_keytest
+fi
 check "wiegand card keytest: facility, number and the value to enrol" "card    26 bits: facility 1, number 1, value 00065537" "$(grep '^card' $W/card-keytest.out)"
 run_door $W/card.yaml $W/card.out
-echo "w26 65537" | wiegand; wait_for $W/card.out 'Access granted'; sleep 3.2
-echo "w26 2468" | wiegand; wait_for $W/card.out 'Access denied'
+present_card $W/state-card/journal.jsonl 65537; sleep 3.2
+present_card $W/state-card/journal.jsonl 2468
 kill -TERM $RUN; wait $RUN; rc=$?
 check "wiegand cards: run stops with exit 0" 0 $rc
 check "wiegand cards: the enrolled card granted, a PIN's number as a card denied" "card granted card denied" \
@@ -764,6 +805,7 @@ SERVE=$!
 wait_long() { i=0; while ! grep -q "$2" $1 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; }
 wait_long $S/serve.out 'verifier listening on'
 keypad_config $W/learn.yaml hil-learn $W/state-learn "$CARD_READER"
+sed -i "s|listen: \"off\"|listen: \"$CARD_METRICS\"|" $W/learn.yaml
 # timeout_s 10, not the default 3: the site in this emulated (TCG) guest hashes a card it learns
 # (75,000 iterations) inside the door's /verify, and CI once saw the USB-read card learned at the
 # site while the door's attempt ended in error. The latencies are printed below.
@@ -780,29 +822,27 @@ site user learn-card bob --door hil-learn > $S/learn.out 2>&1 &
 LEARN=$!
 wait_long $S/learn.out 'hil-learn armed until'
 # Facility 12, number 3456: value 00789888, a card nobody holds.
-echo "w26 789888" | wiegand; wait_long $W/learn.out 'Card learned'
+present_card $W/state-learn/journal.jsonl 789888; wait_long $W/learn.out 'Card learned'
 wait $LEARN; rc=$?
 check "card learning: learn-card waited and saw the card learned (exit 0)" "0 card learned at hil-learn for bob" "$rc $(tail -1 $S/learn.out)"
 if grep -q 'Card learned' $W/learn.out; then pass "card learning: the door showed Card learned"; else fail "card learning display: $(tail -5 $W/learn.out)"; fi
 sleep 3.2
-echo "w26 789888" | wiegand; wait_long $W/learn.out 'Access granted'; sleep 3.2
+present_card $W/state-learn/journal.jsonl 789888; wait_long $W/learn.out 'Access granted'; sleep 3.2
 # A card nobody holds, read while nothing is armed: denied, kept as an unknown card, claimed.
-echo "w26 65537" | wiegand; wait_long $W/learn.out 'Access denied'; sleep 3.2
+present_card $W/state-learn/journal.jsonl 65537; wait_long $W/learn.out 'Access denied'; sleep 3.2
 site user unknown-cards > $S/unknown.out 2>&1
 unknown=$(awk -F'\t' '$2 == "hil-learn" { print $1; exit }' $S/unknown.out)
 check "unknown cards: the card read at hil-learn is listed with its digits, never its number" "hil-learn 8 digits no" \
     "$(awk -F'\t' '$2 == "hil-learn" { print $2, $4; exit }' $S/unknown.out) $(grep -q 65537 $S/unknown.out && echo yes || echo no)"
 site user claim-card dana --card "${unknown:-0}" > $S/claim.out 2>&1
 check "unknown cards: claimed for dana" "unknown card $unknown is now dana's" "$(cat $S/claim.out)"
-n=$(grep -c 'Access granted' $W/learn.out)
-echo "w26 65537" | wiegand
-i=0; while [ $(grep -c 'Access granted' $W/learn.out) -le $n ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+present_card $W/state-learn/journal.jsonl 65537
 sleep 3.2
 # Armed for dana, bob's card is refused: the arming ends and nothing changes hands.
 site user learn-card dana --door hil-learn > $S/learn-dana.out 2>&1 &
 LEARN=$!
 wait_long $S/learn-dana.out 'hil-learn armed until'
-echo "w26 789888" | wiegand
+present_card $W/state-learn/journal.jsonl 789888
 wait $LEARN; rc=$?
 sleep 3.2
 # The USB card reader: armed for dana, a card typed by it is learned, then opens.
@@ -839,6 +879,7 @@ if grep -q -e 789888 -e 65537 -e 4215739 $W/learn.out $W/state-learn/journal.jso
 cp $W/learn.out $S/learn.out $S/learn-dana.out $S/learn-usb.out $S/serve.out $W/card-reader.log $OUT/ 2>/dev/null
 
 # ---- 9o. a door adopted by its site, on the GPIO keypad (issue 63) ----------------------
+section "9o adoption"
 # The door's config names only its site and its hardware: `run` shows a pairing code (never
 # logged), `verifier terminal adopt` seals its secret to it, the door starts again as that door
 # and a PIN typed on the keypad is granted by the site; then a text from the site's settings
@@ -878,6 +919,7 @@ if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>
 cp $W/paired.out $W/paired.err $S/serve.out $OUT/ 2>/dev/null
 
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
+section "10 LCD"
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
     BUS=''
     for a in /sys/class/i2c-adapter/i2c-*; do grep -q 'SMBus stub' $a/name 2>/dev/null && BUS=${a##*/i2c-}; done
@@ -916,17 +958,22 @@ if grep -q '^<5>kioskpad.run: terminal ready' $W/stuck.err; then pass "notice li
 if grep -q '^<[0-7]>' $W/run.err; then fail "a terminal (no JOURNAL_STREAM) got priority prefixes"; else pass "without JOURNAL_STREAM lines are plain"; fi
 
 # ---- 11b. a read-only root, the state on a writable data partition (issue 47) ------------
+section "11b read-only root"
 . $REPO/Tests/HIL/readonly-root.sh
 
 fi
 # ---- 12. the installed service under systemd (when the suite was given a Debian root) -----
+section "12 systemd"
 [ -n "$E2E_ROOT" ] && . $REPO/Tests/HIL/systemd-e2e.sh
 # ---- 13. the Debian package in the same root (when the suite was given one) ------------------
+section "13 package"
 [ -n "$E2E_ROOT" ] && [ -n "$DEB_DIR" ] && . $REPO/Tests/HIL/package-e2e.sh
 
 cp $W/*.out $W/*.err $W/emu.log $OUT/ 2>/dev/null
 echo 0 > $D/live; rmdir $D/bank0/line0 $D/bank0/line2 $D/bank0/line3 $D/bank0/line4 $D/bank0 $D
 echo 0 > $C/live
 for i in 0 1 2 3 4 5 6 7; do rmdir $C/bank0/line$i; done; rmdir $C/bank0 $C
+section "end"
+echo "hil: Wiegand cards presented again after the door dropped a split frame: ${CARDS_SENT_AGAIN:-0}"
 echo "hil: $passed passed, $failed failed"
 [ $failed -eq 0 ]
