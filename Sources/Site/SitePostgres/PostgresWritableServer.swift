@@ -74,15 +74,14 @@ extension PostgresVerifierDatabase {
     }
 
     /// Asks every server at once and takes the first that says it is writable, without
-    /// waiting for a dead one's connection timeout (the lowest index, should two say so).
+    /// waiting for a dead one's connection timeout. The look ends at the first yes, when all
+    /// said no, or at the time limit, whatever a server's query is still doing: a query that
+    /// ignores cancellation (PostgresNIO does not end one when its task is cancelled) must not
+    /// hold the look open, since no other look starts while one runs (in a fault-suite run an
+    /// instance never followed a failover, and logged no look after it).
     private func look() async {
-        let found: Int? = await withTaskGroup(of: (Int, Bool).self) { group in
-            for index in clients.indices {
-                group.addTask { [self] in (index, await isWritable(index)) }
-            }
-            defer { group.cancelAll() }
-            for await (index, writable) in group where writable { return index }
-            return nil
+        let found = await WritableLookRace.first(of: clients.count, within: timeout) { [self] index in
+            await isWritable(index)
         }
         let (changed, now) = writable.finishLook(found: found)
         if changed {
@@ -92,26 +91,65 @@ extension PostgresVerifierDatabase {
         }
     }
 
-    /// Whether server `index` answers, within the time limit, that it is not in recovery.
+    /// Whether server `index` answers that it is not in recovery (no time limit here: the
+    /// look's race has it).
     private func isWritable(_ index: Int) async -> Bool {
         let client = clients[index]
-        let timeout = self.timeout
         let logger = self.logger
-        return await withTaskGroup(of: Bool?.self) { group in
-            group.addTask {
-                let inRecovery = try? await client.withConnection { connection in
-                    let rows = try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
-                    for try await value in rows.decode(Bool.self) { return value }
-                    return true
-                }
-                return inRecovery == false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return (await group.next() ?? nil) ?? false
+        let inRecovery = try? await client.withConnection { connection in
+            let rows = try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
+            for try await value in rows.decode(Bool.self) { return value }
+            return true
         }
+        return inRecovery == false
+    }
+}
+
+/// One look's race among the servers: each asked in a task of its own, the answer the first
+/// server that says yes, nil when all said no or the time ran out. Stragglers finish alone and
+/// are ignored.
+final class WritableLookRace: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Int?, Never>?
+        var remaining: Int
+    }
+
+    private let state: Mutex<State>
+
+    private init(remaining: Int) { state = Mutex(State(remaining: remaining)) }
+
+    static func first(of count: Int, within limit: Duration, _ check: @escaping @Sendable (Int) async -> Bool) async -> Int? {
+        guard count > 0 else { return nil }
+        let race = WritableLookRace(remaining: count)
+        return await withCheckedContinuation { continuation in
+            race.state.withLock { $0.continuation = continuation }
+            for index in 0..<count {
+                Task { race.answered(index, writable: await check(index)) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                race.resume(nil)
+            }
+        }
+    }
+
+    private func answered(_ index: Int, writable: Bool) {
+        let allSaidNo = state.withLock { state -> Bool in
+            state.remaining -= 1
+            return state.remaining == 0
+        }
+        if writable {
+            resume(index)
+        } else if allSaidNo {
+            resume(nil)
+        }
+    }
+
+    private func resume(_ answer: Int?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Int?, Never>? in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: answer)
     }
 }
