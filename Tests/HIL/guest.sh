@@ -652,7 +652,7 @@ fi
 # ---- 9n. Wiegand: a reader emulated on D0/D1 of a gpio-sim chip (issue 13) -------------
 section "9n wiegand"
 # Tests/HIL/wiegand-emu.py pulses D0/D1 1 ms low every 5 ms, 250 ms between frames (real
-# readers: 50-100 us every 1-2 ms; see the emulator); frame_gap_ms (150 here, 60 for cards) covers QEMU's stalls.
+# readers: 50-100 us every 1-2 ms; see the emulator); frame_gap_ms (150, for the keypad and the cards) covers QEMU's stalls.
 G=/sys/kernel/config/gpio-sim/wiegand
 mkdir $G $G/bank0; echo 2 > $G/bank0/num_lines; echo wiegand-sim > $G/bank0/label
 for l in 0:WD0 1:WD1; do mkdir $G/bank0/line${l%%:*}; echo ${l#*:} > $G/bank0/line${l%%:*}/name; done
