@@ -8,6 +8,9 @@
 #                           each try, 3 tries; between tries '*' deletes what was typed), for
 #                           checks about something else than the keypad: under emulation a
 #                           key is now and then missed (the key checks count every press)
+#   type_pin_until_on LOG DIGITS      the same, for a door under systemd (its output is in the
+#                           journal): types until the relay watch LOG (watch_relay) has one
+#                           more ' 1' line, the relay switched on
 emulate() { taskset -c 1 chrt -f 10 $EMU $SIM 0,1,2,3 4,5,6,7 $1 2>>$W/emu.log; }
 key_rc() { # key_rc LABEL -> "R C"
     keys=123A456B789C*0#D; i=0
@@ -21,15 +24,20 @@ tap() { # tap LABEL [BOUNCE_MS] -> script lines
 }
 type_pin() { : > $W/type.script; for k in $(echo "$1" | sed 's/./& /g'); do tap $k >> $W/type.script; done; emulate $W/type.script; }
 wait_for() { i=0; while ! grep -q "$2" $1 && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done; }
-type_pin_until() {
-    seen=$(grep -c "$2" $1); tries=0
+# retype_until COUNT DIGITS: types DIGITS until the command COUNT prints a larger number.
+retype_until() {
+    seen=$($1); tries=0
     while [ $tries -lt 3 ]; do
         tries=$((tries + 1))
-        type_pin "$3"
-        i=0; while [ $(grep -c "$2" $1) -le $seen ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
-        [ $(grep -c "$2" $1) -gt $seen ] && return 0
-        echo "type_pin_until: no new '$2' after typing, try $tries" >> $W/emu.log
+        type_pin "$2"
+        i=0; while [ $($1) -le $seen ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+        [ $($1) -gt $seen ] && return 0
+        echo "type_pin_until: no new result ($1 ${UNTIL_TEXT:-relay on}) after typing, try $tries" >> $W/emu.log
         : > $W/delete.script; for n in 1 2 3 4; do tap '*' >> $W/delete.script; done; emulate $W/delete.script
     done
     return 1
 }
+type_pin_until() { UNTIL_FILE=$1 UNTIL_TEXT=$2; retype_until count_text "$3"; }
+count_text() { grep -c "$UNTIL_TEXT" $UNTIL_FILE; }
+type_pin_until_on() { UNTIL_FILE=$1 UNTIL_TEXT=; retype_until count_pulses "$2"; }
+count_pulses() { grep -c ' 1$' $UNTIL_FILE; }

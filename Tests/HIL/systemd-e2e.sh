@@ -84,7 +84,7 @@ echo "e2e_exposure=$exposure" >> $OUT/e2e.txt
 # 3. a PIN typed on the keypad pulses the relay; the hardened unit reaches GPIO, I2C, state, metrics
 keypad_ready 1
 watch_relay $W/e2e-relay.log
-type_pin 2468; sleep 3.5; kill $WATCH
+type_pin_until_on $W/e2e-relay.log 2468; sleep 3.5; kill $WATCH
 python3 - > $W/e2e-metrics.out 2>&1 <<'PY'
 import urllib.request
 print(urllib.request.urlopen("http://127.0.0.1:9464/metrics", timeout=5).read().decode())
