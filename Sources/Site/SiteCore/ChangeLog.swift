@@ -19,6 +19,41 @@ public enum ChangedKind: String, Sendable, CaseIterable, Codable {
     case webhook
     /// Nothing stored changed (an export): the entry says only that it was done.
     case none
+    /// Who may enter changed, and the entry names nothing more: a write that is no
+    /// administrator's change (``ChangeCause/door``), or the upgrade that made the replica's
+    /// version a change-log position (``ChangeCause/schemaUpgrade``).
+    case replica
+}
+
+/// What made a change-log entry's change, as the log's `action` column spells it.
+public enum ChangeCause: Sendable, Equatable, Hashable {
+    /// An administrator's change, made through SiteCore's layer.
+    case administrator(AdministratorAction)
+    /// A change of who may enter that is no administrator's: a door's attempt learned a card
+    /// or set a PIN chosen at the door (kind `user`, the user named), or another write of a
+    /// door's request, for which the database writes an entry naming nothing (kind `replica`)
+    /// when its transaction commits without one.
+    case door
+    /// Schema version 24, which made the replica's version a change-log position.
+    case schemaUpgrade
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "door": self = .door
+        case "schema_upgrade": self = .schemaUpgrade
+        default:
+            guard let action = AdministratorAction(rawValue: rawValue) else { return nil }
+            self = .administrator(action)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .administrator(let action): action.rawValue
+        case .door: "door"
+        case .schemaUpgrade: "schema_upgrade"
+        }
+    }
 }
 
 /// One entry of the site's change log: what kind of thing changed and which one (empty for
@@ -27,12 +62,22 @@ public enum ChangedKind: String, Sendable, CaseIterable, Codable {
 public struct ChangeLogEntry: Sendable, Equatable {
     public let kind: ChangedKind
     public let subject: String
-    public let action: AdministratorAction
+    public let cause: ChangeCause
 
-    public init(kind: ChangedKind, subject: String, action: AdministratorAction) {
+    /// The administrator's action, when an administrator made the change.
+    public var action: AdministratorAction? {
+        if case .administrator(let action) = cause { return action }
+        return nil
+    }
+
+    public init(kind: ChangedKind, subject: String, cause: ChangeCause) {
         self.kind = kind
         self.subject = subject
-        self.action = action
+        self.cause = cause
+    }
+
+    public init(kind: ChangedKind, subject: String, action: AdministratorAction) {
+        self.init(kind: kind, subject: subject, cause: .administrator(action))
     }
 
     /// The audit fields that name a change's subject, in the order they are looked for.

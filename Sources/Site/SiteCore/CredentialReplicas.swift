@@ -3,9 +3,10 @@ import Foundation
 import KioskPadAccess
 import KioskPadCore
 
-/// The replica's state in the verifier's database (schema version 5): a version that every
-/// change of a user, rule, schedule, the site's zone or a door's secret raises (triggers, so
-/// no writer can forget it), and the Ed25519 key replicas are signed with.
+/// The replica's state in the verifier's database: a version, which every committed change of
+/// a user, rule, schedule, the site's zone or a door's secret moves to that change's position
+/// in the change log (schema version 24; the tables' triggers mark the transaction, so no
+/// writer can forget it), and the Ed25519 key replicas are signed with.
 public protocol ReplicaKeeping: Sendable {
     /// The replica version now.
     func replicaVersion() async throws -> Int64

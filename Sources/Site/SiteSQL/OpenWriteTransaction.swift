@@ -14,7 +14,7 @@ final class OpenWriteTransaction: Sendable {
     /// The database (engine object) the transaction is open on.
     let owner: ObjectIdentifier
     let sql: any SQLDatabase
-    private let state = Mutex<(open: Bool, savepoints: Int)>((true, 0))
+    private let state = Mutex<(open: Bool, savepoints: Int, logged: Bool)>((true, 0, false))
 
     init(owner: ObjectIdentifier, sql: any SQLDatabase) {
         self.owner = owner
@@ -45,6 +45,15 @@ final class OpenWriteTransaction: Sendable {
             throw error
         }
     }
+
+    /// Notes that a change-log entry was written in this transaction (in a savepoint too: one
+    /// rolled back alone throws, and so does the change around it, in every caller).
+    func noteLoggedChange() {
+        state.withLock { $0.logged = true }
+    }
+
+    /// Whether a change-log entry was written in this transaction.
+    var loggedChange: Bool { state.withLock { $0.logged } }
 
     /// Marks the transaction ended: a task still holding it opens its own from now on.
     func close() {

@@ -97,6 +97,7 @@ extension SQLAttemptTransaction {
     func addCard(user: String, _ card: UnknownCardHash) async throws -> Bool {
         guard try await database.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: user) LIMIT 1").first() != nil else { return false }
         try await Self.insertCard(user: user, card, database)
+        try await logDoorChange(user: user)
         return true
     }
 

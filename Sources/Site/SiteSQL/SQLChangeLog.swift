@@ -13,12 +13,14 @@ extension SQLVerifierStore {
     public func logChanges(_ entries: [ChangeLogEntry]) async throws {
         guard !entries.isEmpty else { return }
         let at = Date().timeIntervalSince1970
-        let (instance, order) = (instance, database.dialect.changeLogOrder)
+        let (instance, order, database) = (instance, database.dialect.changeLogOrder, database)
         try await database.write { sql in
             for statement in order { try await sql.raw(statement).run() }
             var insert = sql.insert(into: "kioskpad_change_log").columns("at", "kind", "subject", "action", "instance")
-            for entry in entries { insert = insert.values(at, entry.kind.rawValue, entry.subject, entry.action.rawValue, instance) }
+            for entry in entries { insert = insert.values(at, entry.kind.rawValue, entry.subject, entry.cause.rawValue, instance) }
             try await insert.run()
+            // The replica's version, if this change moves it, becomes this entry's position.
+            OpenWriteTransaction.joining(database)?.noteLoggedChange()
         }
     }
 
@@ -30,12 +32,12 @@ extension SQLVerifierStore {
         return try rows.map { row in
             let kind = try row.decode(column: "kind", as: String.self)
             let action = try row.decode(column: "action", as: String.self)
-            guard let changed = ChangedKind(rawValue: kind), let done = AdministratorAction(rawValue: action) else {
+            guard let changed = ChangedKind(rawValue: kind), let done = ChangeCause(rawValue: action) else {
                 throw SiteStoreFailure("kioskpad_change_log holds kind '\(kind)' or action '\(action)', which this kioskpad does not know")
             }
             return LoggedChange(
                 sequence: try row.decode(column: "seq", as: Int64.self),
-                entry: ChangeLogEntry(kind: changed, subject: try row.decode(column: "subject", as: String.self), action: done),
+                entry: ChangeLogEntry(kind: changed, subject: try row.decode(column: "subject", as: String.self), cause: done),
                 time: Date(timeIntervalSince1970: try row.decode(column: "at", as: Double.self)))
         }
     }

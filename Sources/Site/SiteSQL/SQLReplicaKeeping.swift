@@ -38,7 +38,9 @@ extension SQLUserDirectory: ReplicaKeeping {
     }
 
     public func beginReplicaKeyRotation(next: [UInt8]) async throws -> Bool {
-        try await database.write { sql in
+        let order = database.dialect.changeLogOrder
+        return try await database.write { sql in
+            for statement in order { try await sql.raw(statement).run() }
             let row = try await sql.raw(
                 """
                 UPDATE kioskpad_replica SET next_signing_key = \(bind: Data(next).base64EncodedString())
@@ -50,10 +52,13 @@ extension SQLUserDirectory: ReplicaKeeping {
     }
 
     public func finishReplicaKeyRotation() async throws -> Bool {
-        try await database.write { sql in
+        let (order, pending) = (database.dialect.changeLogOrder, database.dialect.replicaPending)
+        return try await database.write { sql in
+            for statement in order { try await sql.raw(statement).run() }
+            // Every door fetches a replica signed with the new key: the version moves at commit.
             let row = try await sql.raw(
                 """
-                UPDATE kioskpad_replica SET signing_key = next_signing_key, next_signing_key = NULL, version = version + 1
+                UPDATE kioskpad_replica SET signing_key = next_signing_key, next_signing_key = NULL, \(unsafeRaw: pending)
                 WHERE id = 1 AND next_signing_key IS NOT NULL RETURNING id
                 """
             ).first()
@@ -86,8 +91,9 @@ extension SQLUserDirectory: ReplicaKeeping {
 
     /// The key in `column`: the first caller's `make()` is stored, every later caller reads it.
     private func storedKey(_ column: KeyColumn, make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
-        let name = column.rawValue
+        let (name, order) = (column.rawValue, database.dialect.changeLogOrder)
         let stored = try await database.write { sql -> String? in
+            for statement in order { try await sql.raw(statement).run() }
             try await sql.raw(
                 "UPDATE kioskpad_replica SET \(unsafeRaw: name) = \(bind: Data(make()).base64EncodedString()) WHERE id = 1 AND \(unsafeRaw: name) IS NULL"
             ).run()

@@ -344,12 +344,30 @@ struct SQLAttemptTransaction: AttemptTransaction {
     }
 
     func setPIN(user: String, hash: PINHash, tag: String?, replicaTag: String?) async throws -> Bool {
-        if try await database.raw(updatePINLine(name: user, hash: hash, tag: tag, replicaTag: replicaTag)).all().count > 0 { return true }
+        if try await database.raw(updatePINLine(name: user, hash: hash, tag: tag, replicaTag: replicaTag)).all().count > 0 {
+            try await logDoorChange(user: user)
+            return true
+        }
         // A user with cards only: the chosen PIN is their first PIN line.
         guard try await database.raw("SELECT 1 FROM kioskpad_users WHERE name = \(bind: user) LIMIT 1").first() != nil else { return false }
         try await database.raw(insertUserLine(UserRecord(name: user, pinHash: hash, lookupTag: tag))).run()
         try await database.raw("UPDATE kioskpad_users SET replica_tag = \(bind: replicaTag) WHERE name = \(bind: user) AND kind = 'pin'").run()
+        try await logDoorChange(user: user)
         return true
+    }
+
+    /// The change-log entry of a change a door's attempt made to `user` (a card learned, a PIN
+    /// chosen there), in the attempt's transaction: the replica's version moves to it, and it
+    /// names whom the change was of.
+    func logDoorChange(user: String) async throws {
+        for statement in dialect.changeLogOrder { try await database.raw(statement).run() }
+        try await database.raw(
+            """
+            INSERT INTO kioskpad_change_log (at, kind, subject, action, instance)
+            VALUES (\(bind: Date().timeIntervalSince1970), \(bind: ChangedKind.user.rawValue), \(bind: user), \(bind: ChangeCause.door.rawValue), \(bind: instance))
+            """
+        ).run()
+        OpenWriteTransaction.current?.noteLoggedChange()
     }
 
     /// The record, and the webhook message that carries it (if one does) queued for every

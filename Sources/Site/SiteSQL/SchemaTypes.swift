@@ -1,3 +1,5 @@
+import SiteCore
+
 /// Column types and the statements of the schema that each engine spells its own way
 /// (``SiteMigrations``). SQLite's spellings are the ones its released steps used.
 struct SchemaTypes: Sendable {
@@ -30,55 +32,140 @@ struct SchemaTypes: Sendable {
 
     /// The tables whose changes change who may enter, and so the replica's version.
     private static let replicaTables = ["kioskpad_access", "kioskpad_schedules", "kioskpad_site", "kioskpad_doors"]
+    /// The tables added after version 5 whose rows change who may enter.
+    private static let laterReplicaTables = [
+        "kioskpad_holidays", "kioskpad_door_modes", "kioskpad_door_unlock", "kioskpad_door_card_pin", "kioskpad_access_groups",
+    ]
+    /// The users' columns a replica carries, as schema version 6 left them.
+    private static let usersReplicaColumns = "name, kind, hash, enabled, replica_tag"
+    /// What a trigger did up to schema version 23: the version counted changes.
     private static let bump = "UPDATE kioskpad_replica SET version = version + 1 WHERE id = 1"
+    /// What a trigger does from version 24: the open transaction changed who may enter, and
+    /// its commit moves the version to a change-log position (``ReplicaPosition``).
+    private var markPending: String {
+        pick(
+            "UPDATE kioskpad_replica SET pending = 1 WHERE id = 1 AND pending = 0",
+            // The change log's order lock first, as every writer of the replica row takes it (SiteDialect.changeLogOrder).
+            "PERFORM pg_advisory_xact_lock(7305003); UPDATE kioskpad_replica SET pending = true WHERE id = 1 AND NOT pending")
+    }
 
     /// Triggers that raise the replica's version on every change of who may enter (users:
     /// only changes of `usersColumns`). SQLite: a trigger per table and change, per row;
     /// PostgreSQL: one function, a trigger per table, per statement.
     func replicaVersionTriggers(usersColumns: String) -> [String] {
         guard engine == .postgres else {
-            return [usersTrigger("insert", "INSERT"), usersTrigger("update", "UPDATE OF \(usersColumns)"), usersTrigger("delete", "DELETE")]
-                + Self.replicaTables.flatMap { table in
-                    ["insert", "update", "delete"].map { change in
-                        "CREATE TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_"))_\(change) AFTER \(change.uppercased()) ON \(table) BEGIN \(Self.bump); END"
-                    }
-                }
+            return sqliteUsersTriggers(usersColumns, body: Self.bump) + Self.replicaTables.flatMap { sqliteTriggers($0, body: Self.bump) }
         }
-        return [
-            """
-            CREATE FUNCTION kioskpad_replica_bump() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                \(Self.bump);
-                RETURN NULL;
-            END
-            $$
-            """,
-            postgresUsersTrigger(usersColumns),
-        ]
-            + Self.replicaTables.map { table in
-                "CREATE TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"
-            }
+        return [postgresTriggerFunction(body: Self.bump, replacing: false), postgresUsersTrigger(usersColumns)]
+            + Self.replicaTables.map(postgresTrigger)
     }
 
     /// Triggers that raise the replica's version on every change of `table` (a table added
     /// after version 5 whose rows change who may enter); the PostgreSQL function is version 5's.
     func replicaVersionTriggers(table: String) -> [String] {
-        let name = table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")
-        guard engine == .postgres else {
-            return ["insert", "update", "delete"].map { "CREATE TRIGGER \(name)_\($0) AFTER \($0.uppercased()) ON \(table) BEGIN \(Self.bump); END" }
-        }
-        return ["CREATE TRIGGER \(name) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"]
+        engine == .postgres ? [postgresTrigger(table)] : sqliteTriggers(table, body: Self.bump)
     }
 
     /// The users' update trigger again, watching `usersColumns`.
     func replacingUsersTrigger(usersColumns: String) -> [String] {
         engine == .sqlite
-            ? ["DROP TRIGGER kioskpad_replica_users_update", usersTrigger("update", "UPDATE OF \(usersColumns)")]
+            ? [
+                "DROP TRIGGER kioskpad_replica_users_update",
+                sqliteTrigger("kioskpad_replica_users_update", "UPDATE OF \(usersColumns)", "kioskpad_users", Self.bump),
+            ]
             : ["DROP TRIGGER kioskpad_replica_users ON kioskpad_users", postgresUsersTrigger(usersColumns)]
     }
 
-    private func usersTrigger(_ name: String, _ change: String) -> String {
-        "CREATE TRIGGER kioskpad_replica_users_\(name) AFTER \(change) ON kioskpad_users BEGIN \(Self.bump); END"
+    /// Schema version 24: the replica's version becomes a change-log position. The triggers
+    /// mark the transaction pending instead of counting; the change log's positions start
+    /// above every version a door may hold (a door refuses a lower one), and one entry,
+    /// `schema_upgrade`, gives the version its first position. PostgreSQL settles at commit
+    /// in the database; SQLite in ``ReplicaPosition``.
+    func replicaVersionAsChangeLogPosition() -> [String] {
+        let floor = "\(pick("max", "greatest"))((SELECT version FROM kioskpad_replica WHERE id = 1), COALESCE((SELECT max(seq) FROM kioskpad_change_log), 0))"
+        let upgradeEntry = "\(ChangedKind.replica.rawValue)', '', '\(ChangeCause.schemaUpgrade.rawValue)', ''"
+        let settleVersion = "UPDATE kioskpad_replica SET version = (SELECT max(seq) FROM kioskpad_change_log) WHERE id = 1"
+        guard engine == .postgres else {
+            let tables = ["kioskpad_users"] + Self.replicaTables + Self.laterReplicaTables
+            return [
+                "ALTER TABLE kioskpad_replica ADD COLUMN pending INTEGER NOT NULL DEFAULT 0",
+                // PostgreSQL's column, for one schema; SQLite's settle knows its transaction's entries.
+                "ALTER TABLE kioskpad_change_log ADD COLUMN tx INTEGER NOT NULL DEFAULT 0",
+            ]
+                + tables.flatMap { table in
+                    ["insert", "update", "delete"].map { "DROP TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_"))_\($0)" }
+                }
+                + sqliteUsersTriggers(Self.usersReplicaColumns, body: markPending)
+                + (Self.replicaTables + Self.laterReplicaTables).flatMap { sqliteTriggers($0, body: markPending) }
+                + [
+                    "INSERT INTO kioskpad_change_log (seq, at, kind, subject, action, instance) SELECT \(floor) + 1, (julianday('now') - 2440587.5) * 86400.0, '\(upgradeEntry)",
+                    settleVersion,
+                ]
+        }
+        return [
+            "ALTER TABLE kioskpad_replica ADD COLUMN pending boolean NOT NULL DEFAULT false",
+            // The transaction that wrote an entry (txid_current() is the top-level one, in a savepoint too).
+            "ALTER TABLE kioskpad_change_log ADD COLUMN tx bigint NOT NULL DEFAULT txid_current()",
+            postgresTriggerFunction(body: markPending, replacing: true),
+            """
+            CREATE FUNCTION kioskpad_replica_settle() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                position bigint;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(7305003);
+                -- This transaction's entries; at or after the version it found (the upgrade sets
+                -- the version to its own entry, then may change who may enter).
+                SELECT max(seq) INTO position FROM kioskpad_change_log WHERE seq >= OLD.version AND tx = txid_current();
+                IF position IS NULL THEN
+                    INSERT INTO kioskpad_change_log (at, kind, subject, action, instance)
+                    VALUES (extract(epoch FROM clock_timestamp()), '\(ChangedKind.replica.rawValue)', '', '\(ChangeCause.door.rawValue)', '')
+                    RETURNING seq INTO position;
+                END IF;
+                UPDATE kioskpad_replica SET version = position, pending = false WHERE id = 1;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE CONSTRAINT TRIGGER kioskpad_replica_settle AFTER UPDATE OF pending ON kioskpad_replica
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.pending AND NOT OLD.pending) EXECUTE FUNCTION kioskpad_replica_settle()
+            """,
+            "SELECT setval(pg_get_serial_sequence('kioskpad_change_log', 'seq'), greatest(\(floor), 1))",
+            "INSERT INTO kioskpad_change_log (at, kind, subject, action, instance) VALUES (extract(epoch FROM now()), '\(upgradeEntry))",
+            settleVersion,
+        ]
+    }
+
+    private func sqliteUsersTriggers(_ columns: String, body: String) -> [String] {
+        [
+            sqliteTrigger("kioskpad_replica_users_insert", "INSERT", "kioskpad_users", body),
+            sqliteTrigger("kioskpad_replica_users_update", "UPDATE OF \(columns)", "kioskpad_users", body),
+            sqliteTrigger("kioskpad_replica_users_delete", "DELETE", "kioskpad_users", body),
+        ]
+    }
+
+    private func sqliteTriggers(_ table: String, body: String) -> [String] {
+        let name = table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")
+        return ["insert", "update", "delete"].map { sqliteTrigger("\(name)_\($0)", $0.uppercased(), table, body) }
+    }
+
+    private func sqliteTrigger(_ name: String, _ change: String, _ table: String, _ body: String) -> String {
+        "CREATE TRIGGER \(name) AFTER \(change) ON \(table) BEGIN \(body); END"
+    }
+
+    private func postgresTriggerFunction(body: String, replacing: Bool) -> String {
+        """
+        CREATE \(replacing ? "OR REPLACE " : "")FUNCTION kioskpad_replica_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            \(body);
+            RETURN NULL;
+        END
+        $$
+        """
+    }
+
+    private func postgresTrigger(_ table: String) -> String {
+        "CREATE TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"
     }
 
     private func postgresUsersTrigger(_ columns: String) -> String {

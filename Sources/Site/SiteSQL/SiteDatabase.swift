@@ -40,10 +40,13 @@ extension SiteDatabase {
     public func write<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if let open = OpenWriteTransaction.joining(self) { return try await open.savepoint(body) }
         let owner = ObjectIdentifier(self)
+        let engine = engine
         return try await engineWrite { sql in
             let open = OpenWriteTransaction(owner: owner, sql: sql)
             defer { open.close() }
-            return try await OpenWriteTransaction.$current.withValue(open) { try await body(sql) }
+            let result = try await OpenWriteTransaction.$current.withValue(open) { try await body(sql) }
+            try await ReplicaPosition.settle(on: sql, engine: engine, loggedChange: open.loggedChange)
+            return result
         }
     }
 
@@ -51,7 +54,12 @@ extension SiteDatabase {
     /// this task has open here, a savepoint of it.
     public func writeEach<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if let open = OpenWriteTransaction.joining(self) { return try await open.savepoint(body) }
-        return try await engineWriteEach(body)
+        let engine = engine
+        return try await engineWriteEach { sql in
+            let result = try await body(sql)
+            try await ReplicaPosition.settle(on: sql, engine: engine, loggedChange: false)
+            return result
+        }
     }
 
     /// Whether this task has a write transaction open on this database.

@@ -62,9 +62,18 @@ struct SiteDialect: Sendable {
     /// PostgreSQL: a lock held from a change's change-log entries to its commit, so entries
     /// take their `seq` in the order their transactions commit: a reader that has seen
     /// position N has seen every entry before it (a sequence alone hands out numbers at insert,
-    /// and a later number could commit first). SQLite: none; one writer at a time already.
+    /// and a later number could commit first). A write that changes who may enter takes it
+    /// first too (the replica tables' trigger function, and before any update of the replica
+    /// row), so the lock and the replica row are always taken in that order and two
+    /// transactions never wait for each other. SQLite: none; one writer at a time already.
     var changeLogOrder: [SQLQueryString] {
         engine == .sqlite ? [] : ["SELECT pg_advisory_xact_lock(7305003)"]
+    }
+
+    /// The assignment that marks the open transaction as changing who may enter (schema
+    /// version 24): its commit moves the replica's version to a change-log position.
+    var replicaPending: String {
+        engine == .sqlite ? "pending = 1" : "pending = true"
     }
 
     /// Statements that make an edit of the site's users and rules the only one under way

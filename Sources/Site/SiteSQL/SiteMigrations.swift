@@ -38,12 +38,20 @@ public enum SiteMigrations {
                 try await sql.raw("INSERT INTO kioskpad_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
                 done.append(index + 1)
             }
-            if version >= 2 {
+            // Only when missing: on PostgreSQL even an insert that does nothing fires the
+            // replica tables' trigger, and would move the version at every start.
+            if version >= 2, try await sql.raw("SELECT 1 FROM kioskpad_site WHERE key = 'time_zone'").first() == nil {
                 try await sql.raw("INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', \(bind: hostZone)) ON CONFLICT (key) DO NOTHING").run()
             }
+            // The step that made the version a position wrote the entry it settles on (SQLite's
+            // settle would write one of its own for the zone set above).
+            if done.contains(replicaPositionVersion) { OpenWriteTransaction.joining(database)?.noteLoggedChange() }
             return done
         }
     }
+
+    /// The schema version from which the replica's version is a change-log position.
+    static let replicaPositionVersion = 24
 
     /// Version N is `steps[N - 1]`. Append new steps; never change a released one.
     static let steps: [@Sendable (SchemaTypes) -> [String]] = [
@@ -538,6 +546,13 @@ public enum SiteMigrations {
                 """,
                 "CREATE INDEX kioskpad_change_log_subject ON kioskpad_change_log (kind, subject)",
             ]
+        },
+        { t in
+            // The replica's version becomes a change-log position: a write that changes who
+            // may enter marks its transaction pending, and its commit moves the version to the
+            // transaction's last entry (one of its own for a door's write). Positions start
+            // above the version doors hold, which they never take back.
+            t.replicaVersionAsChangeLogPosition()
         },
     ]
 }
