@@ -74,14 +74,23 @@ extension OfflineDoorEndToEndTests {
             peer.send("keys 3691")
             #expect(await eventually { attempted(["\"kind\":\"pin\"", "\"reason\":\"second_factor_required\""]) }, "\(journal())")
 
-            // Offline: the replica carries the rule, and the door decides the same.
+            // Offline: the replica carries the rule, and the door decides the same. The card and
+            // its PIN are presented again, once, when the door dropped a reader message
+            // meanwhile (journaled: a reply late under load breaks OSDP's sequence, and the
+            // keys in it are lost, as at a real door); the decisions are what is checked.
             await server.stopped()
-            peer.send("card 26 0606c040")
-            #expect(
-                await eventually { attempted(["\"kind\":\"card\"", "\"offline\":true", "\"reason\":\"second_factor_required\""]) }, "\(journal())")
-            peer.send("keys 3691")
-            #expect(
-                await eventually { attempted(["\"kind\":\"card_pin\"", "\"offline\":true", "\"decision\":\"granted\""]) }, "\(journal())")
+            let dropped: @Sendable () -> Int = { journal().components(separatedBy: "\"type\":\"reader_message_dropped\"").count - 1 }
+            var granted = false
+            for _ in 0..<2 where !granted {
+                let before = dropped()
+                peer.send("card 26 0606c040")
+                let offlineCard = ["\"kind\":\"card\"", "\"offline\":true", "\"reason\":\"second_factor_required\""]
+                guard await eventually({ attempted(offlineCard) || dropped() > before }), attempted(offlineCard) else { continue }
+                peer.send("keys 3691")
+                granted = await eventually { attempted(["\"kind\":\"card_pin\"", "\"offline\":true", "\"decision\":\"granted\""]) }
+                if !granted && dropped() == before { break }
+            }
+            #expect(granted, "\(journal())")
             // The card number is in neither the journal nor the log.
             #expect(!journal().contains("00789888") && !log().contains("00789888"))
         }
