@@ -188,6 +188,26 @@ struct ConsoleAuthTests {
         }
     }
 
+    @Test("Behind the trusted proxy a login counts for the forwarded address, and a forwarded word that is no address for the proxy")
+    func forwardedSource() async throws {
+        var proxied = ConsoleOptions()
+        let proxy = LoopbackSocket.firstAddressOfLocalhost()
+        proxied.trustedProxy = proxy
+        try await ConsoleHarness.withConsole(.sqlite, options: proxied) { harness, client in
+            for forwarded in ["192.0.2.7", "<b>not an address</b>", "203.0.113.9, 192.0.2.8"] {
+                let browser = Browser(client)
+                let headers: HTTPFields = [HTTPField.Name("X-Forwarded-Proto")!: "https", HTTPField.Name("X-Forwarded-For")!: forwarded]
+                let form = try await browser.get("/console/login", headers: headers)
+                let token = Browser.field("login_token", in: String(buffer: form.body)) ?? ""
+                let answer = try await browser.post(
+                    "/console/login", [("login_token", token), ("name", "alice"), ("password", "not the password")], headers: headers)
+                #expect(answer.status == .unauthorized)
+            }
+            let sources = try await harness.under.auditRecords().filter { $0["action"] == "console_login" }.map { $0["source"] ?? "" }
+            #expect(sources == ["192.0.2.7", proxy, "192.0.2.8"])
+        }
+    }
+
     @Test("An administrator with TOTP needs the app's code too, and a code works once", arguments: StoreUnderTest.Kind.allCases)
     func administratorTOTP(kind: StoreUnderTest.Kind) async throws {
         try await ConsoleHarness.withConsole(kind) { harness, client in

@@ -36,15 +36,14 @@ struct ConsoleHandler: Sendable {
         return false
     }
 
-    /// The client's address: the proxy's `X-Forwarded-For` (its last entry) behind the trusted proxy.
+    /// The client's address: behind the trusted proxy, the right-most `X-Forwarded-For`
+    /// entry that is an address other than the proxy's (``ForwardedFor``); an entry that is
+    /// no address counts as the proxy itself.
     func source(_ request: Request, _ context: ConsoleRequestContext) -> String {
         let peer = context.remoteAddress?.ipAddress ?? "unknown"
-        if let proxy = options.trustedProxy, peer == proxy,
-            let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last
-        {
-            return forwarded.trimmingCharacters(in: .whitespaces)
-        }
-        return peer
+        guard let proxy = options.trustedProxy else { return peer }
+        return ForwardedFor.client(
+            peer: peer, forwarded: request.headers[values: HTTPField.Name("X-Forwarded-For")!], trusted: ForwardedFor.trusted([proxy]))
     }
 
     static func refusedTransport() -> Response {
