@@ -252,7 +252,7 @@ public final class ReplicaKeeper: Sendable {
         var rules: [String: AccessRule] = [:]
         for (user, text) in replica.rules {
             do {
-                rules[user] = try AccessRule(fields: text.split(separator: " "))
+                rules[user] = try AccessRule(text: text)
             } catch {
                 throw ReplicaError("the rule of '\(user)' in replica v\(replica.version): \(error)")
             }

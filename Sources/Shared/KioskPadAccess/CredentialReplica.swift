@@ -76,7 +76,7 @@ public struct CredentialReplica: Sendable, Equatable {
     /// The rules beyond the base ones this replica uses. A responder is read from the rule's
     /// parsed fields (a rule that does not parse is refused where the door compiles it).
     public var requires: [ReplicaRequirement] {
-        let parsed = rules.values.map { try? AccessRule(fields: $0.split(separator: " ")) }
+        let parsed = rules.values.map { try? AccessRule(text: $0) }
         let responders = parsed.contains { $0?.responder == true }
         let anyOfSchedules = parsed.contains { ($0?.scheduleNames.count ?? 0) > 1 }
         return ReplicaRequirement.needed(

@@ -363,13 +363,13 @@ public struct UsersFile: Equatable, Sendable {
         for (door, rule) in site.cardAndPIN.sorted(by: { $0.key < $1.key }) {
             text += "@card_pin \(door)" + (rule.schedule.map { " schedule=\($0)" } ?? "") + "\n"
         }
-        for (name, group) in site.access.doorGroups.sorted(by: { $0.key < $1.key }) { text += "@door_group \(name) \(group.fields.joined(separator: " "))\n" }
+        for (name, group) in site.access.doorGroups.sorted(by: { $0.key < $1.key }) { text += "@door_group \(name) \(group.text)\n" }
         for (name, level) in site.access.levels.sorted(by: { $0.key < $1.key }) {
             text += "@level \(name)" + level.fields.map { " " + $0 }.joined() + "\n"
         }
-        for (name, group) in site.access.userGroups.sorted(by: { $0.key < $1.key }) { text += "@group \(name) \(group.fields.joined(separator: " "))\n" }
+        for (name, group) in site.access.userGroups.sorted(by: { $0.key < $1.key }) { text += "@group \(name) \(group.text)\n" }
         for (name, rule) in site.rules.sorted(by: { $0.key < $1.key }) where !rule.isDefault {
-            text += "@access \(name) \(rule.fields.joined(separator: " "))\n"
+            text += "@access \(name) \(rule.text)\n"
         }
         return text
     }

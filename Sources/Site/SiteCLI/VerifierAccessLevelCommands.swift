@@ -87,7 +87,7 @@ struct VerifierLevelCommand: AsyncParsableCommand {
         func run() async throws {
             let site = try await target.administer { try await $0.siteRules() }
             for (name, level) in site.access.levels.sorted(by: { $0.key < $1.key }) {
-                writeLine("\(name) \(level.fields.joined(separator: " "))" + (level.schedule == nil ? " schedule=always" : ""))
+                writeLine("\(name) \(level.text)" + (level.schedule == nil ? " schedule=always" : ""))
             }
         }
     }
@@ -137,7 +137,7 @@ struct VerifierGroupCommand: AsyncParsableCommand {
             let site = try await target.administer { try await $0.siteRules() }
             for (name, group) in site.access.userGroups.sorted(by: { $0.key < $1.key }) {
                 let members = site.rules.values.filter { $0.groups.contains(name) }.count
-                writeLine("\(name) \(group.fields.joined(separator: " ")) (\(members) user\(members == 1 ? "" : "s"))")
+                writeLine("\(name) \(group.text) (\(members) user\(members == 1 ? "" : "s"))")
             }
         }
     }

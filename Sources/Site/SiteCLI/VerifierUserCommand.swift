@@ -66,7 +66,7 @@ struct VerifierUserCommand: AsyncParsableCommand {
             let command = AddUser(name: pin.name, pin: .digits(try VerifierUserCommand.readPIN(), iterations: pin.iterations), rule: access)
             let (notes, location) = try await pin.target.users(lookupKey: true) { users, location in (try await users.add(command), location) }
             VerifierDatabaseTarget.warn(notes)
-            writeLine("user '\(pin.name)' added to \(location)" + (access.isDefault ? "" : " (\(access.fields.joined(separator: " ")))"))
+            writeLine("user '\(pin.name)' added to \(location)" + (access.isDefault ? "" : " (\(access.text))"))
         }
     }
 

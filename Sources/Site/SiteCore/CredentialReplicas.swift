@@ -191,7 +191,7 @@ public struct CredentialService: Sendable {
                     let rule = site.access.rule(site.rules[record.name] ?? AccessRule(), at: terminal)
                     let open = !rule.disabled && (rule.doors?.contains(terminal) ?? true) && !(rule.validUntil.map { today >= $0.end } ?? false)
                     if open && !rule.isDefault {
-                        rules[record.name] = rule.fields.joined(separator: " ")
+                        rules[record.name] = rule.text
                         for schedule in rule.scheduleNames { schedules[schedule] = site.schedules[schedule] }
                     }
                     admitted[record.name] = open

@@ -245,7 +245,7 @@ public final class AccessCompilationCache: Sendable {
     public func refusal(_ access: UserAccess, door: String, at instant: Date) -> DenialReason? {
         let lockdown = access.mode == .lockdown
         guard let text = access.ruleText else { return lockdown ? .lockdown : nil }
-        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(fields: $0.split(separator: " ")) }) else { return .disabled }
+        guard let rule = cached(\.rules, text, limit: 65_536, { try? AccessRule(text: $0) }) else { return .disabled }
         let zone = cached(\.zones, access.timeZone, limit: 64) { TimeZone(identifier: $0) }
         if rule.usesLevels {
             let atDoor = compiledTree(access).access(of: rule, at: door)

@@ -101,7 +101,7 @@ public enum UsersImport {
                 if let wanted = file.site.rules[name], !wanted.isDefault { rules.append((name, wanted)) }
             } else if let wanted = file.site.rules[name], wanted != stored {
                 clash.rules.append(
-                    "user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.fields.joined(separator: " ")))")
+                    "user '\(name)': the database has other access rules (\(stored.isDefault ? "every door, always" : stored.text))")
             }
         }
         guard clash.users.isEmpty, clash.rules.isEmpty else { throw clash }

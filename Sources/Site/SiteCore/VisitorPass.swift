@@ -183,7 +183,7 @@ public struct VisitorPassRequest: Sendable, Equatable {
     /// The audit record's fields of the issued pass `id` (never its code).
     public func auditFields(id: Int64, rule: AccessRule) -> [(String, String)] {
         [
-            ("pass_id", String(id)), ("visitor", visitor), ("host", host), ("rule", rule.fields.joined(separator: " ")),
+            ("pass_id", String(id)), ("visitor", visitor), ("host", host), ("rule", rule.text),
             ("max_uses", maxUses.map(String.init) ?? "unlimited"),
         ]
     }

@@ -47,7 +47,7 @@ extension SQLRow {
     func accessRule(_ column: String) throws -> AccessRule {
         let text = try text(column)
         do {
-            return try AccessRule(fields: text.split(separator: " "))
+            return try AccessRule(text: text)
         } catch {
             throw SiteStoreFailure("database: the access rule '\(text)' cannot be read (\(error))")
         }

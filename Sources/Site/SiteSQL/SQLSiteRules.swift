@@ -33,11 +33,11 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
     func accessLevels() async throws -> AccessLevels {
         var tree = AccessLevels()
         for row in try await sql.raw("SELECT kind, name, definition FROM kioskpad_access_groups").all() {
-            let (name, fields) = (try row.text("name"), try row.text("definition").split(separator: " "))
+            let (name, definition) = (try row.text("name"), try row.text("definition"))
             switch try row.text("kind") {
-            case "door_group": tree.doorGroups[name] = try? DoorGroup(fields: fields)
-            case "level": tree.levels[name] = try? AccessLevel(fields: fields)
-            default: tree.userGroups[name] = try? UserGroup(fields: fields)
+            case "door_group": tree.doorGroups[name] = try? DoorGroup(text: definition)
+            case "level": tree.levels[name] = try? AccessLevel(text: definition)
+            default: tree.userGroups[name] = try? UserGroup(text: definition)
             }
         }
         return tree
@@ -83,7 +83,7 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
         }
         try await sql.raw(
             """
-            INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES (\(bind: user), \(bind: rule.fields.joined(separator: " ")), \(bind: rule.schedule))
+            INSERT INTO kioskpad_access (user_name, rule, schedule) VALUES (\(bind: user), \(bind: rule.text), \(bind: rule.schedule))
             ON CONFLICT (user_name) DO UPDATE SET rule = excluded.rule, schedule = excluded.schedule
             """
         ).run()
@@ -120,7 +120,7 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
     /// A visitor pass's rule as ``access(user:door:at:)`` reads a user's, and whether its
     /// host is a user whose rule does not disable them.
     func access(pass: IssuedVisitorPass, door: String, at instant: Date) async throws -> (access: UserAccess, hostActive: Bool) {
-        let schedule = try AccessRule(fields: pass.ruleText.split(separator: " ")).schedule
+        let schedule = try AccessRule(text: pass.ruleText).schedule
         let row = try await sql.raw(
             """
             SELECT (SELECT count(*) FROM (SELECT 1 FROM kioskpad_users WHERE name = \(bind: pass.host) LIMIT 1) AS found) AS host,
@@ -130,7 +130,7 @@ struct SQLSiteRulesTransaction: SiteRulesTransaction {
             """
         ).first()
         guard let row else { throw SiteStoreFailure("database: the visitor pass's host could not be read") }
-        let hostRule = try row.optionalText("host_rule").map { try AccessRule(fields: $0.split(separator: " ")) }
+        let hostRule = try row.optionalText("host_rule").map { try AccessRule(text: $0) }
         // A host past their own validity hosts nobody (issue 78): their passes stop with them.
         let zone = try row.optionalText("zone").flatMap { TimeZone(identifier: $0) } ?? .current
         let hostExpired = hostRule?.validUntil.map { SiteTime(instant, in: zone) >= $0.end } ?? false

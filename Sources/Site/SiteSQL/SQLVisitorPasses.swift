@@ -43,7 +43,7 @@ extension SQLUserDirectory {
                 let row = try await sql.raw(
                     """
                     INSERT INTO kioskpad_visitor_passes (visitor, host, hash, rule, max_uses, ends_at, issued_at, issued_by, lookup_tag, lookup_key_id)
-                    VALUES (\(bind: request.visitor), \(bind: request.host), \(bind: hash.description), \(bind: rule.fields.joined(separator: " ")),
+                    VALUES (\(bind: request.visitor), \(bind: request.host), \(bind: hash.description), \(bind: rule.text),
                         \(bind: request.maxUses.map(Int64.init)), \(bind: endsAt), \(bind: issued), \(bind: issuedBy),
                         \(bind: lookupTag), \(bind: lookupTag.map(LookupKey.keyID(ofTag:))))
                     RETURNING id

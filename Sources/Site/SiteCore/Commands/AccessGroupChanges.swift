@@ -25,6 +25,15 @@ public enum AccessGroupDefinition: Sendable {
         }
     }
 
+    /// Its words one space apart, as its group's ``RuleFields/text``.
+    var text: String {
+        switch self {
+        case .doorGroup(let group): group.text
+        case .level(let level): level.text
+        case .userGroup(let group): group.text
+        }
+    }
+
     /// The doors it names itself.
     var doors: [String] {
         switch self {
@@ -54,7 +63,7 @@ public struct AccessGroupChanges: Sendable {
     public func set(_ name: String, _ definition: AccessGroupDefinition) async throws -> [ChangeNote] {
         let administration = self.administration
         let kind = definition.kind
-        try await changes.apply(kind.setAction, [(kind.rawValue, name), ("definition", definition.fields.joined(separator: " "))]) {
+        try await changes.apply(kind.setAction, [(kind.rawValue, name), ("definition", definition.text)]) {
             switch definition {
             case .doorGroup(let group): try await administration.setDoorGroup(name: name, group)
             case .level(let level): try await administration.setLevel(name: name, level)

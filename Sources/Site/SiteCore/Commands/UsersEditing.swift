@@ -98,6 +98,6 @@ public struct UsersEditing: Sendable {
 
     /// The audit record's `rule` field: the rule's words (left out for a new user's default rule).
     static func ruleField(_ rule: AccessRule, always: Bool) -> [(String, String)] {
-        always || !rule.isDefault ? [("rule", rule.fields.joined(separator: " "))] : []
+        always || !rule.isDefault ? [("rule", rule.text)] : []
     }
 }
