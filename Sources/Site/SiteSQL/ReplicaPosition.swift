@@ -21,12 +21,7 @@ enum ReplicaPosition {
             (try? row.decode(column: "pending", as: Int.self)) == 1
         else { return }
         if !loggedChange {
-            try await sql.raw(
-                """
-                INSERT INTO kioskpad_change_log (at, kind, subject, action, instance)
-                VALUES (\(bind: Date().timeIntervalSince1970), \(bind: ChangedKind.replica.rawValue), '', \(bind: ChangeCause.door.rawValue), '')
-                """
-            ).run()
+            try await SQLVerifierStore.insertChangeLog([ChangeLogEntry(kind: .replica, subject: "", cause: .door)], instance: "", order: [], on: sql)
         }
         try await sql.raw("UPDATE kioskpad_replica SET version = (SELECT max(seq) FROM kioskpad_change_log), pending = 0 WHERE id = 1").run()
     }

@@ -13,15 +13,22 @@ extension SQLVerifierStore {
     public func logChanges(_ entries: [ChangeLogEntry]) async throws {
         guard !entries.isEmpty else { return }
         let at = Date().timeIntervalSince1970
-        let (instance, order, database) = (instance, database.dialect.changeLogOrder, database)
-        try await database.write { sql in
-            for statement in order { try await sql.raw(statement).run() }
-            var insert = sql.insert(into: "kioskpad_change_log").columns("at", "kind", "subject", "action", "instance")
-            for entry in entries { insert = insert.values(at, entry.kind.rawValue, entry.subject, entry.cause.rawValue, instance) }
-            try await insert.run()
-            // The replica's version, if this change moves it, becomes this entry's position.
-            OpenWriteTransaction.joining(database)?.noteLoggedChange()
-        }
+        let (instance, order) = (instance, database.dialect.changeLogOrder)
+        try await database.write { sql in try await Self.insertChangeLog(entries, at: at, instance: instance, order: order, on: sql) }
+    }
+
+    /// Appends `entries` to the change log in the write transaction `sql` belongs to, after
+    /// the log's order lock (``SiteDialect/changeLogOrder``), and notes that transaction as
+    /// logged: the replica's version, if it moves, becomes the last entry's position. The one
+    /// insert of an administrator's change, a door's change and SQLite's settle.
+    static func insertChangeLog(
+        _ entries: [ChangeLogEntry], at: Double = Date().timeIntervalSince1970, instance: String, order: [SQLQueryString], on sql: any SQLDatabase
+    ) async throws {
+        for statement in order { try await sql.raw(statement).run() }
+        var insert = sql.insert(into: "kioskpad_change_log").columns("at", "kind", "subject", "action", "instance")
+        for entry in entries { insert = insert.values(at, entry.kind.rawValue, entry.subject, entry.cause.rawValue, instance) }
+        try await insert.run()
+        OpenWriteTransaction.current?.noteLoggedChange()
     }
 
     public func changeLog(after: Int64, limit: Int) async throws -> [LoggedChange] {

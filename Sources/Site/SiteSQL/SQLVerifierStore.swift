@@ -360,14 +360,8 @@ struct SQLAttemptTransaction: AttemptTransaction {
     /// chosen there), in the attempt's transaction: the replica's version moves to it, and it
     /// names whom the change was of.
     func logDoorChange(user: String) async throws {
-        for statement in dialect.changeLogOrder { try await database.raw(statement).run() }
-        try await database.raw(
-            """
-            INSERT INTO kioskpad_change_log (at, kind, subject, action, instance)
-            VALUES (\(bind: Date().timeIntervalSince1970), \(bind: ChangedKind.user.rawValue), \(bind: user), \(bind: ChangeCause.door.rawValue), \(bind: instance))
-            """
-        ).run()
-        OpenWriteTransaction.current?.noteLoggedChange()
+        try await SQLVerifierStore.insertChangeLog(
+            [ChangeLogEntry(kind: .user, subject: user, cause: .door)], instance: instance, order: dialect.changeLogOrder, on: database)
     }
 
     /// The record, and the webhook message that carries it (if one does) queued for every

@@ -93,7 +93,7 @@ struct SchemaTypes: Sendable {
                 "ALTER TABLE kioskpad_change_log ADD COLUMN tx INTEGER NOT NULL DEFAULT 0",
             ]
                 + tables.flatMap { table in
-                    ["insert", "update", "delete"].map { "DROP TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_"))_\($0)" }
+                    ["insert", "update", "delete"].map { "DROP TRIGGER \(Self.triggerName(table))_\($0)" }
                 }
                 + sqliteUsersTriggers(Self.usersReplicaColumns, body: markPending)
                 + (Self.replicaTables + Self.laterReplicaTables).flatMap { sqliteTriggers($0, body: markPending) }
@@ -136,6 +136,11 @@ struct SchemaTypes: Sendable {
         ]
     }
 
+    /// The replica trigger's name for `table` (SQLite adds `_insert`, `_update`, `_delete`).
+    private static func triggerName(_ table: String) -> String {
+        table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")
+    }
+
     private func sqliteUsersTriggers(_ columns: String, body: String) -> [String] {
         [
             sqliteTrigger("kioskpad_replica_users_insert", "INSERT", "kioskpad_users", body),
@@ -145,8 +150,7 @@ struct SchemaTypes: Sendable {
     }
 
     private func sqliteTriggers(_ table: String, body: String) -> [String] {
-        let name = table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")
-        return ["insert", "update", "delete"].map { sqliteTrigger("\(name)_\($0)", $0.uppercased(), table, body) }
+        ["insert", "update", "delete"].map { sqliteTrigger("\(Self.triggerName(table))_\($0)", $0.uppercased(), table, body) }
     }
 
     private func sqliteTrigger(_ name: String, _ change: String, _ table: String, _ body: String) -> String {
@@ -165,7 +169,7 @@ struct SchemaTypes: Sendable {
     }
 
     private func postgresTrigger(_ table: String) -> String {
-        "CREATE TRIGGER \(table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"
+        "CREATE TRIGGER \(Self.triggerName(table)) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION kioskpad_replica_bump()"
     }
 
     private func postgresUsersTrigger(_ columns: String) -> String {

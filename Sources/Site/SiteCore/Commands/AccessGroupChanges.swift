@@ -16,16 +16,7 @@ public enum AccessGroupDefinition: Sendable {
         }
     }
 
-    /// Its words as stored and audited (`doors=a,b`, `schedule=office`, ...).
-    var fields: [String] {
-        switch self {
-        case .doorGroup(let group): group.fields
-        case .level(let level): level.fields
-        case .userGroup(let group): group.fields
-        }
-    }
-
-    /// Its words one space apart, as its group's ``RuleFields/text``.
+    /// Its words as stored and audited (`doors=a,b schedule=office`), its group's ``RuleFields/text``.
     var text: String {
         switch self {
         case .doorGroup(let group): group.text
