@@ -14,7 +14,13 @@ at 1,000 iterations so the table is made in seconds. Two phases of --seconds eac
           /v1/events, as the door's EventForwarder does) and check in (POST /v1/check-in).
 
 A third phase, first, runs the doors alone (no terminals) for the server's CPU share of their
-traffic by itself. Reported: /verify p50/p99 in each phase and their ratio (goal for p99: at
+traffic by itself. With --change-every S a last phase, `changes`, runs the doors and the
+terminals while one user is disabled or enabled through the management API every S seconds
+(issue 80's load): each door sends back the mark of the replica it holds, as kioskpad does,
+so it gets a delta after such a change; reported are the answers' kinds and bytes, the API's
+PATCH p50/p99, and for every change and door the time from the change's commit to the door
+holding its version (p50, p99, and how many pairs were not reached in the phase). --only
+changes runs that phase alone. Reported: /verify p50/p99 in each phase and their ratio (goal for p99: at
 most 1.5x), the server's CPU share in each, the bytes of a first (full) replica and of an unchanged one, and
 each door request's p50/p99. The doors are Python clients of the door protocol (signed as a
 door signs, the site secret), not door processes: 200 `kioskpad run` would not fit beside
@@ -22,6 +28,7 @@ the server on this machine.
 
 Usage:
   Benchmarks/ManyDoors/many_doors.py BINARY [--store sqlite|postgres] [--seconds N] [--doors N] [--users N]
+      [--change-every S] [--only changes]
 BINARY is a `kioskpad` (a release build for figures: swift build -c release --product kioskpad)."""
 import argparse
 import base64
@@ -83,7 +90,10 @@ class Door:
         self.port, self.secret, self.terminal = port, secret, terminal
         self.connection = None
         self.have = 0
+        self.mark = None
         self.seq = 0
+        # (monotonic time the answer came, version held after it), for the changes phase.
+        self.held = []
 
     def post(self, path, body):
         headers = signed_headers(self.secret, self.terminal, body)
@@ -102,12 +112,19 @@ class Door:
                     raise
 
     def sync(self):
-        body = json.dumps({"have_version": self.have, "terminal_id": self.terminal}, separators=(",", ":"))
-        seconds, status, answer = self.post("/v1/credentials", body)
+        request = {"have_version": self.have, "terminal_id": self.terminal}
+        if self.mark:
+            request["have_mark"] = self.mark
+        seconds, status, answer = self.post("/v1/credentials", json.dumps(request, separators=(",", ":")))
+        self.kind = None
         if status == 200:
-            # A replica or a confirmation: a signed payload (base64 of JSON) that names the version.
+            # A replica, a delta or a confirmation: a signed payload (base64 of JSON) that names the version.
             payload = json.loads(base64.b64decode(json.loads(answer)["payload"]))
             self.have = int(payload.get("version", self.have))
+            self.kind = payload.get("kind")
+            if self.kind in ("replica", "delta"):
+                self.mark = payload.get("mark")
+            self.held.append((time.monotonic(), self.have))
         return seconds, status, len(answer)
 
     def heartbeat(self):
@@ -166,6 +183,8 @@ def doors_loop(doors, stop, records):
             try:
                 seconds, status, size = call()
                 records.append((name, seconds, status, size))
+                if name == "sync" and door.kind:
+                    records.append((f"sync: {door.kind}", seconds, status, size))
             except (OSError, http.client.HTTPException) as error:
                 records.append((name, float("nan"), f"error {error}", 0))
 
@@ -180,9 +199,35 @@ def doors_loop(doors, stop, records):
     pool.shutdown(wait=True)
 
 
-def phase(name, site, seconds, doors=None, with_terminals=True):
+def changer(site, probe, every, stop, changes):
+    """Every `every` s one user disabled or enabled through the API; then the probe door, which
+    holds a mark, learns the version that change committed at (a delta of one user)."""
+    index = 0
+    while not stop.wait(every):
+        index += 1
+        user = f"user-{index % 9_000 + 1:05d}"
+        started = time.monotonic()
+        status, _ = site.api("PATCH", f"users/{user}", {"disabled": index // 9_000 % 2 == 0})
+        committed = time.monotonic()
+        probe.sync()
+        changes.append((committed, probe.have, committed - started, status))
+
+
+def reach(changes, doors, ended):
+    """For each change and door: seconds from the commit to the door holding its version (None: not in the phase)."""
+    pairs = []
+    for committed, version, _, status in changes:
+        if status != 200:
+            continue
+        for door in doors:
+            first = next((at for at, held in door.held if at >= committed and held >= version), None)
+            pairs.append(None if first is None or first > ended else first - committed)
+    return pairs
+
+
+def phase(name, site, seconds, doors=None, with_terminals=True, change_every=0):
     stop = threading.Event()
-    verifies, records = [], []
+    verifies, records, changes = [], [], []
     before = cpu_seconds(site.process.pid)
     started = time.monotonic()
     threads = terminals(site.port, site.secret, stop, verifies) if with_terminals else []
@@ -190,7 +235,13 @@ def phase(name, site, seconds, doors=None, with_terminals=True):
     if doors:
         door_thread = threading.Thread(target=doors_loop, args=(doors, stop, records), daemon=True)
         door_thread.start()
+    if change_every:
+        probe = Door(site.port, site.secret, "probe-door")
+        probe.sync()
+        threads.append(threading.Thread(target=changer, args=(site, probe, change_every, stop, changes), daemon=True))
+        threads[-1].start()
     time.sleep(seconds)
+    ended = time.monotonic()
     stop.set()
     for thread in threads:
         thread.join()
@@ -203,7 +254,15 @@ def phase(name, site, seconds, doors=None, with_terminals=True):
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
     print(f"{name}: /verify {len(latencies)} granted ({len(latencies) / wall:.1f}/s), {failed} not; p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
           f"server CPU {cpu:.1f} s in {wall:.0f} s = {100 * cpu / wall / os.cpu_count():.1f}% of {os.cpu_count()} cores", flush=True)
-    for kind in ("sync", "heartbeat", "check-in"):
+    if change_every:
+        patches = [c[2] * 1000 for c in changes]
+        print(f"{name}: {len(changes)} changes through the API (statuses {sorted(set(c[3] for c in changes))}), PATCH p50 "
+              f"{percentile(patches, 0.5):.1f} ms, p99 {percentile(patches, 0.99):.1f} ms", flush=True)
+        pairs = reach(changes, doors, ended)
+        reached = [p for p in pairs if p is not None]
+        print(f"{name}: commit to door holding it: {len(pairs)} change-door pairs, p50 {percentile(reached, 0.5):.1f} s, "
+              f"p99 {percentile(reached, 0.99):.1f} s, {len(pairs) - len(reached)} not reached within the phase", flush=True)
+    for kind in ("sync", "sync: replica", "sync: delta", "sync: confirmation", "heartbeat", "check-in"):
         rows = [r for r in records if r[0] == kind]
         if not rows:
             continue
@@ -226,6 +285,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=120)
     parser.add_argument("--doors", type=int, default=200)
     parser.add_argument("--users", type=int, default=10_000)
+    parser.add_argument("--change-every", type=float, default=0)
+    parser.add_argument("--only", choices=["changes"])
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kioskpad-manydoors.") as work:
         os.chmod(work, 0o755)
@@ -264,13 +325,17 @@ def main():
             for door in doors[5:]:
                 door.sync()
             print(f"first replicas of the other {len(doors) - 5} doors, one after another: {time.monotonic() - started:.1f} s", flush=True)
-            # The doors' traffic alone: its own CPU share, the terminals idle.
-            phase(f"{options.doors} doors, no terminals", site, options.seconds, doors, with_terminals=False)
-            quiet = phase("quiet", site, options.seconds)
-            busy = phase(f"{options.doors} doors", site, options.seconds, doors)
-            print(f"ratio: /verify p99 with {options.doors} doors / quiet = {busy[1] / quiet[1]:.2f}x (goal at most 1.5x); "
-                  f"p50 {busy[0] / quiet[0]:.2f}x; server CPU share {100 * busy[2] / os.cpu_count():.0f}% against {100 * quiet[2] / os.cpu_count():.0f}%",
-                  flush=True)
+            if options.only != "changes":
+                # The doors' traffic alone: its own CPU share, the terminals idle.
+                phase(f"{options.doors} doors, no terminals", site, options.seconds, doors, with_terminals=False)
+                quiet = phase("quiet", site, options.seconds)
+                busy = phase(f"{options.doors} doors", site, options.seconds, doors)
+                print(f"ratio: /verify p99 with {options.doors} doors / quiet = {busy[1] / quiet[1]:.2f}x (goal at most 1.5x); "
+                      f"p50 {busy[0] / quiet[0]:.2f}x; server CPU share {100 * busy[2] / os.cpu_count():.0f}% against {100 * quiet[2] / os.cpu_count():.0f}%",
+                      flush=True)
+            if options.change_every:
+                phase(f"{options.doors} doors, a change every {options.change_every:g} s", site, options.seconds, doors,
+                      change_every=options.change_every)
         finally:
             site.process.terminate()
             site.process.wait()

@@ -72,6 +72,29 @@ struct ReplicaVersionPositionTests {
         #expect(try await Self.pending(under) == "0")
     }
 
+    /// A statement on a table that decides who may enter that changes no row of it marks
+    /// nothing: no entry, the version where it was (PostgreSQL's triggers per row from schema
+    /// version 25; before, each of these moved the version, and a door got its whole replica).
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func aStatementThatChangesNoRowMovesNothing(_ kind: StoreUnderTest.Kind) async throws {
+        let under = try await StoreUnderTest.make(kind)
+        defer { Task { await under.destroy() } }
+        let keeping = try Self.keeping(under)
+        let (version, entries) = (try await keeping.replicaVersion(), try await Self.log(under).count)
+        for statement in [
+            "INSERT INTO kioskpad_site (key, value) VALUES ('time_zone', 'UTC') ON CONFLICT (key) DO NOTHING",
+            "UPDATE kioskpad_users SET enabled = enabled WHERE name = 'nobody'",
+            "DELETE FROM kioskpad_schedules WHERE name = 'nothing'",
+            "UPDATE kioskpad_access SET rule = rule WHERE user_name = 'nobody'",
+            "DELETE FROM kioskpad_holidays WHERE day = 'never'",
+        ] {
+            try await under.execute(sqlite: statement, postgres: statement)
+            #expect(try await keeping.replicaVersion() == version, "\(statement)")
+        }
+        #expect(try await Self.log(under).count == entries)
+        #expect(try await Self.pending(under) == "0")
+    }
+
     /// A door's attempt that learns a card or sets a PIN chosen there logs it, naming the
     /// user; an attempt that changes nothing of who may enter logs nothing.
     @Test(arguments: StoreUnderTest.Kind.allCases)

@@ -44,8 +44,9 @@ struct CredentialsSyncCommand: AsyncParsableCommand {
         do {
             let summary = try await parts.sync.syncOnce()
             await parts.sync.client.shutdown()
+            let delta = summary.deltaUsers.map { " (a delta of \($0) user\($0 == 1 ? "" : "s"))" } ?? ""
             writeLine(
-                "replica v\(summary.version): \(summary.users) user\(summary.users == 1 ? "" : "s")\(summary.changed ? "" : " (unchanged, confirmed)") in \(parts.keeper.settings.path)"
+                "replica v\(summary.version): \(summary.users) user\(summary.users == 1 ? "" : "s")\(delta)\(summary.changed ? "" : " (unchanged, confirmed)") in \(parts.keeper.settings.path)"
             )
         } catch {
             await parts.sync.client.shutdown()

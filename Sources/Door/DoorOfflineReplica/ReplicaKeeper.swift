@@ -55,6 +55,8 @@ public final class ReplicaKeeper: Sendable {
         public let users: Int
         /// False when the verifier confirmed the version the door held.
         public let changed: Bool
+        /// The users a delta changed (nil: the whole replica came, or a confirmation).
+        public var deltaUsers: Int? = nil
     }
 
     struct State {
@@ -121,8 +123,8 @@ public final class ReplicaKeeper: Sendable {
 
     /// Takes what `/v1/credentials` answered, received at `receivedAt` on the boot clock:
     /// checks the signature, the terminal and the version (never lower than the one held; a
-    /// confirmation only of the one held, and newer than the last), writes the file, and
-    /// decides from it from now on.
+    /// delta only from the one held; a confirmation only of the one held, and newer than the
+    /// last), writes the file, and decides from it from now on.
     @discardableResult
     public func accept(_ signed: SignedReplica, receivedAt: BootInstant?) throws -> SyncSummary {
         let message = try settings.trust.open(signed)
@@ -141,6 +143,13 @@ public final class ReplicaKeeper: Sendable {
             }
             verifier = try ReplicaKeeper.verifier(for: replica, clock: clock, settings: settings)
             next = HeldReplica(signed: signed, replica: replica, confirmation: nil, confirmedAt: replica.issuedAt, anchor: receivedAt)
+        case .delta(let delta):
+            guard let current else { throw ReplicaError("a delta from version \(delta.fromVersion), but the door holds no replica") }
+            let replica = try current.replica.applying(delta)
+            verifier = try ReplicaKeeper.verifier(for: replica, clock: clock, settings: settings)
+            next = HeldReplica(
+                signed: current.signed, deltas: current.deltas + [signed], replica: replica, confirmation: nil, confirmedAt: delta.issuedAt,
+                anchor: receivedAt)
         case .confirmation(_, let version, let issuedAt):
             guard let current, current.version == version else {
                 throw ReplicaError("a confirmation of version \(version), but the door holds \(current.map { "version \($0.version)" } ?? "no replica")")
@@ -149,7 +158,8 @@ public final class ReplicaKeeper: Sendable {
                 throw ReplicaError("a confirmation issued \(issuedAt), not after the last one (\(current.confirmedAt)); refused as a replay")
             }
             verifier = nil
-            next = HeldReplica(signed: current.signed, replica: current.replica, confirmation: signed, confirmedAt: issuedAt, anchor: receivedAt)
+            next = HeldReplica(
+                signed: current.signed, deltas: current.deltas, replica: current.replica, confirmation: signed, confirmedAt: issuedAt, anchor: receivedAt)
         }
         let owner = ReplicaKeeper.owner(ofDirectoryOf: settings.path)
         if verifier != nil {
@@ -178,7 +188,9 @@ public final class ReplicaKeeper: Sendable {
             if writing { state.confirmationWritten = next.confirmedAt }
             state.problem = nil
         }
-        return SyncSummary(version: next.version, users: next.userCount, changed: verifier != nil)
+        var summary = SyncSummary(version: next.version, users: next.userCount, changed: verifier != nil)
+        if case .delta(let delta) = message { summary.deltaUsers = delta.users.count }
+        return summary
     }
 
     /// Now, by a clock the door can trust: the wall clock when it counts, else the last

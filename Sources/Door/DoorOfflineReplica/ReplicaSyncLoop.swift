@@ -24,7 +24,8 @@ public struct ReplicaSyncLoop: Sendable {
 
     /// One fetch and check: what it brought, or why it failed.
     public func syncOnce() async throws -> ReplicaKeeper.SyncSummary {
-        let signed = try await client.fetch(have: keeper.version)
+        let held = keeper.held
+        let signed = try await client.fetch(have: held?.version ?? 0, mark: held?.markForDelta)
         let (keeper, received) = (self.keeper, BootInstant.now())
         // The check and the file writes (fsync, rename) on the file thread, never a cooperative one.
         return try await WorkThreads.files.run { try keeper.accept(signed, receivedAt: received) }
@@ -38,8 +39,9 @@ public struct ReplicaSyncLoop: Sendable {
                 let summary = try await syncOnce()
                 await afterSync()
                 if failures > 0 || summary.changed {
-                    logger.notice(
-                        "credential replica synced", metadata: ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"])
+                    var metadata: Logger.Metadata = ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"]
+                    if let changed = summary.deltaUsers { metadata["delta_users"] = "\(changed)" }
+                    logger.notice("credential replica synced", metadata: metadata)
                 }
                 failures = 0
             } catch {

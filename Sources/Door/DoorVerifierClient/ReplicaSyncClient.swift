@@ -7,7 +7,7 @@ import NIOCore
 import Synchronization
 
 /// Asks the verifier for this door's credential replica (`POST /v1/credentials`, signed with
-/// the door's secret as `/verify` is): `{terminal_id, have_version}` in, a ``SignedReplica``
+/// the door's secret as `/verify` is): `{terminal_id, have_version, have_mark}` in, a ``SignedReplica``
 /// out. It only fetches; whoever holds the verifier's public key checks what came. With several
 /// site addresses it asks them in ``SiteAddresses`` order, as `/verify` does.
 public final class ReplicaSyncClient: Sendable {
@@ -51,9 +51,11 @@ public final class ReplicaSyncClient: Sendable {
     }
 
     /// The verifier's answer to a door holding version `have` (0 for none), from the first
-    /// address that answers (a 503 counts as no answer while another address is left).
-    public func fetch(have: Int64) async throws -> SignedReplica {
-        let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
+    /// address that answers (a 503 counts as no answer while another address is left). With
+    /// `mark`, the mark of the version held, the answer may be a delta from it.
+    public func fetch(have: Int64, mark: String? = nil) async throws -> SignedReplica {
+        let markField = mark.map { ",\"have_mark\":\(VerificationRequestBody.jsonString($0))" } ?? ""
+        let body = Array("{\"have_version\":\(have)\(markField),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID))}".utf8)
         let request = SignedJSONRequest.make(
             url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
         let answer: (response: HTTPClientResponse, url: String)

@@ -51,12 +51,17 @@ public struct CredentialReplica: Sendable, Equatable {
     public let unlock: DoorUnlockSchedule?
     /// Whether (and when) the door asks for a card and then its holder's PIN.
     public let cardAndPIN: CardAndPINRule?
+    /// The site's mark of ``version`` (the time of its change-log entry): a door that sends it
+    /// back with the version may be sent a ``CredentialReplicaDelta`` instead of the whole
+    /// replica; nil from a site without one (the door then always gets the whole replica).
+    public let mark: String?
 
     public init(
         terminalID: String, version: Int64, issuedAt: Date, timeZone: String?, schedules: [String: String], rules: [String: String], entries: [Entry],
         tagKey: [UInt8]? = nil, tagBits: Int = 0, holidays: [String: String] = [:], mode: DoorModes.Setting? = nil, modeCheck: Int? = nil,
-        unlock: DoorUnlockSchedule? = nil, cardAndPIN: CardAndPINRule? = nil
+        unlock: DoorUnlockSchedule? = nil, cardAndPIN: CardAndPINRule? = nil, mark: String? = nil
     ) {
+        self.mark = mark
         self.cardAndPIN = cardAndPIN
         self.unlock = unlock
         self.modeCheck = modeCheck
@@ -85,15 +90,18 @@ public struct CredentialReplica: Sendable, Equatable {
     }
 }
 
-/// What `/v1/credentials` answers, inside its signature: the whole replica, or, when the
-/// terminal holds the current version, a confirmation that renews the replica's age.
+/// What `/v1/credentials` answers, inside its signature: the whole replica; what changed
+/// since the version the terminal holds, when it asked for that and only users changed; or,
+/// when the terminal holds the current version, a confirmation that renews the replica's age.
 public enum ReplicaMessage: Sendable, Equatable {
     case replica(CredentialReplica)
+    case delta(CredentialReplicaDelta)
     case confirmation(terminalID: String, version: Int64, issuedAt: Date)
 
     public var version: Int64 {
         switch self {
         case .replica(let replica): replica.version
+        case .delta(let delta): delta.version
         case .confirmation(_, let version, _): version
         }
     }
@@ -101,6 +109,7 @@ public enum ReplicaMessage: Sendable, Equatable {
     public var terminalID: String {
         switch self {
         case .replica(let replica): replica.terminalID
+        case .delta(let delta): delta.terminalID
         case .confirmation(let terminal, _, _): terminal
         }
     }
@@ -115,11 +124,8 @@ public enum ReplicaMessage: Sendable, Equatable {
             object["time_zone"] = replica.timeZone ?? NSNull()
             object["schedules"] = replica.schedules
             object["rules"] = replica.rules
-            object["entries"] = replica.entries.map { entry in
-                var row = ["user": entry.user, "kind": entry.kind, "hash": entry.hash.description]
-                if let tag = entry.tag { row["tag"] = tag }
-                return row
-            }
+            object["entries"] = replica.entries.map(\.jsonObject)
+            if let mark = replica.mark { object["mark"] = mark }
             object["tag_key"] = replica.tagKey.map { Data($0).base64EncodedString() } ?? NSNull()
             object["tag_bits"] = replica.tagBits
             if !replica.holidays.isEmpty { object["holidays"] = replica.holidays }
@@ -130,6 +136,12 @@ public enum ReplicaMessage: Sendable, Equatable {
             if let unlock = replica.unlock { object["unlock"] = unlock.rule }
             if let rule = replica.cardAndPIN { object["card_pin"] = rule.rule }
             let requires = replica.requires
+            if !requires.isEmpty { object["requires"] = requires.map(\.rawValue) }
+        case .delta(let delta):
+            object.merge(delta.fields()) { _, new in new }
+            object["kind"] = "delta"
+            object["issued_at"] = ReplicaTime.format(delta.issuedAt)
+            let requires = delta.requires
             if !requires.isEmpty { object["requires"] = requires.map(\.rawValue) }
         case .confirmation(_, _, let issuedAt):
             object["kind"] = "confirmation"
@@ -162,16 +174,13 @@ public enum ReplicaMessage: Sendable, Equatable {
         switch object["kind"] as? String {
         case "confirmation":
             self = .confirmation(terminalID: terminal, version: version, issuedAt: issued)
+        case "delta":
+            self = .delta(try CredentialReplicaDelta(terminalID: terminal, version: version, issuedAt: issued, object: object))
         case "replica":
             guard let schedules = object["schedules"] as? [String: String], let rules = object["rules"] as? [String: String],
                 let rows = object["entries"] as? [[String: String]]
             else { throw ReplicaError("schedules, rules and entries must be objects of strings") }
-            let entries = try rows.enumerated().map { index, row -> CredentialReplica.Entry in
-                guard let user = row["user"], let kind = row["kind"], ["pin", "duress", "card"].contains(kind), let hash = row["hash"] else {
-                    throw ReplicaError("entries[\(index)] needs user, kind (pin, duress or card) and hash")
-                }
-                return CredentialReplica.Entry(user: user, kind: kind, hash: try PINHash(parsing: hash), tag: row["tag"])
-            }
+            let entries = try CredentialReplica.Entry.list(rows)
             var tagKey: [UInt8]?
             if let text = object["tag_key"] as? String {
                 guard let raw = Data(base64Encoded: text), raw.count == 32 else { throw ReplicaError("tag_key must be 32 bytes in base64") }
@@ -211,9 +220,9 @@ public enum ReplicaMessage: Sendable, Equatable {
                 CredentialReplica(
                     terminalID: terminal, version: version, issuedAt: issued, timeZone: object["time_zone"] as? String,
                     schedules: schedules, rules: rules, entries: entries, tagKey: tagKey, tagBits: bits, holidays: holidays, mode: mode,
-                    modeCheck: modeCheck, unlock: unlock, cardAndPIN: cardAndPIN))
+                    modeCheck: modeCheck, unlock: unlock, cardAndPIN: cardAndPIN, mark: object["mark"] as? String))
         default:
-            throw ReplicaError("kind must be replica or confirmation")
+            throw ReplicaError("kind must be replica, delta or confirmation")
         }
     }
 }

@@ -29,6 +29,9 @@ public protocol ReplicaKeeping: Sendable {
     func setReplicaTag(name: String, hash: PINHash, tag: String) async throws
     /// Every replica tag: the credential's hash (PHC string) to its tag.
     func replicaTags() async throws -> [String: String]
+    /// The credential lines (PINs, duress PINs, cards) of the users `names`, in the order they
+    /// were added, each with its replica tag: what a delta sends for them.
+    func replicaLines(of names: [String]) async throws -> [(record: UserRecord, tag: String?)]
 }
 
 extension ReplicaKeeping {
@@ -88,14 +91,17 @@ public struct ReplicaSigningKeys: Sendable {
 }
 
 /// `POST /v1/credentials`: a door asks, signed with its secret (as for `/verify`), for its
-/// replica; it gets the whole replica, or a confirmation when it holds the current version,
-/// both signed with the verifier's key. An unsigned request gets nothing: a replica holds
-/// hashes.
+/// replica; it gets the whole replica, what changed since the version it holds (a delta, when
+/// it sent that version's mark and only users changed), or a confirmation when it holds the
+/// current version, each signed with the verifier's key. An unsigned request gets nothing: a
+/// replica holds hashes.
 public struct CredentialService: Sendable {
-    private let keeping: any ReplicaKeeping
-    private let administration: any VerifierAdministration
+    let keeping: any ReplicaKeeping
+    let administration: any VerifierAdministration
     private let keys: DoorKeys
     private let clock: @Sendable () -> Date
+    /// The change log a delta is read from.
+    var log: any VerifierStore { keys.store }
 
     /// Replicas are signed with the site's replica key as it is when each is asked for
     /// (``ReplicaKeeping/signingKeys()``), so a rotation ended on any instance holds on all.
@@ -125,18 +131,24 @@ public struct CredentialService: Sendable {
         return await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
     }
 
-    /// The body held to its schema (`terminal_id`, `have_version`), then the replica or a
-    /// confirmation of the one the door holds, signed.
+    /// The body held to its schema (`terminal_id`, `have_version`, `have_mark`), then the
+    /// replica, a delta or a confirmation of the one the door holds, signed.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
         let fields: StrictJSON.Fields
         let terminal: String
-        switch admitted.objectNamingItsDoor(allowed: ["terminal_id", "have_version"], properties: "terminal_id and have_version") {
+        switch admitted.objectNamingItsDoor(
+            allowed: ["terminal_id", "have_version", "have_mark"], properties: "terminal_id, have_version and have_mark")
+        {
         case .failure(let refused): return refused.outcome
         case .success(let body): (fields, terminal) = body
         }
         // A whole number, as the schema says: not true, false, 1.5 or "1".
         guard let have = fields.integer("have_version"), have >= 0 else {
             return .malformed("have_version must be the version the terminal holds, 0 for none")
+        }
+        let mark = fields.string("have_mark")
+        if fields.has("have_mark"), !(1...32).contains(mark?.count ?? 0) {
+            return .malformed("have_mark must be the mark of the replica the terminal holds (a string of 1 to 32 characters), or left out")
         }
         do {
             let now = clock()
@@ -148,6 +160,8 @@ public struct CredentialService: Sendable {
             let current = try await keeping.replicaVersion()
             if have == current {
                 message = .confirmation(terminalID: terminal, version: current, issuedAt: now)
+            } else if let mark, let delta = try await delta(for: terminal, from: have, mark: mark, now: now) {
+                message = .delta(delta)
             } else {
                 message = .replica(try await replica(for: terminal, now: now))
             }
@@ -165,8 +179,9 @@ public struct CredentialService: Sendable {
             let records = try await administration.records()
             let tags = try await keeping.replicaTags()
             let tagKey = try await keeping.tagKey()
+            let mark = try await mark(of: before)
             guard try await keeping.replicaVersion() == before else { continue }
-            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now, tags: tags, tagKey: tagKey)
+            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now, tags: tags, tagKey: tagKey, mark: mark)
         }
     }
 
@@ -176,7 +191,8 @@ public struct CredentialService: Sendable {
     /// Entries whose hash has a tag in `tags` carry it cut to the bits the door's count of
     /// tagged entries needs.
     public static func replica(
-        for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date, tags: [String: String] = [:], tagKey: ReplicaTagKey? = nil
+        for terminal: String, version: Int64, site: SiteRules, records: [UserRecord], now: Date, tags: [String: String] = [:], tagKey: ReplicaTagKey? = nil,
+        mark: String? = nil
     ) throws -> CredentialReplica {
         let zone = try site.timeZone.map(SiteRules.zone) ?? TimeZone.current
         let today = SiteTime(now, in: zone)
@@ -220,7 +236,7 @@ public struct CredentialService: Sendable {
             return CredentialReplica(
                 terminalID: terminal, version: version, issuedAt: now, timeZone: site.timeZone, schedules: schedules, rules: rules,
                 entries: entries.map { CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash) }, holidays: holidays, mode: mode,
-                modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN)
+                modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN, mark: mark)
         }
         let bits = ReplicaTagKey.bits(forEntries: entries.filter { $0.tag != nil }.count)
         return CredentialReplica(
@@ -228,6 +244,7 @@ public struct CredentialService: Sendable {
             entries: entries.map {
                 CredentialReplica.Entry(user: $0.user, kind: $0.kind, hash: $0.hash, tag: $0.tag.map { ReplicaTagKey.cut($0, bits: bits) })
             },
-            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN)
+            tagKey: tagKey.raw, tagBits: bits, holidays: holidays, mode: mode, modeCheck: site.modeCheck, unlock: unlock, cardAndPIN: cardAndPIN,
+            mark: mark)
     }
 }

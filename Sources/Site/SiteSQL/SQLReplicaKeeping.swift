@@ -83,6 +83,15 @@ extension SQLUserDirectory: ReplicaKeeping {
         return tags
     }
 
+    public func replicaLines(of names: [String]) async throws -> [(record: UserRecord, tag: String?)] {
+        guard !names.isEmpty else { return [] }
+        let columns = userColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } + ["replica_tag"]
+        let rows = try await database.read { sql in
+            try await sql.select().columns(columns).from("kioskpad_users").where("name", .in, names).orderBy("id").all()
+        }
+        return try rows.map { (try $0.userRecord(), try $0.optionalText("replica_tag")) }
+    }
+
     /// A key column of the replica row.
     private enum KeyColumn: String {
         case signingKey = "signing_key"

@@ -136,6 +136,26 @@ struct SchemaTypes: Sendable {
         ]
     }
 
+    /// Schema version 25: PostgreSQL's replica triggers fire for each row, so a statement that
+    /// changes no row (an insert that conflicts, an update or delete that matches nothing)
+    /// marks nothing and moves no version, as SQLite's triggers, per row from the start, never
+    /// did. A door then gets a delta after changes of users alone, where such a statement at
+    /// a server's start or a door's request brought it the whole replica.
+    func replicaTriggersPerRow() -> [String] {
+        guard engine == .postgres else { return [] }
+        let perRow = "FOR EACH ROW EXECUTE FUNCTION kioskpad_replica_bump()"
+        return [
+            "DROP TRIGGER kioskpad_replica_users ON kioskpad_users",
+            "CREATE TRIGGER kioskpad_replica_users AFTER INSERT OR DELETE OR UPDATE OF \(Self.usersReplicaColumns) ON kioskpad_users \(perRow)",
+        ]
+            + (Self.replicaTables + Self.laterReplicaTables).flatMap { table in
+                [
+                    "DROP TRIGGER \(Self.triggerName(table)) ON \(table)",
+                    "CREATE TRIGGER \(Self.triggerName(table)) AFTER INSERT OR UPDATE OR DELETE ON \(table) \(perRow)",
+                ]
+            }
+    }
+
     /// The replica trigger's name for `table` (SQLite adds `_insert`, `_update`, `_delete`).
     private static func triggerName(_ table: String) -> String {
         table.replacingOccurrences(of: "kioskpad_", with: "kioskpad_replica_")

@@ -554,5 +554,9 @@ public enum SiteMigrations {
             // above the version doors hold, which they never take back.
             t.replicaVersionAsChangeLogPosition()
         },
+        { t in
+            // PostgreSQL's replica triggers per row: a statement that changes nothing moves nothing.
+            t.replicaTriggersPerRow()
+        },
     ]
 }
