@@ -45,6 +45,7 @@ extension TerminalAssembly {
         // Replicas come from where /verify goes, address by address, unless offline.url names one place.
         let urls = offline.urlGiven ? [offline.url] : http.urls.map { VerifierURL.replacingPath($0, with: OfflineConfiguration.replicaPath) }
         let client = try ReplicaSyncClient(urls: urls, terminalID: configuration.terminalID, secret: secret, settings: settings)
-        return ReplicaParts(keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, logger: logger))
+        return ReplicaParts(
+            keeper: keeper, sync: ReplicaSyncLoop(keeper: keeper, client: client, interval: offline.syncInterval, push: offline.push, logger: logger))
     }
 }

@@ -24,12 +24,17 @@ public struct OfflineConfiguration: Equatable, Sendable {
     public var urlGiven: Bool
     /// How often the replica is refreshed.
     public var syncInterval: Duration
+    /// Whether the door holds the site's push channel (`POST /v1/watch`) and syncs as soon as
+    /// the site says the version moved (`push`, default true).
+    public var push: Bool
     /// The oldest confirmation a door still decides from.
     public var maxAge: Duration
 
     public init(
-        mode: Mode, publicKey: String, url: String, urlGiven: Bool = false, syncInterval: Duration = .seconds(60), maxAge: Duration = .seconds(24 * 3600)
+        mode: Mode, publicKey: String, url: String, urlGiven: Bool = false, syncInterval: Duration = .seconds(60), maxAge: Duration = .seconds(24 * 3600),
+        push: Bool = true
     ) {
+        self.push = push
         self.mode = mode
         self.publicKey = publicKey
         self.url = url
@@ -51,7 +56,7 @@ enum OfflineSection {
         let reader = verifier.child("offline")
         defer { reader.finish() }
         let mode: OfflineConfiguration.Mode = reader.choice("mode", default: .off)
-        reader.declare("public_key", "url", "sync_s", "max_age_h")
+        reader.declare("public_key", "url", "sync_s", "max_age_h", "push")
         guard mode == .fallback else { return nil }
         let key = reader.string("public_key", default: "")
         if !reader.has("public_key") {
@@ -69,8 +74,9 @@ enum OfflineSection {
         }
         let sync = reader.seconds("sync_s", default: 60, range: 5...86_400)
         let hours = reader.int("max_age_h", default: 24, range: 1...720)
+        let push = reader.bool("push", default: true)
         return OfflineConfiguration(
-            mode: mode, publicKey: key, url: url, urlGiven: reader.has("url"), syncInterval: sync, maxAge: .seconds(hours * 3600))
+            mode: mode, publicKey: key, url: url, urlGiven: reader.has("url"), syncInterval: sync, maxAge: .seconds(hours * 3600), push: push)
     }
 
     /// `verifier.url`'s scheme, host and port with the path `/v1/credentials`.

@@ -7,28 +7,81 @@ import Logging
 
 /// Keeps a door's replica fresh: a sync at start, then every `sync_s` (each wait varied by
 /// up to a fifth either way, so doors that started together drift apart), waiting longer
-/// after failures (twice, four, then eight times `sync_s`). A change from working to
-/// failing, or back, is logged once.
+/// after failures (twice, four, then eight times `sync_s`); and, with `push`, a sync as soon
+/// as the site's push channel says the version moved (``watch(afterSync:)``). A change from
+/// working to failing, or back, is logged once.
 public struct ReplicaSyncLoop: Sendable {
     public let keeper: ReplicaKeeper
     public let client: ReplicaSyncClient
     public let interval: Duration
+    /// Whether the door holds the site's push channel (`verifier.offline.push`).
+    public let push: Bool
     let logger: Logger
+    private let syncs = OneSyncAtATime()
 
-    public init(keeper: ReplicaKeeper, client: ReplicaSyncClient, interval: Duration, logger: Logger) {
+    public init(keeper: ReplicaKeeper, client: ReplicaSyncClient, interval: Duration, push: Bool = true, logger: Logger) {
         self.keeper = keeper
         self.client = client
         self.interval = interval
+        self.push = push
         self.logger = logger
     }
 
-    /// One fetch and check: what it brought, or why it failed.
+    /// One fetch and check: what it brought, or why it failed. One at a time: a sync asked
+    /// for while another runs gets that one's result.
     public func syncOnce() async throws -> ReplicaKeeper.SyncSummary {
-        let held = keeper.held
-        let signed = try await client.fetch(have: held?.version ?? 0, mark: held?.markForDelta)
-        let (keeper, received) = (self.keeper, BootInstant.now())
-        // The check and the file writes (fsync, rename) on the file thread, never a cooperative one.
-        return try await WorkThreads.files.run { try keeper.accept(signed, receivedAt: received) }
+        let (keeper, client) = (self.keeper, self.client)
+        return try await syncs.run {
+            let held = keeper.held
+            let signed = try await client.fetch(have: held?.version ?? 0, mark: held?.markForDelta)
+            let received = BootInstant.now()
+            // The check and the file writes (fsync, rename) on the file thread, never a cooperative one.
+            return try await WorkThreads.files.run { try keeper.accept(signed, receivedAt: received) }
+        }
+    }
+
+    /// Holds the site's push channel until cancelled: each request waits at the site until
+    /// the replica's version passes the one held (or 25 s pass); a newer version is synced at
+    /// once, then `afterSync` runs. After a failure the next try waits 1 s, doubling to 60 s
+    /// (varied by a fifth either way); a site without the channel is asked again after 10
+    /// minutes. The poll goes on meanwhile, so with the channel down the door syncs as before.
+    public func watch(afterSync: @Sendable () async -> Void = {}) async {
+        var failures = 0
+        while !Task.isCancelled {
+            var pause: Duration?
+            do {
+                let have = keeper.version
+                let version = try await client.watch(have: have, wait: .seconds(25))
+                if failures > 0 { logger.notice("push channel open again", metadata: ["url": "\(client.url)"]) }
+                failures = 0
+                if version > have {
+                    let summary = try await syncOnce()
+                    await afterSync()
+                    logger.notice("credential replica synced", metadata: Self.metadata(summary, by: "push"))
+                    // A site that says "newer" and then gives nothing newer is not asked again at once.
+                    if summary.version <= have { pause = .seconds(5) }
+                }
+            } catch ReplicaSyncClient.WatchError.notOffered(let why) {
+                if failures == 0 { logger.notice("no push channel", metadata: ["why": "\(why)"]) }
+                failures = 1
+                pause = .seconds(600)
+            } catch {
+                if Task.isCancelled { return }
+                if failures == 0 {
+                    logger.warning("push channel failed; the door syncs every sync_s meanwhile", metadata: ["error": "\(error)", "url": "\(client.url)"])
+                }
+                failures += 1
+                pause = .milliseconds(Int64(min(60.0, Double(1 << min(failures - 1, 6))) * Double.random(in: 0.8...1.2) * 1000))
+            }
+            if let pause { try? await Task.sleep(for: pause) }
+        }
+    }
+
+    /// What a sync's log line says of it.
+    static func metadata(_ summary: ReplicaKeeper.SyncSummary, by: String) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)", "by": "\(by)"]
+        if let changed = summary.deltaUsers { metadata["delta_users"] = "\(changed)" }
+        return metadata
     }
 
     /// Syncs until cancelled; `afterSync` runs after each sync that succeeded.
@@ -39,9 +92,7 @@ public struct ReplicaSyncLoop: Sendable {
                 let summary = try await syncOnce()
                 await afterSync()
                 if failures > 0 || summary.changed {
-                    var metadata: Logger.Metadata = ["version": "\(summary.version)", "users": "\(summary.users)", "changed": "\(summary.changed)"]
-                    if let changed = summary.deltaUsers { metadata["delta_users"] = "\(changed)" }
-                    logger.notice("credential replica synced", metadata: metadata)
+                    logger.notice("credential replica synced", metadata: Self.metadata(summary, by: "poll"))
                 }
                 failures = 0
             } catch {

@@ -4,17 +4,22 @@ import KioskPadAccess
 import KioskPadCore
 import ServiceLifecycle
 
-/// Runs the replica's sync loop until the service group shuts down; the site's mode for
-/// this door (lockdown, release) goes to the door from each replica a sync brings (the
-/// one held at start is applied before the terminal runs).
+/// Runs the replica's sync loop, and its push channel when `verifier.offline.push` is on, until
+/// the service group shuts down; the site's mode for this door (lockdown, release) goes to
+/// the door from each replica a sync brings (the one held at start is applied before the
+/// terminal runs).
 struct ReplicaSyncService: Service {
     let loop: ReplicaSyncLoop
     let modes: DoorModeController
 
     func run() async throws {
         let (keeper, modes) = (loop.keeper, self.modes)
+        let follow: @Sendable () async -> Void = { await ReplicaSyncService.follow(keeper.held?.replica, modes: modes) }
         await cancelWhenGracefulShutdown {
-            await loop.run(afterSync: { await ReplicaSyncService.follow(keeper.held?.replica, modes: modes) })
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await loop.run(afterSync: follow) }
+                if loop.push { group.addTask { await loop.watch(afterSync: follow) } }
+            }
         }
     }
 

@@ -67,6 +67,50 @@ public final class ReplicaSyncClient: Sendable {
         return try await replica(from: answer.response, address: answer.url)
     }
 
+    /// Why the push channel gave no version: the site has none (404: an older site; the door
+    /// polls), or no address answered as it should.
+    public enum WatchError: Error, CustomStringConvertible {
+        case notOffered(String)
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .notOffered(let why), .failed(let why): why
+            }
+        }
+    }
+
+    /// The push channel (`POST /v1/watch` beside each replica address): held by the site until
+    /// the replica's version passes `have` or `wait` runs out; the version it then has (`have`
+    /// when nothing changed).
+    public func watch(have: Int64, wait: Duration) async throws -> Int64 {
+        let seconds = max(Int64(1), min(Int64(55), Int64(wait.wholeSeconds)))
+        let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID)),\"wait_s\":\(seconds)}".utf8)
+        let request = SignedJSONRequest.make(
+            url: url, body: body, id: "watch-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
+        let answer: (response: HTTPClientResponse, url: String)
+        do {
+            answer = try await addresses.firstAnswer(request, path: Self.watchPath, client: client, timeout: .seconds(seconds + 10), sharing: false)
+        } catch let error as HTTPVerifier.NoAddressAnswered {
+            throw WatchError.failed(error.description)
+        }
+        let bytes = Array(buffer: try await answer.response.body.collect(upTo: 4_096))
+        switch answer.response.status {
+        case .ok:
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
+                let version = (object["replica_version"] as? NSNumber)?.int64Value
+            else { throw WatchError.failed("\(answer.url) answered 200 without replica_version") }
+            return version
+        case .notFound, .methodNotAllowed:
+            throw WatchError.notOffered("\(answer.url) has no push channel (\(answer.response.status.code)): the door syncs every sync_s")
+        default:
+            throw WatchError.failed("\(answer.url) answered \(answer.response.status.code)")
+        }
+    }
+
+    /// The push channel's path beside `/verify` and `/v1/credentials`.
+    public static let watchPath = "/v1/watch"
+
     /// The signed replica in `response`, or why there is none.
     private func replica(from response: HTTPClientResponse, address url: String) async throws -> SignedReplica {
         let bytes: [UInt8]

@@ -90,11 +90,14 @@ public enum VerifierAssembly {
             quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)))
         let credentials = CredentialService(
             keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret)
+        let replica = opened.replica
+        let watch = DoorWatch(
+            watch: ReplicaVersionWatch(read: { try await replica.replicaVersion() }), store: opened.store, siteSecret: verifier.settings.secret)
         return VerifierServer.application(
             verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store),
             checkIn: DoorCheckIn(
                 store: opened.store, settings: opened.administration, replica: opened.replica, siteSecret: verifier.settings.secret,
-                interval: settings.checkInSeconds), host: settings.host,
+                interval: settings.checkInSeconds), watch: watch, host: settings.host,
             port: settings.port,
             limits: limits, trustedProxies: settings.trustedProxies,
             metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)

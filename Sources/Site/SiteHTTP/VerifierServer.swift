@@ -13,13 +13,15 @@ import SiteCore
 /// credential replica, a ``CredentialService``), `GET /healthz` (200, with the store's
 /// reachability and connection counts), `POST /v1/enrol` (a PIN chosen at a door with an
 /// enrolment code, decided by the ``ReferenceVerifier``), `POST /v1/check-in` (an adopted door's
-/// ``DoorCheckIn``) and `GET /metrics` (``VerifierMetrics``). Bodies over the cap and
+/// ``DoorCheckIn``), `POST /v1/watch` (the doors' push channel, a ``DoorWatch``) and `GET
+/// /metrics` (``VerifierMetrics``). Bodies over the cap and
 /// bodies that are not the verification JSON get 400; nothing a client sends crashes it;
 /// ``ConnectionLimits`` bound how many connections there are and how long each may take.
 public enum VerifierServer {
     public static func application(
         verifier: ReferenceVerifier, events: DoorEventIntake? = nil, credentials: CredentialService? = nil,
-        pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, checkIn: DoorCheckIn? = nil, host: String, port: Int,
+        pairing: (store: any DoorPairingStore, doorSecrets: any VerifierStore)? = nil, checkIn: DoorCheckIn? = nil, watch: DoorWatch? = nil,
+        host: String, port: Int,
         limits: ConnectionLimits = ConnectionLimits(), trustedProxies: [IPAddress] = [],
         metrics: VerifierMetrics = VerifierMetrics(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -31,6 +33,7 @@ public enum VerifierServer {
         if credentials != nil { methods["/v1/credentials"] = .post }
         if pairing != nil { methods["/v1/pair"] = .post }
         if checkIn != nil { methods["/v1/check-in"] = .post }
+        if watch != nil { methods["/v1/watch"] = .post }
         router.add(middleware: MethodNotAllowed(methods: methods))
         var doors = [
             DoorRoute(
@@ -58,6 +61,10 @@ public enum VerifierServer {
         if let checkIn {
             // An adopted door checking in: its settings report, a rotation of its secret (signed with its own; 8 KiB at most).
             doors.append(DoorRoute(path: "/v1/check-in", name: "check_in", maxBody: 8_192, endpoint: checkIn, counting: .endpoint, notesRefusals: true))
+        }
+        if let watch {
+            // The doors' push channel: held until the replica's version passes the door's (1 KiB at most).
+            doors.append(DoorRoute(path: "/v1/watch", name: "watch", maxBody: 1_024, endpoint: watch, counting: .endpoint, notesRefusals: true))
         }
         DoorController(doors, verifier: verifier, metrics: metrics).add(to: router)
         if let pairing {

@@ -1,0 +1,53 @@
+import Foundation
+import KeypadTestSupport
+import Testing
+
+/// The site's push channel through real processes: a running door (`kioskpad simulate`,
+/// which holds the channel as `kioskpad run` does) whose poll is 5 minutes away learns of a
+/// user disabled on the site at once, takes the delta, and refuses that user offline.
+@Suite("Push channel end to end", .serialized, .heavy)
+struct PushChannelEndToEndTests {
+    @Test(arguments: AccessRulesEndToEndTests.Store.allCases)
+    func aUserDisabledOnTheSiteIsRefusedOfflineWithoutWaitingForThePoll(_ store: AccessRulesEndToEndTests.Store) async throws {
+        let site = try await AccessRulesEndToEndTests.Site(store)
+        try await site.closing {
+            let door = try await OfflineDoorEndToEndTests.Door(site)
+            let server = try await VerifierProcess(directory: site.directory)
+            defer { server.stop() }
+            try door.configure(port: server.port, syncSeconds: 300)
+            let synced = try await door.credentials("sync")
+            #expect(synced.status == 0 && synced.stdout.contains(": 2 users"), "\(synced.stdout)\(synced.stderr)")
+            let running = try DaemonServicesTests.LiveSimulator(arguments: ["simulate", "--config", door.config, "--display", "plain", "--log-level", "info"])
+            let replicaFile = door.replica
+            let held = { (try? String(contentsOf: replicaFile, encoding: .utf8)) ?? "" }
+            let before = held()
+
+            let disabled = try await site.cli(["verifier", "user", "disable", "bob"])
+            #expect(disabled.status == 0, "\(disabled.stderr)")
+            let committed = ContinuousClock.now
+            // Far inside the poll's 5 minutes: only the push channel brings it this soon.
+            var arrived: Duration?
+            while ContinuousClock.now - committed < .seconds(60) {
+                if held() != before && held().contains("\"format\":2") {
+                    arrived = ContinuousClock.now - committed
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(arrived != nil, "the delta never reached the running door")
+            print("push channel: the delta was on the door's disk \(arrived.map { "\($0)" } ?? "never") after the command returned")
+
+            // The site stops: bob is refused from the replica, dana still let in.
+            await server.stopped()
+            running.type("1470")
+            #expect(try await running.output(shows: ["Access denied"]))
+            running.type("3691")
+            #expect(try await running.output(shows: ["Access granted"]))
+            let result = try await running.finish()
+            #expect(result.stderr.contains("by=push") || result.stderr.contains("\"by\":\"push\"") || result.stderr.contains("by: push"), "\(result.stderr)")
+            let offline = try door.attempts()
+            #expect(offline.map { $0["decision"] as? String ?? "" } == ["denied", "granted"], "\(offline)")
+            #expect(offline.allSatisfy { $0["offline"] as? Bool == true }, "\(offline)")
+        }
+    }
+}
