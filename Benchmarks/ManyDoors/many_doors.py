@@ -357,8 +357,9 @@ def main():
         os.chmod(users, 0o600)
         print(f"users file: {options.users} users in {time.monotonic() - started:.0f} s", flush=True)
         # Every simulated door connects from 127.0.0.1, where real ones each have an address of
-        # their own: the per-address connection limit (64) is raised past the doors' count.
-        limits = f"  max_connections_per_source: {max(64, options.doors + 2 * TERMINALS)}\n"
+        # their own: the per-address connection limit (64) is raised past the doors' connections
+        # (two each: the requests and the push channel) and the terminals'.
+        limits = f"  max_connections_per_source: {max(64, 2 * options.doors + 2 * TERMINALS + 8)}\n"
         site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + limits + store_lines)
         site.start()
         try:

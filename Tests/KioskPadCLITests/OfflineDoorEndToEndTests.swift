@@ -24,7 +24,7 @@ struct OfflineDoorEndToEndTests {
 
         /// Points the door at a verifier on `port` (one that may be stopped); `entry`, a line
         /// of the door's config (e.g. code mode).
-        func configure(port: Int, maxAgeHours: Int = 24, syncSeconds: Int = 60, entry: String = "") throws {
+        func configure(port: Int, maxAgeHours: Int = 24, syncSeconds: Int = 60, timeoutSeconds: Double = 0.5, entry: String = "") throws {
             try """
             terminal_id: front-door
             state_dir: \(state.path)
@@ -33,7 +33,7 @@ struct OfflineDoorEndToEndTests {
             verifier:
               kind: http
               url: http://127.0.0.1:\(port)/verify
-              timeout_s: 0.5
+              timeout_s: \(timeoutSeconds)
               secret_file: secret
               offline: {mode: fallback, public_key: "\(key)", max_age_h: \(maxAgeHours), sync_s: \(syncSeconds)}
             events: {url: "http://127.0.0.1:\(port)/v1/events", secret_file: secret}

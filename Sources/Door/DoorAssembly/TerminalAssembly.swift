@@ -26,8 +26,11 @@ public enum TerminalAssembly {
     ) throws -> any Verifier {
         switch configuration {
         case .http(let http):
-            let online = try HTTPVerifier(settings: try httpSettings(http), logger: logger)
-            guard let replica else { return online }
+            var settings = try httpSettings(http)
+            guard let replica else { return try HTTPVerifier(settings: settings, logger: logger) }
+            // A site that refuses the connection is decided without at once, not after the deadline.
+            settings.retryRefusedConnections = false
+            let online = try HTTPVerifier(settings: settings, logger: logger)
             return OfflineFallbackVerifier(online: online, keeper: replica.keeper, logger: fallbackLogger ?? logger)
         case .demo:
             guard let pin = SecretDigits(ascii: demoPIN) else { preconditionFailure("demo PIN is digits") }

@@ -43,13 +43,13 @@ public final class OfflineFallbackVerifier: Verifier {
         case .broken:
             keeper.noteDecidedOffline(false)
             return AttemptDecision(.unavailable)
-        case .unreachable:
+        case .unreachable(let unreachable):
             guard attempt.kind != .code else {
-                return refuse(id, "codes are never decided offline (one-time, TOTP and visitor passes): the site counts their uses")
+                return refuse(id, "codes are never decided offline (one-time, TOTP and visitor passes): the site counts their uses", unreachable)
             }
             switch keeper.offlineVerifier() {
             case .failure(let why):
-                return refuse(id, why.description)
+                return refuse(id, why.description, unreachable)
             case .success(let (verifier, version)):
                 let outcome = await verifier.verify(attempt)
                 keeper.noteDecidedOffline(true)
@@ -57,14 +57,16 @@ public final class OfflineFallbackVerifier: Verifier {
                 logger.notice(
                     "decided offline from the credential replica",
                     metadata: ["attempt_id": "\(id)", "replica_version": "\(version)", "decision": "\(decision)"])
-                return AttemptDecision(outcome, offline: OfflineDecision(decision: decision, replicaVersion: version, refusal: nil))
+                return AttemptDecision(
+                    outcome, offline: OfflineDecision(decision: decision, replicaVersion: version, refusal: nil, siteUnreachable: unreachable))
             }
         }
     }
 
-    private func refuse(_ id: String, _ why: String) -> AttemptDecision {
+    private func refuse(_ id: String, _ why: String, _ unreachable: String) -> AttemptDecision {
         logger.warning("not decided offline; door stays shut", metadata: ["attempt_id": "\(id)", "why": "\(why)"])
-        return AttemptDecision(.unavailable, offline: OfflineDecision(decision: "refused", replicaVersion: keeper.held?.version, refusal: why))
+        return AttemptDecision(
+            .unavailable, offline: OfflineDecision(decision: "refused", replicaVersion: keeper.held?.version, refusal: why, siteUnreachable: unreachable))
     }
 
     public func shutdown() async {

@@ -46,6 +46,7 @@ public actor JournalSink: TerminalEventSink {
             if let user = outcome.user { fields.append(("user", .text(user))) }
             if case .denied(_, let reason?) = outcome { fields.append(("reason", .text(reason.rawValue))) }
             if let note = provenance.offline {
+                if let unreachable = note.siteUnreachable { fields.append(("site_unreachable", .text(String(unreachable.prefix(300))))) }
                 if let refusal = note.refusal {
                     fields.append(("offline_refused", .text(refusal)))
                 } else {

@@ -30,6 +30,11 @@ public final class HTTPVerifier: Verifier {
         public var allowInsecureHTTP: Bool
         public var maxResponseBytes: Int
         public var retryDelay: Duration
+        /// Whether a try that failed before any response (a refused or reset connection) is
+        /// tried again within the deadline once every address was tried (true), or the attempt
+        /// ends at once (false: a door with an offline fallback, which then decides itself).
+        /// A site that does not answer at all still takes the deadline.
+        public var retryRefusedConnections = true
 
         public init(
             url: String, deadline: Duration = .seconds(3), secret: WebhookSecret? = nil, bearerToken: String? = nil,
@@ -102,7 +107,7 @@ public final class HTTPVerifier: Verifier {
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, settings.deadline.wholeSeconds)))))
         configuration.decompression = .disabled
-        SiteAddresses.pool(&configuration, addresses: 1 + settings.otherURLs.count)
+        SiteAddresses.pool(&configuration, addresses: 1 + settings.otherURLs.count, retryRefused: settings.retryRefusedConnections)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -181,7 +186,8 @@ public final class HTTPVerifier: Verifier {
                 // at once to an address not tried yet, after the retry delay to one tried already.
                 let wait = untriedAfterThis ? Duration.zero : settings.retryDelay
                 let retryAt = NIODeadline.now() + .nanoseconds(wait.wholeNanoseconds)
-                if !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
+                let retrying = untriedAfterThis || settings.retryRefusedConnections
+                if retrying, !(error is CancellationError), !Task.isCancelled, retryAt < deadline {
                     logger.info(
                         "verifier request failed before a response; retrying",
                         metadata: ["attempt_id": "\(id)", "try": "\(tries)", "address": "\(index)", "error": "\(error)"])

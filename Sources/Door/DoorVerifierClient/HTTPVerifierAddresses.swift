@@ -20,9 +20,11 @@ extension HTTPVerifier {
 extension SiteAddresses {
     /// A client for `count` addresses: with several, a refused connection must fail its try
     /// at once, so the next address is asked; the pool would otherwise retry it until the
-    /// connect timeout.
-    static func pool(_ configuration: inout HTTPClient.Configuration, addresses count: Int) {
-        configuration.connectionPool.retryConnectionEstablishment = count == 1
+    /// connect timeout. With one, it is retried within the deadline (a site restarting may
+    /// answer in time) unless `retryRefused` is false: a door that can decide offline does so
+    /// at once rather than wait out the deadline against a site that refused it.
+    static func pool(_ configuration: inout HTTPClient.Configuration, addresses count: Int, retryRefused: Bool = true) {
+        configuration.connectionPool.retryConnectionEstablishment = count == 1 && retryRefused
     }
 
     /// Tells the site how long this try waits for its answer (``AnswerWait``): the site commits

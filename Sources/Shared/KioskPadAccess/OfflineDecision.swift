@@ -7,10 +7,13 @@ public struct OfflineDecision: Sendable, Equatable {
     public let decision: String
     public let replicaVersion: Int64?
     public let refusal: String?
+    /// Why the site gave no answer (a refused connection, the deadline, a 5xx), as the door saw it.
+    public let siteUnreachable: String?
 
-    public init(decision: String, replicaVersion: Int64?, refusal: String?) {
+    public init(decision: String, replicaVersion: Int64?, refusal: String?, siteUnreachable: String? = nil) {
         self.decision = decision
         self.replicaVersion = replicaVersion
         self.refusal = refusal
+        self.siteUnreachable = siteUnreachable
     }
 }
