@@ -19,7 +19,16 @@ struct PushChannelEndToEndTests {
             try door.configure(port: server.port, syncSeconds: 300, timeoutSeconds: 5)
             let synced = try await door.credentials("sync")
             #expect(synced.status == 0 && synced.stdout.contains(": 2 users"), "\(synced.stdout)\(synced.stderr)")
-            let running = try DaemonServicesTests.LiveSimulator(arguments: ["simulate", "--config", door.config, "--display", "plain", "--log-level", "info"])
+            let arguments = ["simulate", "--config", door.config, "--display", "plain", "--log-level", "info"]
+            // A door holding the channel stops when told to, not when the site's 25 s wait ends.
+            let first = try DaemonServicesTests.LiveSimulator(arguments: arguments)
+            try await Task.sleep(for: .seconds(2))
+            let stopping = ContinuousClock.now
+            let stopped = try await first.finish()
+            let stopTook = ContinuousClock.now - stopping
+            #expect(stopped.status == 0 && stopTook < .seconds(10), "\(stopTook) \(stopped.stderr)")
+            print("push channel: a door holding the channel stopped in \(stopTook)")
+            let running = try DaemonServicesTests.LiveSimulator(arguments: arguments)
             let replicaFile = door.replica
             let held = { (try? String(contentsOf: replicaFile, encoding: .utf8)) ?? "" }
             let before = held()
