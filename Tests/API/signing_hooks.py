@@ -18,7 +18,7 @@ wait is a request the verifier may rightly answer 503 (decided after the door st
 waiting), which is no fault of the schema; an invalid one is sent as generated (ignored).
 
 A push-channel request (`/v1/watch`) whose body is an object waits 1 s at most: a valid
-`wait_s` is set to 1, and one left out is added as 1, since the site would otherwise hold the
+`wait_s` (10.0 too, a whole number) is set to 1, and one left out or null is added as 1, since the site would otherwise hold the
 request for up to 55 s (25 by default), past the fuzzer's 10 s request timeout; an invalid one
 is sent as generated.
 """
@@ -83,7 +83,10 @@ def short_wait(body):
     if not isinstance(value, dict):
         return body
     wait = value.get("wait_s", 1)
-    if isinstance(wait, int) and not isinstance(wait, bool) and 1 <= wait <= 55:
+    if wait is None:
+        wait = 1
+    # A whole number, as JSON Schema counts one: 10.0 too.
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait == int(wait) and 1 <= wait <= 55:
         value["wait_s"] = 1
         return json.dumps(value).encode()
     return body
