@@ -81,12 +81,17 @@ public struct CredentialReplica: Sendable, Equatable {
     /// The rules beyond the base ones this replica uses. A responder is read from the rule's
     /// parsed fields (a rule that does not parse is refused where the door compiles it).
     public var requires: [ReplicaRequirement] {
-        let parsed = rules.values.map { try? AccessRule(text: $0) }
-        let responders = parsed.contains { $0?.responder == true }
-        let anyOfSchedules = parsed.contains { ($0?.scheduleNames.count ?? 0) > 1 }
+        let (responders, anyOfSchedules) = Self.ruleNeeds(rules)
         return ReplicaRequirement.needed(
             holidays: !holidays.isEmpty, lockdown: mode != nil || modeCheck != nil || responders, unlockSchedule: unlock != nil, cardPIN: cardAndPIN != nil,
             accessLevels: anyOfSchedules)
+    }
+
+    /// What `rules` (user to rule text) need beyond the base rules: a responder (lockdown), a
+    /// rule naming several schedules (access levels). A replica's and a delta's alike.
+    static func ruleNeeds(_ rules: [String: String]) -> (responders: Bool, anyOfSchedules: Bool) {
+        let parsed = rules.values.map { try? AccessRule(text: $0) }
+        return (parsed.contains { $0?.responder == true }, parsed.contains { ($0?.scheduleNames.count ?? 0) > 1 })
     }
 }
 

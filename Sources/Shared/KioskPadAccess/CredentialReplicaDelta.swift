@@ -49,10 +49,9 @@ public struct CredentialReplicaDelta: Sendable, Equatable {
 
     /// The rules beyond the base ones the delta's own rules use.
     public var requires: [ReplicaRequirement] {
-        let parsed = rules.values.map { try? AccessRule(text: $0) }
+        let (responders, anyOfSchedules) = CredentialReplica.ruleNeeds(rules)
         return ReplicaRequirement.needed(
-            holidays: !holidays.isEmpty, lockdown: parsed.contains { $0?.responder == true }, unlockSchedule: false, cardPIN: false,
-            accessLevels: parsed.contains { ($0?.scheduleNames.count ?? 0) > 1 })
+            holidays: !holidays.isEmpty, lockdown: responders, unlockSchedule: false, cardPIN: false, accessLevels: anyOfSchedules)
     }
 
     /// The delta's own fields in the signed JSON (beside `kind`, `terminal_id`, `version` and `issued_at`).
