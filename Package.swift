@@ -539,6 +539,7 @@ let package = Package(
             name: "DoorServicesTests",
             dependencies: [
                 "DoorServices", "DoorController", "KeypadHAL", "KioskPadCore", "KioskPadAccess", "DoorVerifierClient", "KeypadTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -584,6 +585,8 @@ let package = Package(
             name: "KioskPadCLITests",
             dependencies: [
                 "KioskPadAccess", "DoorVerifierClient", "KioskPadCore", "KeypadTestSupport", "TestPeers", "VerifierTestSupport", "SiteSQL",
+                // A door's push channel, remote-command runner and relay in the test process (remote unlock end to end).
+                "DoorOfflineReplica", "DoorServices", "DoorController",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

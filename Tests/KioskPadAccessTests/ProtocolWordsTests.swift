@@ -12,8 +12,8 @@ struct ProtocolWordsTests {
     @Test func everyRecordTypeIsSpelledAsJournalsAndSitesHaveIt() {
         #expect(
             DoorRecordType.allCases.map(\.rawValue) == [
-                "attempt", "duress", "lockout", "pin_enrolment", "remote_unlock_refused", "fault", "wiegand_dropped", "keypad_failed",
-                "keypad_recovered", "reader_online", "reader_offline", "reader_tamper", "reader_tamper_cleared", "reader_power_failed",
+                "attempt", "duress", "lockout", "pin_enrolment", "remote_unlock_refused", "remote_command", "fault", "wiegand_dropped",
+                "keypad_failed", "keypad_recovered", "reader_online", "reader_offline", "reader_tamper", "reader_tamper_cleared", "reader_power_failed",
                 "reader_power_restored", "reader_refused", "reader_message_dropped", "door_unlocked", "door_locked", "door_opened", "door_closed",
                 "held_open", "forced_open", "exit_request", "tamper", "tamper_cleared", "door_mode", "start", "stop", "events_dropped", "status",
                 "journal_repaired",

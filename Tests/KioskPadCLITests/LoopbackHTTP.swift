@@ -23,8 +23,21 @@ enum LoopbackHTTP {
     static func post(
         port: Int, path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Duration = .seconds(20)
     ) async throws -> Answer {
+        try await send(.POST, port: port, path: path, body: body, headers: headers, timeout: timeout)
+    }
+
+    /// PUTs `body` as JSON, as ``post(port:path:body:headers:timeout:)`` does.
+    static func put(
+        port: Int, path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Duration = .seconds(20)
+    ) async throws -> Answer {
+        try await send(.PUT, port: port, path: path, body: body, headers: headers, timeout: timeout)
+    }
+
+    private static func send(
+        _ method: HTTPMethod, port: Int, path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Duration
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = .POST
+        request.method = method
         request.headers.add(name: "content-type", value: "application/json")
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         request.body = .bytes(ByteBuffer(bytes: body))

@@ -376,6 +376,8 @@ extension WebhookQueueTests {
         func byName(_ action: String) -> WebhookEventType {
             switch action {
             case "mode_set", "mode_check_set", "unlock_set": .modeChanged
+            // New with remote unlock (issue 80): a type of their own, as docs/api.md lists.
+            case "door_unlock", "door_lock": .doorCommand
             case "user_group_set", "user_group_remove": .siteChanged
             case "code_issue", "code_revoke", "enrol_code_issue", "visitor_pass_issue", "visitor_pass_revoke": .codeChanged
             case _ where action.hasPrefix("user_") || action.hasPrefix("card_") && action != "card_pin_set": .userChanged

@@ -37,6 +37,12 @@ public enum TerminalEvent: Sendable, Equatable {
     /// not submitted: `off`, `no_code`, `retained`, `busy`, `locked_out` or `tampered`. One
     /// that was submitted is an ``attemptDecided`` with a remote provenance.
     case remoteUnlockRefused(reason: String)
+    /// A command from the site's desk (remote unlock or lock, signed and fresh) acted on or
+    /// refused: `command` its number (0 when it could not be read), `action` `unlock` or
+    /// `lock`, `seconds` the time the relay was given, `result` `unlocked`, `locked` or
+    /// `refused`, and `reason` for a refusal (`lockdown`, `released`, `no_relay`,
+    /// `bad_signature`, `other_door`, `stale`).
+    case remoteCommand(command: Int64, action: String, seconds: Int?, result: String, reason: String?)
     /// A stuck key or a ghosting scan (tamper-like faults).
     case keypadFault(kind: String, detail: String)
     /// A Wiegand keypad sent a frame that was dropped (`reason`: `bit_count`, `parity`,

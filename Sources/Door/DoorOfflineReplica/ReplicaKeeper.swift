@@ -193,6 +193,21 @@ public final class ReplicaKeeper: Sendable {
         return summary
     }
 
+    /// The site retired this door: the replica and its confirmation are removed (durably,
+    /// blocking: the caller runs it on the file thread) and nothing is decided offline from
+    /// now on. The anti-rollback mark stays, so the removed replica is never taken back; a
+    /// door added again under its name gets a newer one at its next sync.
+    public func retire() throws {
+        try DurableFile.remove(path: settings.path)
+        try DurableFile.remove(path: settings.confirmationPath)
+        state.withLock { state in
+            state.held = nil
+            state.verifier = nil
+            state.confirmationWritten = nil
+            state.problem = "the site retired this door: it decides offline no more (its replica was removed)"
+        }
+    }
+
     /// Now, by a clock the door can trust: the wall clock when it counts, else the last
     /// confirmation's `issued_at` plus the boot time since it arrived; nil when neither.
     public func trustedNow() -> Date? {

@@ -42,18 +42,27 @@ public struct ReplicaSyncLoop: Sendable {
 
     /// Holds the site's push channel until cancelled: each request waits at the site until
     /// the replica's version passes the one held (or 25 s pass); a newer version is synced at
-    /// once, then `afterSync` runs. After a failure the next try waits 1 s, doubling to 60 s
+    /// once, then `afterSync` runs. After a failure the next try goes at once, and after a second
+    /// one waits 1 s, doubling to 60 s
     /// (varied by a fifth either way); a site without the channel is asked again after 10
     /// minutes. The poll goes on meanwhile, so with the channel down the door syncs as before.
-    public func watch(afterSync: @Sendable () async -> Void = {}) async {
+    ///
+    /// With `commands`, each request carries a new nonce and the last command taken, and the
+    /// remote commands in its answer go to `commands` before any sync; a refusal carrying the
+    /// site's signed word that this door is retired, once `commands` has checked it, removes
+    /// the replica (``ReplicaKeeper/retire()``): the door decides offline no more, and asks
+    /// again every 10 minutes.
+    public func watch(afterSync: @Sendable () async -> Void = {}, commands: (any RemoteCommandTaker)? = nil) async {
         var failures = 0
         while !Task.isCancelled {
             var pause: Duration?
+            var asking: (after: Int64, nonce: String)?
             do {
                 let have = keeper.version
-                let version = try await client.watch(have: have, wait: .seconds(25))
-                if failures > 0 { logger.notice("push channel open again", metadata: ["url": "\(client.url)"]) }
-                failures = 0
+                if let commands { asking = (await commands.lastTaken(), DoorCommand.makeNonce()) }
+                let answer = try await client.watch(have: have, commands: asking, wait: .seconds(25))
+                if let commands, let asking, !answer.commands.isEmpty { await commands.take(answer.commands, nonce: asking.nonce) }
+                let version = answer.version
                 if version > have {
                     let summary = try await syncOnce()
                     await afterSync()
@@ -61,6 +70,25 @@ public struct ReplicaSyncLoop: Sendable {
                     // A site that says "newer" and then gives nothing newer is not asked again at once.
                     if summary.version <= have { pause = .seconds(5) }
                 }
+                // Only after the sync it asked for: a site that answers the channel and fails
+                // every sync is asked at the backoff's pace, not in a loop.
+                if failures > 0 { logger.notice("push channel open again", metadata: ["url": "\(client.url)"]) }
+                failures = 0
+            } catch ReplicaSyncClient.WatchError.retired(let why, let statement) {
+                if let commands, let asking, await commands.retired(statement, nonce: asking.nonce) {
+                    if keeper.held != nil {
+                        do {
+                            try await WorkThreads.files.run { [keeper] in try keeper.retire() }
+                            logger.warning("the site retired this door: its replica is removed and it decides offline no more", metadata: ["why": "\(why)"])
+                        } catch {
+                            logger.error("the site retired this door, but its replica could not be removed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                } else if failures == 0 {
+                    logger.warning("push channel refused", metadata: ["why": "\(why)"])
+                }
+                failures = max(failures, 1)
+                pause = .seconds(600)
             } catch ReplicaSyncClient.WatchError.notOffered(let why) {
                 if failures == 0 { logger.notice("no push channel", metadata: ["why": "\(why)"]) }
                 failures = 1
@@ -71,7 +99,11 @@ public struct ReplicaSyncLoop: Sendable {
                     logger.warning("push channel failed; the door syncs every sync_s meanwhile", metadata: ["error": "\(error)", "url": "\(client.url)"])
                 }
                 failures += 1
-                pause = .milliseconds(Int64(min(60.0, Double(1 << min(failures - 1, 6))) * Double.random(in: 0.8...1.2) * 1000))
+                // The first try again goes at once: a sync refused as a retired door's is
+                // then followed by the push request that says so, signed.
+                if failures > 1 {
+                    pause = .milliseconds(Int64(min(60.0, Double(1 << min(failures - 2, 6))) * Double.random(in: 0.8...1.2) * 1000))
+                }
             }
             if let pause { try? await Task.sleep(for: pause) }
         }

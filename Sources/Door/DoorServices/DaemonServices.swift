@@ -2,6 +2,7 @@ import DoorController
 import DoorHomeAssistant
 import DoorOfflineReplica
 import DoorVerifierClient
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -33,6 +34,8 @@ public final class DaemonServices: Sendable {
     public let replica: ReplicaParts?
     /// Home Assistant over MQTT (`mqtt:`).
     public let mqtt: MQTTParts?
+    /// The site's remote unlock and lock, taken on the push channel (with the replica and `push`).
+    public let remoteCommands: RemoteCommandRunner?
 
     /// The parts, built and wired; `bus` already started with its sinks.
     public init(
@@ -51,6 +54,13 @@ public final class DaemonServices: Sendable {
         self.doorInputs = doorInputs
         self.replica = replica
         self.mqtt = mqtt
+        remoteCommands = replica.flatMap { replica in
+            guard replica.sync.push else { return nil }
+            let settings = replica.keeper.settings
+            return RemoteCommandRunner(
+                terminalID: settings.terminalID, trust: settings.trust, directory: (settings.path as NSString).deletingLastPathComponent,
+                relay: door, modes: modes, bus: bus, logger: logger)
+        }
         self.metricsService = metricsService
         self.heartbeat = heartbeat
         self.logger = logger
@@ -74,7 +84,7 @@ public final class DaemonServices: Sendable {
         if forwarder != nil, let heartbeat { list.append(HeartbeatService(bus: bus, interval: heartbeat)) }
         if let doorInputs { list.append(doorInputs) }
         if let replica {
-            list.append(ReplicaSyncService(loop: replica.sync, modes: modes))
+            list.append(ReplicaSyncService(loop: replica.sync, modes: modes, commands: remoteCommands))
             list.append(UnlockScheduleService(modes: modes))
         }
         if let mqtt { list.append(MQTTService(parts: mqtt)) }

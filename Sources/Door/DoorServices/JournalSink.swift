@@ -69,6 +69,11 @@ public actor JournalSink: TerminalEventSink {
             if lockedOut { await record(.lockout, []) }
         case .remoteUnlockRefused(let reason):
             await record(.remoteUnlockRefused, [("reason", .text(reason))])
+        case .remoteCommand(let command, let action, let seconds, let result, let reason):
+            var fields: [(String, JournalValue)] = [("command", .number(Int(command))), ("action", .text(action)), ("result", .text(result))]
+            if let seconds { fields.append(("seconds", .number(seconds))) }
+            if let reason { fields.append(("reason", .text(reason))) }
+            await record(.remoteCommand, fields)
         case .keypadFault(let kind, let detail):
             await record(.fault, [("fault", .text(kind)), ("detail", .text(detail))])
         case .wiegandFrameDropped(let reason):

@@ -11,14 +11,16 @@ import ServiceLifecycle
 struct ReplicaSyncService: Service {
     let loop: ReplicaSyncLoop
     let modes: DoorModeController
+    /// The site's remote commands, taken on the push channel.
+    var commands: RemoteCommandRunner?
 
     func run() async throws {
-        let (keeper, modes) = (loop.keeper, self.modes)
+        let (keeper, modes, commands) = (loop.keeper, self.modes, self.commands)
         let follow: @Sendable () async -> Void = { await ReplicaSyncService.follow(keeper.held?.replica, modes: modes) }
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await loop.run(afterSync: follow) }
-                if loop.push { group.addTask { await loop.watch(afterSync: follow) } }
+                if loop.push { group.addTask { await loop.watch(afterSync: follow, commands: commands) } }
             }
         }
     }

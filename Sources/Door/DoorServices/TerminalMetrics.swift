@@ -94,6 +94,9 @@ public final class TerminalMetrics: TerminalEventSink {
             if lockedOut { lockouts.increment() }
         case .remoteUnlockRefused(let reason):
             Metrics.Counter(label: "kioskpad_remote_unlock_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
+        case .remoteCommand(_, let action, _, let result, _):
+            Metrics.Counter(label: "kioskpad_remote_commands_total", dimensions: [("action", action), ("result", result)], factory: factory)
+                .increment()
         case .keypadFault(let kind, _):
             (kind == "stuck" ? stuck : ghosting).increment()
         case .wiegandFrameDropped(let reason):

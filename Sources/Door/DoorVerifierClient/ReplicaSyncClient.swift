@@ -72,11 +72,26 @@ public final class ReplicaSyncClient: Sendable {
     public enum WatchError: Error, CustomStringConvertible {
         case notOffered(String)
         case failed(String)
+        /// Refused (401) as a retired door, with the site's signed word of it (still to be
+        /// checked against the replica key and the request's nonce).
+        case retired(String, SignedDoorCommand)
 
         public var description: String {
             switch self {
-            case .notOffered(let why), .failed(let why): why
+            case .notOffered(let why), .failed(let why), .retired(let why, _): why
             }
+        }
+    }
+
+    /// What the push channel answered: the site's replica version (`have` when nothing
+    /// changed) and the remote commands it sent, still to be checked.
+    public struct WatchAnswer: Sendable, Equatable {
+        public let version: Int64
+        public let commands: [SignedDoorCommand]
+
+        public init(version: Int64, commands: [SignedDoorCommand] = []) {
+            self.version = version
+            self.commands = commands
         }
     }
 
@@ -84,8 +99,19 @@ public final class ReplicaSyncClient: Sendable {
     /// the replica's version passes `have` or `wait` runs out; the version it then has (`have`
     /// when nothing changed).
     public func watch(have: Int64, wait: Duration) async throws -> Int64 {
+        try await watch(have: have, commands: nil, wait: wait).version
+    }
+
+    /// As ``watch(have:wait:)``; with `commands` (the last remote command taken and this
+    /// request's new nonce) the site also answers at once with the remote commands for this
+    /// door numbered above it.
+    public func watch(have: Int64, commands: (after: Int64, nonce: String)?, wait: Duration) async throws -> WatchAnswer {
         let seconds = max(Int64(1), min(Int64(55), Int64(wait.wholeSeconds)))
-        let body = Array("{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID)),\"wait_s\":\(seconds)}".utf8)
+        var text = "{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID)),\"wait_s\":\(seconds)"
+        if let commands {
+            text += ",\"have_command\":\(commands.after),\"nonce\":\(VerificationRequestBody.jsonString(commands.nonce))"
+        }
+        let body = Array((text + "}").utf8)
         let request = SignedJSONRequest.make(
             url: url, body: body, id: "watch-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
         let answer: (response: HTTPClientResponse, url: String)
@@ -94,13 +120,20 @@ public final class ReplicaSyncClient: Sendable {
         } catch let error as HTTPVerifier.NoAddressAnswered {
             throw WatchError.failed(error.description)
         }
-        let bytes = Array(buffer: try await answer.response.body.collect(upTo: 4_096))
+        let bytes = Array(buffer: try await answer.response.body.collect(upTo: 65_536))
         switch answer.response.status {
         case .ok:
             guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
                 let version = (object["replica_version"] as? NSNumber)?.int64Value
             else { throw WatchError.failed("\(answer.url) answered 200 without replica_version") }
-            return version
+            // A command that is not even shaped as one is dropped here; the rest are checked by the caller.
+            let signed = (object["commands"] as? [Any] ?? []).compactMap { try? SignedDoorCommand(jsonObject: $0) }
+            return WatchAnswer(version: version, commands: signed)
+        case .unauthorized:
+            let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+            let said = "\(answer.url) answered 401" + ((object?["error"] as? String).map { ": \($0)" } ?? "")
+            if let statement = try? SignedDoorCommand(jsonObject: object?["retirement"]) { throw WatchError.retired(said, statement) }
+            throw WatchError.failed(said)
         case .notFound, .methodNotAllowed:
             throw WatchError.notOffered("\(answer.url) has no push channel (\(answer.response.status.code)): the door syncs every sync_s")
         default:

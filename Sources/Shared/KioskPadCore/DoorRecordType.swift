@@ -8,6 +8,8 @@ public enum DoorRecordType: String, Sendable, CaseIterable {
     case lockout
     case pinEnrolment = "pin_enrolment"
     case remoteUnlockRefused = "remote_unlock_refused"
+    /// A command from the site's desk (remote unlock or lock) acted on or refused.
+    case remoteCommand = "remote_command"
     case fault
     case wiegandDropped = "wiegand_dropped"
     case keypadFailed = "keypad_failed"

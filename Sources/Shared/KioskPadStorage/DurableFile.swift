@@ -79,4 +79,16 @@ public enum DurableFile {
             close(directory)
         }
     }
+
+    /// Removes `path` (already gone is no error) and fsyncs its directory, so a power cut
+    /// cannot bring the file back.
+    public static func remove(path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw StateFileError(path: path, doing: "remove", errno: errno) }
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
 }

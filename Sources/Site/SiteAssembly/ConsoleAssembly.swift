@@ -14,7 +14,8 @@ import SiteHTTP
 /// over the opened store, and its own listener, over TLS when `server.console.tls` is set.
 public enum ConsoleAssembly {
     public static func application(
-        _ settings: VerifierServerConfiguration, opened: OpenedVerifierStore, logger: Logger, onListening: @escaping @Sendable (String) -> Void
+        _ settings: VerifierServerConfiguration, opened: OpenedVerifierStore, pokeDoors: @escaping @Sendable () -> Void = {}, logger: Logger,
+        onListening: @escaping @Sendable (String) -> Void
     ) throws -> any Service {
         let console = settings.console
         var services = ConsoleServices(
@@ -24,6 +25,7 @@ public enum ConsoleAssembly {
         services.visitorPassLimits = VerifierAssembly.visitorPassLimits(settings)
         services.visitorPassMaxUses = settings.visitorPassMaxUses
         services.webhookTargets = VerifierAssembly.webhookTargets(settings)
+        services.pokeDoors = pokeDoors
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host

@@ -27,7 +27,10 @@ public enum VerifierAssembly {
         try await VerifierStoreAssembly.withStore(settings, instance: "\(settings.host):\(settings.port)", logger: logger) { opened in
             if let warning = try await doorIdentityWarning(opened.administration) { logger.warning("\(warning)") }
             _ = try await opened.replica.signingKey()
-            let app = buildApplication(settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, logger: logger) {
+            let watch = doorWatch(opened)
+            let app = buildApplication(
+                settings, verifier: ReferenceVerifier(settings: verifierSettings, store: opened.store), opened: opened, watch: watch, logger: logger
+            ) {
                 port in
                 let host = settings.host
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
@@ -39,7 +42,8 @@ public enum VerifierAssembly {
                 policy: WebhookRetryPolicy(disableAfter: TimeInterval(settings.webhooks.disableAfterHours) * 3_600), logger: logger)
             var services: [(String, any Service)] = [("doors' HTTP server", app), ("event retention", pruning), ("webhooks", webhooks)]
             if settings.console.enabled {
-                services.append(("console", try ConsoleAssembly.application(settings, opened: opened, logger: logger, onListening: onListening)))
+                services.append(
+                    ("console", try ConsoleAssembly.application(settings, opened: opened, pokeDoors: watch.poke, logger: logger, onListening: onListening)))
             }
             let group = ServiceGroup(
                 services: services.map { DeadlineCountedService(name: $0.0, service: $0.1, deadline: deadline) }, gracefulShutdownSignals: [.sigterm, .sigint],
@@ -78,26 +82,35 @@ public enum VerifierAssembly {
             + "any terminal with the site secret can claim to be \(shared.count == 1 ? "it" : "them"); give each one with `kioskpad verifier terminal add ID`"
     }
 
+    /// What tells doors holding the push channel of a new replica version or remote command:
+    /// one per server, shared by the doors' listener and the console (which pokes it).
+    public static func doorWatch(_ opened: OpenedVerifierStore) -> ReplicaVersionWatch {
+        let (replica, commands) = (opened.replica, opened.administration)
+        return ReplicaVersionWatch(read: { try await replica.replicaVersion() }, commands: { try await commands.liveDoorCommandsIssued(now: Date()) })
+    }
+
     /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.
     public static func buildApplication(
-        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, logger: Logger,
-        onRunning: @escaping @Sendable (Int) async -> Void
+        _ settings: VerifierServerConfiguration, verifier: ReferenceVerifier, opened: OpenedVerifierStore, watch: ReplicaVersionWatch? = nil,
+        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let limits = ConnectionLimits(
             maxConnections: settings.maxConnections, maxPerSource: settings.maxConnectionsPerSource, requestTimeout: settings.requestTimeout)
         let events = DoorEventIntake(
             store: opened.store, siteSecret: verifier.settings.secret, keepDays: settings.eventsKeepDays,
-            quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)))
+            quota: EventQuota(limits: .init(recordsPerMinute: settings.eventsMaxRecordsPerMinute, bytesPerDay: settings.eventsMaxBytesPerDay)),
+            commandResults: opened.administration)
         let credentials = CredentialService(
             keeping: opened.replica, administration: opened.administration, store: opened.store, siteSecret: verifier.settings.secret)
         let replica = opened.replica
-        let watch = DoorWatch(
-            watch: ReplicaVersionWatch(read: { try await replica.replicaVersion() }), store: opened.store, siteSecret: verifier.settings.secret)
+        let doorWatch = DoorWatch(
+            watch: watch ?? Self.doorWatch(opened), store: opened.store, siteSecret: verifier.settings.secret,
+            commands: (opened.administration, replica))
         return VerifierServer.application(
             verifier: verifier, events: events, credentials: credentials, pairing: (opened.administration, opened.store),
             checkIn: DoorCheckIn(
                 store: opened.store, settings: opened.administration, replica: opened.replica, siteSecret: verifier.settings.secret,
-                interval: settings.checkInSeconds), watch: watch, host: settings.host,
+                interval: settings.checkInSeconds), watch: doorWatch, host: settings.host,
             port: settings.port,
             limits: limits, trustedProxies: settings.trustedProxies,
             metrics: VerifierMetrics(pool: opened.pool), logger: logger, onRunning: onRunning)

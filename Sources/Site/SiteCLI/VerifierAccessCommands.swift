@@ -189,7 +189,10 @@ struct VerifierTerminalCommand: AsyncParsableCommand {
             A door with its own secret must sign with it: the site secret is refused for it, so no other \
             terminal can claim to be that door. Doors without one keep signing with the site secret.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Status.self, Waiting.self, Adopt.self, Rotate.self, Retire.self])
+        subcommands: [
+            Add.self, List.self, Remove.self, Status.self, Waiting.self, Adopt.self, Rotate.self, Retire.self, RemoteUnlock.self, RemoteLock.self,
+            Commands.self,
+        ])
 
     /// `terminal status`: every door seen through its forwarded records.
     struct Status: AsyncParsableCommand {

@@ -31,6 +31,7 @@ extension ConsoleHandler {
         var data: [String: Any] = [
             "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
             "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version,
+            "commands": try await doorCommandRows(),
         ]
         if let replicaKey = try await replicaKeyData(visit) { data["replicaKey"] = replicaKey }
         return ConsoleResponse.page(
@@ -39,7 +40,9 @@ extension ConsoleHandler {
     }
 
     static let doorsNotices = [
-        "acknowledged": "Alert acknowledged.", "adopted": "Sealed for the door: it shows it is paired within seconds.",
+        "acknowledged": "Alert acknowledged.",
+        "unlock-sent": "Unlock sent: a door holding the push channel opens within a second; the list below shows when it took it and what it did.",
+        "lock-sent": "Lock sent: the door ends its unlock when it takes it.", "adopted": "Sealed for the door: it shows it is paired within seconds.",
         "rotated": "A new secret waits for the door: it picks it up at its next check-in; its old secret works until then.",
         "retired": "Door retired: its requests are refused from now on.",
         "settings": "Settings changed: each adopted door picks them up at its next check-in.",

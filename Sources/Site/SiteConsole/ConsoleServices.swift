@@ -27,6 +27,14 @@ public struct ConsoleServices: Sendable {
     public var visitorPassMaxUses = 20
     /// Where a webhook added here may go (`server.webhooks`; default: public addresses only).
     public var webhookTargets = WebhookTargets()
+    /// Tells the doors' push channel at once that a remote command was stored here (the
+    /// server's ``ReplicaVersionWatch/poke()``); without it the channel's own read finds it.
+    public var pokeDoors: @Sendable () -> Void = {}
+
+    /// Remote unlock and lock, as every front end makes them.
+    public func remoteCommands(_ changes: AdministratorChanges) -> RemoteDoorCommands {
+        RemoteDoorCommands(administration: administration, changes: changes, poke: pokeDoors)
+    }
 
     public init(
         administration: any VerifierAdministration, console: any ConsoleStore, store: any VerifierStore, lookupKey: LookupKey?,

@@ -34,6 +34,7 @@ public enum SiteConsole {
         pages.post("doors/adopt", use: console.adoptDoor)
         pages.post("doors/rotate", use: console.rotateDoorSecret)
         pages.post("doors/retire", use: console.retireDoor)
+        pages.post("doors/command", use: console.sendDoorCommand)
         pages.post("doors/settings", use: console.changeSettings)
         pages.post("doors/replica-key/rotate", use: console.rotateReplicaKey)
         pages.post("doors/replica-key/finish", use: console.finishReplicaKey)

@@ -42,6 +42,10 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case doorAdopt = "door_adopt"
     case doorRotate = "door_rotate"
     case doorRetire = "door_retire"
+    /// A remote unlock sent to a door (``RemoteDoorCommands``).
+    case doorUnlock = "door_unlock"
+    /// A remote lock sent to a door.
+    case doorLock = "door_lock"
     case settingsSet = "settings_set"
     case replicaKeyRotate = "replica_key_rotate"
     case replicaKeyFinish = "replica_key_finish"

@@ -17,6 +17,8 @@ public enum ChangedKind: String, Sendable, CaseIterable, Codable {
     case administrator
     case token
     case webhook
+    /// A remote command waiting for its door: no replica changes.
+    case doorCommand = "door_command"
     /// Nothing stored changed (an export): the entry says only that it was done.
     case none
     /// Who may enter changed, and the entry names nothing more: a write that is no
@@ -131,6 +133,7 @@ extension AdministratorAction {
         case .tokenCreate, .tokenRevoke: .token
         case .webhookAdd, .webhookRemove, .webhookResend, .webhookEnable, .webhookDisable: .webhook
         case .entriesExport: ChangedKind.none
+        case .doorUnlock, .doorLock: .doorCommand
         }
     }
 }
@@ -140,6 +143,7 @@ extension AdministratorAction {
     public var webhookEventType: WebhookEventType {
         switch self {
         case .modeSet, .modeCheckSet, .unlockSet: .modeChanged
+        case .doorUnlock, .doorLock: .doorCommand
         case .codeIssue, .codeRevoke, .enrolCodeIssue, .visitorPassIssue, .visitorPassRevoke: .codeChanged
         case .userAdd, .userRemove, .userRename, .userRule, .userDisable, .userEnable, .userPIN, .userDuress, .userTOTP, .cardAdd, .cardRemove,
             .cardLearnArm, .cardClaim:

@@ -121,14 +121,17 @@ public struct DoorEventIntake: Sendable {
     private let clock: @Sendable () -> Date
     private let keepDays: Int
     public let quota: EventQuota
+    /// Where a door's `remote_command` record settles its command's result (the console shows it).
+    private let commandResults: (any DoorCommandStore)?
 
     /// `keepDays`: `server.events.keep_days`; an older record is refused. `quota`: each
     /// door's records per minute and bytes per day.
     public init(
         store: any VerifierStore, siteSecret: WebhookSecret?, keepDays: Int = 365, quota: EventQuota = EventQuota(),
-        clock: @escaping @Sendable () -> Date = Date.init
+        commandResults: (any DoorCommandStore)? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) {
         keys = DoorKeys(store: store, siteSecret: siteSecret)
+        self.commandResults = commandResults
         self.keepDays = keepDays
         self.quota = quota
         self.clock = clock
@@ -176,9 +179,23 @@ public struct DoorEventIntake: Sendable {
         }
         do {
             let stored = try await keys.store.storeEvents(events)
+            await settleCommands(events)
             return .done("{\"received\":\(events.count),\"stored\":\(stored)}")
         } catch {
             return .unavailable
+        }
+    }
+
+    /// Each `remote_command` record's result kept with its command (`unlocked`, `locked`,
+    /// `refused: lockdown`, ...); the record itself is stored as any other.
+    private func settleCommands(_ events: [DoorEvent]) async {
+        guard let commandResults else { return }
+        for event in events where event.type == DoorRecordType.remoteCommand.rawValue {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(event.json.utf8))) as? [String: Any],
+                let id = (object["command"] as? NSNumber)?.int64Value, id > 0, let result = object["result"] as? String
+            else { continue }
+            let said = (object["reason"] as? String).map { "\(result): \($0)" } ?? result
+            try? await commandResults.recordDoorCommandResult(terminal: event.terminalID, id: id, result: String(said.prefix(64)))
         }
     }
 

@@ -58,6 +58,7 @@ enum DoorGate {
         var requestID: String?
         switch signature {
         case .refused(let why): return .failure(.init(.unauthenticated(why)))
+        case .retired(let why): return .failure(.init(.unauthenticated(why), retiredDoor: terminal))
         case .noKey: if let unsigned = rules.unsigned { return .failure(.init(.unauthenticated(unsigned))) }
         case .signed where rules.claimsWebhookID:
             let id = request.webhookID ?? ""
@@ -103,6 +104,11 @@ extension DoorRequestOutcome {
     /// An outcome that ends a request before its endpoint decides (a refusal, or unavailable).
     public struct Refused: Error, Sendable {
         public let outcome: DoorRequestOutcome
-        init(_ outcome: DoorRequestOutcome) { self.outcome = outcome }
+        /// The door, when it was refused for being retired (the push channel then says so, signed).
+        public let retiredDoor: String?
+        init(_ outcome: DoorRequestOutcome, retiredDoor: String? = nil) {
+            self.outcome = outcome
+            self.retiredDoor = retiredDoor
+        }
     }
 }

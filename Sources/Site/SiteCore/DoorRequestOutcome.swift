@@ -11,12 +11,16 @@ public enum DoorRequestOutcome: Sendable, Equatable {
     case overQuota(door: String, limit: String, retryAfter: Int)
     /// The database cannot be used now; the door tries again later.
     case unavailable
+    /// Refused (401) because the door is retired, with the site's signed word of it for the
+    /// push request's nonce (``DoorRetirement`` in a signed command's envelope, `{payload, signature}`).
+    case retired(reason: String, statement: [String: String])
 
     /// The outcome as the endpoint metrics' `result` label names it.
     public var result: String {
         switch self {
         case .done: return "ok"
         case .refused(let refusal, _): return refusal.rawValue
+        case .retired: return VerifierDecision.Refusal.unauthenticated.rawValue
         case .overQuota: return "over_quota"
         case .unavailable: return "unavailable"
         }
@@ -38,7 +42,7 @@ public enum DoorRequestOutcome: Sendable, Equatable {
     public var text: String {
         switch self {
         case .done(let json): return String(decoding: json, as: UTF8.self)
-        case .refused(_, let reason): return reason
+        case .refused(_, let reason), .retired(let reason, _): return reason
         case .overQuota, .unavailable: return ""
         }
     }

@@ -14,6 +14,8 @@ enum DoorSignature {
         case signed
         /// Not signed with that key: why.
         case refused(String)
+        /// The door is retired: refused whatever it signed with; why.
+        case retired(String)
     }
 
     /// Throws when the store cannot say which key the door signs with. A retired door is
@@ -31,7 +33,7 @@ enum DoorSignature {
         }
         switch key {
         case .retired:
-            return .refused("door \(terminal ?? "") is retired at this site")
+            return .retired("door \(terminal ?? "") is retired at this site")
         case .siteSecret:
             guard let siteSecret else { return .noKey }
             return failure(siteSecret).map { .refused($0.description) } ?? .signed

@@ -8,6 +8,11 @@ import KioskPadCore
 /// `{"replica_version": N}`. A door told of a newer version syncs at once; with the channel
 /// down it polls every `sync_s` as before. The answer is a hint, not a replica: what the door
 /// then fetches is signed with the replica key, so a forged hint costs it one sync.
+///
+/// A door that sends a `nonce` (and `have_command`, the last remote command it took) is
+/// answered at once when a live command for it is numbered above that: `commands`, each a
+/// ``SignedDoorCommand`` naming the door and the nonce, signed with the replica key. Commands
+/// up to `have_command` are marked delivered.
 public struct DoorWatch: Sendable {
     /// How long a door waits when it says nothing, and the most it may ask for.
     public static let defaultWait = 25
@@ -15,11 +20,16 @@ public struct DoorWatch: Sendable {
 
     private let keys: DoorKeys
     private let watch: ReplicaVersionWatch
+    private let commands: (store: any DoorCommandStore, keys: any ReplicaKeeping)?
     private let clock: @Sendable () -> Date
 
-    public init(watch: ReplicaVersionWatch, store: any VerifierStore, siteSecret: WebhookSecret?, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        watch: ReplicaVersionWatch, store: any VerifierStore, siteSecret: WebhookSecret?,
+        commands: (store: any DoorCommandStore, keys: any ReplicaKeeping)? = nil, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.watch = watch
         keys = DoorKeys(store: store, siteSecret: siteSecret)
+        self.commands = commands
         self.clock = clock
     }
 
@@ -31,14 +41,17 @@ public struct DoorWatch: Sendable {
         return await DoorGate.admit(request, rules: rules, keys: keys, now: clock())
     }
 
-    /// The body held to its schema (`terminal_id`, `have_version`, `wait_s`), then the wait.
+    /// The body held to its schema (`terminal_id`, `have_version`, `wait_s`, `have_command`,
+    /// `nonce`), then the wait.
     public func answer(_ admitted: AdmittedDoorRequest) async -> DoorRequestOutcome {
         let fields: StrictJSON.Fields
+        let terminal: String
         switch admitted.objectNamingItsDoor(
-            allowed: ["terminal_id", "have_version", "wait_s"], properties: "terminal_id, have_version and wait_s")
+            allowed: ["terminal_id", "have_version", "wait_s", "have_command", "nonce"],
+            properties: "terminal_id, have_version, wait_s, have_command and nonce")
         {
         case .failure(let refused): return refused.outcome
-        case .success(let body): fields = body.0
+        case .success(let body): (fields, terminal) = body
         }
         guard let have = fields.integer("have_version"), have >= 0 else {
             return .malformed("have_version must be the replica version the terminal holds, 0 for none")
@@ -50,14 +63,84 @@ public struct DoorWatch: Sendable {
             }
             wait = Int(asked)
         }
-        let version = await watch.change(from: have, within: .seconds(wait)) ?? have
-        return .done(json: Array("{\"replica_version\":\(version)}".utf8))
+        // Present means present: null is neither a nonce nor a command's number.
+        let sent = { (key: String) in fields.object[key] != nil }
+        var takes: (nonce: String, after: Int64)?
+        if sent("nonce") {
+            guard let nonce = fields.string("nonce"), (16...64).contains(nonce.count) else {
+                return .malformed("nonce must be a string of 16 to 64 characters, new for every request")
+            }
+            var after: Int64 = 0
+            if sent("have_command") {
+                guard let last = fields.integer("have_command"), last >= 0 else {
+                    return .malformed("have_command must be the number of the last remote command the terminal took, 0 for none")
+                }
+                after = last
+            }
+            takes = (nonce, after)
+        } else if sent("have_command") {
+            return .malformed("have_command needs a nonce: a door takes remote commands only with one")
+        }
+        guard let commands, let takes else {
+            let version = await watch.change(from: have, within: .seconds(wait)) ?? have
+            return .done(json: Array("{\"replica_version\":\(version)}".utf8))
+        }
+        do {
+            if takes.after > 0 { try await commands.store.markDoorCommandsDelivered(terminal: terminal, through: takes.after, at: clock()) }
+            var live = try await commands.store.liveDoorCommands(terminal: terminal, after: takes.after, now: clock())
+            var version = have
+            if live.isEmpty {
+                version = await watch.change(from: have, commandsFor: (terminal, takes.after), within: .seconds(wait)) ?? have
+                live = try await commands.store.liveDoorCommands(terminal: terminal, after: takes.after, now: clock())
+            }
+            let signed = try await sign(live, nonce: takes.nonce, keys: commands.keys)
+            let object: [String: Any] = ["replica_version": version, "commands": signed.map(\.jsonObject)]
+            return .done(json: Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+        } catch {
+            return .unavailable
+        }
+    }
+
+    /// A retired door's refusal, carrying (when the body has a `nonce` and the site signs
+    /// commands) the site's signed word that it is retired, for that nonce: the door then
+    /// stops deciding offline. The body is read unsigned: the nonce is the door's own
+    /// challenge, and the statement is true of the door whoever asks.
+    private func retirement(of door: String, asked request: ReferenceVerifier.Incoming, refused: DoorRequestOutcome) async -> DoorRequestOutcome {
+        guard let commands, case .refused(_, let reason) = refused,
+            let fields = (try? StrictJSON.parse(request.body).get()).flatMap(StrictJSON.Fields.init),
+            let nonce = fields.string("nonce"), (16...64).contains(nonce.count)
+        else { return refused }
+        do {
+            let key = try await commands.keys.signingKeys().current
+            let signed = try SignedDoorCommand(signing: DoorRetirement(terminalID: door, nonce: nonce, issuedAt: clock()), with: key)
+            return .retired(reason: reason, statement: signed.jsonObject)
+        } catch {
+            return refused
+        }
+    }
+
+    /// Each of `live` signed for the request that carried `nonce`.
+    private func sign(_ live: [StoredDoorCommand], nonce: String, keys: any ReplicaKeeping) async throws -> [SignedDoorCommand] {
+        guard !live.isEmpty else { return [] }
+        let key = try await keys.signingKeys().current
+        return try live.map { command in
+            try SignedDoorCommand(
+                signing: DoorCommand(
+                    terminalID: command.terminalID, id: command.id, action: command.action, seconds: command.seconds, nonce: nonce,
+                    issuedAt: command.issuedAt),
+                with: key)
+        }
     }
 }
 
 extension DoorWatch: DoorEndpoint {
     public func admit(_ request: ReferenceVerifier.Incoming) async -> Result<AdmittedDoorRequest, DoorEndpointRefusal> {
-        await gate(request).mapError { DoorEndpointRefusal(.outcome($0.outcome)) }
+        switch await gate(request) {
+        case .success(let admitted): return .success(admitted)
+        case .failure(let refused):
+            guard let door = refused.retiredDoor else { return .failure(DoorEndpointRefusal(.outcome(refused.outcome))) }
+            return .failure(DoorEndpointRefusal(.outcome(await retirement(of: door, asked: request, refused: refused.outcome))))
+        }
     }
 
     public func decide(_ request: AdmittedDoorRequest) async -> DoorAnswer { .outcome(await answer(request)) }

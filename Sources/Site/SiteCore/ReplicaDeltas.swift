@@ -19,7 +19,7 @@ public enum ReplicaDeltaPlan {
             let entry = change.entry
             switch entry.kind {
             // Not in a replica: a door never decides offline by codes, passes, lockouts or the site's own accounts.
-            case .code, .visitorPass, .lockout, .alert, .administrator, .token, .webhook, .doorSettings, .none:
+            case .code, .visitorPass, .lockout, .alert, .administrator, .token, .webhook, .doorSettings, .doorCommand, .none:
                 continue
             case .user:
                 // An import names no one user, a rename two.

@@ -7,9 +7,15 @@ import Synchronization
 /// committed on any instance of the site, by any writer, reaches the doors waiting on each
 /// instance within about ``interval``, and a thousand waiting doors cost one read an interval,
 /// not a thousand. The waits are continuations: no thread is held while a door waits.
+///
+/// With ``commands`` it also wakes a door for a remote command (unlock, lock) numbered above
+/// the one it last took: the same read lists the commands still live (a few at most: each
+/// lives 30 s), and ``poke()`` reads at once when this instance stored one.
 public final class ReplicaVersionWatch: Sendable {
     private struct Waiter {
         let have: Int64
+        /// The door's id and the last command it took, when it waits for commands too.
+        let commandsFor: (terminal: String, after: Int64)?
         let continuation: CheckedContinuation<Int64?, Never>
     }
 
@@ -23,12 +29,18 @@ public final class ReplicaVersionWatch: Sendable {
 
     private let state = Mutex(State())
     private let read: @Sendable () async throws -> Int64
+    /// The remote commands still live: number and door.
+    private let commands: (@Sendable () async throws -> [(id: Int64, terminal: String)])?
     /// How often the version is read while doors wait.
     public let interval: Duration
 
-    public init(interval: Duration = .milliseconds(250), read: @escaping @Sendable () async throws -> Int64) {
+    public init(
+        interval: Duration = .milliseconds(250), read: @escaping @Sendable () async throws -> Int64,
+        commands: (@Sendable () async throws -> [(id: Int64, terminal: String)])? = nil
+    ) {
         self.interval = interval
         self.read = read
+        self.commands = commands
     }
 
     /// Doors waiting now.
@@ -38,6 +50,12 @@ public final class ReplicaVersionWatch: Sendable {
     /// cancelled). A version below `have` (a database restored from a backup) never answers:
     /// the door's own sync sees to that.
     public func change(from have: Int64, within limit: Duration) async -> Int64? {
+        await change(from: have, commandsFor: nil, within: limit)
+    }
+
+    /// As ``change(from:within:)``, and also woken (with the version it last read, or `have`)
+    /// when a live command for `terminal` is numbered above `after`.
+    public func change(from have: Int64, commandsFor: (terminal: String, after: Int64)?, within limit: Duration) async -> Int64? {
         if let latest = state.withLock({ $0.latest }), latest > have { return latest }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -46,7 +64,7 @@ public final class ReplicaVersionWatch: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let startPolling = state.withLock { state -> Bool in
-                    state.waiters[id] = Waiter(have: have, continuation: continuation)
+                    state.waiters[id] = Waiter(have: have, commandsFor: commandsFor, continuation: continuation)
                     defer { state.polling = true }
                     return !state.polling
                 }
@@ -66,25 +84,38 @@ public final class ReplicaVersionWatch: Sendable {
         state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: version)
     }
 
+    /// Reads at once (this instance stored a command), when anyone waits.
+    public func poke() {
+        guard state.withLock({ !$0.waiters.isEmpty }) else { return }
+        Task { _ = await self.readOnce(polling: false) }
+    }
+
     /// Reads the version every interval while anyone waits; stops when no one does.
     private func poll() async {
-        while true {
-            let version = try? await read()
-            let (ready, goOn) = state.withLock { state -> ([CheckedContinuation<Int64?, Never>], Bool) in
-                if let version { state.latest = version }
-                var ready: [CheckedContinuation<Int64?, Never>] = []
-                if let version {
-                    for (id, waiter) in state.waiters where version > waiter.have {
-                        ready.append(waiter.continuation)
-                        state.waiters[id] = nil
-                    }
-                }
-                if state.waiters.isEmpty { state.polling = false }
-                return (ready, state.polling)
-            }
-            for continuation in ready { continuation.resume(returning: version) }
-            guard goOn else { return }
+        while await readOnce(polling: true) {
             try? await Task.sleep(for: interval)
         }
+    }
+
+    /// One read: resumes every waiter it answers; false when no one waits any more (the
+    /// poll's own read then stops polling; a poke's leaves that to the poll).
+    private func readOnce(polling: Bool) async -> Bool {
+        let version = try? await read()
+        let live = (try? await commands?()) ?? []
+        let (ready, goOn) = state.withLock { state -> ([(CheckedContinuation<Int64?, Never>, Int64)], Bool) in
+            if let version { state.latest = version }
+            var ready: [(CheckedContinuation<Int64?, Never>, Int64)] = []
+            for (id, waiter) in state.waiters {
+                let moved = version.map { $0 > waiter.have } ?? false
+                let commanded = waiter.commandsFor.map { door in live.contains { $0.terminal == door.terminal && $0.id > door.after } } ?? false
+                guard moved || commanded else { continue }
+                ready.append((waiter.continuation, version ?? waiter.have))
+                state.waiters[id] = nil
+            }
+            if polling, state.waiters.isEmpty { state.polling = false }
+            return (ready, !state.waiters.isEmpty)
+        }
+        for (continuation, answer) in ready { continuation.resume(returning: answer) }
+        return goOn
     }
 }

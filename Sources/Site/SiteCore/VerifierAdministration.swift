@@ -6,7 +6,7 @@ import KioskPadCore
 /// users: one-time codes, lockouts, and users brought in from (or written out to) a users
 /// file. Each change is one transaction, so a running server sees it at its next attempt.
 public protocol VerifierAdministration: UserDirectory, SiteRulesEditing, VisitorPassAdministration, CardLearningAdministration, DoorPairingStore,
-    DoorSettingsStore
+    DoorSettingsStore, DoorCommandStore
 {
     /// Stores a new one-time code's hash and lookup tag for `user` (an existing user), valid
     /// until `expires`, at `door` only (nil: any door the user may open); ``CodeTagInUse``

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import KioskPadAccess
 import SiteCore
@@ -59,6 +60,9 @@ extension HTTPReply {
             self.init(status: 429, body: Array("{\"error\":\"door \(door) is over its event quota (\(limit)); retry after \(retryAfter) s\"}".utf8))
         case .unavailable:
             self.init(status: 503, body: Array("{\"error\":\"the database cannot be used now\"}".utf8))
+        case .retired(let reason, let statement):
+            let object: [String: Any] = ["error": reason, "retirement": statement]
+            self.init(status: 401, body: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map(Array.init) ?? [])
         }
     }
 

@@ -558,5 +558,27 @@ public enum SiteMigrations {
             // PostgreSQL's replica triggers per row: a statement that changes nothing moves nothing.
             t.replicaTriggersPerRow()
         },
+        { t in
+            // Remote commands (unlock, lock) waiting for their door's push request: kept after
+            // (the console lists the newest), never part of a replica.
+            [
+                """
+                CREATE TABLE kioskpad_door_commands (
+                    id \(t.serial),
+                    terminal_id \(t.text) NOT NULL,
+                    action \(t.text) NOT NULL,
+                    seconds \(t.integer),
+                    reason \(t.text) NOT NULL,
+                    admin \(t.text) NOT NULL,
+                    issued_at \(t.double) NOT NULL,
+                    expires_at \(t.double) NOT NULL,
+                    delivered_at \(t.double),
+                    result \(t.text)
+                )
+                """,
+                "CREATE INDEX kioskpad_door_commands_terminal ON kioskpad_door_commands (terminal_id, id)",
+                "CREATE INDEX kioskpad_door_commands_expires ON kioskpad_door_commands (expires_at)",
+            ]
+        },
     ]
 }

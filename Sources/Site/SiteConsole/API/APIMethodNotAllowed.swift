@@ -16,6 +16,8 @@ struct APIMethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["api", "v1", "visitor-passes"], [.get, .post]), (["api", "v1", "visitor-passes", "*"], [.get, .delete]),
             (["api", "v1", "doors"], [.get]), (["api", "v1", "doors", "*", "alerts", "*", "acknowledge"], [.post]),
             (["api", "v1", "doors", "*", "rotate"], [.post]), (["api", "v1", "doors", "*", "retire"], [.post]),
+            (["api", "v1", "doors", "*", "unlock"], [.post]), (["api", "v1", "doors", "*", "lock"], [.post]),
+            (["api", "v1", "doors", "*", "commands"], [.get]),
             (["api", "v1", "settings"], [.get, .patch]),
             (["api", "v1", "replica-key"], [.get]), (["api", "v1", "replica-key", "rotate"], [.post]), (["api", "v1", "replica-key", "finish"], [.post]),
             (["api", "v1", "modes"], [.get]), (["api", "v1", "modes", "site"], [.put]), (["api", "v1", "modes", "doors", "*"], [.put]),

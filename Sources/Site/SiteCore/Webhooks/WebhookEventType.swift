@@ -11,6 +11,9 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     case doorAlert = "door.alert"
     /// A door reported a duress PIN (decided online or offline).
     case doorDuress = "door.duress"
+    /// An administrator sent a door a remote unlock or lock (the door's own report of what it
+    /// did comes as a door record, `remote_command`).
+    case doorCommand = "door.command"
     /// An administrator set a site or door mode (lockdown, release, normal) or its schedule.
     case modeChanged = "mode.changed"
     /// An administrator changed a user or their cards, PIN or rule.
@@ -40,6 +43,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Comparable {
     /// The type of a record a door forwarded (`/v1/events`), or nil for one no webhook carries.
     public static func forDoorRecord(type: String) -> WebhookEventType? {
         if type == DoorRecordType.duress.rawValue { return .doorDuress }
+        if type == DoorRecordType.remoteCommand.rawValue { return .doorCommand }
         return alertRecords.contains(type) ? .doorAlert : nil
     }
 
