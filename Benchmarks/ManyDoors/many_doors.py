@@ -30,7 +30,9 @@ the server on this machine.
 
 Usage:
   Benchmarks/ManyDoors/many_doors.py BINARY [--store sqlite|postgres] [--seconds N] [--doors N] [--users N]
-      [--change-every S] [--push] [--only changes]
+      [--change-every S] [--push] [--only changes|burst]
+--only burst runs a quiet phase, then every door's whole replica at once (50 at a time) while
+the terminals verify (issue 80: whole replicas built once per version, off the shared threads).
 BINARY is a `kioskpad` (a release build for figures: swift build -c release --product kioskpad)."""
 import argparse
 import base64
@@ -322,6 +324,34 @@ def phase(name, site, seconds, doors=None, with_terminals=True, change_every=0, 
     return p50, p99, cpu / wall
 
 
+def burst(site, doors, workers=50):
+    """Every door's whole replica at once (as after a schedule change: no delta can say it),
+    from `workers` doors in parallel, while the terminals verify: the time until every door
+    held it, its answers' p50/p99, /verify p50/p99 meanwhile and the server's CPU."""
+    stop = threading.Event()
+    verifies = []
+    before = cpu_seconds(site.process.pid)
+    threads = terminals(site.port, site.secret, stop, verifies)
+    time.sleep(2)
+    for door in doors:
+        door.have, door.mark = 0, None
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        answers = list(pool.map(lambda door: door.sync(), doors))
+    took = time.monotonic() - started
+    stop.set()
+    for thread in threads:
+        thread.join()
+    cpu = cpu_seconds(site.process.pid) - before
+    during = [seconds * 1000 for seconds, ok in verifies if ok]
+    times = [a[0] * 1000 for a in answers if a[1] == 200]
+    statuses = sorted(set(a[1] for a in answers))
+    print(f"burst: {len(doors)} whole replicas, {workers} doors at a time (statuses {statuses}): all held in {took:.2f} s; "
+          f"each p50 {percentile(times, 0.5):.0f} ms, p99 {percentile(times, 0.99):.0f} ms; /verify meanwhile {len(during)} granted, "
+          f"{sum(1 for _, ok in verifies if not ok)} not, p50 {percentile(during, 0.5):.1f} ms, p99 {percentile(during, 0.99):.1f} ms; "
+          f"server CPU {cpu:.1f} s", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -331,7 +361,7 @@ def main():
     parser.add_argument("--users", type=int, default=10_000)
     parser.add_argument("--change-every", type=float, default=0)
     parser.add_argument("--push", action="store_true")
-    parser.add_argument("--only", choices=["changes"])
+    parser.add_argument("--only", choices=["changes", "burst"])
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kioskpad-manydoors.") as work:
         os.chmod(work, 0o755)
@@ -371,6 +401,10 @@ def main():
             for door in doors[5:]:
                 door.sync()
             print(f"first replicas of the other {len(doors) - 5} doors, one after another: {time.monotonic() - started:.1f} s", flush=True)
+            if options.only == "burst":
+                quiet = phase("quiet", site, options.seconds)
+                burst(site, doors)
+                return
             if options.only != "changes":
                 # The doors' traffic alone: its own CPU share, the terminals idle.
                 phase(f"{options.doors} doors, no terminals", site, options.seconds, doors, with_terminals=False)

@@ -32,6 +32,9 @@ struct PushChannelEndToEndTests {
             let replicaFile = door.replica
             let held = { (try? String(contentsOf: replicaFile, encoding: .utf8)) ?? "" }
             let before = held()
+            // The door's first poll runs as it starts: a change committed before it would come
+            // by that poll (a run here saw `by=poll`), not by the channel this test is about.
+            try await Task.sleep(for: .seconds(2))
 
             let disabled = try await site.cli(["verifier", "user", "disable", "bob"])
             #expect(disabled.status == 0, "\(disabled.stderr)")

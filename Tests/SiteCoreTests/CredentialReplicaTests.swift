@@ -272,3 +272,48 @@ extension CredentialReplicaTests {
         #expect(try await keeping.replicaTags()[ann.hash.description] == tagKey.tag(SecretDigits(ascii: "3579")!, kind: .pin), "the full tag, of the new PIN")
     }
 }
+
+extension CredentialReplicaTests {
+    /// Twenty doors asking at once for their whole replicas of one version share one read of
+    /// the site (``ReplicaBuilds``), and each still gets its own: who may open it and nobody
+    /// else, as a replica made for it alone. A change moves the version and the next door's
+    /// whole replica reads the site again, with the change in it.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func doorsAskingForOneVersionShareOneReadAndEachGetsItsOwnReplica(_ kind: StoreUnderTest.Kind) async throws {
+        let store = try await StoreUnderTest.make(kind)
+        defer { Task { await store.destroy() } }
+        let admin = store.administration
+        let doors = (0..<20).map { "door-\($0)" }
+        for (index, door) in doors.enumerated() {
+            try await admin.add(name: "user-\(index)", hash: try hash("4821"), tag: nil)
+            _ = try await admin.setAccess(user: "user-\(index)") { $0.doors = [door] }
+        }
+        try await admin.add(name: "everywhere", hash: try hash("4822"), tag: nil)
+        let keeping = try keeping(store)
+        let publicKey = try await keeping.publicKey()
+        let service = CredentialService(keeping: keeping, administration: admin, store: store.store, siteSecret: siteSecret, clock: clock.read)
+        let replicas = try await withThrowingTaskGroup(of: CredentialReplica.self) { group in
+            for door in doors {
+                group.addTask {
+                    let reply = await service.handle(request(terminal: door, have: 0, secret: siteSecret))
+                    guard case .replica(let replica) = try SignedReplica(json: try #require(reply.json)).open(with: publicKey) else {
+                        throw ReplicaError("\(door) got no whole replica")
+                    }
+                    return replica
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(await service.builds.reads == 1, "one read of the site for 20 doors of one version")
+        for replica in replicas {
+            let index = try #require(doors.firstIndex(of: replica.terminalID))
+            #expect(Set(replica.entries.map(\.user)) == ["user-\(index)", "everywhere"], "\(replica.terminalID)")
+            #expect(replica.rules == ["user-\(index)": "doors=\(replica.terminalID)"])
+        }
+        _ = try await admin.setAccess(user: "everywhere") { $0.disabled = true }
+        let after = try await service.replica(for: "door-3", now: clock.now)
+        #expect(await service.builds.reads == 2)
+        let current = try await keeping.replicaVersion()
+        #expect(after.entries.map(\.user) == ["user-3"] && after.version == current)
+    }
+}

@@ -100,6 +100,8 @@ public struct CredentialService: Sendable {
     let administration: any VerifierAdministration
     private let keys: DoorKeys
     private let clock: @Sendable () -> Date
+    /// Whole replicas' inputs, read once per version; their builds, on their own thread.
+    public let builds = ReplicaBuilds()
     /// The change log a delta is read from.
     var log: any VerifierStore { keys.store }
 
@@ -163,7 +165,13 @@ public struct CredentialService: Sendable {
             } else if let mark, let delta = try await delta(for: terminal, from: have, mark: mark, now: now) {
                 message = .delta(delta)
             } else {
-                message = .replica(try await replica(for: terminal, now: now))
+                // The whole replica: chosen, encoded and signed on the replica thread.
+                let inputs = try await currentInputs()
+                let key = try await keeping.signingKeys().current
+                return .done(
+                    json: try await ReplicaBuilds.thread.run {
+                        try SignedReplica(signing: .replica(try Self.replica(for: terminal, inputs: inputs, now: now)), with: key).json
+                    })
             }
             return .done(json: try SignedReplica(signing: message, with: try await keeping.signingKeys().current).json)
         } catch {
@@ -171,18 +179,38 @@ public struct CredentialService: Sendable {
         }
     }
 
-    /// `terminal`'s replica now: read between two reads of the version, again until they agree.
+    /// `terminal`'s replica now, built on the replica thread from the current version's inputs.
     public func replica(for terminal: String, now: Date) async throws -> CredentialReplica {
+        let inputs = try await currentInputs()
+        return try await ReplicaBuilds.thread.run { try Self.replica(for: terminal, inputs: inputs, now: now) }
+    }
+
+    /// The current version's inputs (``ReplicaBuilds``): read between two reads of the
+    /// version, again until they agree, once for all the doors that ask for that version.
+    func currentInputs() async throws -> ReplicaBuilds.Inputs {
         while true {
             let before = try await keeping.replicaVersion()
-            let site = try await administration.siteRules()
-            let records = try await administration.records()
-            let tags = try await keeping.replicaTags()
-            let tagKey = try await keeping.tagKey()
-            let mark = try await mark(of: before)
-            guard try await keeping.replicaVersion() == before else { continue }
-            return try Self.replica(for: terminal, version: before, site: site, records: records, now: now, tags: tags, tagKey: tagKey, mark: mark)
+            do {
+                return try await builds.inputs(at: before) { [self] in
+                    let site = try await administration.siteRules()
+                    let records = try await administration.records()
+                    let tags = try await keeping.replicaTags()
+                    let tagKey = try await keeping.tagKey()
+                    let mark = try await mark(of: before)
+                    guard try await keeping.replicaVersion() == before else { throw ReplicaBuilds.Moved() }
+                    return ReplicaBuilds.Inputs(version: before, site: site, records: records, tags: tags, tagKey: tagKey, mark: mark)
+                }
+            } catch is ReplicaBuilds.Moved {
+                continue
+            }
         }
+    }
+
+    /// `terminal`'s replica from one version's inputs (blocking work: on the replica thread).
+    static func replica(for terminal: String, inputs: ReplicaBuilds.Inputs, now: Date) throws -> CredentialReplica {
+        try replica(
+            for: terminal, version: inputs.version, site: inputs.site, records: inputs.records, now: now, tags: inputs.tags, tagKey: inputs.tagKey,
+            mark: inputs.mark)
     }
 
     /// Who may open `terminal` (their rule names it or no door; not disabled; not expired at
