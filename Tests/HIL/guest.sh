@@ -920,6 +920,63 @@ check "adopted door: stops with exit 0" 0 $rc
 if sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' $W/paired.out $W/paired.err $W/state-paired/journal.jsonl | grep -q -e 2468 -e whsec_; then fail "a PIN or secret appears in the adopted door's output or journal"; else pass "no PIN or secret in the adopted door's output or journal"; fi
 cp $W/paired.out $W/paired.err $S/serve.out $OUT/ 2>/dev/null
 
+# ---- 9p. remote unlock from the site's API to the relay on gpio-sim (issue 80) -----------
+section "9p remote unlock"
+# `kioskpad run` with its site's replica (verifier.offline, the push channel on by default)
+# and the relay on door-sim: POST /api/v1/doors/hil-remote/unlock turns the relay line on for
+# the 2 s asked, through the door's push channel; a lockdown set through the API refuses the
+# next unlock (409) and the line stays off; the door journals the command it took. The
+# time from the API's request to the line going high is printed (a figure, not a gate).
+S=$W/site-remote; rm -rf $S $W/state-remote; mkdir -p $S
+$KPV secret > $S/secret
+printf 'server:\n  listen: 127.0.0.1:18472\n  state_dir: %s/state\n  secret_file: %s/secret\n  console:\n    enabled: true\n    listen: 127.0.0.1:18473\n' \
+    $S $S > $S/verifier.yaml
+rsite() { $KPV "$@" --config $S/verifier.yaml; }
+printf '2468\n' | rsite user add hil --iterations 1000 > $S/add.out 2>&1
+rsite terminal add hil-remote > $S/door.secret 2> $S/terminal.err
+token=$(rsite token create hil-desk --scope doors 2> $S/token.err)
+key=$(rsite public-key)
+$KPV serve --config $S/verifier.yaml --log-level warning > $S/serve.out 2>&1 &
+RSERVE=$!
+wait_long $S/serve.out 'console listening on'
+relay_config $W/remote.yaml "  kind: http
+  url: http://127.0.0.1:18472/verify
+  secret_file: $S/door.secret
+  timeout_s: 30
+  offline:
+    mode: fallback
+    public_key: \"$key\""
+sed -i "s/^terminal_id: hil-door/terminal_id: hil-remote/; s|^state_dir: .*|state_dir: $W/state-remote|" $W/remote.yaml
+api() { # api METHOD PATH BODY -> the status; the answer in $S/api.json
+    curl -s -o $S/api.json -w '%{http_code}' -X "$1" -H "authorization: Bearer $token" -H 'content-type: application/json' -d "$3" \
+        "http://127.0.0.1:18473/api/v1/$2"
+}
+watch_relay $W/remote-relay.log
+run_door $W/remote.yaml $W/remote.out
+wait_long $W/remote.out 'credential replica synced'
+sleep 1  # the push channel's first request is held at the site
+t0=$(cut -d' ' -f1 /proc/uptime)
+unlocked=$(api POST doors/hil-remote/unlock '{"seconds": 2, "reason": "HIL courier"}')
+i=0; while ! ever_on $W/remote-relay.log && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+on_at=$(awk '$2 == 1 { print $1; exit }' $W/remote-relay.log)
+sleep 3.5
+after=$(cat $DSIM/sim_gpio0/value)
+locked=$(api PUT modes/doors/hil-remote '{"mode": "lockdown"}')
+refused=$(api POST doors/hil-remote/unlock '{"reason": "HIL courier, in lockdown"}')
+sleep 2
+kill -TERM $RUN; wait $RUN; rc=$?
+kill $WATCH; kill -TERM $RSERVE; wait $RSERVE
+[ -n "$on_at" ] && echo "hil: remote unlock: API request to the relay line high in $(awk -v a=$t0 -v b=$on_at 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms (guest time)"
+check "remote unlock: the API answered 202, the relay went on, and off after the 2 s asked" "202 yes 0" \
+    "$unlocked $([ -n "$on_at" ] && echo yes || echo no) $after"
+check "remote unlock in lockdown: the mode set, the unlock refused 409, the relay on only once" "200 409 1" "$locked $refused $(grep -c ' 1$' $W/remote-relay.log)"
+check "remote unlock: the door journaled the command it took" "unlocked:2" \
+    "$(python3 -c 'import json, sys
+print(" ".join(r["result"] + ":" + str(r.get("seconds")) for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "remote_command"))' $W/state-remote/journal.jsonl)"
+check "remote unlock: the door stops with exit 0" 0 $rc
+if grep -q -e 2468 -e "${token:-no-token}" -e whsec_ $W/remote.out $W/state-remote/journal.jsonl; then fail "a PIN, token or secret in the remote door's output or journal"; else pass "no PIN, token or secret in the remote door's output or journal"; fi
+cp $W/remote.out $W/remote-relay.log $S/serve.out $OUT/ 2>/dev/null
+
 # ---- 10. the LCD through the real i2c-dev path (i2c-stub answering at 0x27) --------------
 section "10 LCD"
 if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x27; then
