@@ -41,8 +41,10 @@ extension OSDPDoorEndToEndTests {
             #expect(try await site.cli(["verifier", "settings", "set", "entry.result_s=2"]).status == 0)
             #expect(await eventually { log().contains("terminal starting again with the site's settings") }, "\(log())")
             #expect(await eventually { await settingsShown().contains("front-door: runs version 4") }, "\(log())")
+            // At least twice online (three parts): once more when a reader message was dropped
+            // under load (a full run saw a sequence drop and four).
             #expect(
-                await eventually { self.journal(state).components(separatedBy: "\"type\":\"reader_online\"").count == 3 },
+                await eventually { self.journal(state).components(separatedBy: "\"type\":\"reader_online\"").count >= 3 },
                 "the reader comes back after the restart: \(log())")
             #expect(kill(door.pid, 0) == 0, "started again in place: the same process")
 
