@@ -53,7 +53,7 @@ public struct DoorCheckIn: Sendable {
         case .success(let body): (fields, terminal) = body
         }
         // Present means present: null is neither a version nor a refusal.
-        let sent = { (key: String) in fields.object[key] != nil }
+        let sent = fields.sent
         let running = fields.integer("settings_version") ?? 0
         guard running >= 0, !sent("settings_version") || fields.integer("settings_version") != nil else {
             return .malformed("settings_version must be the settings version the door runs, 0 for none")

@@ -64,7 +64,7 @@ public struct DoorWatch: Sendable {
             wait = Int(asked)
         }
         // Present means present: null is neither a nonce nor a command's number.
-        let sent = { (key: String) in fields.object[key] != nil }
+        let sent = fields.sent
         var takes: (nonce: String, after: Int64)?
         if sent("nonce") {
             guard let nonce = fields.string("nonce"), (16...64).contains(nonce.count) else {

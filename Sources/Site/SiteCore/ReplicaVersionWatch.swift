@@ -101,7 +101,9 @@ public final class ReplicaVersionWatch: Sendable {
     /// poll's own read then stops polling; a poke's leaves that to the poll).
     private func readOnce(polling: Bool) async -> Bool {
         let version = try? await read()
-        let live = (try? await commands?()) ?? []
+        // The commands' read only while a door that takes them waits.
+        let wantsCommands = state.withLock { $0.waiters.values.contains { $0.commandsFor != nil } }
+        let live = wantsCommands ? ((try? await commands?()) ?? []) : []
         let (ready, goOn) = state.withLock { state -> ([(CheckedContinuation<Int64?, Never>, Int64)], Bool) in
             if let version { state.latest = version }
             var ready: [(CheckedContinuation<Int64?, Never>, Int64)] = []

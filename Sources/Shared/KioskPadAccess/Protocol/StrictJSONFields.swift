@@ -15,6 +15,12 @@ extension StrictJSON {
             object.keys.filter { !allowed.contains($0) }.sorted().first
         }
 
+        /// Whether `key` is there at all, null included (where null is neither a value nor
+        /// "left out", and is refused as the wrong type).
+        public func sent(_ key: String) -> Bool {
+            object[key] != nil
+        }
+
         /// Whether `key` is there with a value other than null.
         public func has(_ key: String) -> Bool {
             switch object[key] {

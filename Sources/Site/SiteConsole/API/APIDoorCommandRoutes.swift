@@ -26,11 +26,12 @@ struct APIDoorCommandRoutes: Sendable {
             }
             var seconds: Int?
             if fields.has("seconds") {
-                guard let value = fields.integer("seconds"), (1...Int64(DoorCommand.maxSeconds)).contains(value) else {
+                // Its range is the layer's to check (RemoteDoorCommands), as for every front end.
+                guard let value = fields.integer("seconds"), let whole = Int(exactly: value) else {
                     return APIResponse.error(
                         .badRequest, "seconds must be a whole number from 1 to \(DoorCommand.maxSeconds), or left out for the door's own unlock time")
                 }
-                seconds = Int(value)
+                seconds = whole
             }
             let door = context.parameters.get("name") ?? ""
             do {

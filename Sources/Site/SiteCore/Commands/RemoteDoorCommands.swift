@@ -80,12 +80,11 @@ public struct RemoteDoorCommands: Sendable {
                     "door '\(door)' is not a door of this site (none has that secret of its own or sent records; see `kioskpad verifier terminal list`)",
                 kind: .notFound)
         }
-        if try await administration.doors().contains(where: { $0.terminalID == door && $0.standing == .retired }) {
+        if try await changes.store.retiredDoors().contains(door) {
             throw UserEditError(description: "door '\(door)' is retired: it takes no command", kind: .conflict)
         }
         guard action == .unlock else { return }
-        let modes = try await administration.siteRules().modes
-        if (modes.doors[door] ?? modes.site)?.mode == .lockdown {
+        if try await administration.siteRules().modes.mode(at: door) == .lockdown {
             throw UserEditError(
                 description: "door '\(door)' is in lockdown: a remote unlock is refused while it lasts (lockdown wins; end it first)", kind: .conflict)
         }
