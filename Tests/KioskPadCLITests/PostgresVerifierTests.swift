@@ -185,7 +185,7 @@ struct PostgresVerifierTests {
             }
             #expect(decisions.sorted() == ["granted", "rejected", "repeated", "repeated"], "\(audit)")
             #expect(audit.contains("\"refusal\": \"replayed\""), "\(audit)")
-            #expect(!audit.contains("4711"))
+            #expect(!redactingMeasuredValues(audit).contains("4711"))  // attempt ids and timings may hold any digits
             // /metrics on each instance counts its own decisions and shows its pool.
             let textA = try await LoopbackHTTP.get(port: a, path: "/metrics").body
             #expect(textA.contains("kioskpad_verifier_decisions_total{result=\"granted\"} 1\n"), "\(textA)")

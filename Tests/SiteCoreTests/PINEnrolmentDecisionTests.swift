@@ -46,7 +46,7 @@ extension AccessDecisionTests {
         #expect(await reference.enrol(enrolment("48213907", "3579")) == .enrolment(.pinSet(user: "bob")))
         let record = try await lastEnrolment(store)
         #expect(record["result"] == "pin_set" && record["user"] == "bob" && record["kind"] == "enrol", "\(record)")
-        let audit = try await store.auditRecords().map { "\($0)" }.joined()
+        let audit = redactingUUIDs(try await store.auditRecords().map { "\($0)" }.joined())  // attempt ids may hold any digits
         #expect(!audit.contains("3579") && !audit.contains("48213907"), "neither the PIN nor the code is audited")
         // The new PIN opens, the old one does not; the code is used up.
         #expect(await reference.handle(request("3579", at: "front-door")) == .granted(unlockSeconds: 4, user: "bob"))
