@@ -475,6 +475,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // A store's statements counted (CountingSiteDatabase).
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/VerifierSupport", swiftSettings: strict),
         .testTarget(name: "KioskPadCoreTests", dependencies: ["KioskPadCore", "KeypadTestSupport"], swiftSettings: strict),

@@ -62,4 +62,32 @@ struct ReplicaVersionWatchTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(source.reads == reads, "no door waits: nothing is read")
     }
+
+    /// An adopted door waiting with the newest settings version it knows is answered with
+    /// "check in" once the site's settings version passes it, or at once when a rotation of its
+    /// own secret waits; another door's rotation, or the version it knows, wakes nobody.
+    @Test func aDoorThatChecksInIsWokenForNewSettingsAndItsOwnRotationOnly() async throws {
+        let source = Source()
+        let signals = Mutex((settings: Int64(3), rotating: Set<String>()))
+        let watch = ReplicaVersionWatch(
+            interval: .milliseconds(20), read: { source.read() },
+            checkIns: { signals.withLock { ReplicaVersionWatch.CheckInSignals(settingsVersion: $0.settings, rotating: $0.rotating) } })
+        // Knows version 3: waits. The version moves to 4: told to check in, the replica version unchanged.
+        async let told = watch.wake(from: 5, commandsFor: nil, checkInFor: ("front-door", 3), within: .seconds(30))
+        #expect(await eventually { watch.waiting == 1 })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(watch.waiting == 1, "the settings it knows: it waits")
+        signals.withLock { $0.settings = 4 }
+        #expect(await told == ReplicaVersionWatch.Wake(version: 5, checkIn: true))
+        // Another door's rotation wakes nobody; its own answers at once.
+        signals.withLock { $0.rotating = ["back-door"] }
+        #expect(await watch.wake(from: 5, commandsFor: nil, checkInFor: ("front-door", 4), within: .milliseconds(200)) == nil)
+        signals.withLock { $0.rotating = ["back-door", "front-door"] }
+        #expect(await watch.wake(from: 5, commandsFor: nil, checkInFor: ("front-door", 4), within: .seconds(30)) == .init(version: 5, checkIn: true))
+        // A door that does not check in is not told, and a newer replica is a plain wake.
+        #expect(await watch.wake(from: 5, commandsFor: nil, checkInFor: nil, within: .milliseconds(200)) == nil)
+        source.set(6)
+        #expect(await watch.wake(from: 5, commandsFor: nil, checkInFor: nil, within: .seconds(30)) == .init(version: 6, checkIn: false))
+        #expect(watch.waiting == 0)
+    }
 }

@@ -70,7 +70,7 @@ extension TerminalAssembly {
                             sync?.replaceSecret(next)
                             // Events signed with the door's own secret (events.secret_file: its site.secret) follow it.
                             if poster?.replaceSecret(old, with: next) == true { logger.notice("events are signed with the door's new secret") }
-                        }, restart: made.restart, logger: logger))
+                        }, restart: made.restart, nudge: services.replica?.sync.checkIns ?? CheckInNudge(), logger: logger))
             }
             return made
         } catch {

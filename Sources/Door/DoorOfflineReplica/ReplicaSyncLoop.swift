@@ -16,6 +16,8 @@ public struct ReplicaSyncLoop: Sendable {
     public let interval: Duration
     /// Whether the door holds the site's push channel (`verifier.offline.push`).
     public let push: Bool
+    /// The adopted door's check-in, which the push channel wakes when the site asks.
+    public let checkIns = CheckInNudge()
     let logger: Logger
     private let syncs = OneSyncAtATime()
 
@@ -51,7 +53,9 @@ public struct ReplicaSyncLoop: Sendable {
     /// remote commands in its answer go to `commands` before any sync; a refusal carrying the
     /// site's signed word that this door is retired, once `commands` has checked it, removes
     /// the replica (``ReplicaKeeper/retire()``): the door decides offline no more, and asks
-    /// again every 10 minutes.
+    /// again every 10 minutes. An adopted door's request says the newest settings version its
+    /// check-in knows; told to check in, it wakes the check-in (``checkIns``) and waits for it
+    /// (5 s at most) before asking again.
     public func watch(afterSync: @Sendable () async -> Void = {}, commands: (any RemoteCommandTaker)? = nil) async {
         var failures = 0
         while !Task.isCancelled {
@@ -60,8 +64,11 @@ public struct ReplicaSyncLoop: Sendable {
             do {
                 let have = keeper.version
                 if let commands { asking = (await commands.lastTaken(), DoorCommand.makeNonce()) }
-                let answer = try await client.watch(have: have, commands: asking, wait: .seconds(25))
+                let known = checkIns.known
+                let answer = try await client.watch(have: have, commands: asking, settings: known, wait: .seconds(25))
                 if let commands, let asking, !answer.commands.isEmpty { await commands.take(answer.commands, nonce: asking.nonce) }
+                // The check-in's own answer is signed; this only says to ask now.
+                if answer.checkIn, known != nil { await checkIns.nudge(waitingUpTo: .seconds(5)) }
                 let version = answer.version
                 if version > have {
                     let summary = try await syncOnce()

@@ -28,6 +28,10 @@ import Synchronization
 /// service asks for a restart in place (``RestartRequest``) and returns, which stops the
 /// door's services in order (relay off first) for `kioskpad run` to execute itself again.
 ///
+/// The push channel, when the door holds one, wakes it at once (``CheckInNudge``): the site
+/// says so when its settings version passes the newest the door knows, or a rotation of the
+/// door's secret waits. Check-ins so woken are at least ``leastGap`` apart.
+///
 /// A failure is logged (never a secret) and the door asks again at the next interval.
 public final class SiteCheckInService: Service, Sendable {
     let verifier: HTTPVerifier
@@ -42,18 +46,26 @@ public final class SiteCheckInService: Service, Sendable {
     let secretReplaced: @Sendable (_ old: WebhookSecret, _ next: WebhookSecret) -> Void
     let restart: RestartRequest
     let logger: Logger
+    /// Shared with the push channel (a new one, never nudged, when the door holds none).
+    let nudge: CheckInNudge
     private let refused = Mutex<(version: Int64, reason: String)?>(nil)
     /// Settings were stored that the running door cannot take in place.
     private let needsRestart = Mutex(false)
     /// Before the site has said: once a minute; after a failure: the last interval the site gave.
     static let firstInterval: Duration = .seconds(60)
+    /// The least time between the starts of two check-ins the push channel woke.
+    static let leastGap: Duration = .seconds(1)
+    /// The newest settings version the site offered (what the push channel reports, with the
+    /// versions run and refused, so an offer the door cannot take is not offered again and again).
+    private let offered = Mutex<Int64>(0)
 
     public init(
         verifier: HTTPVerifier, terminalID: String, secretFile: String, siteFile: String, settings: (any SiteSettingsApplying)? = nil,
         trust: ReplicaTrust? = nil, secretReplaced: @escaping @Sendable (WebhookSecret, WebhookSecret) -> Void = { _, _ in },
-        restart: RestartRequest = RestartRequest(),
+        restart: RestartRequest = RestartRequest(), nudge: CheckInNudge = CheckInNudge(),
         logger: Logger
     ) {
+        self.nudge = nudge
         self.secretReplaced = secretReplaced
         self.verifier = verifier
         self.terminalID = terminalID
@@ -69,13 +81,17 @@ public final class SiteCheckInService: Service, Sendable {
         await cancelWhenGracefulShutdown { [self] in
             var interval = Self.firstInterval
             while !Task.isCancelled {
+                let started = ContinuousClock.now
                 if let next = await checkIn() { interval = next }
+                nudge.checkedIn(knowing: knownSettings)
                 if needsRestart.withLock({ $0 }) {
                     // Only once idle, and not when the door is being stopped meanwhile.
                     if await waitUntilIdle() { restart.request() }
                     return
                 }
-                try? await Task.sleep(for: interval)
+                let nudged = await nudge.wait(upTo: interval)
+                let gap = ContinuousClock.now - started
+                if nudged, gap < Self.leastGap { try? await Task.sleep(for: Self.leastGap - gap) }
             }
         }
     }
@@ -92,6 +108,11 @@ public final class SiteCheckInService: Service, Sendable {
         return true
     }
 
+    /// The newest settings version this door knows of: run, refused or offered.
+    private var knownSettings: Int64 {
+        max(report.running, report.refused?.version ?? 0, offered.withLock { $0 })
+    }
+
     /// What the check-in reports of the door's settings.
     private var report: CheckInReport {
         CheckInReport(running: settings?.runningVersion ?? 0, refused: refused.withLock { $0 }, replicaKeys: trust?.all.map(\.description) ?? [])
@@ -103,6 +124,7 @@ public final class SiteCheckInService: Service, Sendable {
         do {
             let answer = try await verifier.checkIn(terminalID: terminalID, report: report)
             var reportAgain = false
+            if let signed = answer.settings, let version = Self.version(offeredIn: signed) { offered.withLock { $0 = max($0, version) } }
             if let said = answer.replicaKey { reportAgain = try await take(said.statement, signature: said.signature) }
             if let signed = answer.settings, await take(signed) { reportAgain = true }
             if reportAgain {
@@ -141,6 +163,15 @@ public final class SiteCheckInService: Service, Sendable {
         case .current: logger.notice("the site's rotation of its replica key ended; this door trusts only the new one", metadata: ["key": "\(statement.key)"])
         }
         return true
+    }
+
+    /// The version an offer of settings names, read without its signature: it only keeps the
+    /// push channel from waking the door for that version again.
+    static func version(offeredIn signed: CheckInAnswer.SignedSettings) -> Int64? {
+        guard let payload = Data(base64Encoded: signed.payload),
+            let object = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any]
+        else { return nil }
+        return (object["version"] as? NSNumber)?.int64Value
     }
 
     /// Settings from the site: checked against the replica keys, then applied or refused.

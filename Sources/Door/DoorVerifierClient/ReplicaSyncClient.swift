@@ -84,14 +84,17 @@ public final class ReplicaSyncClient: Sendable {
     }
 
     /// What the push channel answered: the site's replica version (`have` when nothing
-    /// changed) and the remote commands it sent, still to be checked.
+    /// changed), the remote commands it sent, still to be checked, and whether the site asks
+    /// the door to check in now (`check_in`: settings or a rotation of its secret wait).
     public struct WatchAnswer: Sendable, Equatable {
         public let version: Int64
         public let commands: [SignedDoorCommand]
+        public let checkIn: Bool
 
-        public init(version: Int64, commands: [SignedDoorCommand] = []) {
+        public init(version: Int64, commands: [SignedDoorCommand] = [], checkIn: Bool = false) {
             self.version = version
             self.commands = commands
+            self.checkIn = checkIn
         }
     }
 
@@ -104,13 +107,15 @@ public final class ReplicaSyncClient: Sendable {
 
     /// As ``watch(have:wait:)``; with `commands` (the last remote command taken and this
     /// request's new nonce) the site also answers at once with the remote commands for this
-    /// door numbered above it.
-    public func watch(have: Int64, commands: (after: Int64, nonce: String)?, wait: Duration) async throws -> WatchAnswer {
+    /// door numbered above it. With `settings` (an adopted door's newest settings version
+    /// known) the site answers at once with `check_in` when the door should check in.
+    public func watch(have: Int64, commands: (after: Int64, nonce: String)?, settings: Int64? = nil, wait: Duration) async throws -> WatchAnswer {
         let seconds = max(Int64(1), min(Int64(55), Int64(wait.wholeSeconds)))
         var text = "{\"have_version\":\(have),\"terminal_id\":\(VerificationRequestBody.jsonString(terminalID)),\"wait_s\":\(seconds)"
         if let commands {
             text += ",\"have_command\":\(commands.after),\"nonce\":\(VerificationRequestBody.jsonString(commands.nonce))"
         }
+        if let settings { text += ",\"have_settings\":\(settings)" }
         let body = Array((text + "}").utf8)
         let request = SignedJSONRequest.make(
             url: url, body: body, id: "watch-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
@@ -128,7 +133,7 @@ public final class ReplicaSyncClient: Sendable {
             else { throw WatchError.failed("\(answer.url) answered 200 without replica_version") }
             // A command that is not even shaped as one is dropped here; the rest are checked by the caller.
             let signed = (object["commands"] as? [Any] ?? []).compactMap { try? SignedDoorCommand(jsonObject: $0) }
-            return WatchAnswer(version: version, commands: signed)
+            return WatchAnswer(version: version, commands: signed, checkIn: object["check_in"] as? Bool == true)
         case .unauthorized:
             let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
             let said = "\(answer.url) answered 401" + ((object?["error"] as? String).map { ": \($0)" } ?? "")

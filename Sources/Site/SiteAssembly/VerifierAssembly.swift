@@ -86,7 +86,9 @@ public enum VerifierAssembly {
     /// one per server, shared by the doors' listener and the console (which pokes it).
     public static func doorWatch(_ opened: OpenedVerifierStore) -> ReplicaVersionWatch {
         let (replica, commands) = (opened.replica, opened.administration)
-        return ReplicaVersionWatch(read: { try await replica.replicaVersion() }, commands: { try await commands.liveDoorCommandsIssued(now: Date()) })
+        return ReplicaVersionWatch(
+            read: { try await replica.replicaVersion() }, commands: { try await commands.liveDoorCommandsIssued(now: Date()) },
+            checkIns: { try await commands.checkInSignals() })
     }
 
     /// The HTTP application over an opened store: `/verify`, `/healthz`, `/metrics`.

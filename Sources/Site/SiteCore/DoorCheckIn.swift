@@ -12,6 +12,8 @@ import KioskPadCore
 /// door's settings signed with the replica key (``DoorSettings``); while the replica key is
 /// rotated, what the door must learn of it (``ReplicaKeyStatement``, from the keys it says
 /// it trusts). An unsigned request is refused: only a door's own secret opens a rotation.
+/// All of it is read in one statement with the door's key (``DoorCheckInView``); the door's
+/// report is written only when it differs from the last.
 public struct DoorCheckIn: Sendable {
     /// How often a door checks in (the site's `server.check_in_seconds`).
     public let interval: Int
@@ -24,7 +26,7 @@ public struct DoorCheckIn: Sendable {
         store: any VerifierStore, settings: any DoorSettingsStore, replica: any ReplicaKeeping, siteSecret: WebhookSecret?,
         interval: Int, clock: @escaping @Sendable () -> Date = Date.init
     ) {
-        keys = DoorKeys(store: store, siteSecret: siteSecret)
+        keys = DoorKeys(store: store, siteSecret: siteSecret, checkInViews: settings)
         self.settings = settings
         self.replica = replica
         self.interval = interval
@@ -77,31 +79,44 @@ public struct DoorCheckIn: Sendable {
                 trusted.append(key)
             }
         }
+        // The gate read the door's key with all the rest (one statement); the report is
+        // written only when it differs from the last.
+        guard let view = admitted.checkInView else { return .unavailable }
         do {
             // Signed with the site secret, which every door given it holds: only a door the site
             // has heard of is answered, so that secret cannot make a settings row for any name.
-            if case .siteSecret = try await keys.store.doorKey(terminal: terminal), try await !KnownDoors.hasReported(terminal, store: keys.store) {
+            if case .siteSecret = view.key, !view.hasForwarded {
                 return .unauthenticated(
                     "door '\(terminal)' signed with the site secret and has not reported to this site (forwarded events or a status); "
                         + "a check-in is taken from an adopted door (kioskpad pair) or one with its own secret (verifier terminal add)")
             }
             var answer = "{\"check_in_s\":\(interval)"
-            let signing = try await replica.signingKeys()
+            let signing: ReplicaSigningKeys
+            if let stored = view.signingKey {
+                signing = ReplicaSigningKeys(
+                    current: try Curve25519.Signing.PrivateKey(rawRepresentation: stored),
+                    next: try view.nextSigningKey.map { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) })
+            } else {
+                signing = try await replica.signingKeys()  // made here only on a database that never was
+            }
             if let statement = signing.statement(forDoorTrusting: trusted) {
                 // Either way the key the site signs with now: for `next` the one the door
                 // trusts, for `current` (sent once the rotation ended) the new key itself.
                 let signature = try statement.signature(terminalID: terminal, signer: signing.current)
                 answer += ",\"replica_key\":{\"\(statement.property)\":\"\(statement.key)\",\"signature\":\"\(signature)\"}"
             }
-            if case .own(let current, let next?, _, _) = try await keys.store.doorKey(terminal: terminal) {
+            if case .own(let current, let next?, _, _) = view.key, !view.rotationFinished {
                 answer += ",\"rotation\":{\"sealed\":\"\(try SecretRotationSeal.seal(next, current: current, terminalID: terminal))\"}"
             }
-            try await settings.noteSettings(
-                door: terminal, running: running, refused: refused, replicaKeys: trusted.map(\.description).joined(separator: " "), now: clock())
-            let (version, given) = try await settings.effectiveSettings(door: terminal)
+            let report = DoorSettingsState(terminalID: terminal, running: running, refused: refused, replicaKeys: trusted.map(\.description))
+            if view.reported != report {
+                try await settings.noteSettings(
+                    door: terminal, running: running, refused: refused, replicaKeys: report.replicaKeys.joined(separator: " "), now: clock())
+            }
+            let version = view.settingsVersion
             if version != running && refused?.version != version {
                 let payload = Array(
-                    "{\"kind\":\"settings\",\"settings\":\(given.json),\"terminal_id\":\"\(terminal)\",\"version\":\(version)}".utf8)
+                    "{\"kind\":\"settings\",\"settings\":\(view.effectiveSettings.json),\"terminal_id\":\"\(terminal)\",\"version\":\(version)}".utf8)
                 let signature = try signing.current.signature(for: payload)
                 answer += ",\"settings\":{\"payload\":\"\(Data(payload).base64EncodedString())\",\"signature\":\"\(signature.base64EncodedString())\"}"
             }

@@ -14,6 +14,8 @@ public struct AdmittedDoorRequest: Sendable {
     public let requestID: String?
     /// The body, read once.
     public let body: Result<StrictJSON.Value, StrictJSON.Problem>
+    /// What a check-in reads, read by the gate with the door's key (nil for other endpoints).
+    var checkInView: DoorCheckInView? = nil
 }
 
 /// The one admission of `/verify`, `/v1/enrol`, `/v1/events` and `/v1/credentials`, in this
@@ -50,8 +52,16 @@ enum DoorGate {
         case .invalid(let why): return .failure(.init(.malformed(why)))
         }
         let signature: DoorSignature.Check
+        var view: DoorCheckInView?
         do {
-            signature = try await DoorSignature.check(request, terminal: terminal, store: keys.store, siteSecret: keys.siteSecret, now: now)
+            var key = DoorKey.siteSecret
+            if let terminal, let views = keys.checkInViews {
+                view = try await views.checkInView(door: terminal)
+                key = view?.key ?? key
+            } else if let terminal {
+                key = try await keys.store.doorKey(terminal: terminal)
+            }
+            signature = try await DoorSignature.check(request, terminal: terminal, key: key, store: keys.store, siteSecret: keys.siteSecret, now: now)
         } catch {
             return .failure(.init(.unavailable))
         }
@@ -60,13 +70,16 @@ enum DoorGate {
         case .refused(let why): return .failure(.init(.unauthenticated(why)))
         case .retired(let why): return .failure(.init(.unauthenticated(why), retiredDoor: terminal))
         case .noKey: if let unsigned = rules.unsigned { return .failure(.init(.unauthenticated(unsigned))) }
-        case .signed where rules.claimsWebhookID:
+        case .signed(let finishedRotation):
+            view?.rotationFinished = finishedRotation
+            guard rules.claimsWebhookID else { break }
             let id = request.webhookID ?? ""
             guard id.utf8.count <= 128, !id.contains(where: \.isNewline) else { return .failure(.init(.malformed("webhook-id longer than 128 characters"))) }
             requestID = id
-        case .signed: break
         }
-        return .success(AdmittedDoorRequest(incoming: request, terminal: terminal, requestID: requestID, body: parsed ?? StrictJSON.parse(request.body)))
+        return .success(
+            AdmittedDoorRequest(
+                incoming: request, terminal: terminal, requestID: requestID, body: parsed ?? StrictJSON.parse(request.body), checkInView: view))
     }
 
     /// The `terminal_id` of a body that is one object (`/verify`, `/v1/enrol`, `/v1/credentials`).

@@ -182,4 +182,9 @@ public protocol DoorSettingsStore: Sendable {
     func noteSettings(door: String, running: Int64, refused: (version: Int64, reason: String)?, replicaKeys: String, now: Date) async throws
     /// What each door said of its settings, by terminal_id.
     func settingsStates() async throws -> [String: DoorSettingsState]
+    /// What a check-in from `door` reads, in one statement (``DoorCheckInView``).
+    func checkInView(door: String) async throws -> DoorCheckInView
+    /// The settings version and the doors whose secret's rotation waits, in one statement
+    /// (what the push channel tells an adopted door to check in for).
+    func checkInSignals() async throws -> ReplicaVersionWatch.CheckInSignals
 }

@@ -10,8 +10,9 @@ enum DoorSignature {
     enum Check: Equatable {
         /// No key applies (`allow_unsigned`, and the door has no secret of its own).
         case noKey
-        /// Signed with the key its door must use.
-        case signed
+        /// Signed with the key its door must use; `finishedRotation`: with the next secret, which
+        /// ended the door's rotation.
+        case signed(finishedRotation: Bool = false)
         /// Not signed with that key: why.
         case refused(String)
         /// The door is retired: refused whatever it signed with; why.
@@ -22,11 +23,10 @@ enum DoorSignature {
     /// refused whatever it signed with; while a rotation waits, the next secret is accepted
     /// beside the current one, and the first request signed with it finishes the rotation;
     /// after that, the replaced secret only for a request timestamped before the switch.
+    /// `key` is the one the store gives `terminal` (``VerifierStore/doorKey(terminal:)``), read by the caller.
     static func check(
-        _ request: ReferenceVerifier.Incoming, terminal: String?, store: any VerifierStore, siteSecret: WebhookSecret?, now: Date
+        _ request: ReferenceVerifier.Incoming, terminal: String?, key: DoorKey, store: any VerifierStore, siteSecret: WebhookSecret?, now: Date
     ) async throws -> Check {
-        var key = DoorKey.siteSecret
-        if let terminal { key = try await store.doorKey(terminal: terminal) }
         func failure(_ secret: WebhookSecret) -> WebhookSignature.Failure? {
             WebhookSignature.verify(
                 id: request.webhookID, timestamp: request.webhookTimestamp, signature: request.webhookSignature, body: request.body, secret: secret, now: now)
@@ -36,10 +36,10 @@ enum DoorSignature {
             return .retired("door \(terminal ?? "") is retired at this site")
         case .siteSecret:
             guard let siteSecret else { return .noKey }
-            return failure(siteSecret).map { .refused($0.description) } ?? .signed
+            return failure(siteSecret).map { .refused($0.description) } ?? .signed()
         case .own(let current, let next, let previous, let deadline):
             guard let refused = failure(current) else {
-                guard let deadline, next != nil, now > deadline else { return .signed }
+                guard let deadline, next != nil, now > deadline else { return .signed() }
                 return .refused(
                     "door \(terminal ?? "") did not pick up its new secret by \(UTCTimestamp.rfc3339(deadline, milliseconds: false)) "
                         + "(\(Int(DoorKey.rotationWindow / 86_400)) days after its rotation started): its old secret is refused; adopt it again (kioskpad pair)"
@@ -47,10 +47,10 @@ enum DoorSignature {
             }
             if let next, let terminal, failure(next) == nil {
                 _ = try await store.finishRotation(terminal: terminal, next: next, now: now)
-                return .signed
+                return .signed(finishedRotation: true)
             }
             // Signed before the door switched to its new secret (on its way, or retried).
-            if let previous, previous.covers(timestamp: request.webhookTimestamp, now: now), failure(previous.secret) == nil { return .signed }
+            if let previous, previous.covers(timestamp: request.webhookTimestamp, now: now), failure(previous.secret) == nil { return .signed() }
             return .refused(refused.description + " (door \(terminal ?? "") signs with its own secret)")
         }
     }
@@ -61,4 +61,7 @@ enum DoorSignature {
 struct DoorKeys: Sendable {
     let store: any VerifierStore
     let siteSecret: WebhookSecret?
+    /// Set for the check-in: the door's key is read with the rest of a check-in's view, in
+    /// one statement (``DoorCheckInView``), and handed on with the request.
+    var checkInViews: (any DoorSettingsStore)? = nil
 }

@@ -13,6 +13,11 @@ import KioskPadCore
 /// answered at once when a live command for it is numbered above that: `commands`, each a
 /// ``SignedDoorCommand`` naming the door and the nonce, signed with the replica key. Commands
 /// up to `have_command` are marked delivered.
+///
+/// An adopted door that sends `have_settings` (the newest settings version it knows: the
+/// one it runs, or one it refused) is answered at once with `"check_in": true` when the
+/// site's settings version is above it or a rotation of its secret waits: the door then
+/// checks in, and what it fetches there is signed as ever, so a forged hint costs one check-in.
 public struct DoorWatch: Sendable {
     /// How long a door waits when it says nothing, and the most it may ask for.
     public static let defaultWait = 25
@@ -47,8 +52,8 @@ public struct DoorWatch: Sendable {
         let fields: StrictJSON.Fields
         let terminal: String
         switch admitted.objectNamingItsDoor(
-            allowed: ["terminal_id", "have_version", "wait_s", "have_command", "nonce"],
-            properties: "terminal_id, have_version, wait_s, have_command and nonce")
+            allowed: ["terminal_id", "have_version", "wait_s", "have_command", "nonce", "have_settings"],
+            properties: "terminal_id, have_version, wait_s, have_command, nonce and have_settings")
         {
         case .failure(let refused): return refused.outcome
         case .success(let body): (fields, terminal) = body
@@ -81,20 +86,29 @@ public struct DoorWatch: Sendable {
         } else if sent("have_command") {
             return .malformed("have_command needs a nonce: a door takes remote commands only with one")
         }
+        var checkInFor: (terminal: String, settingsAbove: Int64)?
+        if sent("have_settings") {
+            guard let known = fields.integer("have_settings"), known >= 0 else {
+                return .malformed("have_settings must be the newest settings version the terminal knows (runs or refused), 0 for none")
+            }
+            checkInFor = (terminal, known)
+        }
+        let checkIn = #",\"check_in\":true"#
         guard let commands, let takes else {
-            let version = await watch.change(from: have, within: .seconds(wait)) ?? have
-            return .done(json: Array("{\"replica_version\":\(version)}".utf8))
+            let wake = await watch.wake(from: have, commandsFor: nil, checkInFor: checkInFor, within: .seconds(wait))
+            return .done(json: Array("{\"replica_version\":\(wake?.version ?? have)\(wake?.checkIn == true ? checkIn : "")}".utf8))
         }
         do {
             if takes.after > 0 { try await commands.store.markDoorCommandsDelivered(terminal: terminal, through: takes.after, at: clock()) }
             var live = try await commands.store.liveDoorCommands(terminal: terminal, after: takes.after, now: clock())
-            var version = have
+            var wake = ReplicaVersionWatch.Wake(version: have, checkIn: false)
             if live.isEmpty {
-                version = await watch.change(from: have, commandsFor: (terminal, takes.after), within: .seconds(wait)) ?? have
+                wake = await watch.wake(from: have, commandsFor: (terminal, takes.after), checkInFor: checkInFor, within: .seconds(wait)) ?? wake
                 live = try await commands.store.liveDoorCommands(terminal: terminal, after: takes.after, now: clock())
             }
             let signed = try await sign(live, nonce: takes.nonce, keys: commands.keys)
-            let object: [String: Any] = ["replica_version": version, "commands": signed.map(\.jsonObject)]
+            var object: [String: Any] = ["replica_version": wake.version, "commands": signed.map(\.jsonObject)]
+            if wake.checkIn { object["check_in"] = true }
             return .done(json: Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
         } catch {
             return .unavailable

@@ -11,12 +11,46 @@ import Synchronization
 /// With ``commands`` it also wakes a door for a remote command (unlock, lock) numbered above
 /// the one it last took: the same read lists the commands still live (a few at most: each
 /// lives 30 s), and ``poke()`` reads at once when this instance stored one.
+///
+/// With ``checkIns`` it also wakes an adopted door that should check in now: the site's
+/// settings version passed the newest one the door knows, or a rotation of its secret waits
+/// (``CheckInSignals``, read in one statement, only while such a door waits).
 public final class ReplicaVersionWatch: Sendable {
+    /// Why a waiting door is answered: the version read (or the one it holds), and whether it
+    /// should check in now.
+    public struct Wake: Sendable, Equatable {
+        public let version: Int64
+        public let checkIn: Bool
+
+        public init(version: Int64, checkIn: Bool) {
+            self.version = version
+            self.checkIn = checkIn
+        }
+    }
+
+    /// What tells a waiting door to check in: the settings version, and the doors whose
+    /// secret's rotation waits.
+    public struct CheckInSignals: Sendable {
+        public let settingsVersion: Int64
+        public let rotating: Set<String>
+
+        public init(settingsVersion: Int64, rotating: Set<String>) {
+            self.settingsVersion = settingsVersion
+            self.rotating = rotating
+        }
+
+        func tell(_ door: (terminal: String, settingsAbove: Int64)) -> Bool {
+            settingsVersion > door.settingsAbove || rotating.contains(door.terminal)
+        }
+    }
+
     private struct Waiter {
         let have: Int64
         /// The door's id and the last command it took, when it waits for commands too.
         let commandsFor: (terminal: String, after: Int64)?
-        let continuation: CheckedContinuation<Int64?, Never>
+        /// The door's id and the newest settings version it knows, when it checks in.
+        let checkInFor: (terminal: String, settingsAbove: Int64)?
+        let continuation: CheckedContinuation<Wake?, Never>
     }
 
     private struct State {
@@ -31,16 +65,20 @@ public final class ReplicaVersionWatch: Sendable {
     private let read: @Sendable () async throws -> Int64
     /// The remote commands still live: number and door.
     private let commands: (@Sendable () async throws -> [(id: Int64, terminal: String)])?
+    /// The settings version and the doors whose rotation waits.
+    private let checkIns: (@Sendable () async throws -> CheckInSignals)?
     /// How often the version is read while doors wait.
     public let interval: Duration
 
     public init(
         interval: Duration = .milliseconds(250), read: @escaping @Sendable () async throws -> Int64,
-        commands: (@Sendable () async throws -> [(id: Int64, terminal: String)])? = nil
+        commands: (@Sendable () async throws -> [(id: Int64, terminal: String)])? = nil,
+        checkIns: (@Sendable () async throws -> CheckInSignals)? = nil
     ) {
         self.interval = interval
         self.read = read
         self.commands = commands
+        self.checkIns = checkIns
     }
 
     /// Doors waiting now.
@@ -56,7 +94,18 @@ public final class ReplicaVersionWatch: Sendable {
     /// As ``change(from:within:)``, and also woken (with the version it last read, or `have`)
     /// when a live command for `terminal` is numbered above `after`.
     public func change(from have: Int64, commandsFor: (terminal: String, after: Int64)?, within limit: Duration) async -> Int64? {
-        if let latest = state.withLock({ $0.latest }), latest > have { return latest }
+        await wake(from: have, commandsFor: commandsFor, checkInFor: nil, within: limit)?.version
+    }
+
+    /// As ``change(from:commandsFor:within:)``, and also woken when `checkInFor`'s door should
+    /// check in (``CheckInSignals``); a door that should is answered at once.
+    public func wake(
+        from have: Int64, commandsFor: (terminal: String, after: Int64)?, checkInFor: (terminal: String, settingsAbove: Int64)?, within limit: Duration
+    ) async -> Wake? {
+        if let latest = state.withLock({ $0.latest }), latest > have { return Wake(version: latest, checkIn: false) }
+        if let checkInFor, let checkIns, let signals = try? await checkIns(), signals.tell(checkInFor) {
+            return Wake(version: have, checkIn: true)
+        }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -64,7 +113,7 @@ public final class ReplicaVersionWatch: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let startPolling = state.withLock { state -> Bool in
-                    state.waiters[id] = Waiter(have: have, commandsFor: commandsFor, continuation: continuation)
+                    state.waiters[id] = Waiter(have: have, commandsFor: commandsFor, checkInFor: checkInFor, continuation: continuation)
                     defer { state.polling = true }
                     return !state.polling
                 }
@@ -80,8 +129,8 @@ public final class ReplicaVersionWatch: Sendable {
     }
 
     /// Resumes waiter `id`, if it still waits.
-    private func resume(_ id: UInt64, with version: Int64?) {
-        state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: version)
+    private func resume(_ id: UInt64, with wake: Wake?) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: wake)
     }
 
     /// Reads at once (this instance stored a command), when anyone waits.
@@ -104,14 +153,18 @@ public final class ReplicaVersionWatch: Sendable {
         // The commands' read only while a door that takes them waits.
         let wantsCommands = state.withLock { $0.waiters.values.contains { $0.commandsFor != nil } }
         let live = wantsCommands ? ((try? await commands?()) ?? []) : []
-        let (ready, goOn) = state.withLock { state -> ([(CheckedContinuation<Int64?, Never>, Int64)], Bool) in
+        // The check-in signals only while a door that checks in waits.
+        let wantsCheckIns = state.withLock { $0.waiters.values.contains { $0.checkInFor != nil } }
+        let signals = wantsCheckIns ? (try? await checkIns?()) : nil
+        let (ready, goOn) = state.withLock { state -> ([(CheckedContinuation<Wake?, Never>, Wake)], Bool) in
             if let version { state.latest = version }
-            var ready: [(CheckedContinuation<Int64?, Never>, Int64)] = []
+            var ready: [(CheckedContinuation<Wake?, Never>, Wake)] = []
             for (id, waiter) in state.waiters {
                 let moved = version.map { $0 > waiter.have } ?? false
                 let commanded = waiter.commandsFor.map { door in live.contains { $0.terminal == door.terminal && $0.id > door.after } } ?? false
-                guard moved || commanded else { continue }
-                ready.append((waiter.continuation, version ?? waiter.have))
+                let checkIn = waiter.checkInFor.map { signals?.tell($0) ?? false } ?? false
+                guard moved || commanded || checkIn else { continue }
+                ready.append((waiter.continuation, Wake(version: moved ? version ?? waiter.have : waiter.have, checkIn: checkIn)))
                 state.waiters[id] = nil
             }
             if polling, state.waiters.isEmpty { state.polling = false }

@@ -117,6 +117,12 @@ public final class SQLVerifierStore: VerifierStore {
             ).first()
         }
         guard let row else { return .siteSecret }
+        return try Self.doorKey(row)
+    }
+
+    /// The key a `kioskpad_doors` row gives (`secret`, `next_secret`, `previous_secret`,
+    /// `replaced_at`, `retired_at`, `rotation_deadline`).
+    static func doorKey(_ row: any SQLRow) throws -> DoorKey {
         if try row.optionalInteger("retired_at") != nil { return .retired }
         var previous: DoorKey.Replaced?
         if let text = try row.optionalText("previous_secret"), let at = try row.optionalInteger("replaced_at") {
