@@ -30,9 +30,14 @@ the server on this machine.
 
 Usage:
   Benchmarks/ManyDoors/many_doors.py BINARY [--store sqlite|postgres] [--seconds N] [--doors N] [--users N]
-      [--change-every S] [--push] [--only changes|burst]
+      [--change-every S] [--push] [--only changes|burst|cost|unlock] [--unlocks N]
 --only burst runs a quiet phase, then every door's whole replica at once (50 at a time) while
 the terminals verify (issue 80: whole replicas built once per version, off the shared threads).
+--only cost runs the doors alone (no terminals) without the channel, holding it, and holding
+it with a change every --change-every s (10 by default): the server's CPU, memory and file
+descriptors in each. --only unlock has every door hold the channel for remote commands and
+sends --unlocks N (50) unlocks through the API one after another: API request to the door's
+channel holding the command, p50/p99.
 BINARY is a `kioskpad` (a release build for figures: swift build -c release --product kioskpad)."""
 import argparse
 import base64
@@ -101,6 +106,12 @@ class Door:
         # The poll and the push channel sync one at a time, as kioskpad's OneSyncAtATime.
         self.lock = threading.Lock()
         self.connection_lock = threading.Lock()
+        # The push channel's wait, and remote commands (--only unlock): the last one taken and
+        # (monotonic time its answer came, its number) for each.
+        self.wait_s = 5
+        self.takes_commands = False
+        self.have_command = 0
+        self.commands = []
 
     def post(self, path, body):
         # One request at a time on the door's connection (the push channel has its own).
@@ -132,7 +143,11 @@ class Door:
         the one held (at most 5 s here, so the phase ends soon), then a sync."""
         connection = None
         while not stop.is_set():
-            body = json.dumps({"have_version": self.have, "terminal_id": self.terminal, "wait_s": 5}, separators=(",", ":"))
+            request = {"have_version": self.have, "terminal_id": self.terminal, "wait_s": self.wait_s}
+            if self.takes_commands:
+                request["nonce"] = base64.b64encode(os.urandom(16)).decode()
+                request["have_command"] = self.have_command
+            body = json.dumps(request, separators=(",", ":"))
             try:
                 if connection is None:
                     connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -143,7 +158,13 @@ class Door:
                     records.append(("watch", float("nan"), response.status, len(answer)))
                     stop.wait(1)
                     continue
-                if json.loads(answer)["replica_version"] > self.have and not stop.is_set():
+                said = json.loads(answer)
+                arrived = time.monotonic()
+                for signed in said.get("commands", []):
+                    number = json.loads(base64.b64decode(signed["payload"]))["command"]
+                    self.commands.append((arrived, number))
+                    self.have_command = max(self.have_command, number)
+                if said["replica_version"] > self.have and not stop.is_set():
                     seconds, status, size = self.sync()
                     records.append(("sync", seconds, status, size))
                     records.append((f"sync: {self.kind} (push)", seconds, status, size))
@@ -265,6 +286,38 @@ def reach(changes, doors, ended):
     return pairs
 
 
+def resources(pid):
+    """The server's resident memory (MiB), open file descriptors and threads now."""
+    with open(f"/proc/{pid}/status") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, len(os.listdir(f"/proc/{pid}/fd")), int(fields["Threads"])
+
+
+def unlocks(site, doors, count, stop):
+    """`count` remote unlocks through the management API, each for a door picked at random
+    among those holding the channel, one after another: the time from the API request to
+    the door's channel answering with that command."""
+    latencies, statuses = [], {}
+    for _ in range(count):
+        door = random.choice(doors)
+        started = time.monotonic()
+        status, answer = site.api("POST", f"doors/{door.terminal}/unlock", {"seconds": 1, "reason": "benchmark"})
+        statuses[status] = statuses.get(status, 0) + 1
+        if status != 202:
+            continue
+        number = answer["command"]
+        deadline = started + 10
+        while time.monotonic() < deadline and not any(n == number for _, n in door.commands):
+            time.sleep(0.001)
+        arrived = next((at for at, n in door.commands if n == number), None)
+        latencies.append(None if arrived is None else arrived - started)
+        stop.wait(random.uniform(0.1, 0.3))
+    reached = [l * 1000 for l in latencies if l is not None]
+    print(f"unlock: {count} through the API (statuses {statuses}): API request to the door's channel holding it, p50 "
+          f"{percentile(reached, 0.5):.1f} ms, p99 {percentile(reached, 0.99):.1f} ms, max {max(reached) if reached else float('nan'):.1f} ms; "
+          f"{len(latencies) - len(reached)} not reached within 10 s", flush=True)
+
+
 def phase(name, site, seconds, doors=None, with_terminals=True, change_every=0, push=False):
     stop = threading.Event()
     verifies, records, changes = [], [], []
@@ -286,13 +339,16 @@ def phase(name, site, seconds, doors=None, with_terminals=True, change_every=0, 
             threads[-1].start()
     time.sleep(seconds)
     ended = time.monotonic()
+    # The CPU up to here: the phase's own, not the wait for the last held channels to return.
+    cpu = cpu_seconds(site.process.pid) - before
+    rss, fds, threads_now = resources(site.process.pid)
+    print(f"{name}: the server at the phase's end: {rss:.1f} MiB resident, {fds} file descriptors, {threads_now} threads", flush=True)
     stop.set()
     for thread in threads:
         thread.join()
     if door_thread:
         door_thread.join()
-    wall = time.monotonic() - started
-    cpu = cpu_seconds(site.process.pid) - before
+    wall = ended - started
     latencies = [s for s, ok in verifies if ok]
     failed = sum(1 for _, ok in verifies if not ok)
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
@@ -361,7 +417,8 @@ def main():
     parser.add_argument("--users", type=int, default=10_000)
     parser.add_argument("--change-every", type=float, default=0)
     parser.add_argument("--push", action="store_true")
-    parser.add_argument("--only", choices=["changes", "burst"])
+    parser.add_argument("--only", choices=["changes", "burst", "cost", "unlock"])
+    parser.add_argument("--unlocks", type=int, default=50)
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kioskpad-manydoors.") as work:
         os.chmod(work, 0o755)
@@ -390,7 +447,8 @@ def main():
         # their own: the per-address connection limit (64) is raised past the doors' connections
         # (two each: the requests and the push channel) and the terminals'.
         limits = f"  max_connections_per_source: {max(64, 2 * options.doors + 2 * TERMINALS + 8)}\n"
-        site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + limits + store_lines)
+        site = Site(options.binary, users, work, store_lines=f"  lookup_key_file: {key_file}\n" + limits + store_lines,
+                    scopes="read,users,codes,webhooks,doors")
         site.start()
         try:
             doors = [Door(site.port, site.secret, f"door-{index:03d}") for index in range(options.doors)]
@@ -404,6 +462,36 @@ def main():
             if options.only == "burst":
                 quiet = phase("quiet", site, options.seconds)
                 burst(site, doors)
+                return
+            if options.only == "cost":
+                # The doors alone (no terminals): their polls; then each holding the channel as
+                # kioskpad does (25 s a wait); then a change every --change-every s (10 unless given).
+                every = options.change_every or 10
+                for door in doors:
+                    door.wait_s = 25
+                alone = phase(f"{options.doors} doors, no channels", site, options.seconds, doors, with_terminals=False)
+                held = phase(f"{options.doors} doors holding the channel", site, options.seconds, doors, with_terminals=False, push=True)
+                changing = phase(f"{options.doors} doors holding the channel, a change every {every:g} s", site, options.seconds, doors,
+                                 with_terminals=False, change_every=every, push=True)
+                print(f"ratio: server CPU with a change every {every:g} s / without = {changing[2] / held[2]:.2f}x (goal at most 1.2x); "
+                      f"the channels held against none: {held[2] / alone[2]:.2f}x", flush=True)
+                return
+            if options.only == "unlock":
+                # Every door holding the channel for commands, beside its polls; unlocks one after another.
+                stop = threading.Event()
+                records = []
+                for door in doors:
+                    door.takes_commands, door.wait_s = True, 25
+                    door.heartbeat()  # a door the site has heard of: the API unlocks only those
+                threads = [threading.Thread(target=door.watch, args=(stop, records), daemon=True) for door in doors]
+                loop = threading.Thread(target=doors_loop, args=(doors, stop, records), daemon=True)
+                for thread in threads + [loop]:
+                    thread.start()
+                time.sleep(3)
+                unlocks(site, doors, options.unlocks, stop)
+                stop.set()
+                for thread in threads + [loop]:
+                    thread.join()
                 return
             if options.only != "changes":
                 # The doors' traffic alone: its own CPU share, the terminals idle.

@@ -16,9 +16,9 @@ struct ReplicaDeltaTests {
 
     static func hash(_ pin: String) throws -> PINHash { try PINHash.make(pin: SecretDigits(ascii: pin)!, iterations: 1_000) }
 
-    func request(have: Int64, mark: String?) -> ReferenceVerifier.Incoming {
+    func request(door: String = "front", have: Int64, mark: String?) -> ReferenceVerifier.Incoming {
         let markField = mark.map { ",\"have_mark\":\"\($0)\"" } ?? ""
-        let body = Array("{\"terminal_id\":\"front\",\"have_version\":\(have)\(markField)}".utf8)
+        let body = Array("{\"terminal_id\":\"\(door)\",\"have_version\":\(have)\(markField)}".utf8)
         let id = "msg_\(UUID().uuidString)"
         let seconds = Int(clock.now.timeIntervalSince1970)
         return ReferenceVerifier.Incoming(
@@ -55,8 +55,51 @@ struct ReplicaDeltaTests {
         return (under, Site(under: under, keeping: keeping), service)
     }
 
-    func ask(_ service: CredentialService, have: Int64, mark: String?, key: ReplicaPublicKey) async throws -> ReplicaMessage {
-        try SignedReplica(json: try #require(await service.handle(request(have: have, mark: mark)).json)).open(with: key)
+    func ask(_ service: CredentialService, door: String = "front", have: Int64, mark: String?, key: ReplicaPublicKey) async throws -> ReplicaMessage {
+        try SignedReplica(json: try #require(await service.handle(request(door: door, have: have, mark: mark)).json)).open(with: key)
+    }
+
+    /// Twenty doors holding one version ask at once after a change: they share one read of what
+    /// the delta is made from (``ReplicaBuilds``), and each gets its own delta, for what it may
+    /// open; the next change reads again.
+    @Test(arguments: StoreUnderTest.Kind.allCases)
+    func doorsHoldingOneVersionShareOneReadOfTheirDeltas(_ kind: StoreUnderTest.Kind) async throws {
+        let (under, site, service) = try await open(kind)
+        defer { Task { await under.destroy() } }
+        let key = try await site.keeping.publicKey()
+        for (name, pin) in [("ann", "4821"), ("ben", "5932"), ("cat", "6043")] { try await site.add(name, pin) }
+        try await site.rule("cat") { $0.doors = ["back"] }
+        guard case .replica(let first) = try await ask(service, door: "door-0", have: 0, mark: nil, key: key), let mark = first.mark else {
+            Issue.record("a door with no replica gets the whole one, with its mark")
+            return
+        }
+        try await site.rule("ben", action: .userDisable) { $0.disabled = true }
+        try await site.rule("cat") { $0.doors = ["back", "door-3"] }
+        let doors = (0..<20).map { "door-\($0)" }
+        let deltas = try await withThrowingTaskGroup(of: CredentialReplicaDelta.self) { group in
+            for door in doors {
+                group.addTask {
+                    guard case .delta(let delta) = try await ask(service, door: door, have: first.version, mark: mark, key: key) else {
+                        throw UserEditError(description: "\(door) got no delta")
+                    }
+                    return delta
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(await service.builds.deltaReads == 1, "one read of the site for 20 doors holding one version")
+        for delta in deltas {
+            #expect(delta.users == ["ben", "cat"] && delta.fromVersion == first.version, "\(delta.terminalID)")
+            let expected: Set<String> = delta.terminalID == "door-3" ? ["cat"] : []
+            #expect(Set(delta.entries.map(\.user)) == expected, "\(delta.terminalID): \(delta.entries.map(\.user))")
+        }
+        try await site.add("dan", "8520")
+        guard case .delta(let next) = try await ask(service, door: "door-5", have: first.version, mark: mark, key: key) else {
+            Issue.record("after another change, a delta")
+            return
+        }
+        #expect(next.users == ["ben", "cat", "dan"] && Set(next.entries.map(\.user)) == ["dan"])
+        #expect(await service.builds.deltaReads == 2)
     }
 
     /// A replica's lines as comparable text.

@@ -29,6 +29,24 @@ public actor ReplicaBuilds {
         }
     }
 
+    /// What a delta from one version to `version` is made from, for every door that holds
+    /// the same one: the users the changes name, their credential lines with their tags, the
+    /// site's rules, and the mark of `version`.
+    public struct DeltaInputs: Sendable {
+        public let version: Int64
+        public let mark: String
+        public let users: [String]
+        public let site: SiteRules
+        public let lines: [(record: UserRecord, tag: String?)]
+    }
+
+    /// A delta's inputs are shared by the doors that hold `from` (with `mark`) while the site is at `to`.
+    private struct DeltaKey: Hashable {
+        let from: Int64
+        let mark: String
+        let to: Int64
+    }
+
     /// The version moved while its inputs were read: read again at the new one.
     struct Moved: Error {}
 
@@ -42,6 +60,10 @@ public actor ReplicaBuilds {
     private var latest: (version: Int64, read: Task<Inputs, any Error>)?
     /// Reads of inputs (for tests and the benchmark: one per version however many doors ask).
     public private(set) var reads = 0
+    /// The deltas' inputs being read or read, for the latest version only (nil inside: no delta can say it).
+    private var deltas: [DeltaKey: Task<DeltaInputs?, any Error>] = [:]
+    /// Reads of deltas' inputs (one per version a door holds and the version it is brought to).
+    public private(set) var deltaReads = 0
 
     public init() {}
 
@@ -56,6 +78,26 @@ public actor ReplicaBuilds {
             return try await task.value
         } catch {
             if latest?.version == version { latest = nil }
+            throw error
+        }
+    }
+
+    /// The inputs of a delta from `from` (its `mark`) to `to`, read by `read` only when no door
+    /// asked for the same before; nil when no delta can say it. `read` throws ``Moved`` when the
+    /// version moved under it, and is not kept. Only the latest `to`'s are kept.
+    func deltaInputs(
+        from: Int64, mark: String, to: Int64, read: @escaping @Sendable () async throws -> DeltaInputs?
+    ) async throws -> DeltaInputs? {
+        let key = DeltaKey(from: from, mark: mark, to: to)
+        if let task = deltas[key], let inputs = try? await task.value { return inputs }
+        if deltas.keys.contains(where: { $0.to != to }) { deltas = deltas.filter { $0.key.to == to } }
+        let task = Task { try await read() }
+        deltas[key] = task
+        deltaReads += 1
+        do {
+            return try await task.value
+        } catch {
+            deltas[key] = nil
             throw error
         }
     }

@@ -51,26 +51,36 @@ extension CredentialService {
         while true {
             let current = try await keeping.replicaVersion()
             guard have > 0, have < current else { return nil }
-            let logged = try await log.changeLog(after: have - 1, limit: ReplicaDeltaPlan.maxChanges + 2)
-            guard let from = logged.first, from.sequence == have, ReplicaMark.of(from) == mark,
-                let to = logged.first(where: { $0.sequence == current }),
-                let users = ReplicaDeltaPlan.users(in: logged.dropFirst().prefix { $0.sequence <= current })
-            else { return nil }
-            let site = try await administration.siteRules()
-            let lines = try await keeping.replicaLines(of: users.sorted())
-            guard try await keeping.replicaVersion() == current else { continue }
+            let shared: ReplicaBuilds.DeltaInputs?
+            do {
+                // Read once for every door that holds `have` while the site is at `current`.
+                shared = try await builds.deltaInputs(from: have, mark: mark, to: current) { [self] in
+                    let logged = try await log.changeLog(after: have - 1, limit: ReplicaDeltaPlan.maxChanges + 2)
+                    guard let from = logged.first, from.sequence == have, ReplicaMark.of(from) == mark,
+                        let to = logged.first(where: { $0.sequence == current }),
+                        let users = ReplicaDeltaPlan.users(in: logged.dropFirst().prefix { $0.sequence <= current })
+                    else { return nil }
+                    let site = try await administration.siteRules()
+                    let lines = try await keeping.replicaLines(of: users.sorted())
+                    guard try await keeping.replicaVersion() == current else { throw ReplicaBuilds.Moved() }
+                    return ReplicaBuilds.DeltaInputs(version: current, mark: ReplicaMark.of(to), users: users.sorted(), site: site, lines: lines)
+                }
+            } catch is ReplicaBuilds.Moved {
+                continue
+            }
+            guard let inputs = shared else { return nil }
             // The users' part of a whole replica: their lines, rules and the schedules those name.
-            let part = try Self.replica(for: terminal, version: current, site: site, records: lines.map(\.record), now: now)
+            let part = try Self.replica(for: terminal, version: current, site: inputs.site, records: inputs.lines.map(\.record), now: now)
             var tags: [String: String] = [:]
-            for line in lines { tags[line.record.pinHash.description] = line.tag }
+            for line in inputs.lines { tags[line.record.pinHash.description] = line.tag }
             let entries = part.entries.map { entry in
                 CredentialReplica.Entry(
                     user: entry.user, kind: entry.kind, hash: entry.hash,
                     tag: tags[entry.hash.description].map { ReplicaTagKey.cut($0, bits: CredentialReplicaDelta.tagBits) })
             }
             return CredentialReplicaDelta(
-                terminalID: terminal, fromVersion: have, fromMark: mark, version: current, mark: ReplicaMark.of(to), issuedAt: now,
-                users: users.sorted(), entries: entries, rules: part.rules, schedules: part.schedules, holidays: part.holidays)
+                terminalID: terminal, fromVersion: have, fromMark: mark, version: current, mark: inputs.mark, issuedAt: now,
+                users: inputs.users, entries: entries, rules: part.rules, schedules: part.schedules, holidays: part.holidays)
         }
     }
 
