@@ -347,6 +347,77 @@ heal siteA
 delivered
 echo "half_open_delivery_s=$DELIVERY" >> $OUT/faults.txt
 
+# holds_by N VERSION START LIMIT_S: seconds from START until door N holds replica VERSION or
+# later (its replica-highest), printed; nothing when LIMIT_S passed first.
+holds_by() {
+    local n=$1 version=$2 start=$3 limit=$4 held
+    while :; do
+        held=$(cat $W/door$n/replica-highest 2> /dev/null)
+        [ "${held:-0}" -ge "$version" ] && { awk -v a=$start -v b=$(now) 'BEGIN { printf "%.2f", b - a }'; return; }
+        awk -v a=$start -v b=$(now) -v l=$limit 'BEGIN { exit !(b - a > l) }' && return
+        sleep 0.05
+    done
+}
+# caught_up WHAT START LIMIT_S DOOR...: each door holds the site's replica version now within
+# LIMIT_S of START (the table's "Caught up" column, and the seconds in faults.txt).
+declare -A CAUGHT
+caught_up() {
+    local what=$1 start=$2 limit=$3 version n took; shift 3
+    version=$(sql "SELECT version FROM kioskpad_replica WHERE id = 1")
+    for n in "$@"; do
+        took=$(holds_by $n $version $start $limit)
+        if [ -n "$took" ]; then
+            pass "$CASE: door $n holds replica $version ${took} s after $what"
+            echo "changes_door${n}_$(echo "$what" | tr -c 'a-z0-9\n' _)s=$took" >> $OUT/faults.txt
+            CAUGHT[$CASE]="${CAUGHT[$CASE]:+${CAUGHT[$CASE]}, }${took} s"
+        else
+            fail "$CASE: door $n does not hold replica $version ${limit} s after $what (it holds $(cat $W/door$n/replica-highest 2> /dev/null))"
+        fi
+    done
+}
+
+# Changes at the site reach the doors' replicas through the push channel's faults, each checked
+# by an offline decision from the replica the door then holds (its link cut: the door decides
+# alone). The channel's goal is a second; the limits here are the poll's (sync_s 10, plus a
+# fifth, plus a fetch in the emulated guest), so that what is gated is that the change arrived.
+# Behind a half-open instance it is slower: a fetch waits out its 30 s on that address before it
+# asks the next (the first run here: 20.2 s, and over 20 s), and the worst case is a poll just
+# after the change (12 s) plus those 30 s: 60 s there.
+begin "changes through a half-open channel, a partition, a killed instance"
+# A half-open channel: instance A drops everything, the channels held there hang; cy is added
+# through B and reaches doors 1 and 2 (door 3 knows only A: it catches up once A is healed).
+impair siteA loss 100%
+changed=$(now)
+printf '1357\n' | $SITE user add cy --iterations 1000 --config $S/b.yaml > /dev/null
+caught_up "cy was added through B, A half-open" $changed 60 1 2
+heal siteA; healed=$(now)
+caught_up "A was healed" $healed 30 3
+impair door1 loss 100%
+type_at 1 1357 granted
+heal door1
+# A partition healed after a change: door 2 cut off while cy is disabled; healed, it catches up,
+# and cut off again it refuses cy from its replica alone.
+impair door2 loss 100%
+$SITE user disable cy --config $S/b.yaml > /dev/null
+sleep $(stretch 3 4)
+heal door2; healed=$(now)
+caught_up "door 2's partition healed" $healed 30 2
+impair door2 loss 100%
+type_at 2 1357 denied
+heal door2
+# An instance killed while it holds channels: kill -9 A, cy enabled through B; doors 1 and 2
+# follow on B; A started again, door 3 catches up, and cut off it lets cy in from its replica.
+kill -9 $SITE_a 2> /dev/null; wait $SITE_a 2> /dev/null
+killed=$(now)
+$SITE user enable cy --config $S/b.yaml > /dev/null
+caught_up "A was killed and cy enabled" $killed 20 1 2
+start_site a; started=$(now)
+caught_up "A was started again" $started 30 3
+impair door3 loss 100%
+type_at 3 1357 granted
+heal door3
+delivered
+
 begin "30% loss, 0-500 ms jitter"
 for n in 1 2; do impair door$n loss 30% delay 250ms 250ms; done
 for round in $(seq 1 $(stretch 2 3)); do
@@ -525,16 +596,16 @@ delivered
 
 # ---- the table -------------------------------------------------------------------------------
 {
-    echo "| Case | Attempts | Decided in time | Online / offline | Slowest (ms) | Records lost or doubled | Relay error (ms, max) | HA state errors |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| Case | Attempts | Decided in time | Online / offline | Slowest (ms) | Records lost or doubled | Relay error (ms, max) | HA state errors | Replicas caught up after |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     for c in "${CASES[@]}"; do
-        echo "| $c | ${TYPED[$c]} | ${DECIDED[$c]} | ${ONLINE[$c]} / ${OFFLINE[$c]} | ${LATE[$c]} | ${LOST[$c]} | ${RELAY_ERR[$c]} | ${HA_ERR[$c]} |"
+        echo "| $c | ${TYPED[$c]} | ${DECIDED[$c]} | ${ONLINE[$c]} / ${OFFLINE[$c]} | ${LATE[$c]} | ${LOST[$c]} | ${RELAY_ERR[$c]} | ${HA_ERR[$c]} | ${CAUGHT[$c]:--} |"
     done
 } | tee $OUT/table.md
 echo "faults: relay pulses longer than 3 s + 50 ms while the guest stalled the watcher as long: $STALLED"
 echo "faults: pulses the doors themselves ended over 20 ms late: $(cat $W/door?.out | grep -c 'door relay went off late')"
 echo "faults: site instances that ended by their own stop deadline after SIGTERM: $FORCED_STOPS"
-if cat $W/door?.out $W/site-?.log $W/ha-status.log | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}//g' | grep -Eq '(^|[^0-9])(2468|1111|2222|3333)([^0-9]|$)'; then
+if cat $W/door?.out $W/site-?.log $W/ha-status.log | sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}//g' | grep -Eq '(^|[^0-9])(2468|1111|2222|3333|1357)([^0-9]|$)'; then
     fail "a PIN appears in a door's output, the site's log or the broker's messages"
 else
     pass "no PIN in the doors' output, the site's logs or the broker's messages"
