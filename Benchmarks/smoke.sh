@@ -35,5 +35,22 @@ for name in "${names[@]}"; do
         failed=$((failed + 1)); tail -20 "$log"; echo "benchmarks: $name FAILED (log: $log)"
     fi
 done
+# Benchmarks/ManyDoors in a short form (the figures mean nothing, and no time is gated): ten
+# doors holding the push channel through a change a second, and three remote unlocks through
+# the API, each answered 202.
+if [ $# -eq 0 ]; then
+    door_binary=${KIOSKPAD_BINARY:-$scratch/release/kioskpad}
+    for form in "--only changes --change-every 1 --push --seconds 5" "--only unlock --unlocks 3"; do
+        started=$SECONDS
+        log=$(mktemp /tmp/kioskpad-benchmark-manydoors.XXXXXX)
+        # shellcheck disable=SC2086
+        if timeout 300 python3 ManyDoors/many_doors.py "$door_binary" --doors 10 --users 200 $form > "$log" 2>&1 \
+            && grep -Eq 'commit to door holding it: [1-9]|unlock: 3 through the API \(statuses \{202: 3\}\)' "$log"; then
+            ran=$((ran + 1)); echo "benchmarks: ManyDoors $form ran once in $((SECONDS - started)) s"
+        else
+            failed=$((failed + 1)); tail -20 "$log"; echo "benchmarks: ManyDoors $form FAILED (log: $log)"
+        fi
+    done
+fi
 echo "benchmarks: $ran ran, $failed failed"
 [ "$failed" -eq 0 ]
