@@ -174,6 +174,25 @@ struct SiteAddressesClientTests {
         await poster.shutdown()
     }
 
+    /// A replica fetch gives a silent first address only its share of the timeout (2 s of 4),
+    /// then asks the next. The first answers after 3 s: within the whole timeout, so a fetch
+    /// that waited all of it there would take that answer and never ask the second.
+    @Test func aReplicaFetchGivesASilentFirstAddressOnlyItsShare() async throws {
+        let silent = try RecordingHTTPServer(.slow(seconds: 3, body: "{}"))
+        let second = try RecordingHTTPServer(.respond(status: 200, body: "{}"))
+        defer {
+            silent.stop()
+            second.stop()
+        }
+        let urls = [silent.port, second.port].map { "http://127.0.0.1:\($0)/v1/credentials" }
+        let sync = try ReplicaSyncClient(
+            urls: urls, terminalID: "door-1", secret: secret, settings: .init(url: "http://127.0.0.1:\(second.port)/verify", secret: secret),
+            timeout: .seconds(4))
+        _ = try? await sync.fetch(have: 0)
+        #expect(silent.requests.count == 1 && second.requests.count == 1, "asked the silent one, then the next")
+        await sync.shutdown()
+    }
+
     @Test func aCheckInReachesTheSecondInstance() async throws {
         let closed = try ClosedPort()
         let answering = try RecordingHTTPServer(.respond(status: 200, body: "{\"check_in_s\":60}"))

@@ -380,9 +380,9 @@ caught_up() {
 # by an offline decision from the replica the door then holds (its link cut: the door decides
 # alone). The channel's goal is a second; the limits here are the poll's (sync_s 10, plus a
 # fifth, plus a fetch in the emulated guest), so that what is gated is that the change arrived.
-# Behind a half-open instance it is slower: a fetch waits out its 30 s on that address before it
-# asks the next (the first run here: 20.2 s, and over 20 s), and the worst case is a poll just
-# after the change (12 s) plus those 30 s: 60 s there.
+# Behind a half-open instance it is slower: a fetch waits on that address before it asks the
+# next (its whole 30 s in the first run here: 20.2 s, and over 20 s; now its share, 15 s). The
+# bound there is 60 s: a poll just after the change (12 s) plus a whole 30 s, with room.
 begin "changes through a half-open channel, a partition, a killed instance"
 # A half-open channel: instance A drops everything, the channels held there hang; cy is added
 # through B and reaches doors 1 and 2 (door 3 knows only A: it catches up once A is healed).

@@ -39,12 +39,14 @@ extension SiteAddresses {
     /// while another address is left. An address that gives no answer or a 503 is marked
     /// failed; one that answers is marked answered. With `sharing`, `timeout` bounds all the
     /// tries together and a try gets its share while others are untried; without, each try
-    /// has `timeout` (a replica, a batch of records: nobody waits at the door). `path`
+    /// has `timeout` (a replica, a batch of records: nobody waits at the door), or with
+    /// `shortFirstTries` only its share while other addresses are left (a replica: a silent
+    /// first address costs its share, and the last try still has all of `timeout`). `path`
     /// replaces each address's path (the check-in, enrolment beside `/verify`). Returns the
     /// response and the URL that gave it; throws ``HTTPVerifier/NoAddressAnswered`` naming
     /// what each address did, or the cancellation.
     func firstAnswer(
-        _ request: HTTPClientRequest, path: String? = nil, client: HTTPClient, timeout: Duration, sharing: Bool
+        _ request: HTTPClientRequest, path: String? = nil, client: HTTPClient, timeout: Duration, sharing: Bool, shortFirstTries: Bool = false
     ) async throws -> (response: HTTPClientResponse, url: String) {
         let order = order()
         let whole = TimeAmount.nanoseconds(timeout.wholeNanoseconds)
@@ -55,7 +57,7 @@ extension SiteAddresses {
         for (position, index) in order.enumerated() {
             let last = position == order.count - 1
             request.url = url(index, path: path)
-            let tryDeadline = sharing ? (last ? deadline : min(deadline, .now() + share)) : .now() + whole
+            let tryDeadline = sharing ? (last ? deadline : min(deadline, .now() + share)) : .now() + (shortFirstTries && !last ? share : whole)
             if sharing { Self.tellWait(&request, until: tryDeadline) }
             do {
                 let response = try await client.execute(request, deadline: tryDeadline)

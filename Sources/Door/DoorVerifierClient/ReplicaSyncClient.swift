@@ -60,7 +60,8 @@ public final class ReplicaSyncClient: Sendable {
             url: url, body: body, id: "replica-" + UUID().uuidString.lowercased(), terminal: terminalID, secret: secret.withLock { $0 })
         let answer: (response: HTTPClientResponse, url: String)
         do {
-            answer = try await addresses.firstAnswer(request, client: client, timeout: timeout, sharing: false)
+            // A silent first address (its packets dropped) costs its share of the timeout, not all of it.
+            answer = try await addresses.firstAnswer(request, client: client, timeout: timeout, sharing: false, shortFirstTries: true)
         } catch let error as HTTPVerifier.NoAddressAnswered {
             throw FetchError(description: error.description)
         }
