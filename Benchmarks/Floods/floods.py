@@ -153,7 +153,7 @@ def main():
                 f"  console:\n    enabled: true\n    listen: 127.0.0.1:{console}\n")
     subprocess.run([binary, "verifier", "import", "--users-file", f"{ROOT}/config/users.example", "--config", config],
                    check=True, capture_output=True)
-    subprocess.run([binary, "verifier", "admin", "add", "alice", "--config", config], input="a long admin password\n",
+    subprocess.run([binary, "verifier", "admin", "add", "alice", "--role", "owner", "--config", config], input="a long admin password\n",
                    text=True, check=True, capture_output=True)
     server = subprocess.Popen([binary, "verifier", "serve", "--config", config], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)

@@ -73,7 +73,7 @@ class Site:
         with open(self.config, "w") as handle:
             handle.write("server:\n  listen: 127.0.0.1:0\n  secret_file: secret\n" + store_lines
                          + "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n")
-        added = run(binary, "verifier", "admin", "add", "alice", "--config", self.config, stdin=PASSWORD + "\n")
+        added = run(binary, "verifier", "admin", "add", "alice", "--role", "owner", "--config", self.config, stdin=PASSWORD + "\n")
         assert added.returncode == 0, added.stderr
         self.log = open(os.path.join(directory, "serve.log"), "w")
         self.server = subprocess.Popen([binary, "verifier", "serve", "--config", self.config], stdout=subprocess.PIPE, stderr=self.log, text=True)

@@ -28,7 +28,7 @@ struct ConsoleInstancesTests {
     @Test func aSessionMadeOnOneInstanceWorksOnTheOtherAndEndsOnBoth() async throws {
         let site = try await PostgresVerifierTests.Site(extraSettings: "  console:\n    enabled: true\n    listen: 127.0.0.1:0\n")
         try await site.closing {
-            let added = try await site.cli(["verifier", "admin", "add", "alice"], stdin: "correct horse battery\n")
+            let added = try await site.cli(["verifier", "admin", "add", "alice", "--role", "owner"], stdin: "correct horse battery\n")
             #expect(added.status == 0, "\(added.stderr)")
             try await site.startInstances(2)
             let first = try #require(site.instances[0].consoleURL)

@@ -10,15 +10,29 @@ struct VerifierAdminCommandTests {
         let directory = try await VerifierProcess.prepare(pin: "3691")
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("verifier.yaml").path
-        let short = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "too short\n")
+        let short = try await CLI.run(["verifier", "admin", "add", "alice", "--role", "owner", "--config", config], stdin: "too short\n")
         #expect(short.status == 2 && short.stderr.contains("the password must be 12 to 256 bytes of UTF-8 on one line"), "\(short.stderr)")
-        let bad = try await CLI.run(["verifier", "admin", "add", "al ice", "--config", config], stdin: "correct horse battery\n")
+        let bad = try await CLI.run(["verifier", "admin", "add", "al ice", "--role", "owner", "--config", config], stdin: "correct horse battery\n")
         #expect(bad.status != 0 && bad.stderr.contains("administrator name 'al ice' must be 1-64 of letters"), "\(bad.stderr)")
-        let added = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "correct horse battery\n")
-        #expect(added.status == 0 && added.stdout.contains("administrator 'alice' added to"), "\(added.stderr)")
-        let again = try await CLI.run(["verifier", "admin", "add", "alice", "--config", config], stdin: "another long password\n")
+        let added = try await CLI.run(["verifier", "admin", "add", "alice", "--role", "owner", "--config", config], stdin: "correct horse battery\n")
+        #expect(added.status == 0 && added.stdout.contains("administrator 'alice' (owner) added to"), "\(added.stderr)")
+        let again = try await CLI.run(["verifier", "admin", "add", "alice", "--role", "owner", "--config", config], stdin: "another long password\n")
         #expect(again.status == 2 && again.stderr.contains("administrator 'alice' is already in"), "\(again.stderr)")
-        #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\n")
+        // A role is named, and checked against the roles there are.
+        let noRole = try await CLI.run(["verifier", "admin", "add", "bob", "--config", config], stdin: "correct horse battery\n")
+        #expect(noRole.status == 2 && noRole.stderr.contains("--role"), "\(noRole.stderr)")
+        let badRole = try await CLI.run(["verifier", "admin", "add", "bob", "--role", "janitor", "--config", config], stdin: "correct horse battery\n")
+        #expect(badRole.status == 2 && badRole.stderr.contains("janitor is not a role (use owner, administrator, user-manager, host, guard, auditor)"))
+        let guardAdded = try await CLI.run(["verifier", "admin", "add", "bob", "--role", "guard", "--config", config], stdin: "correct horse battery\n")
+        #expect(guardAdded.status == 0 && guardAdded.stdout.contains("administrator 'bob' (guard) added"), "\(guardAdded.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\towner\nbob\tguard\n")
+        let promoted = try await CLI.run(["verifier", "admin", "role", "bob", "auditor", "--config", config])
+        #expect(promoted.status == 0 && promoted.stdout.contains("administrator 'bob' is now auditor"), "\(promoted.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "role", "nobody", "auditor", "--config", config]).status == 2)
+        #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\towner\nbob\tauditor\n")
+        let roles = try await CLI.run(["verifier", "roles"])
+        #expect(roles.status == 0 && roles.stdout.contains("| `users.change` | yes | yes | yes |  |  |  |"), "\(roles.stdout)")
+        #expect(try await CLI.run(["verifier", "admin", "remove", "bob", "--config", config]).status == 0)
         // The hash in the database is the slow one; the password is nowhere.
         let stored = try await CLI.runTool(
             "/usr/bin/env",

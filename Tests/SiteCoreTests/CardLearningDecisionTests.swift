@@ -33,7 +33,7 @@ struct CardLearningDecisionTests {
     func learning(_ store: StoreUnderTest) -> CardLearningChanges {
         CardLearningChanges(
             administration: store.administration,
-            changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read))
+            changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read))
     }
 
     func card(_ value: String, at door: String) -> ReferenceVerifier.Incoming {

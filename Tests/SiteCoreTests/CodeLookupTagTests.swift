@@ -34,7 +34,7 @@ struct CodeLookupTagTests {
     func issuing(_ store: StoreUnderTest, key: LookupKey?, limits: VisitorPassLimits = VisitorPassLimits()) -> VisitorPassIssuing {
         VisitorPassIssuing(
             administration: store.administration,
-            changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read),
+            changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read),
             codeLength: 8, limits: limits, lookupKey: key)
     }
 

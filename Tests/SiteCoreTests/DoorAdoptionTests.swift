@@ -28,7 +28,7 @@ struct DoorAdoptionTests {
 
     func adoption(_ store: StoreUnderTest) -> DoorAdoption {
         DoorAdoption(
-            pairing: store.administration, changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read),
+            pairing: store.administration, changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read),
             replicaPublicKey: "ed25519:AAAA")
     }
 

@@ -28,7 +28,7 @@ struct DoorKeyRotationTests {
     }
 
     func changes(_ store: StoreUnderTest) -> AdministratorChanges {
-        AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read)
+        AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read)
     }
 
     func keyChanges(_ store: StoreUnderTest) -> DoorKeyChanges {

@@ -18,7 +18,7 @@ struct DoorSettingsTests {
     func editing(_ store: StoreUnderTest) -> DoorSettingsEditing {
         DoorSettingsEditing(
             administration: store.administration,
-            changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read))
+            changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read))
     }
 
     /// A check-in from `door` (its own `secret`) reporting `running` and `refused`: the answer's JSON.

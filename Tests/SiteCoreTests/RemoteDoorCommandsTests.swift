@@ -16,7 +16,8 @@ struct RemoteDoorCommandsTests {
 
     func commands(_ under: StoreUnderTest, poke: @escaping @Sendable () -> Void = {}) -> RemoteDoorCommands {
         RemoteDoorCommands(
-            administration: under.administration, changes: AdministratorChanges(store: under.store, by: .console("ops", from: "test")), poke: poke)
+            administration: under.administration, changes: AdministratorChanges(store: under.store, by: .console("ops", role: .owner, from: "test")), poke: poke
+        )
     }
 
     func watchRequest(door: String, haveCommand: Int64, nonce: String, secret: WebhookSecret? = nil, version: Int64 = 0) -> ReferenceVerifier.Incoming {

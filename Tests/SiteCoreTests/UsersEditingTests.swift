@@ -12,7 +12,7 @@ import VerifierTestSupport
 /// says which named doors the site has not heard of; a rule patch changes only what it names.
 @Suite("Users and modes through one layer")
 struct UsersEditingTests {
-    func editing(_ store: StoreUnderTest, by actor: Administrator = .console("ops", from: "test")) throws -> UsersEditing {
+    func editing(_ store: StoreUnderTest, by actor: Administrator = .console("ops", role: .owner, from: "test")) throws -> UsersEditing {
         UsersEditing(
             administration: store.administration, replica: try #require(store.administration as? any ReplicaKeeping),
             lookupKey: try LookupKey(text: String(repeating: "k", count: 40)),
@@ -130,7 +130,8 @@ struct UsersEditingTests {
         let store = try await StoreUnderTest.make(.sqlite)
         defer { Task { await store.destroy() } }
         try await store.administration.setSchedule(name: "office", spec: "mon-fri 08:00-18:00")
-        let rules = DoorRuleChanges(administration: store.administration, changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test")))
+        let rules = DoorRuleChanges(
+            administration: store.administration, changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test")))
         #expect(try await rules.setUnlock(door: "lobby", DoorUnlockSchedule(schedule: "office", firstIn: true)) == [.unknownDoor("lobby")])
         #expect(try await rules.setCardAndPIN(door: "lobby", CardAndPINRule(schedule: nil)) == [.unknownDoor("lobby")])
         #expect(try await rules.setCardAndPIN(door: "lobby", nil).isEmpty, "removing names no door to check")

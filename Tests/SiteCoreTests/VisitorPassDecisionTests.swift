@@ -33,7 +33,7 @@ struct VisitorPassDecisionTests {
     func issuing(_ store: StoreUnderTest) -> VisitorPassIssuing {
         VisitorPassIssuing(
             administration: store.administration,
-            changes: AdministratorChanges(store: store.store, by: .console("ops", from: "test"), now: clock.read),
+            changes: AdministratorChanges(store: store.store, by: .console("ops", role: .owner, from: "test"), now: clock.read),
             codeLength: 8, limits: VisitorPassLimits(maxDays: 30), lookupKey: nil)
     }
 

@@ -133,7 +133,9 @@ struct SchemaParityTests {
         let audit =
             "INSERT INTO kioskpad_audit (instance, record) VALUES ('test', '{\"decision\":\"granted\",\"time\":\"2026-11-27T08:00:00.000Z\",\"user\":\"alice\"}')"
         try await old.execute(sqlite: audit, postgres: audit)
-        #expect(try await old.console.addAdmin(name: "root", hash: alice))
+        // As the old schema holds an administrator (no role: every one could do everything).
+        let admin = "INSERT INTO kioskpad_admins (name, hash) VALUES ('root', '\(alice)')"
+        try await old.execute(sqlite: admin, postgres: admin)
         // A lockout history as versions 1 to 6 kept it: comma-separated text in SQLite, an array in PostgreSQL (text from 7).
         try await old.execute(
             sqlite:
@@ -202,8 +204,10 @@ struct SchemaParityTests {
         #expect(events.map(\.terminal) == ["front-door"] && events.first?.newestFirst.map(\.id) == ["e1"], "\(kind)")
         let audit = try await store.auditRecords()
         #expect(audit.map { $0["user"] } == ["alice"], "\(kind)")
-        #expect(try await store.console.adminNames() == ["root"], "\(kind)")
-        #expect(try await store.console.session(tokenHash: "tokenhash1", now: now, idle: 600)?.admin == "root", "\(kind)")
+        // Every administrator could do everything before roles: each is an owner after the upgrade.
+        #expect(try await store.console.adminRoles().map { "\($0.name) \($0.role.name)" } == ["root owner"], "\(kind)")
+        let session = try await store.console.session(tokenHash: "tokenhash1", now: now, idle: 600)
+        #expect(session?.admin == "root" && session?.role == .owner, "\(kind)")
         #expect(try await store.console.acknowledgements().map(\.alert) == ["offline"], "\(kind)")
         let lockouts = try await store.administration.lockouts(policy: LockoutPolicy(maxFailures: 5, window: .seconds(600_000_000)))
         #expect(

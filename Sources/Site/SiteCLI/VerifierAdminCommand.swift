@@ -16,7 +16,7 @@ import SiteCore
 struct VerifierAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Add, list and remove the site console's administrators.",
-        subcommands: [Add.self, List.self, Remove.self, TOTPSecret.self])
+        subcommands: [Add.self, List.self, Remove.self, Role.self, TOTPSecret.self])
 
     /// `admin add NAME`: a password read from stdin (asked twice on a terminal).
     struct Add: AsyncParsableCommand {
@@ -24,10 +24,12 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             abstract: "Add a console administrator; the password (12-256 bytes) is read from stdin, twice on a terminal.",
             discussion: "It is stored as a PBKDF2-SHA256 hash with \(PINHash.passwordIterations) iterations, never in clear.")
         @Argument(help: "Administrator name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
+        @Option(help: "What they may do (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
         @OptionGroup var target: VerifierDatabaseTarget
 
         func validate() throws {
             guard Identifier.isValid(name) else { throw ValidationError("administrator name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'") }
+            do { _ = try SiteRole.parse(role, field: "--role") } catch { throw ValidationError("\(error)") }
         }
 
         func run() async throws {
@@ -47,21 +49,39 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 hash = try await HashingPool.shared.run(.console) { try PINHash.make(password: typed) }
             }
             let location = try await target.administrators { accounts, location in
-                try await accounts.add(name, hash: hash)
+                try await accounts.add(name, hash: hash, role: try SiteRole.parse(role, field: "--role"))
                 return location
             }
-            writeLine("administrator '\(name)' added to \(location)")
+            writeLine("administrator '\(name)' (\(role)) added to \(location)")
         }
     }
 
-    /// `admin list`: names only.
+    /// `admin list`: names and roles.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the console's administrators (names only).")
+        static let configuration = CommandConfiguration(abstract: "List the console's administrators: name and role, a tab between.")
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
-            let names = try await target.withStore { opened in try await VerifierUserCommand.applying(opened) { try await opened.console.adminNames() } }
-            for name in names { writeLine(name) }
+            let admins = try await target.withStore { opened in
+                try await VerifierUserCommand.applying(opened) { try await opened.console.adminRoles().map { "\($0.name)\t\($0.role.name)" } }
+            }
+            for line in admins { writeLine(line) }
+        }
+    }
+
+    /// `admin role NAME ROLE`: another role, held from their next request.
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a console administrator another role; their open sessions hold it from their next request.")
+        @Argument(help: "Administrator name.") var name: String
+        @Argument(help: "The role (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
+        @OptionGroup var target: VerifierDatabaseTarget
+
+        func run() async throws {
+            let given: SiteRole
+            do { given = try SiteRole.parse(role, field: "ROLE") } catch { throw UsageError(description: "\(error)") }
+            try await target.administrators { accounts, _ in try await accounts.setRole(name, role: given) }
+            writeLine("administrator '\(name)' is now \(given.name)")
         }
     }
 
@@ -129,5 +149,15 @@ enum TerminalQR {
             lines.append(line + "\u{1B}[0m")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `kioskpad verifier roles`: who may do what, the table the docs print.
+struct VerifierRolesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roles", abstract: "Print the operators' roles and their permissions (Markdown: a row a permission, a column a role).")
+
+    func run() async throws {
+        writeLine(SiteRole.markdownTable())
     }
 }

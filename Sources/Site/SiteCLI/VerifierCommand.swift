@@ -24,7 +24,7 @@ struct VerifierCommand: AsyncParsableCommand {
             VerifierImportCommand.self, VerifierExportCommand.self, VerifierBackupCommand.self, VerifierSecretCommand.self,
             VerifierMigrateCommand.self, VerifierAdminCommand.self, VerifierTokenCommand.self, VerifierWebhookCommand.self, VerifierPublicKeyCommand.self,
             VerifierDoorGroupCommand.self, VerifierLevelCommand.self, VerifierGroupCommand.self, VerifierAccessCommand.self, VerifierVisitorCommand.self,
-            VerifierSettingsCommand.self, VerifierReplicaKeyCommand.self,
+            VerifierSettingsCommand.self, VerifierReplicaKeyCommand.self, VerifierRolesCommand.self,
         ])
 }
 

@@ -22,12 +22,18 @@ struct VerifierTokenCommand: AsyncParsableCommand {
         )
         @Argument(help: "Token name, as the audit shows its changes: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
         @Option(help: "Comma-separated scopes: read, users, codes, doors, webhooks.") var scope: String
+        @Option(help: "The token's role, which its scopes narrow (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).")
+        var role: String = SiteRole.administrator.name
         @Option(help: "Expires after this long: a number with d or h (1h to 3650d); none by default.") var expires: String?
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let scopes: Set<APIScope>
-            do { scopes = try APIScope.parse(scope) } catch { throw UsageError(description: "\(error)") }
+            let tokenRole: SiteRole
+            do {
+                scopes = try APIScope.parse(scope)
+                tokenRole = try SiteRole.parse(role, field: "--role")
+            } catch { throw UsageError(description: "\(error)") }
             var until: Date?
             if let expires {
                 guard let seconds = Self.parseLifetime(expires) else {
@@ -39,7 +45,8 @@ struct VerifierTokenCommand: AsyncParsableCommand {
                 try await VerifierUserCommand.applying(opened) {
                     let changes = AdministratorChanges(store: opened.store, by: .commandLine())
                     do {
-                        return try await APITokenAdministration(store: opened.tokens, changes: changes).create(name: name, scopes: scopes, expires: until)
+                        return try await APITokenAdministration(store: opened.tokens, changes: changes).create(
+                            name: name, scopes: scopes, role: tokenRole, expires: until)
                     } catch let problem as APITokenProblem {
                         throw UserEditError(description: problem.description)
                     }
@@ -47,7 +54,7 @@ struct VerifierTokenCommand: AsyncParsableCommand {
             }
             writeLine(secret)
             FileHandle.standardError.write(
-                Data("token '\(name)' made (\(scopes.sorted().map(\.rawValue).joined(separator: ","))); it is shown only now\n".utf8))
+                Data("token '\(name)' made (\(tokenRole.name); \(scopes.sorted().map(\.rawValue).joined(separator: ","))); it is shown only now\n".utf8))
         }
 
         static func parseLifetime(_ text: String) -> TimeInterval? {
@@ -64,7 +71,7 @@ struct VerifierTokenCommand: AsyncParsableCommand {
 
     /// `token list`: names, scopes, state, last use; never a token.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the tokens: name, scopes, made by, expiry, state and last use.")
+        static let configuration = CommandConfiguration(abstract: "List the tokens: name, role, scopes, made by, expiry, state and last use.")
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
@@ -74,7 +81,7 @@ struct VerifierTokenCommand: AsyncParsableCommand {
                 let state = token.revoked != nil ? "revoked" : token.isLive(at: now) ? "live" : "expired"
                 let stamp = { (date: Date?) in date.map { UTCTimestamp.rfc3339($0) } ?? "-" }
                 writeLine(
-                    "\(token.name)\t\(token.scopes.sorted().map(\.rawValue).joined(separator: ","))\t\(token.createdBy)\texpires=\(stamp(token.expires))\t\(state)\tlast_used=\(stamp(token.lastUsed))"
+                    "\(token.name)\t\(token.role.name)\t\(token.scopes.sorted().map(\.rawValue).joined(separator: ","))\t\(token.createdBy)\texpires=\(stamp(token.expires))\t\(state)\tlast_used=\(stamp(token.lastUsed))"
                 )
             }
         }

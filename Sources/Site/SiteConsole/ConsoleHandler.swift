@@ -84,6 +84,8 @@ struct ConsoleHandler: Sendable {
             return try await next(visit, form)
         } catch let error as FormTooLarge {
             return ConsoleResponse.message(error.description, title: "Form refused", status: .contentTooLarge)
+        } catch let refusal as NotPermitted {
+            return ConsoleResponse.message(refusal.description, title: "Not permitted", status: .forbidden)
         } catch is HashingPool.Busy {
             return ConsoleResponse.message(
                 "The site server is checking too many PINs at once; nothing was changed. Try again in a moment.", title: "Busy", status: .tooManyRequests)
@@ -111,7 +113,7 @@ struct ConsoleHandler: Sendable {
     /// The signed-in administrator's changes: each made through ``AdministratorChanges`` with
     /// its one audit record (who, what, from where; never a PIN or code).
     func changes(_ visit: Visit) -> AdministratorChanges {
-        AdministratorChanges(store: services.store, by: .console(visit.admin, from: visit.source), now: services.now)
+        AdministratorChanges(store: services.store, by: visit.actor, now: services.now)
     }
 
     @discardableResult

@@ -83,11 +83,11 @@ extension ConsoleHandler {
             let token = ConsoleSecurity.newToken()
             let session = ConsoleSession(
                 tokenHash: ConsoleSecurity.hash(token), admin: name, csrfToken: ConsoleSecurity.newToken(), created: now,
-                expires: now.addingTimeInterval(options.sessionLifetime))
+                expires: now.addingTimeInterval(options.sessionLifetime), role: account.role)
             try await services.console.createSession(session, idle: options.sessionIdle)
             try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "ok"), ("source", from)])
             return ConsoleResponse.redirect(
-                "/console/doors",
+                ConsolePermissions.home(for: account.role.permissions),
                 cookies: [
                     ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, token, secure: secure, maxAge: Int(options.sessionLifetime)),
                     ConsoleSecurity.setCookie(ConsoleSecurity.loginCookie, "", secure: secure, maxAge: 0),

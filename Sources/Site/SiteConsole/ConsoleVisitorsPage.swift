@@ -16,7 +16,8 @@ extension ConsoleHandler {
         _ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok, form: [String: String] = [:]
     ) async throws -> Response {
         let now = services.now()
-        let (passes, zone) = try await services.administration.visitorPasses(since: now.addingTimeInterval(-86_400))
+        let (all, zone) = try await services.administration.visitorPasses(since: now.addingTimeInterval(-86_400))
+        let passes = VisitorPassIssuing.visible(all, to: visit.actor)
         let rows: [[String: Any]] = passes.map { pass in
             let state = pass.state(at: now, zone: zone)
             var row: [String: Any] = [
@@ -35,6 +36,8 @@ extension ConsoleHandler {
         ]
         for (key, value) in form { data["form_" + key] = value }
         if data["form_uses"] == nil { data["form_uses"] = "1" }
+        // A host issues passes they host: their own name.
+        if !visit.actor.may(.issueVisitorPasses) { data["form_host"] = visit.admin }
         return ConsoleResponse.page("visitors", title: "Visitors", page: "visitors", visit: visit, data: data, notice: notice, error: error, status: status)
     }
 

@@ -22,60 +22,61 @@ public enum SiteConsole {
         router.get("/console/static/console.js") { _, _ in ConsoleResponse.text(ConsoleAssets.javascript, type: "text/javascript; charset=utf-8") }
         router.get("/console/login") { request, context in await console.loginPage(request, context) }
         router.post("/console/login") { request, context in await console.login(request, context) }
-        // Everything else needs an administrator's session (and a POST its form token).
+        // Everything else needs an administrator's session (and a POST its form token), and
+        // each route the permission it names (ConsolePermissions); signing out, none.
         let pages = router.group("/console").add(middleware: ConsoleSessionMiddleware(console: console, json: false))
             .group(context: AdminRequestContext.self)
         let data = router.group("/console").add(middleware: ConsoleSessionMiddleware(console: console, json: true))
             .group(context: AdminRequestContext.self)
         pages.post("logout", use: console.logout)
-        pages.get("doors", use: console.doorsPage)
-        data.get("doors.json", use: console.doorsJSON)
-        pages.post("doors/ack", use: console.acknowledge)
-        pages.post("doors/adopt", use: console.adoptDoor)
-        pages.post("doors/rotate", use: console.rotateDoorSecret)
-        pages.post("doors/retire", use: console.retireDoor)
-        pages.post("doors/command", use: console.sendDoorCommand)
-        pages.post("doors/settings", use: console.changeSettings)
-        pages.post("doors/replica-key/rotate", use: console.rotateReplicaKey)
-        pages.post("doors/replica-key/finish", use: console.finishReplicaKey)
-        pages.get("users", use: console.usersPage)
-        pages.post("users", use: console.addUser)
-        pages.post("users/state", use: console.setUserState)
-        pages.post("users/remove", use: console.removeUser)
-        pages.post("users/totp", use: console.enrolTOTP)
-        pages.post("users/cards", use: console.changeCard)
-        pages.get("users/edit", use: console.editUserPage)
-        pages.post("users/rule", use: console.saveUserRule)
-        pages.post("users/enrol-code", use: console.issueEnrolmentCode)
-        pages.post("users/learn-card", use: console.learnCard)
-        pages.post("users/claim-card", use: console.claimCard)
-        pages.get("codes", use: console.codesPage)
-        pages.post("codes", use: console.issueCode)
-        pages.post("codes/revoke", use: console.revokeCode)
-        pages.get("visitors", use: console.visitorsPage)
-        pages.post("visitors", use: console.issueVisitorPass)
-        pages.post("visitors/revoke", use: console.revokeVisitorPass)
-        pages.get("site", use: console.sitePage)
-        pages.post("site/mode", use: console.setMode)
-        pages.post("site/unlock", use: console.saveUnlock)
-        pages.post("site/card-pin", use: console.saveCardAndPIN)
-        pages.post("site/holidays", use: console.saveHoliday)
-        pages.post("site/holidays/remove", use: console.removeHoliday)
-        pages.get("access", use: console.accessPage)
+        pages.get("doors", needs: .viewDoors, use: console.doorsPage)
+        data.get("doors.json", needs: .viewDoors, use: console.doorsJSON)
+        pages.post("doors/ack", needs: .acknowledgeAlerts, use: console.acknowledge)
+        pages.post("doors/adopt", needs: .manageDoors, use: console.adoptDoor)
+        pages.post("doors/rotate", needs: .manageDoors, use: console.rotateDoorSecret)
+        pages.post("doors/retire", needs: .manageDoors, use: console.retireDoor)
+        pages.post("doors/command", needs: .commandDoors, use: console.sendDoorCommand)
+        pages.post("doors/settings", needs: .manageDoors, use: console.changeSettings)
+        pages.post("doors/replica-key/rotate", needs: .manageDoors, use: console.rotateReplicaKey)
+        pages.post("doors/replica-key/finish", needs: .manageDoors, use: console.finishReplicaKey)
+        pages.get("users", needs: .viewUsers, use: console.usersPage)
+        pages.post("users", needs: .changeUsers, use: console.addUser)
+        pages.post("users/state", needs: .changeUsers, use: console.setUserState)
+        pages.post("users/remove", needs: .changeUsers, use: console.removeUser)
+        pages.post("users/totp", needs: .changeUsers, use: console.enrolTOTP)
+        pages.post("users/cards", needs: .changeUsers, use: console.changeCard)
+        pages.get("users/edit", needs: .viewUsers, use: console.editUserPage)
+        pages.post("users/rule", needs: .changeUsers, use: console.saveUserRule)
+        pages.post("users/enrol-code", needs: .issueCodes, use: console.issueEnrolmentCode)
+        pages.post("users/learn-card", needs: .changeUsers, use: console.learnCard)
+        pages.post("users/claim-card", needs: .changeUsers, use: console.claimCard)
+        pages.get("codes", needs: .viewCodes, use: console.codesPage)
+        pages.post("codes", needs: .issueCodes, use: console.issueCode)
+        pages.post("codes/revoke", needs: .issueCodes, use: console.revokeCode)
+        pages.get("visitors", needs: .viewVisitors, or: .hostVisitorPasses, use: console.visitorsPage)
+        pages.post("visitors", needs: .issueVisitorPasses, or: .hostVisitorPasses, use: console.issueVisitorPass)
+        pages.post("visitors/revoke", needs: .issueVisitorPasses, or: .hostVisitorPasses, use: console.revokeVisitorPass)
+        pages.get("site", needs: .viewSite, use: console.sitePage)
+        pages.post("site/mode", needs: .setModes, use: console.setMode)
+        pages.post("site/unlock", needs: .changeSite, use: console.saveUnlock)
+        pages.post("site/card-pin", needs: .changeSite, use: console.saveCardAndPIN)
+        pages.post("site/holidays", needs: .changeSite, use: console.saveHoliday)
+        pages.post("site/holidays/remove", needs: .changeSite, use: console.removeHoliday)
+        pages.get("access", needs: .viewSite, use: console.accessPage)
         for (path, kind) in [("door-groups", AccessGroupKind.doorGroup), ("levels", .level), ("groups", .userGroup)] {
-            pages.post(RouterPath("access/" + path), use: console.saveAccessGroup(kind))
-            pages.post(RouterPath("access/" + path + "/remove"), use: console.accessGroupRemoval(kind))
+            pages.post(RouterPath("access/" + path), needs: .changeSite, use: console.saveAccessGroup(kind))
+            pages.post(RouterPath("access/" + path + "/remove"), needs: .changeSite, use: console.accessGroupRemoval(kind))
         }
-        pages.get("api", use: console.apiPage)
-        pages.post("api/tokens", use: console.createToken)
-        pages.post("api/tokens/revoke", use: console.revokeToken)
-        pages.post("api/webhooks", use: console.addWebhook)
-        pages.post("api/webhooks/remove", use: console.removeWebhook)
-        pages.post("api/webhooks/resend", use: console.resendDelivery)
-        pages.post("api/webhooks/enable", use: console.enableWebhook)
-        pages.get("entries", use: console.entriesPage)
-        data.get("entries.json", use: console.entriesJSON)
-        pages.get("entries.csv", use: console.entriesCSV)
+        pages.get("api", needs: .viewIntegrations, use: console.apiPage)
+        pages.post("api/tokens", needs: .manageTokens, use: console.createToken)
+        pages.post("api/tokens/revoke", needs: .manageTokens, use: console.revokeToken)
+        pages.post("api/webhooks", needs: .manageWebhooks, use: console.addWebhook)
+        pages.post("api/webhooks/remove", needs: .manageWebhooks, use: console.removeWebhook)
+        pages.post("api/webhooks/resend", needs: .manageWebhooks, use: console.resendDelivery)
+        pages.post("api/webhooks/enable", needs: .manageWebhooks, use: console.enableWebhook)
+        pages.get("entries", needs: .viewEntries, use: console.entriesPage)
+        data.get("entries.json", needs: .viewEntries, use: console.entriesJSON)
+        pages.get("entries.csv", needs: .exportEntries, use: console.entriesCSV)
         if let tokens = services.tokens {
             SiteAPI.add(to: router, services: services, tokens: tokens, limits: APIRateLimits(), silentAfter: options.silentAfter)
         }
@@ -120,6 +121,18 @@ struct Visit: Sendable {
     let source: String
 
     var admin: String { session.admin }
+
+    /// The changes this administrator's role allows, as a template reads them
+    /// (`{{#may.changeUsers}}`): a form the role may not send is not shown.
+    var permissionFlags: [String: Bool] {
+        var flags = Dictionary(uniqueKeysWithValues: session.role.permissions.map { (String(describing: $0), true) })
+        // Issuing and revoking visitor passes: for any host, or as one.
+        if flags["issueVisitorPasses"] == true || flags["hostVisitorPasses"] == true { flags["visitorPasses"] = true }
+        return flags
+    }
+
+    /// The administrator as the actor of a change.
+    var actor: Administrator { .console(admin, role: session.role, from: source) }
 }
 
 /// Building console responses: pages in the layout, redirects, JSON, plain text.
@@ -132,13 +145,17 @@ enum ConsoleResponse {
         if let visit {
             context["admin"] = visit.admin
             context["csrf"] = visit.session.csrfToken
+            // What the page's forms may show: `may.users.change` and so on.
+            context["may"] = visit.permissionFlags
         }
         let body = ConsoleTemplates.library.render(context, withTemplate: template) ?? ""
         var layout: [String: Any] = ["title": title, "page": page, "body": body]
         layout["on" + page.prefix(1).uppercased() + page.dropFirst()] = true
         if let visit {
             layout["admin"] = visit.admin
+            layout["role"] = visit.session.role.name
             layout["csrf"] = visit.session.csrfToken
+            layout.merge(ConsolePermissions.navigation(visit.session.role)) { $1 }
         }
         if let notice { layout["notice"] = notice }
         if let error { layout["error"] = error }

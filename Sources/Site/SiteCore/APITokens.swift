@@ -20,6 +20,23 @@ public enum APIScope: String, Sendable, CaseIterable, Comparable {
 
     public static func < (lhs: APIScope, rhs: APIScope) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// What a scope lets a token do, within its role (``SiteRole``): `read` every view, the
+    /// others their area's changes.
+    public var permissions: Set<SitePermission> {
+        switch self {
+        case .read: SitePermission.views
+        case .users: [.changeUsers]
+        case .codes: [.issueCodes, .issueVisitorPasses, .hostVisitorPasses]
+        case .doors: [.changeSite, .setModes, .acknowledgeAlerts, .commandDoors, .clearLockouts, .manageDoors]
+        case .webhooks: [.manageWebhooks]
+        }
+    }
+
+    /// What a token of `scopes` may do before its role narrows it: every scope reads.
+    public static func permissions(of scopes: Set<APIScope>) -> Set<SitePermission> {
+        scopes.isEmpty ? [] : scopes.reduce(into: APIScope.read.permissions) { $0.formUnion($1.permissions) }
+    }
+
     /// `read,users` as scopes, or an error naming the word that is not one.
     public static func parse(_ text: String) throws -> Set<APIScope> {
         var scopes: Set<APIScope> = []
@@ -38,6 +55,8 @@ public enum APIScope: String, Sendable, CaseIterable, Comparable {
 public struct APIToken: Sendable, Equatable {
     public let name: String
     public let scopes: Set<APIScope>
+    /// What the token is on the site; its scopes narrow it (``permissions``).
+    public let role: SiteRole
     /// Who made it (the audit's `admin`).
     public let createdBy: String
     public let created: Date
@@ -45,9 +64,13 @@ public struct APIToken: Sendable, Equatable {
     public let revoked: Date?
     public let lastUsed: Date?
 
-    public init(name: String, scopes: Set<APIScope>, createdBy: String, created: Date, expires: Date?, revoked: Date? = nil, lastUsed: Date? = nil) {
+    public init(
+        name: String, scopes: Set<APIScope>, role: SiteRole = .administrator, createdBy: String, created: Date, expires: Date?, revoked: Date? = nil,
+        lastUsed: Date? = nil
+    ) {
         self.name = name
         self.scopes = scopes
+        self.role = role
         self.createdBy = createdBy
         self.created = created
         self.expires = expires
@@ -63,6 +86,14 @@ public struct APIToken: Sendable, Equatable {
     /// Whether it grants `scope` (any scope grants reading).
     public func grants(_ scope: APIScope) -> Bool {
         scope == .read ? !scopes.isEmpty : scopes.contains(scope)
+    }
+
+    /// What it may do: its role's permissions within its scopes'.
+    public var permissions: Set<SitePermission> { role.permissions.intersection(APIScope.permissions(of: scopes)) }
+
+    /// The token as the actor of a change made from `address`.
+    public func actor(from address: String) -> Administrator {
+        .apiToken(name, role: role, scopes: scopes, from: address)
     }
 }
 
@@ -153,14 +184,18 @@ public struct APITokenAdministration: Sendable {
         self.changes = changes
     }
 
-    /// Makes token `name`; returns its secret (shown once). `expires`: nil for none.
-    public func create(name: String, scopes: Set<APIScope>, expires: Date?, now: Date = Date()) async throws -> String {
+    /// Makes token `name` of `role` narrowed to `scopes`; returns its secret (shown once).
+    /// `expires`: nil for none. Refused when the role has a permission the actor lacks.
+    public func create(name: String, scopes: Set<APIScope>, role: SiteRole = .administrator, expires: Date?, now: Date = Date()) async throws -> String {
         guard Identifier.isValid(name) else { throw APITokenProblem("NAME: \(name) is not a token name (1-64 of letters, digits, '.', '_' or '-')") }
         if let expires, expires <= now { throw APITokenProblem("--expires: the token would be expired already") }
+        guard changes.administrator.mayGrant(role) else {
+            throw APITokenProblem("--role: \(changes.administrator.name) (\(changes.administrator.role.name)) may not make a token of role \(role.name)")
+        }
         let secret = APITokenSecret.generate()
-        let token = APIToken(name: name, scopes: scopes, createdBy: changes.administrator.name, created: now, expires: expires)
+        let token = APIToken(name: name, scopes: scopes, role: role, createdBy: changes.administrator.name, created: now, expires: expires)
         let scopeText = scopes.sorted().map(\.rawValue).joined(separator: ",")
-        var fields = [("token", name), ("scopes", scopeText)]
+        var fields = [("token", name), ("scopes", scopeText), ("role", role.name)]
         if let expires { fields.append(("expires", UTCTimestamp.rfc3339(expires))) }
         try await changes.apply(.tokenCreate, fields) {
             guard try await store.addToken(token, hash: APITokenSecret.hash(secret)) else {

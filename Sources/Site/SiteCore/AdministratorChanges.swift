@@ -54,6 +54,8 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case usersImport = "users_import"
     case adminAdd = "admin_add"
     case adminRemove = "admin_remove"
+    /// An administrator given another role (their sessions take it at their next request).
+    case adminRole = "admin_role"
     case adminTOTP = "admin_totp"
     case adminTOTPRemove = "admin_totp_remove"
     case entriesExport = "entries_export"
@@ -68,7 +70,7 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
 }
 
 /// The one way an administrator's change is made, whatever it came through (the console, the
-/// command line, the API): the change, its one audit record, the webhook messages that record
+/// command line, the API): authorised by the actor's role (``NotPermitted`` else), then the change, its one audit record, the webhook messages that record
 /// carries and its change-log entry, in one database transaction
 /// (``VerifierStore/commitChange(_:)``): a crash keeps all of them or none. The record has one
 /// shape: `time`, `admin`, `action`, `source`, then the change's own fields (never a PIN,
@@ -100,6 +102,8 @@ public struct AdministratorChanges: Sendable {
     public func apply<R: Sendable>(
         _ action: AdministratorAction, reporting change: @escaping @Sendable () async throws -> (R, [(String, String)])
     ) async throws -> R {
+        // Authorised before anything is read or written: a refusal changes nothing.
+        try administrator.authorise(action)
         let store = store
         let stamp = self
         return try await store.commitChange {

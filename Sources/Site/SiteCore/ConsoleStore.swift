@@ -8,8 +8,13 @@ import KioskPadCore
 /// token), alert acknowledgements, and the "who entered" history read from the audit and
 /// the doors' events.
 public protocol ConsoleStore: Sendable {
-    /// Adds administrator `name`; false when there is one of that name already.
-    func addAdmin(name: String, hash: PINHash) async throws -> Bool
+    /// Adds administrator `name` with `role`; false when there is one of that name already.
+    func addAdmin(name: String, hash: PINHash, role: SiteRole) async throws -> Bool
+    /// Gives administrator `name` `role`; their sessions take it at their next request. False
+    /// when there is no such administrator.
+    func setAdminRole(name: String, role: SiteRole) async throws -> Bool
+    /// Every administrator's name and role, sorted by name.
+    func adminRoles() async throws -> [(name: String, role: SiteRole)]
     /// Removes administrator `name` and ends their sessions; false when there was none.
     func removeAdmin(name: String) async throws -> Bool
     /// Every administrator's name, sorted.
@@ -55,9 +60,12 @@ public struct AdminAccount: Sendable, Equatable {
     public let lockedUntil: Date?
     /// Their TOTP secret (`verifier admin totp`): a login then needs the app's code too.
     public let totpSecret: [UInt8]?
+    /// What they may do on the site.
+    public let role: SiteRole
 
-    public init(name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil) {
+    public init(name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil, role: SiteRole) {
         self.name = name
+        self.role = role
         self.hash = hash
         self.failedLogins = failedLogins
         self.lockedUntil = lockedUntil
@@ -74,8 +82,12 @@ public struct ConsoleSession: Sendable, Equatable {
     public let created: Date
     /// The absolute end, whatever the activity.
     public let expires: Date
+    /// The administrator's role as it is now (read with the session at every request, so a
+    /// changed role holds from the next one).
+    public let role: SiteRole
 
-    public init(tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date) {
+    public init(tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date, role: SiteRole) {
+        self.role = role
         self.tokenHash = tokenHash
         self.admin = admin
         self.csrfToken = csrfToken

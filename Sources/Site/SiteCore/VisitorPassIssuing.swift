@@ -37,6 +37,7 @@ public struct VisitorPassIssuing: Sendable {
 
     /// Issues a pass for `request` at `now`; ``UserEditError`` naming the field when it is refused.
     public func issue(_ request: VisitorPassRequest, now: Date) async throws -> Issued {
+        try hostsOnly(request.host)
         let (pass, code) = try await changes.apply(.visitorPassIssue) {
             let drawn = try await CodeIssuing.draw(length: codeLength, lookupKey: lookupKey) { hash, tag in
                 try await administration.issueVisitorPass(
@@ -49,10 +50,31 @@ public struct VisitorPassIssuing: Sendable {
 
     /// Revokes pass `id` at `now`; ``UserEditError`` when there is none or it was revoked already.
     public func revoke(id: Int64, now: Date) async throws {
+        let actor = changes.administrator
+        if !actor.may(.issueVisitorPasses), let held = try await administration.visitorPass(id: id) {
+            try hostsOnly(held.pass.host)
+        }
         try await changes.apply(.visitorPassRevoke, [("pass_id", String(id))]) {
             guard try await administration.revokeVisitorPass(id: id, now: now) else {
                 throw UserEditError(description: "pass_id: there is no visitor pass \(id), or it was revoked already")
             }
         }
+    }
+
+    /// An operator who may issue passes only as their host (the host role) issues and revokes
+    /// only passes whose host is the user of their own name.
+    func hostsOnly(_ host: String) throws {
+        let actor = changes.administrator
+        guard !actor.may(.issueVisitorPasses) else { return }
+        try actor.authorise(.visitorPassIssue)
+        guard host == actor.name else {
+            throw UserEditError(
+                description: "host: \(actor.name) (\(actor.role.name)) issues and revokes only passes they host (host \(actor.name)), not \(host)'s")
+        }
+    }
+
+    /// The passes `actor` may see: every pass with ``SitePermission/viewVisitors``, else those they host.
+    public static func visible(_ passes: [VisitorPass], to actor: Administrator) -> [VisitorPass] {
+        actor.may(.viewVisitors) ? passes : passes.filter { actor.may(.hostVisitorPasses) && $0.host == actor.name }
     }
 }

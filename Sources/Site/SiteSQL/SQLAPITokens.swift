@@ -8,8 +8,8 @@ extension SQLConsoleStore: APITokenStore {
     public func addToken(_ token: APIToken, hash: String) async throws -> Bool {
         try await database.changed(
             """
-            INSERT INTO kioskpad_api_tokens (name, token_hash, scopes, created_by, created_at, expires_at)
-            VALUES (\(bind: token.name), \(bind: hash), \(bind: token.scopes.sorted().map(\.rawValue).joined(separator: ",")),
+            INSERT INTO kioskpad_api_tokens (name, token_hash, scopes, role, created_by, created_at, expires_at)
+            VALUES (\(bind: token.name), \(bind: hash), \(bind: token.scopes.sorted().map(\.rawValue).joined(separator: ",")), \(bind: token.role.name),
                 \(bind: token.createdBy), \(bind: token.created.timeIntervalSince1970), \(bind: token.expires?.timeIntervalSince1970))
             ON CONFLICT (name) DO NOTHING RETURNING 1
             """) > 0
@@ -38,20 +38,22 @@ extension SQLConsoleStore: APITokenStore {
         _ = try await database.changed(
             "UPDATE kioskpad_api_tokens SET last_used_at = \(bind: now.timeIntervalSince1970) WHERE token_hash = \(bind: hash) RETURNING 1")
         return APIToken(
-            name: found.name, scopes: found.scopes, createdBy: found.createdBy, created: found.created, expires: found.expires, revoked: found.revoked,
+            name: found.name, scopes: found.scopes, role: found.role, createdBy: found.createdBy, created: found.created, expires: found.expires,
+            revoked: found.revoked,
             lastUsed: now)
     }
 
     /// How stale a token's kept last use may be before a request writes it again.
     static let lastUseResolution: TimeInterval = 60
 
-    static let tokenColumns = "name, scopes, created_by, created_at, expires_at, revoked_at, last_used_at"
+    static let tokenColumns = "name, scopes, role, created_by, created_at, expires_at, revoked_at, last_used_at"
 
     static func token(_ row: any SQLRow) throws -> APIToken {
         let date = { (column: String) in try row.optionalDouble(column).map { Date(timeIntervalSince1970: $0) } }
         return APIToken(
             name: try row.text("name"), scopes: Set(try row.text("scopes").split(separator: ",").compactMap { APIScope(rawValue: String($0)) }),
-            createdBy: try row.text("created_by"), created: Date(timeIntervalSince1970: try row.double("created_at")), expires: try date("expires_at"),
+            role: try SQLConsoleStore.role(row), createdBy: try row.text("created_by"), created: Date(timeIntervalSince1970: try row.double("created_at")),
+            expires: try date("expires_at"),
             revoked: try date("revoked_at"), lastUsed: try date("last_used_at"))
     }
 }

@@ -13,9 +13,39 @@ public struct SQLConsoleStore: ConsoleStore {
         self.database = database
     }
 
-    public func addAdmin(name: String, hash: PINHash) async throws -> Bool {
+    public func addAdmin(name: String, hash: PINHash, role: SiteRole) async throws -> Bool {
         try await database.changed(
-            "INSERT INTO kioskpad_admins (name, hash) VALUES (\(bind: name), \(bind: hash.description)) ON CONFLICT (name) DO NOTHING RETURNING 1") > 0
+            """
+            INSERT INTO kioskpad_admins (name, hash, role) VALUES (\(bind: name), \(bind: hash.description), \(bind: role.name))
+            ON CONFLICT (name) DO NOTHING RETURNING 1
+            """) > 0
+    }
+
+    public func setAdminRole(name: String, role: SiteRole) async throws -> Bool {
+        try await database.changed("UPDATE kioskpad_admins SET role = \(bind: role.name) WHERE name = \(bind: name) RETURNING 1") > 0
+    }
+
+    public func adminNames() async throws -> [String] {
+        try await database.read { try await $0.raw("SELECT name FROM kioskpad_admins ORDER BY name").all() }.map { try $0.text("name") }
+    }
+
+    public func adminRoles() async throws -> [(name: String, role: SiteRole)] {
+        try await database.read { try await $0.raw("SELECT name, role FROM kioskpad_admins ORDER BY name").all() }.map {
+            (try $0.text("name"), try Self.role($0))
+        }
+    }
+
+    /// A row's `role`; one this build does not know is refused, never read as another.
+    static func role(_ row: any SQLRow) throws -> SiteRole {
+        let text = try row.text("role")
+        guard let role = SiteRole(rawValue: text) else { throw UnknownRole(text: text) }
+        return role
+    }
+
+    /// A role in the database this build does not know (written by a newer kioskpad).
+    struct UnknownRole: Error, CustomStringConvertible {
+        let text: String
+        var description: String { "role '\(text)' in the database is not one this kioskpad knows; upgrade kioskpad" }
     }
 
     public func removeAdmin(name: String) async throws -> Bool {
@@ -25,19 +55,15 @@ public struct SQLConsoleStore: ConsoleStore {
         }
     }
 
-    public func adminNames() async throws -> [String] {
-        try await database.read { try await $0.raw("SELECT name FROM kioskpad_admins ORDER BY name").all() }.map { try $0.text("name") }
-    }
-
     public func admin(name: String) async throws -> AdminAccount? {
         let row = try await database.read { sql in
-            try await sql.raw("SELECT name, hash, failed_logins, locked_until, totp_secret FROM kioskpad_admins WHERE name = \(bind: name)").first()
+            try await sql.raw("SELECT name, hash, failed_logins, locked_until, totp_secret, role FROM kioskpad_admins WHERE name = \(bind: name)").first()
         }
         return try row.map { row in
             AdminAccount(
                 name: try row.text("name"), hash: try PINHash(parsing: try row.text("hash")), failedLogins: Int(try row.integer("failed_logins")),
                 lockedUntil: try row.optionalDouble("locked_until").map { Date(timeIntervalSince1970: $0) },
-                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode))
+                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode), role: try Self.role(row))
         }
     }
 
@@ -85,20 +111,26 @@ public struct SQLConsoleStore: ConsoleStore {
 
     public func session(tokenHash: String, now: Date, idle: TimeInterval) async throws -> ConsoleSession? {
         let at = now.timeIntervalSince1970
-        let row = try await database.writeEach { sql in
-            try await sql.raw(
-                """
-                UPDATE kioskpad_console_sessions SET idle_until = \(bind: at + idle)
-                WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: at) AND idle_until > \(bind: at)
-                  AND admin_name IN (SELECT name FROM kioskpad_admins)
-                RETURNING token_hash, admin_name, csrf, created_at, expires_at
-                """
-            ).first()
+        let rows = try await database.writeEach { sql -> (any SQLRow, any SQLRow)? in
+            guard
+                let session = try await sql.raw(
+                    """
+                    UPDATE kioskpad_console_sessions SET idle_until = \(bind: at + idle)
+                    WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: at) AND idle_until > \(bind: at)
+                      AND admin_name IN (SELECT name FROM kioskpad_admins)
+                    RETURNING token_hash, admin_name, csrf, created_at, expires_at
+                    """
+                ).first(),
+                // The role as it is now, in the same transaction: a changed role holds from this request.
+                let admin = try await sql.raw("SELECT role FROM kioskpad_admins WHERE name = \(bind: try session.text("admin_name"))").first()
+            else { return nil }
+            return (session, admin)
         }
-        return try row.map { row in
+        return try rows.map { row, admin in
             ConsoleSession(
                 tokenHash: try row.text("token_hash"), admin: try row.text("admin_name"), csrfToken: try row.text("csrf"),
-                created: Date(timeIntervalSince1970: try row.double("created_at")), expires: Date(timeIntervalSince1970: try row.double("expires_at")))
+                created: Date(timeIntervalSince1970: try row.double("created_at")), expires: Date(timeIntervalSince1970: try row.double("expires_at")),
+                role: try Self.role(admin))
         }
     }
 

@@ -580,5 +580,13 @@ public enum SiteMigrations {
                 "CREATE INDEX kioskpad_door_commands_expires ON kioskpad_door_commands (expires_at)",
             ]
         },
+        { t in
+            // Operators' roles: every administrator could do everything before, so each is
+            // an owner after the upgrade; a token keeps what its scopes gave (administrator).
+            [
+                "ALTER TABLE kioskpad_admins ADD COLUMN role \(t.text) NOT NULL DEFAULT 'owner'",
+                "ALTER TABLE kioskpad_api_tokens ADD COLUMN role \(t.text) NOT NULL DEFAULT 'administrator'",
+            ]
+        },
     ]
 }

@@ -6,7 +6,7 @@ import SiteCore
 /// The token check in front of every `/api/v1/` route: `Authorization: Bearer TOKEN`, found
 /// by its SHA-256 (its last use recorded), live (not revoked, not expired), within its own
 /// rate (``APIRateLimits``). The route then gets an ``APIRequestContext`` with the token;
-/// what the route needs beyond reading is checked there (``APIRequestContext/require(_:)``).
+/// the permission the route names is checked before it runs (``APIRoutePermissions``).
 struct APITokenMiddleware: RouterMiddleware {
     typealias Context = ConsoleRequestContext
     let tokens: any APITokenStore
@@ -57,11 +57,19 @@ struct APIRequestContext: ChildRequestContext {
     /// Whether the token grants `scope`.
     func has(_ scope: APIScope) -> Bool { token.grants(scope) }
 
-    /// Nil when the token grants `scope`; else the 403 that names it.
-    func require(_ scope: APIScope) -> Response? {
-        guard !token.grants(scope) else { return nil }
-        return APIResponse.error(
-            .forbidden, "token \(token.name) lacks the \(scope.rawValue) scope (it has \(token.scopes.sorted().map(\.rawValue).joined(separator: ",")))",
-            extra: ["scope": scope.rawValue])
+    /// Nil when the token may do `permission` (its role has it and a scope of its gives it);
+    /// else the 403 that names the permission, the scope that gives it and the token's role.
+    func require(_ permission: SitePermission) -> Response? {
+        guard !token.permissions.contains(permission) else { return nil }
+        let scope = APIScope.allCases.first { $0.permissions.contains(permission) }
+        let scopes = token.scopes.sorted().map(\.rawValue).joined(separator: ",")
+        let why =
+            token.role.permissions.contains(permission)
+            ? "token \(token.name) lacks the \(scope?.rawValue ?? "-") scope (it has \(scopes)): \(permission.rawValue) needs it"
+            : "token \(token.name) is of role \(token.role.name), which may not \(permission.rawValue) (roles that may: "
+                + SiteRole.having(permission).map(\.name).joined(separator: ", ") + ")"
+        var extra = ["permission": permission.rawValue, "role": token.role.name]
+        if let scope { extra["scope"] = scope.rawValue }
+        return APIResponse.error(.forbidden, why, extra: extra)
     }
 }

@@ -17,7 +17,6 @@ struct APIUserUpdates: Sendable {
     static let ruleKeys: Set<String> = ["doors", "schedule", "levels", "groups", "valid_from", "valid_until", "staff", "responder", "enabled"]
 
     func update(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.users) { return refused }
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
         let fields: StrictJSON.Fields
@@ -77,7 +76,6 @@ struct APIUserUpdates: Sendable {
     /// `POST .../cards` (add) and `POST .../cards/remove`: `{"number": "12345678"}`.
     func card(add: Bool) -> @Sendable (Request, APIRequestContext) async throws -> Response {
         { request, context in
-            if let refused = context.require(.users) { return refused }
             let name = context.parameters.get("name") ?? ""
             let fields: StrictJSON.Fields
             switch try await APIBody.object(request, allowed: ["number"]) {
@@ -119,7 +117,6 @@ struct APIUserUpdates: Sendable {
     /// `POST .../codes`: `{"minutes": 1-10080, "door": "front"}` (door left out: any door the
     /// user may open); the code in the answer, once.
     func issueCode(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.codes) { return refused }
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
         if let beyond = try await beyondScope(name, context) { return beyond }
@@ -154,7 +151,6 @@ struct APIUserUpdates: Sendable {
     /// `POST .../enrolment-code`: `{"hours": 1-168}`; the user types it at a door with
     /// enrolment on, then chooses their PIN. The code in the answer, once.
     func issueEnrolmentCode(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.codes) { return refused }
         let name = context.parameters.get("name") ?? ""
         if let missing = try await missing(name) { return missing }
         if let beyond = try await beyondScope(name, context) { return beyond }
@@ -188,7 +184,6 @@ struct APIUserUpdates: Sendable {
 
     /// `DELETE /api/v1/codes/{id}`.
     func revokeCode(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.codes) { return refused }
         guard let id = context.parameters.get("id").flatMap({ Int64($0) }) else {
             return APIResponse.error(.notFound, "there is no unused code \(context.parameters.get("id") ?? "")")
         }

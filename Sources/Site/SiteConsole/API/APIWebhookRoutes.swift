@@ -22,7 +22,6 @@ struct APIWebhookRoutes: Sendable {
     }
 
     func add(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.webhooks) { return refused }
         let fields: StrictJSON.Fields
         switch try await APIBody.object(request, allowed: Self.fields) {
         case .failure(let refusal): return refusal.response
@@ -52,7 +51,6 @@ struct APIWebhookRoutes: Sendable {
     }
 
     func remove(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.webhooks) { return refused }
         let name = context.parameters.get("name") ?? ""
         do {
             try await WebhookAdministration(store: store, changes: changes.changes(context), targets: targets).remove(name: name)
@@ -85,7 +83,6 @@ struct APIWebhookRoutes: Sendable {
     }
 
     func resend(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.webhooks) { return refused }
         let name = context.parameters.get("name") ?? ""
         guard let id = context.parameters.get("id").flatMap({ Int64($0) }),
             try await store.deliveries(subscription: name, state: .failed, limit: 1_000).contains(where: { $0.id == id })
@@ -103,7 +100,6 @@ struct APIWebhookRoutes: Sendable {
     /// Sends to a webhook the site disabled again (scope webhooks); 404 for no such webhook, 409
     /// for one that is not disabled.
     func enable(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        if let refused = context.require(.webhooks) { return refused }
         let name = context.parameters.get("name") ?? ""
         guard let hook = try await store.webhooks().first(where: { $0.subscription.name == name }) else {
             return APIResponse.error(.notFound, "there is no webhook \(name)")

@@ -2,8 +2,8 @@ import Foundation
 import KioskPadAccess
 
 /// The console's administrators' own accounts, added, removed and given or relieved of a
-/// TOTP secret, each with its audit record (`admin_add`, `admin_remove`, `admin_totp`,
-/// `admin_totp_remove`: the name, never a password or secret) and change-log entry in one
+/// TOTP secret or another role, each with its audit record (`admin_add`, `admin_remove`,
+/// `admin_role`, `admin_totp`, `admin_totp_remove`: the name and role, never a password or secret) and change-log entry in one
 /// transaction. The password arrives hashed (``PINHash/make(password:iterations:)``).
 public struct AdministratorAccounts: Sendable {
     let console: any ConsoleStore
@@ -17,14 +17,32 @@ public struct AdministratorAccounts: Sendable {
         self.location = location
     }
 
-    /// Adds administrator `name` with the password hashed as `hash`; refused when they exist.
-    public func add(_ name: String, hash: PINHash) async throws {
+    /// Adds administrator `name` of `role` with the password hashed as `hash`; refused when
+    /// they exist, or when the role has a permission the actor lacks.
+    public func add(_ name: String, hash: PINHash, role: SiteRole) async throws {
         let (console, location) = (self.console, self.location)
-        try await changes.apply(.adminAdd, [("administrator", name)]) {
-            guard try await console.addAdmin(name: name, hash: hash) else {
+        try grantable(role)
+        try await changes.apply(.adminAdd, [("administrator", name), ("role", role.name)]) {
+            guard try await console.addAdmin(name: name, hash: hash, role: role) else {
                 throw UserEditError(
                     description: "administrator '\(name)' is already in \(location); `kioskpad verifier admin remove \(name)` first to replace them")
             }
+        }
+    }
+
+    /// Gives administrator `name` `role`: their sessions hold it from their next request.
+    public func setRole(_ name: String, role: SiteRole) async throws {
+        let (console, location) = (self.console, self.location)
+        try grantable(role)
+        try await changes.apply(.adminRole, [("administrator", name), ("role", role.name)]) {
+            guard try await console.setAdminRole(name: name, role: role) else { throw UserEditError(description: "no administrator '\(name)' in \(location)") }
+        }
+    }
+
+    /// Refuses a role with a permission the actor lacks (no one makes someone more than themselves).
+    func grantable(_ role: SiteRole) throws {
+        guard changes.administrator.mayGrant(role) else {
+            throw UserEditError(description: "role: \(changes.administrator.name) (\(changes.administrator.role.name)) may not give the role \(role.name)")
         }
     }
 

@@ -1,0 +1,89 @@
+import Foundation
+import KioskPadAccess
+import KioskPadCore
+import SiteCore
+import Testing
+import VerifierTestSupport
+
+/// The application layer checks the actor's role for every change it makes, whatever front end
+/// built the command: a refused command changes nothing and leaves no audit record, webhook
+/// message or change-log entry; a role is given only by someone who has all of it.
+@Suite("Roles in the application layer")
+struct RoleAuthorisationTests {
+    func users(_ store: StoreUnderTest, _ actor: Administrator) throws -> UsersEditing {
+        UsersEditing(
+            administration: store.administration, replica: try #require(store.administration as? any ReplicaKeeping), lookupKey: nil,
+            changes: AdministratorChanges(store: store.store, by: actor))
+    }
+
+    @Test func aGuardAddingAUserIsRefusedAndNothingIsWritten() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        let before = (try await store.auditRecords().count, try await store.store.changeLog(after: 0, limit: 1_000).count)
+        let add = AddUser(name: "dana", pin: .digits(SecretDigits(ascii: "482615")!, iterations: 1_000))
+        let refusal = await #expect(throws: NotPermitted.self) { try await users(store, .console("gina", role: .guard, from: "test")).add(add) }
+        #expect(
+            refusal?.description == "gina (guard) may not do this: it needs users.change, which owner, administrator, user-manager have; nothing was changed")
+        #expect(try await store.administration.userListing(name: "dana") == nil)
+        let after = (try await store.auditRecords().count, try await store.store.changeLog(after: 0, limit: 1_000).count)
+        #expect(after == before, "no record, no change-log entry")
+        // The same command by a user manager is made and audited under them.
+        _ = try await users(store, .console("uma", role: .userManager, from: "test")).add(add)
+        #expect(try await store.auditRecords().last?["admin"] == "uma")
+    }
+
+    @Test func aTokenIsItsRoleWithinItsScopes() {
+        let token = APIToken(name: "desk", scopes: [.doors, .users], role: .guard, createdBy: "t", created: Date(), expires: nil)
+        #expect(token.permissions.contains(.commandDoors) && token.permissions.contains(.setModes))
+        #expect(!token.permissions.contains(.changeUsers), "the users scope gives nothing a guard may not do")
+        #expect(!token.permissions.contains(.manageDoors), "the doors scope gives a guard no more than a guard's")
+        let reader = APIToken(name: "r", scopes: [.read], role: .administrator, createdBy: "t", created: Date(), expires: nil)
+        #expect(reader.permissions == SitePermission.views, "read alone: every view, no change")
+    }
+
+    @Test func noOneGivesARoleWithMoreThanTheirOwn() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        let administrator = AdministratorChanges(store: store.store, by: .console("ada", role: .administrator, from: "test"))
+        let tokens = APITokenAdministration(store: store.tokens, changes: administrator)
+        _ = try await tokens.create(name: "desk", scopes: [.doors], role: .guard, expires: nil)
+        await #expect(throws: APITokenProblem("--role: ada (administrator) may not make a token of role owner")) {
+            _ = try await tokens.create(name: "boss", scopes: [.doors], role: .owner, expires: nil)
+        }
+        // Administrators' accounts are an owner's: an administrator may not add one at all.
+        let accounts = AdministratorAccounts(console: store.console, changes: administrator, location: "test")
+        let hash = try PINHash.make(password: Array("a long password".utf8), iterations: 1_000)
+        await #expect(throws: UserEditError.self) { try await accounts.add("eve", hash: hash, role: .owner) }
+        await #expect(throws: NotPermitted.self) { try await accounts.add("eve", hash: hash, role: .auditor) }
+        let owner = AdministratorAccounts(
+            console: store.console, changes: AdministratorChanges(store: store.store, by: .console("olga", role: .owner, from: "test")), location: "test")
+        try await owner.add("eve", hash: hash, role: .auditor)
+        try await owner.setRole("eve", role: .guard)
+        #expect(try await store.console.admin(name: "eve")?.role == .guard)
+        let records = try await store.auditRecords().filter { $0["action"]?.hasPrefix("admin_") == true }
+        #expect(records.map { "\($0["action"] ?? "") \($0["role"] ?? "")" } == ["admin_add auditor", "admin_role guard"])
+    }
+
+    @Test func everyActionNeedsThePermissionTheTableGivesAndOnlyThose() throws {
+        for role in SiteRole.allCases {
+            let actor = Administrator.console("someone", role: role, from: "test")
+            for action in AdministratorAction.allCases {
+                let permitted = (try? actor.authorise(action)) != nil
+                let hosting = [.visitorPassIssue, .visitorPassRevoke].contains(action) && role.permissions.contains(.hostVisitorPasses)
+                #expect(permitted == (role.permissions.contains(action.permission) || hosting), "\(role.name) \(action.rawValue)")
+            }
+        }
+        #expect(SiteRole.owner.permissions == Set(SitePermission.allCases))
+        #expect(SiteRole.auditor.permissions.isSubset(of: SitePermission.views.union([.exportEntries])), "an auditor changes nothing")
+    }
+}
+
+/// The roles' table in docs/site-server.md is the code's, as `kioskpad verifier roles` prints it.
+@Suite("Roles: the docs print the code's table")
+struct RoleTableDocsTests {
+    @Test func theSiteServerDocsHoldTheTable() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let docs = try String(contentsOf: root.appendingPathComponent("docs/site-server.md"), encoding: .utf8)
+        #expect(docs.contains(SiteRole.markdownTable()), "docs/site-server.md's Roles table differs from `kioskpad verifier roles`")
+    }
+}
