@@ -32,6 +32,17 @@ struct VerifierAdminCommandTests {
         #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout == "alice\towner\nbob\tauditor\n")
         let roles = try await CLI.run(["verifier", "roles"])
         #expect(roles.status == 0 && roles.stdout.contains("| `users.change` | yes | yes | yes |  |  |  |"), "\(roles.stdout)")
+        let unknownGroup = try await CLI.run(
+            ["verifier", "admin", "add", "carl", "--role", "guard", "--door-groups", "building-c", "--config", config], stdin: "correct horse battery\n")
+        #expect(unknownGroup.status == 2 && unknownGroup.stderr.contains("--door-groups: no door group building-c (there are: none)"), "\(unknownGroup.stderr)")
+        #expect(try await CLI.run(["verifier", "door-group", "set", "building-b", "--doors", "b-front", "--config", config]).status == 0)
+        let scoped = try await CLI.run(
+            ["verifier", "admin", "add", "carl", "--role", "guard", "--door-groups", "building-b", "--config", config], stdin: "correct horse battery\n")
+        #expect(scoped.status == 0, "\(scoped.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "list", "--config", config]).stdout.contains("carl\tguard\tdoor_groups=building-b\n"))
+        let notAGuard = try await CLI.run(["verifier", "admin", "role", "carl", "auditor", "--door-groups", "building-b", "--config", config])
+        #expect(notAGuard.status == 2 && notAGuard.stderr.contains("only guard may be limited to door groups, not auditor"), "\(notAGuard.stderr)")
+        #expect(try await CLI.run(["verifier", "admin", "remove", "carl", "--config", config]).status == 0)
         #expect(try await CLI.run(["verifier", "admin", "remove", "bob", "--config", config]).status == 0)
         // The hash in the database is the slow one; the password is nowhere.
         let stored = try await CLI.runTool(

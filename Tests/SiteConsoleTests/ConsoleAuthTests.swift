@@ -241,7 +241,9 @@ struct ConsoleAuthTests {
         let decoy = ConsoleDecoyPassword()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(try await decoy.hash(under.console, now: now).iterations == PINHash.passwordIterations, "no administrator yet")
-        #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array("pw".utf8), iterations: 2_000), role: .owner))
+        #expect(
+            try await under.console.addAdmin(
+                name: "alice", hash: try PINHash.make(password: Array("pw".utf8), iterations: 2_000), role: .owner, doorGroups: nil))
         #expect(try await decoy.hash(under.console, now: now.addingTimeInterval(61)).iterations == 2_000)
         let hash = try await decoy.hash(under.console, now: now.addingTimeInterval(62))
         #expect(!hash.matches(password: Array("pw".utf8)), "random: nothing matches it")

@@ -31,7 +31,9 @@ struct ConsoleHarness {
     ) async throws {
         let under = try await StoreUnderTest.make(kind)
         let clock = ManualTime(Date(timeIntervalSince1970: 1_800_000_000))
-        #expect(try await under.console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000), role: .owner))
+        #expect(
+            try await under.console.addAdmin(
+                name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000), role: .owner, doorGroups: nil))
         var services = ConsoleServices(
             administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now },
             replica: under.administration as? any ReplicaKeeping, tokens: under.tokens, webhooks: under.webhooks)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import KioskPadAccess
+import KioskPadStorage
 import SiteCore
 import Testing
 import VerifierTestSupport
@@ -27,7 +28,7 @@ struct ConsoleRolesTests {
 
             #expect(
                 try await harness.under.console.addAdmin(
-                    name: "hana", hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: .host))
+                    name: "hana", hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: .host, doorGroups: nil))
             let hana = Browser(client)
             let login = try await hana.logIn("hana")
             #expect(login.headers[.location] == "/console/visitors", "a host lands where they may be")
@@ -48,9 +49,48 @@ struct ConsoleRolesTests {
             #expect(try await hana.get("/console/users").status == .forbidden)
 
             // Made an auditor while signed in: the next request reads users, and issues nothing.
-            #expect(try await harness.under.console.setAdminRole(name: "hana", role: .auditor))
+            #expect(try await harness.under.console.setAdminRole(name: "hana", role: .auditor, doorGroups: nil))
             #expect(try await hana.get("/console/users").status == .ok)
             #expect(try await hana.post("/console/visitors", pass(csrf, "hana", "Another")).status == .forbidden)
+        }
+    }
+
+    @Test("A guard limited to a door group sees only its doors, its doors' entries and none of the doors' secrets")
+    func aGuardOfOneBuildingSeesItsDoorsOnly() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { harness, client in
+            let now = harness.clock.now
+            var sequence = 0
+            for door in ["b-front", "a-front"] {
+                sequence += 1
+                _ = try await harness.under.store.storeEvents([
+                    DoorEvent(
+                        id: "e-\(door)", terminalID: door, type: "start", time: now, sequence: sequence, json: "{\"id\":\"e-\(door)\",\"type\":\"start\"}")
+                ])
+                try await harness.under.store.audit([
+                    ("time", UTCTimestamp.rfc3339(now, milliseconds: true)), ("decision", "granted"), ("terminal_id", door), ("user", "ana"),
+                ])
+            }
+            try await harness.under.administration.setDoorGroup(name: "building-b", DoorGroup(doors: ["b-front"]))
+            #expect(
+                try await harness.under.console.addAdmin(
+                    name: "gus", hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: .guard,
+                    doorGroups: ["building-b"]))
+            let gus = Browser(client)
+            #expect(try await gus.logIn("gus").headers[.location] == "/console/doors")
+            let doors = String(buffer: try await gus.get("/console/doors.json").body)
+            #expect(doors.contains("b-front") && !doors.contains("a-front"), "\(doors)")
+            let page = String(buffer: try await gus.get("/console/doors").body)
+            #expect(!page.contains("a-front") && !page.contains("id=\"waiting-heading\""), "no other door, no doors' secrets")
+            let entries = String(buffer: try await gus.get("/console/entries.json").body)
+            #expect(entries.contains("b-front") && !entries.contains("a-front"), "\(entries)")
+            // The owner sees both.
+            let owner = Browser(client)
+            try await owner.logIn()
+            let all = String(buffer: try await owner.get("/console/entries.json").body)
+            #expect(all.contains("b-front") && all.contains("a-front"))
+            let csrf = Browser.field("csrf", in: page) ?? ""
+            let outside = try await gus.post("/console/doors/command", [("csrf", csrf), ("door", "a-front"), ("reason", "courier"), ("action", "unlock")])
+            #expect(outside.status == .forbidden && String(buffer: outside.body).contains("which is in none of them"), "\(outside.status)")
         }
     }
 }

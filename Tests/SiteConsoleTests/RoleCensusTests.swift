@@ -170,7 +170,7 @@ struct RoleCensusTests {
         let name = "r-" + role.name
         #expect(
             try await harness.under.console.addAdmin(
-                name: name, hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: role))
+                name: name, hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: role, doorGroups: nil))
         let browser = Browser(client)
         let login = try await browser.logIn(name)
         #expect(login.status == .seeOther, "\(role.name) signs in")

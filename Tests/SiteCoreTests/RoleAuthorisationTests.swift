@@ -51,12 +51,13 @@ struct RoleAuthorisationTests {
             _ = try await tokens.create(name: "boss", scopes: [.doors], role: .owner, expires: nil)
         }
         // Administrators' accounts are an owner's: an administrator may not add one at all.
-        let accounts = AdministratorAccounts(console: store.console, changes: administrator, location: "test")
+        let accounts = AdministratorAccounts(console: store.console, administration: store.administration, changes: administrator, location: "test")
         let hash = try PINHash.make(password: Array("a long password".utf8), iterations: 1_000)
         await #expect(throws: UserEditError.self) { try await accounts.add("eve", hash: hash, role: .owner) }
         await #expect(throws: NotPermitted.self) { try await accounts.add("eve", hash: hash, role: .auditor) }
         let owner = AdministratorAccounts(
-            console: store.console, changes: AdministratorChanges(store: store.store, by: .console("olga", role: .owner, from: "test")), location: "test")
+            console: store.console, administration: store.administration,
+            changes: AdministratorChanges(store: store.store, by: .console("olga", role: .owner, from: "test")), location: "test")
         try await owner.add("eve", hash: hash, role: .auditor)
         try await owner.setRole("eve", role: .guard)
         #expect(try await store.console.admin(name: "eve")?.role == .guard)
@@ -85,5 +86,53 @@ struct RoleTableDocsTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let docs = try String(contentsOf: root.appendingPathComponent("docs/site-server.md"), encoding: .utf8)
         #expect(docs.contains(SiteRole.markdownTable()), "docs/site-server.md's Roles table differs from `kioskpad verifier roles`")
+    }
+}
+
+/// A guard limited to door groups acts on those groups' doors only, never on the whole site,
+/// and the limit is given only to a guard, naming groups the site has.
+@Suite("Roles: a guard limited to door groups")
+struct DoorScopeTests {
+    @Test func aGuardOfOneBuildingOpensAndSetsItsDoorsOnly() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        for door in ["b-front", "a-front"] { try await store.administration.addDoor(terminalID: door, secret: .generate()) }
+        try await store.administration.setDoorGroup(name: "building-b", DoorGroup(doors: ["b-front"]))
+        let guardOfB = AdministratorChanges(store: store.store, by: .console("gus", role: .guard, doorGroups: ["building-b"], from: "test"))
+        let commands = RemoteDoorCommands(administration: store.administration, changes: guardOfB)
+        _ = try await commands.issue(RemoteDoorCommand(door: "b-front", action: .unlock, reason: "courier"), at: Date())
+        let refusal = await #expect(throws: NotPermitted.self) {
+            _ = try await commands.issue(RemoteDoorCommand(door: "a-front", action: .unlock, reason: "courier"), at: Date())
+        }
+        #expect(refusal?.description == "gus (guard of door groups building-b) may not act on door a-front, which is in none of them; nothing was changed")
+        let modes = ModeChanges(administration: store.administration, changes: guardOfB)
+        _ = try await modes.set(SetMode(.lockdown, door: "b-front"), at: Date())
+        await #expect(throws: NotPermitted.self) { _ = try await modes.set(SetMode(.lockdown, door: nil), at: Date()) }
+        await #expect(throws: NotPermitted.self) { _ = try await modes.set(SetMode(.lockdown, door: "a-front"), at: Date()) }
+        let alerts = AlertChanges(console: store.console, administration: store.administration, changes: guardOfB)
+        await #expect(throws: NotPermitted.self) { try await alerts.acknowledge(door: "a-front", alert: "forced_open", at: Date()) }
+        try await alerts.acknowledge(door: "b-front", alert: "forced_open", at: Date())
+        let audited = try await store.auditRecords().filter { $0["admin"] == "gus" }.map { $0["action"] ?? "" }
+        #expect(audited == ["door_unlock", "mode_set", "alert_acknowledge"], "only what was let through: \(audited)")
+    }
+
+    @Test func theLimitIsGivenOnlyToAGuardWithGroupsTheSiteHas() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        try await store.administration.setDoorGroup(name: "building-b", DoorGroup(doors: ["b-front"]))
+        let owner = AdministratorAccounts(
+            console: store.console, administration: store.administration,
+            changes: AdministratorChanges(store: store.store, by: .console("olga", role: .owner, from: "test")), location: "test")
+        let hash = try PINHash.make(password: Array("a long password".utf8), iterations: 1_000)
+        await #expect(throws: UserEditError(description: "--door-groups: no door group building-c (there are: building-b)")) {
+            try await owner.add("gus", hash: hash, role: .guard, doorGroups: ["building-c"])
+        }
+        await #expect(throws: UserEditError(description: "--door-groups: only guard may be limited to door groups, not user-manager")) {
+            try await owner.add("uma", hash: hash, role: .userManager, doorGroups: ["building-b"])
+        }
+        try await owner.add("gus", hash: hash, role: .guard, doorGroups: ["building-b"])
+        #expect(try await store.console.admin(name: "gus")?.doorGroups == ["building-b"])
+        try await owner.setRole("gus", role: .guard)
+        #expect(try await store.console.admin(name: "gus")?.doorGroups == nil, "a role given without groups is every door's")
     }
 }

@@ -75,7 +75,7 @@ enum ConsoleFixture {
             try await sql.query("ANALYZE")
         }
         let console = SQLConsoleStore(database: database)
-        _ = try await console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000), role: .owner)
+        _ = try await console.addAdmin(name: "alice", hash: try PINHash.make(password: Array(password.utf8), iterations: 1_000), role: .owner, doorGroups: nil)
         return ConsoleServices(
             administration: SQLUserDirectory(database: database, location: database.path, configKey: "server.sqlite.path"), console: console,
             store: SQLVerifierStore(database: database, instance: "bench"), lookupKey: nil, codeLength: 8)

@@ -14,6 +14,11 @@ import SiteCore
 
 /// `kioskpad verifier admin`: the site console's administrators.
 struct VerifierAdminCommand: AsyncParsableCommand {
+    /// `--door-groups a,b` as names (nil: not given).
+    static func groups(_ text: String?) -> [String]? {
+        text.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Add, list and remove the site console's administrators.",
         subcommands: [Add.self, List.self, Remove.self, Role.self, TOTPSecret.self])
@@ -25,6 +30,8 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             discussion: "It is stored as a PBKDF2-SHA256 hash with \(PINHash.passwordIterations) iterations, never in clear.")
         @Argument(help: "Administrator name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
         @Option(help: "What they may do (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
+        @Option(help: "Limit a guard to these door groups (comma-separated): they see and act on those doors only, never the whole site.")
+        var doorGroups: String?
         @OptionGroup var target: VerifierDatabaseTarget
 
         func validate() throws {
@@ -49,7 +56,7 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 hash = try await HashingPool.shared.run(.console) { try PINHash.make(password: typed) }
             }
             let location = try await target.administrators { accounts, location in
-                try await accounts.add(name, hash: hash, role: try SiteRole.parse(role, field: "--role"))
+                try await accounts.add(name, hash: hash, role: try SiteRole.parse(role, field: "--role"), doorGroups: VerifierAdminCommand.groups(doorGroups))
                 return location
             }
             writeLine("administrator '\(name)' (\(role)) added to \(location)")
@@ -63,7 +70,11 @@ struct VerifierAdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let admins = try await target.withStore { opened in
-                try await VerifierUserCommand.applying(opened) { try await opened.console.adminRoles().map { "\($0.name)\t\($0.role.name)" } }
+                try await VerifierUserCommand.applying(opened) {
+                    try await opened.console.adminRoles().map {
+                        "\($0.name)\t\($0.role.name)" + ($0.doorGroups.map { "\tdoor_groups=" + $0.joined(separator: ",") } ?? "")
+                    }
+                }
             }
             for line in admins { writeLine(line) }
         }
@@ -75,13 +86,15 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             abstract: "Give a console administrator another role; their open sessions hold it from their next request.")
         @Argument(help: "Administrator name.") var name: String
         @Argument(help: "The role (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
+        @Option(help: "Limit a guard to these door groups (comma-separated); left out: every door.") var doorGroups: String?
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
             let given: SiteRole
             do { given = try SiteRole.parse(role, field: "ROLE") } catch { throw UsageError(description: "\(error)") }
-            try await target.administrators { accounts, _ in try await accounts.setRole(name, role: given) }
-            writeLine("administrator '\(name)' is now \(given.name)")
+            let groups = VerifierAdminCommand.groups(doorGroups)
+            try await target.administrators { accounts, _ in try await accounts.setRole(name, role: given, doorGroups: groups) }
+            writeLine("administrator '\(name)' is now \(given.name)" + (groups.map { " of door groups " + $0.joined(separator: ", ") } ?? ""))
         }
     }
 

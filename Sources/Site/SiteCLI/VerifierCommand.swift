@@ -123,7 +123,8 @@ struct VerifierDatabaseTarget: ParsableArguments {
         try await withStore { opened in
             try await VerifierUserCommand.applying(opened) {
                 let accounts = AdministratorAccounts(
-                    console: opened.console, changes: AdministratorChanges(store: opened.store, by: .commandLine()), location: opened.location)
+                    console: opened.console, administration: opened.administration,
+                    changes: AdministratorChanges(store: opened.store, by: .commandLine()), location: opened.location)
                 return try await body(accounts, opened.location)
             }
         }

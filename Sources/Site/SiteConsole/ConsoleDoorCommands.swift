@@ -8,9 +8,11 @@ import SiteCore
 /// `POST /api/v1/doors/{name}/unlock` does), and the newest commands with when each door
 /// took it and what it did.
 extension ConsoleHandler {
-    func doorCommandRows() async throws -> [[String: Any]] {
+    func doorCommandRows(_ visit: Visit) async throws -> [[String: Any]] {
         let zone = try await siteZone()
-        return try await services.administration.recentDoorCommands(terminal: nil, limit: 10).map { command in
+        let within = try await visibleDoors(visit)
+        return try await services.administration.recentDoorCommands(terminal: nil, limit: 10).filter { within?.contains($0.terminalID) ?? true }.map {
+            command in
             [
                 "id": command.id, "terminal": command.terminalID, "action": command.action.rawValue,
                 "seconds": command.seconds.map(String.init) ?? (command.action == .unlock ? "door's own" : ""), "reason": command.reason,

@@ -6,9 +6,16 @@ import SiteCore
 /// (``DoorView``), with its alerts and who acknowledged them. The page polls
 /// `doors.json` every 2 s, so it stays live without a reload.
 extension ConsoleHandler {
-    func doorRows() async throws -> [[String: Any]] {
+    /// The doors `visit`'s administrator may see (``DoorScopes``); nil: every door.
+    func visibleDoors(_ visit: Visit) async throws -> Set<String>? {
+        guard visit.session.doorGroups != nil else { return nil }
+        return DoorScopes.doors(of: visit.actor, site: try await services.administration.siteRules())
+    }
+
+    func doorRows(_ visit: Visit) async throws -> [[String: Any]] {
         let zone = try await siteZone()
-        return try await DoorStatusBoard(services: services, silentAfter: options.silentAfter).doors().map { door in
+        let within = try await visibleDoors(visit)
+        return try await DoorStatusBoard(services: services, silentAfter: options.silentAfter).doors(within: within).map { door in
             let view = door.view
             let alerts: [[String: Any]] = door.alerts.map { alert in
                 [
@@ -27,13 +34,17 @@ extension ConsoleHandler {
 
     func doorsPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
-        let settings = try await settingsRows()
         var data: [String: Any] = [
-            "doors": try await doorRows(), "silentMinutes": Int(options.silentAfter / 60), "waiting": try await waitingRows(),
-            "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version,
-            "commands": try await doorCommandRows(),
+            "doors": try await doorRows(visit), "silentMinutes": Int(options.silentAfter / 60), "commands": try await doorCommandRows(visit),
         ]
-        if let replicaKey = try await replicaKeyData(visit) { data["replicaKey"] = replicaKey }
+        // The doors waiting, their secrets, settings and the replica key: for those who manage doors.
+        if visit.actor.may(.manageDoors) {
+            let settings = try await settingsRows()
+            data.merge(
+                ["waiting": try await waitingRows(), "keys": try await doorKeyRows(), "settings": settings.rows, "settingsVersion": settings.version]
+            ) { $1 }
+            if let replicaKey = try await replicaKeyData(visit) { data["replicaKey"] = replicaKey }
+        }
         return ConsoleResponse.page(
             "doors", title: "Doors", page: "doors", visit: visit, data: data,
             notice: form["done"].flatMap { Self.doorsNotices[$0] })
@@ -51,7 +62,7 @@ extension ConsoleHandler {
     ]
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        ConsoleResponse.json(["doors": try await doorRows()])
+        ConsoleResponse.json(["doors": try await doorRows(context.visit)])
     }
 
     func acknowledge(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
@@ -61,7 +72,8 @@ extension ConsoleHandler {
                 "An acknowledgement needs a door and one of the alerts \(DoorView.alertNames.joined(separator: ", ")).", title: "Not acknowledged",
                 status: .badRequest, visit: visit, link: "/console/doors")
         }
-        try await AlertChanges(console: services.console, changes: changes(visit)).acknowledge(door: door, alert: alert, at: services.now())
+        try await AlertChanges(console: services.console, administration: services.administration, changes: changes(visit)).acknowledge(
+            door: door, alert: alert, at: services.now())
         return ConsoleResponse.redirect("/console/doors?done=acknowledged")
     }
 }

@@ -9,9 +9,11 @@ extension ConsoleHandler {
     static let entriesPerPage = 50
     static let csvRows = 100_000
 
-    /// The filter a query asks for, or an error naming the field.
-    func entryFilter(_ form: FormBody, zone: TimeZone) -> Result<EntryFilter, EntryFilterError> {
+    /// The filter a query asks for, within the doors `visit`'s administrator may see, or an
+    /// error naming the field.
+    func entryFilter(_ form: FormBody, zone: TimeZone, visit: Visit) async throws -> Result<EntryFilter, EntryFilterError> {
         var filter = EntryFilter(door: form.text("door"), user: form.text("user"), decision: form.text("decision"))
+        if let doors = try await visibleDoors(visit) { filter.within = doors.sorted() }
         if let decision = filter.decision, !EntryFilter.decisions.contains(decision) {
             return .failure(EntryFilterError(description: "Decision “\(decision)” is not one of \(EntryFilter.decisions.joined(separator: ", "))."))
         }
@@ -54,7 +56,7 @@ extension ConsoleHandler {
             "decisions": EntryFilter.decisions.map { ["name": $0, "selected": form.text("decision") == $0] },
             "csv": "/console/entries.csv?" + ConsoleHandler.query(form), "query": ConsoleHandler.query(form), "live": page == 1,
         ]
-        switch entryFilter(form, zone: zone) {
+        switch try await entryFilter(form, zone: zone, visit: visit) {
         case .failure(let error):
             data["rows"] = [[String: String]]()
             return ConsoleResponse.page(
@@ -70,9 +72,9 @@ extension ConsoleHandler {
     }
 
     func entriesJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        let form = context.form
+        let (visit, form) = (context.visit, context.form)
         let zone = try await siteZone()
-        switch entryFilter(form, zone: zone) {
+        switch try await entryFilter(form, zone: zone, visit: visit) {
         case .failure(let error): return ConsoleResponse.json(["error": error.description], status: .badRequest)
         case .success(let filter):
             return ConsoleResponse.json(["rows": try await entryRows(filter, offset: 0, limit: ConsoleHandler.entriesPerPage, zone: zone)])
@@ -82,7 +84,7 @@ extension ConsoleHandler {
     func entriesCSV(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
         let zone = try await siteZone()
-        switch entryFilter(form, zone: zone) {
+        switch try await entryFilter(form, zone: zone, visit: visit) {
         case .failure(let error):
             return ConsoleResponse.message(error.description, title: "Who entered", status: .badRequest, visit: visit, link: "/console/entries")
         case .success(let filter):

@@ -83,7 +83,8 @@ extension ConsoleHandler {
             let token = ConsoleSecurity.newToken()
             let session = ConsoleSession(
                 tokenHash: ConsoleSecurity.hash(token), admin: name, csrfToken: ConsoleSecurity.newToken(), created: now,
-                expires: now.addingTimeInterval(options.sessionLifetime), role: account.role)
+                expires: now.addingTimeInterval(options.sessionLifetime), role: account.role,
+                doorGroups: account.doorGroups)
             try await services.console.createSession(session, idle: options.sessionIdle)
             try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "ok"), ("source", from)])
             return ConsoleResponse.redirect(

@@ -27,13 +27,14 @@ struct DoorStatusBoard: Sendable {
     /// A door not heard from for this long has the `silent` alert.
     let silentAfter: TimeInterval
 
-    func doors() async throws -> [Door] {
+    /// The doors, only those in `within` when given (an operator limited to door groups).
+    func doors(within: Set<String>? = nil) async throws -> [Door] {
         let now = services.now()
         let acknowledged = Dictionary(
             try await services.console.acknowledgements().map { ("\($0.terminal)\u{0}\($0.alert)", $0) }, uniquingKeysWith: { $1 })
         let retired = try await services.store.retiredDoors()
         return try await services.store.recentEvents(perTerminal: Self.recordsPerDoor).compactMap { door in
-            guard !retired.contains(door.terminal),
+            guard !retired.contains(door.terminal), within?.contains(door.terminal) ?? true,
                 let view = DoorView.fold(terminal: door.terminal, newestFirst: door.newestFirst, now: now, silentAfter: silentAfter)
             else {
                 return nil

@@ -132,7 +132,7 @@ struct Visit: Sendable {
     }
 
     /// The administrator as the actor of a change.
-    var actor: Administrator { .console(admin, role: session.role, from: source) }
+    var actor: Administrator { .console(admin, role: session.role, doorGroups: session.doorGroups, from: source) }
 }
 
 /// Building console responses: pages in the layout, redirects, JSON, plain text.

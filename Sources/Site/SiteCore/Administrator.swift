@@ -27,7 +27,11 @@ public struct Administrator: Sendable, Equatable {
     /// What they may do: their role's permissions, narrowed for an API token by its scopes.
     public let permissions: Set<SitePermission>
 
-    public init(kind: Kind, name: String, source: String, role: SiteRole, permissions: Set<SitePermission>? = nil) {
+    /// The door groups they are limited to (``DoorScopes``); nil: every door.
+    public let doorGroups: [String]?
+
+    public init(kind: Kind, name: String, source: String, role: SiteRole, permissions: Set<SitePermission>? = nil, doorGroups: [String]? = nil) {
+        self.doorGroups = doorGroups
         self.kind = kind
         self.name = name
         self.source = source
@@ -41,9 +45,9 @@ public struct Administrator: Sendable, Equatable {
         Administrator(kind: .commandLine, name: "cli:" + (environment["SUDO_USER"] ?? environment["USER"] ?? "root"), source: "cli", role: .owner)
     }
 
-    /// The console's administrator `name` with `role`, signed in from `address`.
-    public static func console(_ name: String, role: SiteRole, from address: String) -> Administrator {
-        Administrator(kind: .console, name: name, source: address, role: role)
+    /// The console's administrator `name` with `role` (limited to `doorGroups`), signed in from `address`.
+    public static func console(_ name: String, role: SiteRole, doorGroups: [String]? = nil, from address: String) -> Administrator {
+        Administrator(kind: .console, name: name, source: address, role: role, doorGroups: doorGroups)
     }
 
     /// The API token `name` (audited as `token:NAME`) of `role`, narrowed to `scopes`, used from `address`.

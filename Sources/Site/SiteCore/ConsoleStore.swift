@@ -8,13 +8,14 @@ import KioskPadCore
 /// token), alert acknowledgements, and the "who entered" history read from the audit and
 /// the doors' events.
 public protocol ConsoleStore: Sendable {
-    /// Adds administrator `name` with `role`; false when there is one of that name already.
-    func addAdmin(name: String, hash: PINHash, role: SiteRole) async throws -> Bool
-    /// Gives administrator `name` `role`; their sessions take it at their next request. False
-    /// when there is no such administrator.
-    func setAdminRole(name: String, role: SiteRole) async throws -> Bool
-    /// Every administrator's name and role, sorted by name.
-    func adminRoles() async throws -> [(name: String, role: SiteRole)]
+    /// Adds administrator `name` with `role`, limited to `doorGroups` (nil: every door); false
+    /// when there is one of that name already.
+    func addAdmin(name: String, hash: PINHash, role: SiteRole, doorGroups: [String]?) async throws -> Bool
+    /// Gives administrator `name` `role` and `doorGroups`; their sessions take them at their
+    /// next request. False when there is no such administrator.
+    func setAdminRole(name: String, role: SiteRole, doorGroups: [String]?) async throws -> Bool
+    /// Every administrator's name, role and door groups, sorted by name.
+    func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?)]
     /// Removes administrator `name` and ends their sessions; false when there was none.
     func removeAdmin(name: String) async throws -> Bool
     /// Every administrator's name, sorted.
@@ -62,10 +63,15 @@ public struct AdminAccount: Sendable, Equatable {
     public let totpSecret: [UInt8]?
     /// What they may do on the site.
     public let role: SiteRole
+    /// The door groups they are limited to (nil: every door).
+    public let doorGroups: [String]?
 
-    public init(name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil, role: SiteRole) {
+    public init(
+        name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil, role: SiteRole, doorGroups: [String]? = nil
+    ) {
         self.name = name
         self.role = role
+        self.doorGroups = doorGroups
         self.hash = hash
         self.failedLogins = failedLogins
         self.lockedUntil = lockedUntil
@@ -85,9 +91,12 @@ public struct ConsoleSession: Sendable, Equatable {
     /// The administrator's role as it is now (read with the session at every request, so a
     /// changed role holds from the next one).
     public let role: SiteRole
+    /// The door groups they are limited to, as now (nil: every door).
+    public let doorGroups: [String]?
 
-    public init(tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date, role: SiteRole) {
+    public init(tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date, role: SiteRole, doorGroups: [String]? = nil) {
         self.role = role
+        self.doorGroups = doorGroups
         self.tokenHash = tokenHash
         self.admin = admin
         self.csrfToken = csrfToken
@@ -136,6 +145,8 @@ public struct EntryFilter: Sendable, Equatable {
     public var decision: String?
     public var from: Date?
     public var until: Date?
+    /// Only these doors (an operator limited to door groups); nil: every door.
+    public var within: [String]?
 
     public static let decisions = Decision.answered.map(\.rawValue) + ["event"]
 

@@ -123,15 +123,24 @@ public struct NotPermitted: Error, Equatable, Sendable, CustomStringConvertible 
     public let actor: String
     public let role: SiteRole
     public let permission: SitePermission
+    /// The door groups the actor is limited to, when that is why (the door asked for, nil: the site).
+    public let limitedTo: [String]?
+    public let door: String?
 
-    public init(actor: String, role: SiteRole, permission: SitePermission) {
+    public init(actor: String, role: SiteRole, permission: SitePermission, limitedTo: [String]? = nil, door: String? = nil) {
         self.actor = actor
         self.role = role
         self.permission = permission
+        self.limitedTo = limitedTo
+        self.door = door
     }
 
     public var description: String {
-        "\(actor) (\(role.name)) may not do this: it needs \(permission.rawValue), which "
+        if let groups = limitedTo {
+            return "\(actor) (\(role.name) of door groups \(groups.joined(separator: ", "))) may not act on "
+                + (door.map { "door \($0), which is in none of them" } ?? "the whole site") + "; nothing was changed"
+        }
+        return "\(actor) (\(role.name)) may not do this: it needs \(permission.rawValue), which "
             + SiteRole.having(permission).map(\.name).joined(separator: ", ") + " have; nothing was changed"
     }
 }

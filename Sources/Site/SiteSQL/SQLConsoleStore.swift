@@ -13,25 +13,35 @@ public struct SQLConsoleStore: ConsoleStore {
         self.database = database
     }
 
-    public func addAdmin(name: String, hash: PINHash, role: SiteRole) async throws -> Bool {
+    public func addAdmin(name: String, hash: PINHash, role: SiteRole, doorGroups: [String]?) async throws -> Bool {
         try await database.changed(
             """
-            INSERT INTO kioskpad_admins (name, hash, role) VALUES (\(bind: name), \(bind: hash.description), \(bind: role.name))
+            INSERT INTO kioskpad_admins (name, hash, role, door_groups)
+            VALUES (\(bind: name), \(bind: hash.description), \(bind: role.name), \(bind: doorGroups?.joined(separator: ",")))
             ON CONFLICT (name) DO NOTHING RETURNING 1
             """) > 0
     }
 
-    public func setAdminRole(name: String, role: SiteRole) async throws -> Bool {
-        try await database.changed("UPDATE kioskpad_admins SET role = \(bind: role.name) WHERE name = \(bind: name) RETURNING 1") > 0
+    public func setAdminRole(name: String, role: SiteRole, doorGroups: [String]?) async throws -> Bool {
+        try await database.changed(
+            """
+            UPDATE kioskpad_admins SET role = \(bind: role.name), door_groups = \(bind: doorGroups?.joined(separator: ","))
+            WHERE name = \(bind: name) RETURNING 1
+            """) > 0
+    }
+
+    /// A row's `door_groups` (NULL: every door).
+    static func doorGroups(_ row: any SQLRow) throws -> [String]? {
+        try row.optionalText("door_groups").map { $0.split(separator: ",").map(String.init) }
     }
 
     public func adminNames() async throws -> [String] {
         try await database.read { try await $0.raw("SELECT name FROM kioskpad_admins ORDER BY name").all() }.map { try $0.text("name") }
     }
 
-    public func adminRoles() async throws -> [(name: String, role: SiteRole)] {
-        try await database.read { try await $0.raw("SELECT name, role FROM kioskpad_admins ORDER BY name").all() }.map {
-            (try $0.text("name"), try Self.role($0))
+    public func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?)] {
+        try await database.read { try await $0.raw("SELECT name, role, door_groups FROM kioskpad_admins ORDER BY name").all() }.map {
+            (try $0.text("name"), try Self.role($0), try Self.doorGroups($0))
         }
     }
 
@@ -57,13 +67,14 @@ public struct SQLConsoleStore: ConsoleStore {
 
     public func admin(name: String) async throws -> AdminAccount? {
         let row = try await database.read { sql in
-            try await sql.raw("SELECT name, hash, failed_logins, locked_until, totp_secret, role FROM kioskpad_admins WHERE name = \(bind: name)").first()
+            try await sql.raw("SELECT name, hash, failed_logins, locked_until, totp_secret, role, door_groups FROM kioskpad_admins WHERE name = \(bind: name)")
+                .first()
         }
         return try row.map { row in
             AdminAccount(
                 name: try row.text("name"), hash: try PINHash(parsing: try row.text("hash")), failedLogins: Int(try row.integer("failed_logins")),
                 lockedUntil: try row.optionalDouble("locked_until").map { Date(timeIntervalSince1970: $0) },
-                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode), role: try Self.role(row))
+                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode), role: try Self.role(row), doorGroups: try Self.doorGroups(row))
         }
     }
 
@@ -122,7 +133,7 @@ public struct SQLConsoleStore: ConsoleStore {
                     """
                 ).first(),
                 // The role as it is now, in the same transaction: a changed role holds from this request.
-                let admin = try await sql.raw("SELECT role FROM kioskpad_admins WHERE name = \(bind: try session.text("admin_name"))").first()
+                let admin = try await sql.raw("SELECT role, door_groups FROM kioskpad_admins WHERE name = \(bind: try session.text("admin_name"))").first()
             else { return nil }
             return (session, admin)
         }
@@ -130,7 +141,7 @@ public struct SQLConsoleStore: ConsoleStore {
             ConsoleSession(
                 tokenHash: try row.text("token_hash"), admin: try row.text("admin_name"), csrfToken: try row.text("csrf"),
                 created: Date(timeIntervalSince1970: try row.double("created_at")), expires: Date(timeIntervalSince1970: try row.double("expires_at")),
-                role: try Self.role(admin))
+                role: try Self.role(admin), doorGroups: try Self.doorGroups(admin))
         }
     }
 
@@ -189,6 +200,7 @@ public struct SQLConsoleStore: ConsoleStore {
             // attempt names no user: its visitor and host instead.
             var conditions: [SQLQueryString] = ["\(unsafeRaw: field("decision")) IN ('granted', 'denied')"]
             if let door = filter.door { conditions.append("\(unsafeRaw: field("terminal_id")) = \(bind: door)") }
+            if let within = filter.within { conditions.append(within.isEmpty ? "1 = 0" : "\(unsafeRaw: field("terminal_id")) IN (\(binds: within))") }
             if let user = filter.user { conditions.append("\(unsafeRaw: field("user")) = \(bind: user)") }
             if let decision = filter.decision { conditions.append("\(unsafeRaw: field("decision")) = \(bind: decision)") }
             if let from = filter.from { conditions.append("at >= \(dialect.auditInstant(from))") }
@@ -206,6 +218,7 @@ public struct SQLConsoleStore: ConsoleStore {
             let types = filter.user == nil ? EntryRow.eventTypes : [DoorRecordType.duress.rawValue]
             var conditions: [SQLQueryString] = ["type IN (\(binds: types))"]
             if let door = filter.door { conditions.append("terminal_id = \(bind: door)") }
+            if let within = filter.within { conditions.append(within.isEmpty ? "1 = 0" : "terminal_id IN (\(binds: within))") }
             if let user = filter.user { conditions.append("\(unsafeRaw: field("user")) = \(bind: user)") }
             if let from = filter.from { conditions.append("at >= \(bind: from.timeIntervalSince1970)") }
             if let until = filter.until { conditions.append("at < \(bind: until.timeIntervalSince1970)") }

@@ -585,6 +585,8 @@ public enum SiteMigrations {
             // an owner after the upgrade; a token keeps what its scopes gave (administrator).
             [
                 "ALTER TABLE kioskpad_admins ADD COLUMN role \(t.text) NOT NULL DEFAULT 'owner'",
+                // The door groups a guard is limited to, comma-separated (NULL: every door).
+                "ALTER TABLE kioskpad_admins ADD COLUMN door_groups \(t.text)",
                 "ALTER TABLE kioskpad_api_tokens ADD COLUMN role \(t.text) NOT NULL DEFAULT 'administrator'",
             ]
         },

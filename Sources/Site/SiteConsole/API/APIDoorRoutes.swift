@@ -29,7 +29,8 @@ struct APIDoorRoutes: Sendable {
         guard door.alerts.contains(where: { $0.name == alert }) else {
             return APIResponse.error(.conflict, "door \(terminal) has no standing \(alert) alert (it has \(Self.names(door.alerts)))")
         }
-        try await AlertChanges(console: services.console, changes: changes.changes(context)).acknowledge(door: terminal, alert: alert, at: services.now())
+        try await AlertChanges(console: services.console, administration: services.administration, changes: changes.changes(context)).acknowledge(
+            door: terminal, alert: alert, at: services.now())
         return APIResponse.json(["door": terminal, "alert": alert, "acknowledged": true])
     }
 

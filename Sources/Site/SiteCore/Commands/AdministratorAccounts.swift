@@ -7,23 +7,27 @@ import KioskPadAccess
 /// transaction. The password arrives hashed (``PINHash/make(password:iterations:)``).
 public struct AdministratorAccounts: Sendable {
     let console: any ConsoleStore
+    /// The site's door groups, for a limit (``DoorScopes``).
+    let administration: any VerifierAdministration
     let changes: AdministratorChanges
     /// Where the accounts are, for a refusal (the database's file or URL).
     let location: String
 
-    public init(console: any ConsoleStore, changes: AdministratorChanges, location: String) {
+    public init(console: any ConsoleStore, administration: any VerifierAdministration, changes: AdministratorChanges, location: String) {
         self.console = console
+        self.administration = administration
         self.changes = changes
         self.location = location
     }
 
     /// Adds administrator `name` of `role` with the password hashed as `hash`; refused when
     /// they exist, or when the role has a permission the actor lacks.
-    public func add(_ name: String, hash: PINHash, role: SiteRole) async throws {
+    public func add(_ name: String, hash: PINHash, role: SiteRole, doorGroups: [String]? = nil) async throws {
         let (console, location) = (self.console, self.location)
         try grantable(role)
-        try await changes.apply(.adminAdd, [("administrator", name), ("role", role.name)]) {
-            guard try await console.addAdmin(name: name, hash: hash, role: role) else {
+        try DoorScopes.check(doorGroups, role: role, site: try await administration.siteRules())
+        try await changes.apply(.adminAdd, [("administrator", name), ("role", role.name)] + Self.groupsField(doorGroups)) {
+            guard try await console.addAdmin(name: name, hash: hash, role: role, doorGroups: doorGroups) else {
                 throw UserEditError(
                     description: "administrator '\(name)' is already in \(location); `kioskpad verifier admin remove \(name)` first to replace them")
             }
@@ -31,12 +35,20 @@ public struct AdministratorAccounts: Sendable {
     }
 
     /// Gives administrator `name` `role`: their sessions hold it from their next request.
-    public func setRole(_ name: String, role: SiteRole) async throws {
+    public func setRole(_ name: String, role: SiteRole, doorGroups: [String]? = nil) async throws {
         let (console, location) = (self.console, self.location)
         try grantable(role)
-        try await changes.apply(.adminRole, [("administrator", name), ("role", role.name)]) {
-            guard try await console.setAdminRole(name: name, role: role) else { throw UserEditError(description: "no administrator '\(name)' in \(location)") }
+        try DoorScopes.check(doorGroups, role: role, site: try await administration.siteRules())
+        try await changes.apply(.adminRole, [("administrator", name), ("role", role.name)] + Self.groupsField(doorGroups)) {
+            guard try await console.setAdminRole(name: name, role: role, doorGroups: doorGroups) else {
+                throw UserEditError(description: "no administrator '\(name)' in \(location)")
+            }
         }
+    }
+
+    /// The audit's `door_groups` field, when there is a limit.
+    static func groupsField(_ groups: [String]?) -> [(String, String)] {
+        groups.map { [("door_groups", $0.joined(separator: ","))] } ?? []
     }
 
     /// Refuses a role with a permission the actor lacks (no one makes someone more than themselves).

@@ -7,10 +7,12 @@ import KioskPadAccess
 /// record (`alert_acknowledge`) and change-log entry in one transaction.
 public struct AlertChanges: Sendable {
     let console: any ConsoleStore
+    let administration: any VerifierAdministration
     let changes: AdministratorChanges
 
-    public init(console: any ConsoleStore, changes: AdministratorChanges) {
+    public init(console: any ConsoleStore, administration: any VerifierAdministration, changes: AdministratorChanges) {
         self.console = console
+        self.administration = administration
         self.changes = changes
     }
 
@@ -19,6 +21,7 @@ public struct AlertChanges: Sendable {
         guard DoorView.alertNames.contains(alert) else {
             throw UserEditError(description: "alert must be one of \(DoorView.alertNames.joined(separator: ", "))")
         }
+        try await DoorScopes.require(changes.administrator, door: door, administration: administration)
         let (console, who) = (self.console, changes.administrator.name)
         try await changes.apply(.alertAcknowledge, [("terminal_id", door), ("alert", alert)]) {
             try await console.acknowledge(terminal: door, alert: alert, admin: who, at: instant)

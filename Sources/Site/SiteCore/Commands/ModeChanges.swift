@@ -40,6 +40,7 @@ public struct ModeChanges: Sendable {
     /// Sets `command`'s mode at `instant`: the site's modes now, and the notes on its door.
     public func set(_ command: SetMode, at instant: Date) async throws -> (modes: DoorModes, notes: [ChangeNote]) {
         let (mode, door) = (command.mode, command.door)
+        try await DoorScopes.require(changes.administrator, door: door, administration: administration)
         // A door leaving its own mode is checked by the store (it must have one); a door set
         // to a mode may be one the site has not heard of yet.
         let refusing = command.ifDoorUnknown == .refuse

@@ -53,6 +53,7 @@ public struct RemoteDoorCommands: Sendable {
         if command.action == .lock, command.seconds != nil {
             throw UserEditError(description: "seconds: a lock has no duration (it ends an unlock now)")
         }
+        try await DoorScopes.require(changes.administrator, door: command.door, administration: administration)
         try await checkDoor(command.door, action: command.action)
         let (administration, who) = (self.administration, changes.administrator.name)
         let expires = instant.addingTimeInterval(Self.lifetime)
