@@ -80,6 +80,14 @@ struct RoleCensusTests {
         "POST /console/logout",
     ]
 
+    /// Every route has a row in `table`, and every row is a route there is.
+    static func expectOneRowEach(_ routes: [String], _ table: [String: String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let missing = routes.filter { table[$0] == nil }
+        #expect(missing.isEmpty, "routes without a row in the census: \(missing)", sourceLocation: sourceLocation)
+        let stale = Set(table.keys).subtracting(routes)
+        #expect(stale.isEmpty, "rows for routes there are not: \(stale)", sourceLocation: sourceLocation)
+    }
+
     static func filled(_ path: String) -> String {
         path.replacingOccurrences(of: #"\{[a-z]+\}"#, with: "ana", options: .regularExpression)
     }
@@ -88,9 +96,7 @@ struct RoleCensusTests {
     func everyConsoleRouteByEveryRole() async throws {
         try await ConsoleHarness.withConsole(.sqlite) { harness, client in
             let routes = harness.routes.filter { !$0.contains(" /api/") && !Self.open.contains($0) }
-            let missing = routes.filter { Self.console[$0] == nil }
-            #expect(missing.isEmpty, "routes without a row in the census: \(missing)")
-            #expect(Set(Self.console.keys).isSubset(of: Set(routes)), "rows for routes there are not: \(Set(Self.console.keys).subtracting(routes))")
+            Self.expectOneRowEach(routes, Self.console)
             try await Self.seed(harness)
             var ownersForms: Set<String> = []
             for role in SiteRole.allCases {
@@ -128,9 +134,7 @@ struct RoleCensusTests {
     func everyAPIRouteByEveryRole() async throws {
         try await ConsoleHarness.withConsole(.sqlite) { harness, client in
             let routes = harness.routes.filter { $0.contains(" /api/") }
-            let missing = routes.filter { Self.api[$0] == nil }
-            #expect(missing.isEmpty, "API routes without a row in the census: \(missing)")
-            #expect(Set(Self.api.keys).isSubset(of: Set(routes)), "rows for routes there are not: \(Set(Self.api.keys).subtracting(routes))")
+            Self.expectOneRowEach(routes, Self.api)
             let owner = AdministratorChanges(store: harness.under.store, by: .commandLine(["USER": "test"]), now: { harness.clock.now })
             let tokens = APITokenAdministration(store: harness.under.tokens, changes: owner)
             for role in SiteRole.allCases {

@@ -8,9 +8,9 @@ import SiteCore
 /// `POST /api/v1/doors/{name}/unlock` does), and the newest commands with when each door
 /// took it and what it did.
 extension ConsoleHandler {
-    func doorCommandRows(_ visit: Visit) async throws -> [[String: Any]] {
+    /// The newest commands, only for the doors in `within` when given.
+    func doorCommandRows(within: Set<String>?) async throws -> [[String: Any]] {
         let zone = try await siteZone()
-        let within = try await visibleDoors(visit)
         return try await services.administration.recentDoorCommands(terminal: nil, limit: 10).filter { within?.contains($0.terminalID) ?? true }.map {
             command in
             [

@@ -12,9 +12,9 @@ extension ConsoleHandler {
         return DoorScopes.doors(of: visit.actor, site: try await services.administration.siteRules())
     }
 
-    func doorRows(_ visit: Visit) async throws -> [[String: Any]] {
+    /// The doors' rows, only those in `within` when given (``visibleDoors(_:)``).
+    func doorRows(within: Set<String>?) async throws -> [[String: Any]] {
         let zone = try await siteZone()
-        let within = try await visibleDoors(visit)
         return try await DoorStatusBoard(services: services, silentAfter: options.silentAfter).doors(within: within).map { door in
             let view = door.view
             let alerts: [[String: Any]] = door.alerts.map { alert in
@@ -34,8 +34,10 @@ extension ConsoleHandler {
 
     func doorsPage(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
         let (visit, form) = (context.visit, context.form)
+        let within = try await visibleDoors(visit)
         var data: [String: Any] = [
-            "doors": try await doorRows(visit), "silentMinutes": Int(options.silentAfter / 60), "commands": try await doorCommandRows(visit),
+            "doors": try await doorRows(within: within), "silentMinutes": Int(options.silentAfter / 60),
+            "commands": try await doorCommandRows(within: within),
         ]
         // The doors waiting, their secrets, settings and the replica key: for those who manage doors.
         if visit.actor.may(.manageDoors) {
@@ -62,7 +64,7 @@ extension ConsoleHandler {
     ]
 
     func doorsJSON(_ request: Request, _ context: AdminRequestContext) async throws -> Response {
-        ConsoleResponse.json(["doors": try await doorRows(context.visit)])
+        ConsoleResponse.json(["doors": try await doorRows(within: try await visibleDoors(context.visit))])
     }
 
     func acknowledge(_ request: Request, _ context: AdminRequestContext) async throws -> Response {

@@ -34,13 +34,24 @@ enum ConsolePermissions {
         return flags
     }
 
-    /// The refusal of a route the visit's role may not use.
-    static func refused(_ visit: Visit, _ needed: Set<SitePermission>) -> Response {
-        let permission = needed.sorted().first ?? .viewDoors
-        let refusal = NotPermitted(actor: visit.admin, role: visit.session.role, permission: permission)
+    /// The refusal of a route the visit's role may not use: a page, or for live data (`.json`)
+    /// the JSON error, each naming the permission and the roles that have it.
+    static func refused(_ request: Request, _ visit: Visit, _ needed: Set<SitePermission>) -> Response {
+        let refusal = NotPermitted(actor: visit.admin, role: visit.session.role, permission: needed.sorted()[0])
+        guard !request.uri.path.hasSuffix(".json") else {
+            return ConsoleResponse.json(["error": refusal.description, "permission": refusal.permission.rawValue], status: .forbidden)
+        }
         return ConsoleResponse.message(
             refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + ".", title: "Not permitted", status: .forbidden, visit: visit,
             link: home(for: visit.session.role.permissions))
+    }
+}
+
+extension Set where Element == SitePermission {
+    /// What a route added with `needs: permission, or: other` lets in: either.
+    init(_ permission: SitePermission, or other: SitePermission?) {
+        self = [permission]
+        if let other { insert(other) }
     }
 }
 
@@ -51,7 +62,7 @@ extension RouterGroup where Context == AdminRequestContext {
         _ path: RouterPath, needs permission: SitePermission, or other: SitePermission? = nil,
         use handler: @escaping @Sendable (Request, Context) async throws -> Response
     ) -> Self {
-        get(path, use: ConsolePermissions.guarded(Set([permission] + (other.map { [$0] } ?? [])), handler))
+        get(path, use: ConsolePermissions.guarded(Set(permission, or: other), handler))
     }
 
     /// A POST route for an administrator with `permission` (or `other`).
@@ -60,7 +71,7 @@ extension RouterGroup where Context == AdminRequestContext {
         _ path: RouterPath, needs permission: SitePermission, or other: SitePermission? = nil,
         use handler: @escaping @Sendable (Request, Context) async throws -> Response
     ) -> Self {
-        post(path, use: ConsolePermissions.guarded(Set([permission] + (other.map { [$0] } ?? [])), handler))
+        post(path, use: ConsolePermissions.guarded(Set(permission, or: other), handler))
     }
 }
 
@@ -69,13 +80,7 @@ extension ConsolePermissions {
         _ needed: Set<SitePermission>, _ handler: @escaping @Sendable (Request, AdminRequestContext) async throws -> Response
     ) -> @Sendable (Request, AdminRequestContext) async throws -> Response {
         { request, context in
-            guard !needed.isDisjoint(with: context.visit.session.role.permissions) else {
-                guard !request.uri.path.hasSuffix(".json") else {
-                    let refusal = NotPermitted(actor: context.visit.admin, role: context.visit.session.role, permission: needed.sorted()[0])
-                    return ConsoleResponse.json(["error": refusal.description, "permission": refusal.permission.rawValue], status: .forbidden)
-                }
-                return refused(context.visit, needed)
-            }
+            guard !needed.isDisjoint(with: context.visit.session.role.permissions) else { return refused(request, context.visit, needed) }
             return try await handler(request, context)
         }
     }

@@ -57,10 +57,9 @@ struct APIRequestContext: ChildRequestContext {
     /// Whether the token grants `scope`.
     func has(_ scope: APIScope) -> Bool { token.grants(scope) }
 
-    /// Nil when the token may do `permission` (its role has it and a scope of its gives it);
-    /// else the 403 that names the permission, the scope that gives it and the token's role.
-    func require(_ permission: SitePermission) -> Response? {
-        guard !token.permissions.contains(permission) else { return nil }
+    /// The 403 for a `permission` the token lacks: the permission, the scope that gives it and
+    /// the token's role, and which of the two is missing.
+    func refusal(_ permission: SitePermission) -> Response {
         let scope = APIScope.allCases.first { $0.permissions.contains(permission) }
         let scopes = token.scopes.sorted().map(\.rawValue).joined(separator: ",")
         let why =
