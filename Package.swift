@@ -117,6 +117,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         // The site console's pages (`server.console`): Mustache templates, HTML-escaped by default.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // The console's sign-in through an OpenID Connect provider (issue 81): ID tokens and
+        // the provider's JWKS read and verified by a maintained JWT library, not by hand.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         .target(name: "KioskPadCore", path: "Sources/Shared/KioskPadCore", swiftSettings: strict),
@@ -258,12 +261,27 @@ let package = Package(
         .executableTarget(name: "embed-files", path: "Sources/Build/EmbedFiles", swiftSettings: strict),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"], path: "Plugins/EmbedFiles"),
         .target(name: "CQRCode", path: "Sources/C/CQRCode", linkerSettings: [.linkedLibrary("dl")]),
+        // Sign-in through the organisation's OpenID Connect provider: discovery, PKCE, the ID
+        // token checked with jwt-kit against the provider's JWKS, claims mapped to roles.
+        .target(
+            name: "SiteSignIn",
+            dependencies: [
+                "SiteCore", "KioskPadCore", "KioskPadEndpoints",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Sources/Site/SiteSignIn",
+            swiftSettings: strict
+        ),
         // The site console in the browser (`/console/` of `verifier serve`): administrators'
         // logins and sessions, CSRF, the Doors, Users, Codes and Who entered pages.
         .target(
             name: "SiteConsole",
             dependencies: [
-                "SiteCore", "KioskPadAccess", "KioskPadCore", "KioskPadStorage", "CQRCode",
+                "SiteCore", "SiteSignIn", "KioskPadAccess", "KioskPadCore", "KioskPadStorage", "CQRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -284,7 +302,7 @@ let package = Package(
             name: "SiteAssembly",
             dependencies: [
                 "SiteHTTP", "SiteCore", "SiteSQL", "SiteSQLite", "SitePostgres",
-                "KioskPadConfig", "SiteConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole",
+                "KioskPadConfig", "SiteConfig", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "SiteConsole", "SiteSignIn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -551,10 +569,19 @@ let package = Package(
         .testTarget(
             name: "SiteConsoleTests",
             dependencies: [
-                "SiteConsole", "SiteCore", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "KeypadTestSupport", "VerifierTestSupport",
+                "SiteConsole", "SiteCore", "SiteSignIn", "KioskPadAccess", "KioskPadCore", "KioskPadEndpoints", "KeypadTestSupport",
+                "VerifierTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SiteSignInTests",
+            dependencies: [
+                "SiteSignIn", "SiteCore", "KioskPadEndpoints", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

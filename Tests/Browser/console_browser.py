@@ -53,6 +53,19 @@ def run(binary, *arguments, stdin=""):
     return subprocess.run([binary, *arguments], input=stdin, capture_output=True, text=True, timeout=120)
 
 
+def site_files(binary, directory, postgres):
+    """The doors' secret written to DIRECTORY/secret (mode 600), and the config's store lines."""
+    secret = run(binary, "verifier", "secret").stdout.strip()
+    with open(os.path.join(directory, "secret"), "w") as handle:
+        handle.write(secret + "\n")
+    os.chmod(os.path.join(directory, "secret"), 0o600)
+    lines = "  state_dir: state\n"
+    if postgres:
+        lines += (f"  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1:{postgres.port}/kioskpad\n"
+                  f"    password_file: {postgres.password_file}\n    tls: disable\n")
+    return secret, lines
+
+
 class Site:
     """A verifier with its console, an administrator, and terminal configs pointed at it."""
 
@@ -60,15 +73,7 @@ class Site:
         self.binary = binary
         self.directory = directory
         self.postgres = Postgres(directory) if store == "postgres" else None
-        secret = run(binary, "verifier", "secret").stdout.strip()
-        self.secret = secret
-        with open(os.path.join(directory, "secret"), "w") as handle:
-            handle.write(secret + "\n")
-        os.chmod(os.path.join(directory, "secret"), 0o600)
-        store_lines = "  state_dir: state\n"
-        if self.postgres:
-            store_lines += (f"  store: postgres\n  postgres:\n    url: postgres://kioskpad@127.0.0.1:{self.postgres.port}/kioskpad\n"
-                            f"    password_file: {self.postgres.password_file}\n    tls: disable\n")
+        self.secret, store_lines = site_files(binary, directory, self.postgres)
         self.config = os.path.join(directory, "verifier.yaml")
         with open(self.config, "w") as handle:
             handle.write("server:\n  listen: 127.0.0.1:0\n  secret_file: secret\n" + store_lines
@@ -124,11 +129,12 @@ class Site:
             self.postgres.stop()
 
 
-def browser():
+def browser(*extra_flags):
+    """Debian's chromium, headless, through its chromedriver (openid_browser.py uses it too)."""
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,760",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update"):
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update", *extra_flags):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 

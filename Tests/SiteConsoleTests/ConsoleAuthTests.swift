@@ -36,10 +36,15 @@ struct ConsoleAuthTests {
     func everyRouteButTheLoginNeedsASession() async throws {
         try await ConsoleHarness.withConsole(.sqlite) { harness, client in
             let browser = Browser(client)
+            // The provider's sign-in (begun and finished before any session: 404 without server.console.openid).
             let open: Set<String> = [
                 "GET /console", "GET /console/login", "POST /console/login", "GET /console/static/console.css", "GET /console/static/console.js",
+                "GET /console/login/provider", "GET /console/login/callback",
             ]
             #expect(open.isSubset(of: harness.routes), "\(harness.routes)")
+            for path in ["/console/login/provider", "/console/login/callback"] {
+                #expect(try await browser.get(path).status == .notFound, "\(path) without a provider configured")
+            }
             let guarded = harness.routes.filter { !open.contains($0) }
             #expect(guarded.count == 51 + 57, "the console's 51 and the management API's 57: \(guarded)")
             for route in guarded {

@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import SiteConsole
 import SiteCore
+import SiteSignIn
 import Synchronization
 import Testing
 import VerifierTestSupport
@@ -27,7 +28,8 @@ struct ConsoleHarness {
     static let webhookTargets = WebhookTargets(resolve: { _ in [IPAddress(literal: "93.184.215.14")!] })
 
     static func withConsole(
-        _ kind: StoreUnderTest.Kind, options: ConsoleOptions = ConsoleOptions(), _ body: @Sendable (ConsoleHarness, any TestClientProtocol) async throws -> Void
+        _ kind: StoreUnderTest.Kind, options: ConsoleOptions = ConsoleOptions(), signIn: (@Sendable (ManualTime) -> OpenIDSignIn)? = nil,
+        _ body: @Sendable (ConsoleHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let under = try await StoreUnderTest.make(kind)
         let clock = ManualTime(Date(timeIntervalSince1970: 1_800_000_000))
@@ -38,6 +40,7 @@ struct ConsoleHarness {
             administration: under.administration, console: under.console, store: under.store, lookupKey: nil, codeLength: 8, now: { clock.now },
             replica: under.administration as? any ReplicaKeeping, tokens: under.tokens, webhooks: under.webhooks)
         services.webhookTargets = ConsoleHarness.webhookTargets
+        services.signIn = signIn?(clock)
         var logger = Logger(label: "console-test")
         logger.logLevel = .critical
         let router = SiteConsole.router(services: services, options: options, logger: logger)

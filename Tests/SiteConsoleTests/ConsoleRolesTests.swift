@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import KioskPadAccess
+import KioskPadCore
 import KioskPadStorage
 import SiteCore
 import Testing
@@ -91,6 +92,40 @@ struct ConsoleRolesTests {
             let csrf = Browser.field("csrf", in: page) ?? ""
             let outside = try await gus.post("/console/doors/command", [("csrf", csrf), ("door", "a-front"), ("reason", "courier"), ("action", "unlock")])
             #expect(outside.status == .forbidden && String(buffer: outside.body).contains("which is in none of them"), "\(outside.status)")
+        }
+    }
+
+    @Test("A user manager limited to a door group sees and edits only the users whose access lies there")
+    func aUserManagerOfOneBuildingSeesItsUsersOnly() async throws {
+        try await ConsoleHarness.withConsole(.sqlite) { harness, client in
+            try await harness.under.administration.setDoorGroup(name: "building-b", DoorGroup(doors: ["b-front"]))
+            let hash = try PINHash.make(pin: SecretDigits(ascii: "4826")!, iterations: 1_000)
+            var inB = AccessRule()
+            inB.doors = ["b-front"]
+            try await harness.under.administration.addUser(name: "bea", hash: hash, tag: nil, rule: inB)
+            try await harness.under.administration.addUser(name: "amy", hash: hash, tag: nil, rule: AccessRule())
+            #expect(
+                try await harness.under.console.addAdmin(
+                    name: "uma", hash: try PINHash.make(password: Array(ConsoleHarness.password.utf8), iterations: 1_000), role: .userManager,
+                    doorGroups: ["building-b"]))
+            let uma = Browser(client)
+            try await uma.logIn("uma")
+            let page = String(buffer: try await uma.get("/console/users").body)
+            #expect(page.contains("data-user=\"bea\"") && !page.contains("data-user=\"amy\""), "only bea is hers")
+            #expect(try await uma.get("/console/users/edit?name=bea").status == .ok)
+            let amy = try await uma.get("/console/users/edit?name=amy")
+            #expect(amy.status == .forbidden && String(buffer: amy.body).contains("may not act on user amy"))
+            let csrf = Browser.field("csrf", in: page) ?? ""
+            let disable = try await uma.post("/console/users/state", [("csrf", csrf), ("name", "amy"), ("state", "disabled")])
+            #expect(disable.status == .forbidden, "\(disable.status)")
+            #expect(try await harness.under.administration.siteRules().rules["amy"]?.disabled != true)
+            // The codes page: bea's code, not amy's.
+            let owner = CodeIssuing(
+                administration: harness.under.administration, changes: AdministratorChanges(store: harness.under.store, by: .commandLine()),
+                codeLength: 8, lookupKey: nil)
+            for user in ["bea", "amy"] { _ = try await owner.issue(user: user, door: nil, expires: harness.clock.now.addingTimeInterval(3_600)) }
+            let codes = String(buffer: try await uma.get("/console/codes").body)
+            #expect(codes.contains(">bea<") && !codes.contains(">amy<"), "\(codes.prefix(2_000))")
         }
     }
 }

@@ -76,7 +76,8 @@ struct RoleCensusTests {
 
     /// The routes a session or token is not asked for (the login, the static files) and signing out.
     static let open: Set<String> = [
-        "GET /console", "GET /console/login", "POST /console/login", "GET /console/static/console.css", "GET /console/static/console.js",
+        "GET /console", "GET /console/login", "POST /console/login", "GET /console/login/provider", "GET /console/login/callback",
+        "GET /console/static/console.css", "GET /console/static/console.js",
         "POST /console/logout",
     ]
 

@@ -127,12 +127,60 @@ struct DoorScopeTests {
         await #expect(throws: UserEditError(description: "--door-groups: no door group building-c (there are: building-b)")) {
             try await owner.add("gus", hash: hash, role: .guard, doorGroups: ["building-c"])
         }
-        await #expect(throws: UserEditError(description: "--door-groups: only guard may be limited to door groups, not user-manager")) {
-            try await owner.add("uma", hash: hash, role: .userManager, doorGroups: ["building-b"])
+        await #expect(throws: UserEditError(description: "--door-groups: only guard, user-manager may be limited to door groups, not auditor")) {
+            try await owner.add("ada", hash: hash, role: .auditor, doorGroups: ["building-b"])
         }
         try await owner.add("gus", hash: hash, role: .guard, doorGroups: ["building-b"])
         #expect(try await store.console.admin(name: "gus")?.doorGroups == ["building-b"])
         try await owner.setRole("gus", role: .guard)
         #expect(try await store.console.admin(name: "gus")?.doorGroups == nil, "a role given without groups is every door's")
+    }
+
+    @Test func aUserManagerOfOneBuildingChangesOnlyUsersWhoseAccessLiesThere() async throws {
+        let store = try await StoreUnderTest.make(.sqlite)
+        defer { Task { await store.destroy() } }
+        try await store.administration.setDoorGroup(name: "building-b", DoorGroup(doors: ["b-front", "b-back"]))
+        try await store.administration.setLevel(name: "b-staff", AccessLevel(doorGroups: ["building-b"]))
+        let owner = UsersEditing(
+            administration: store.administration, replica: nil, lookupKey: nil,
+            changes: AdministratorChanges(store: store.store, by: .console("olga", role: .owner, from: "test")))
+        let pin = { NewUserPIN.digits(SecretDigits(ascii: "2580")!, iterations: 1_000) }
+        var inB = AccessRule()
+        inB.doors = ["b-front"]
+        var inA = AccessRule()
+        inA.doors = ["a-front", "b-front"]
+        var viaLevel = AccessRule()
+        viaLevel.levels = ["b-staff"]
+        for (name, rule) in [("bea", inB), ("amy", inA), ("eve", AccessRule()), ("lev", viaLevel)] {
+            _ = try await owner.add(AddUser(name: name, pin: pin(), rule: rule))
+        }
+        let umaChanges = AdministratorChanges(store: store.store, by: .console("uma", role: .userManager, doorGroups: ["building-b"], from: "test"))
+        let uma = UsersEditing(administration: store.administration, replica: nil, lookupKey: nil, changes: umaChanges)
+        // Within building B: bea (her own door), lev (a level over the group).
+        try await uma.setDisabled("bea", true)
+        try await uma.set(.pin, of: "lev", to: SecretDigits(ascii: "1357")!, iterations: 1_000)
+        _ = try await uma.add(AddUser(name: "ben", pin: pin(), rule: inB))
+        // Beyond it: amy (a door in A too), eve (every door), a new user with every door or A's door.
+        let refusal = await #expect(throws: NotPermitted.self) { try await uma.setDisabled("amy", true) }
+        #expect(
+            refusal?.description
+                == "uma (user-manager of door groups building-b) may not act on user amy, whose access is not all within them; nothing was changed")
+        await #expect(throws: NotPermitted.self) { _ = try await uma.remove("eve") }
+        await #expect(throws: NotPermitted.self) { _ = try await uma.add(AddUser(name: "zed", pin: pin())) }
+        await #expect(throws: NotPermitted.self) { _ = try await uma.add(AddUser(name: "zoe", pin: pin(), rule: inA)) }
+        // Nor may a user of theirs be given a door beyond it: refused, and her rule as it was.
+        await #expect(throws: NotPermitted.self) { _ = try await uma.changeRule(of: "bea", AccessRulePatch(doors: .some(["a-front"]))) }
+        #expect(try await store.administration.siteRules().rules["bea"]?.doors == ["b-front"])
+        let codes = CodeIssuing(administration: store.administration, changes: umaChanges, codeLength: 8, lookupKey: nil)
+        await #expect(throws: NotPermitted.self) { _ = try await codes.issue(user: "amy", door: nil, expires: Date().addingTimeInterval(600)) }
+        _ = try await codes.issue(user: "bea", door: "b-front", expires: Date().addingTimeInterval(600))
+        // What they see: the users within.
+        let site = try await store.administration.siteRules()
+        let listings = ["bea", "amy", "eve", "lev", "ben"].map {
+            UserListing(user: UserSummary(name: $0, hasPIN: true, hasTOTP: false, hasDuressPIN: false, cards: 0), rule: site.rules[$0] ?? AccessRule())
+        }
+        #expect(DoorScopes.visible(listings, to: umaChanges.administrator, site: site).map(\.user.name) == ["bea", "lev", "ben"])
+        let audited = try await store.auditRecords().filter { $0["admin"] == "uma" }.map { $0["action"] ?? "" }
+        #expect(audited == ["user_disable", "user_pin", "user_add", "code_issue"], "only what was let through: \(audited)")
     }
 }

@@ -26,6 +26,7 @@ public enum ConsoleAssembly {
         services.visitorPassMaxUses = settings.visitorPassMaxUses
         services.webhookTargets = VerifierAssembly.webhookTargets(settings)
         services.pokeDoors = pokeDoors
+        services.signIn = try OpenIDAssembly.signIn(console.openID)
         let options = consoleOptions(console)
         let scheme = console.usesTLS ? "https" : "http"
         let host = console.host.contains(":") ? "[\(console.host)]" : console.host

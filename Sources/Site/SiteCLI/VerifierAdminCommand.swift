@@ -30,7 +30,10 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             discussion: "It is stored as a PBKDF2-SHA256 hash with \(PINHash.passwordIterations) iterations, never in clear.")
         @Argument(help: "Administrator name: 1-64 of letters, digits, '.', '_' or '-'.") var name: String
         @Option(help: "What they may do (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
-        @Option(help: "Limit a guard to these door groups (comma-separated): they see and act on those doors only, never the whole site.")
+        @Option(
+            help:
+                "Limit a guard or user manager to these door groups (comma-separated): a guard sees and acts on those doors only, never the whole site; a user manager sees and changes only users whose access lies within them."
+        )
         var doorGroups: String?
         @OptionGroup var target: VerifierDatabaseTarget
 
@@ -86,7 +89,7 @@ struct VerifierAdminCommand: AsyncParsableCommand {
             abstract: "Give a console administrator another role; their open sessions hold it from their next request.")
         @Argument(help: "Administrator name.") var name: String
         @Argument(help: "The role (kioskpad verifier roles): \(SiteRole.allCases.map(\.name).joined(separator: ", ")).") var role: String
-        @Option(help: "Limit a guard to these door groups (comma-separated); left out: every door.") var doorGroups: String?
+        @Option(help: "Limit a guard or user manager to these door groups (comma-separated); left out: every door.") var doorGroups: String?
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {

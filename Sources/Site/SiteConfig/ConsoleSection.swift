@@ -21,6 +21,8 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var sessionLifetime: TimeInterval = 43_200
     /// A door not heard from for this long is `silent` on the Doors page (`silent_after_minutes`, default 15).
     public var silentAfter: TimeInterval = 900
+    /// `openid:` sign-in through the organisation's identity provider (nil: local accounts only).
+    public var openID: OpenIDSettings?
 
     public init() {}
 
@@ -69,6 +71,7 @@ enum ConsoleSection {
         settings.sessionIdle = TimeInterval(idle * 60)
         settings.sessionLifetime = TimeInterval(hours * 3_600)
         settings.silentAfter = TimeInterval(silent * 60)
+        settings.openID = OpenIDSection.read(reader, baseDirectory: baseDirectory)
         if settings.enabled && !VerifierURL.isLoopback(settings.host) && !settings.usesTLS {
             reader.log.report(
                 reader.keyPath("listen"),

@@ -14,7 +14,13 @@ extension ConsoleHandler {
 
     func renderCodes(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let zone = try await siteZone()
-        let codes: [[String: Any]] = try await services.console.unusedCodes(now: services.now()).map { code in
+        var unused = try await services.console.unusedCodes(now: services.now())
+        // Limited to door groups: the codes of the users whose access lies there.
+        if visit.session.doorGroups != nil {
+            let site = try await services.administration.siteRules()
+            unused = unused.filter { DoorScopes.reaches(visit.actor, rule: site.rules[$0.user] ?? AccessRule(), site: site) }
+        }
+        let codes: [[String: Any]] = unused.map { code in
             [
                 "id": String(code.id), "user": code.user, "purpose": code.enrolment ? "choosing a PIN" : "entry",
                 "door": code.door ?? (code.enrolment ? "" : "any"), "expires": ConsoleTime.local(code.expires, zone),

@@ -18,8 +18,10 @@ extension ConsoleHandler {
 
     func loginForm(secure: Bool, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
         let token = ConsoleSecurity.newToken()
+        var data: [String: Any] = ["loginToken": token]
+        if let signIn = services.signIn { data["provider"] = signIn.options.label }
         return ConsoleResponse.page(
-            "login", title: "Log in", page: "login", visit: nil, data: ["loginToken": token], error: error, status: status,
+            "login", title: "Log in", page: "login", visit: nil, data: data, error: error, status: status,
             cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.loginCookie, token, secure: secure, maxAge: 3_600)])
     }
 
@@ -41,7 +43,8 @@ extension ConsoleHandler {
             }
             let name = form.text("name") ?? ""
             let password = Array((form["password"] ?? "").utf8)
-            guard let account = Identifier.isValid(name) ? try await services.console.admin(name: name) : nil else {
+            // An account of the identity provider has no password here: it is answered as an unknown name.
+            guard let account = Identifier.isValid(name) ? try await services.console.admin(name: name) : nil, account.provider == nil else {
                 let decoy = try await decoy.hash(services.console, now: now)
                 _ = try await HashingPool.shared.run(.console) { decoy.matches(password: password) }
                 throttle.noteFailure(from, now: now)
@@ -86,7 +89,10 @@ extension ConsoleHandler {
                 expires: now.addingTimeInterval(options.sessionLifetime), role: account.role,
                 doorGroups: account.doorGroups)
             try await services.console.createSession(session, idle: options.sessionIdle)
-            try await services.store.audit([("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "ok"), ("source", from)])
+            // With a provider configured, a local sign-in is the one for when it is down: audited as such.
+            try await services.store.audit(
+                [("time", ConsoleTime.stamp(now)), ("action", "console_login"), ("admin", name), ("result", "ok"), ("source", from)]
+                    + [("method", services.signIn == nil ? "password" : "local account (identity provider configured)")])
             return ConsoleResponse.redirect(
                 ConsolePermissions.home(for: account.role.permissions),
                 cookies: [
@@ -128,7 +134,16 @@ extension ConsoleHandler {
         try await services.store.audit([
             ("time", ConsoleTime.stamp(services.now())), ("action", "console_logout"), ("admin", visit.admin), ("source", visit.source),
         ])
-        return ConsoleResponse.redirect(
-            "/console/login", cookies: [ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)])
+        let ended = ConsoleSecurity.setCookie(ConsoleSecurity.sessionCookie, "", secure: visit.secure, maxAge: 0)
+        // Signed in through the provider: signed out here, and offered the provider's own
+        // sign-out (a link: the console's form-action policy keeps a form from leaving the site).
+        if visit.session.provider != nil, let signIn = services.signIn,
+            let away = await signIn.signOutURL(after: ConsoleProviderPaths.loginURL(signIn.options.redirectURL))
+        {
+            return ConsoleResponse.message(
+                "You are signed out of the console. You are still signed in at the identity provider until you sign out there too.",
+                title: "Signed out", status: .ok, link: away, linkText: "Sign out at the identity provider", cookies: [ended])
+        }
+        return ConsoleResponse.redirect("/console/login", cookies: [ended])
     }
 }

@@ -44,6 +44,14 @@ enum ConsoleSecurity {
         return nil
     }
 
+    /// A sign-in begun at the identity provider (``PendingSignIn``): SameSite=Lax, so the
+    /// provider's redirect back (a top-level GET from its site) brings it; only to the callback.
+    static let signInCookie = "kp_signin"
+
+    static func setSignInCookie(_ value: String, secure: Bool, maxAge: Int) -> String {
+        "\(signInCookie)=\(value); Path=/console/login/; HttpOnly; SameSite=Lax\(secure ? "; Secure" : ""); Max-Age=\(maxAge)"
+    }
+
     /// A `Set-Cookie` value scoped to the console: HttpOnly, SameSite=Strict, Secure when
     /// the browser reached it over HTTPS. `maxAge` 0 deletes it.
     static func setCookie(_ name: String, _ value: String, secure: Bool, maxAge: Int? = nil) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import KioskPadAccess
 import SiteCore
+import SiteSignIn
 
 /// What the site console reads and changes: the verifier's database (users, codes, rules,
 /// audit, events) and the console's own tables, plus the settings a user edit needs.
@@ -27,6 +28,8 @@ public struct ConsoleServices: Sendable {
     public var visitorPassMaxUses = 20
     /// Where a webhook added here may go (`server.webhooks`; default: public addresses only).
     public var webhookTargets = WebhookTargets()
+    /// Sign-in through the organisation's identity provider (`server.console.openid`; nil: local accounts only).
+    public var signIn: OpenIDSignIn?
     /// Tells the doors' push channel at once that a remote command was stored here (the
     /// server's ``ReplicaVersionWatch/poke()``); without it the channel's own read finds it.
     public var pokeDoors: @Sendable () -> Void = {}

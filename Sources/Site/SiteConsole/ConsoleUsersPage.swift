@@ -26,6 +26,10 @@ extension ConsoleHandler {
         let site = try await services.administration.siteRules()
         var users = try await services.administration.list()
         if let query { users = users.filter { $0.name.localizedCaseInsensitiveContains(query) } }
+        // A user manager limited to door groups sees the users whose access lies within them.
+        if visit.session.doorGroups != nil {
+            users = users.filter { DoorScopes.reaches(visit.actor, rule: site.rules[$0.name] ?? AccessRule(), site: site) }
+        }
         let pages = max(1, (users.count + ConsoleHandler.usersPerPage - 1) / ConsoleHandler.usersPerPage)
         let page = min(max(page, 1), pages)
         let shown = users.dropFirst((page - 1) * ConsoleHandler.usersPerPage).prefix(ConsoleHandler.usersPerPage)
@@ -206,6 +210,7 @@ extension ConsoleHandler {
         _ visit: Visit, name: String, shown: AccessRule? = nil, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let site = try await services.administration.siteRules()
+        try DoorScopes.requireUser(visit.actor, name, site: site)
         let rule = shown ?? site.rules[name] ?? AccessRule()
         var data: [String: Any] = [
             "name": name, "doors": rule.doors.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "",

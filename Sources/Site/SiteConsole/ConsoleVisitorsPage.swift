@@ -17,7 +17,12 @@ extension ConsoleHandler {
     ) async throws -> Response {
         let now = services.now()
         let (all, zone) = try await services.administration.visitorPasses(since: now.addingTimeInterval(-86_400))
-        let passes = VisitorPassIssuing.visible(all, to: visit.actor)
+        var passes = VisitorPassIssuing.visible(all, to: visit.actor)
+        // Limited to door groups: the passes for their doors.
+        if visit.session.doorGroups != nil {
+            let site = try await services.administration.siteRules()
+            passes = passes.filter { DoorScopes.reaches(visit.actor, rule: $0.rule, site: site) }
+        }
         let rows: [[String: Any]] = passes.map { pass in
             let state = pass.state(at: now, zone: zone)
             var row: [String: Any] = [

@@ -38,6 +38,6 @@ struct CredentialChanges: Sendable {
 
     /// Revokes unused code `id`; ``UserEditError`` when it was used, expired or revoked already.
     func revokeCode(id: Int64) async throws {
-        try await CodeRevocation(console: services.console, changes: changes).revoke(id: id, at: services.now())
+        try await CodeRevocation(console: services.console, changes: changes, administration: services.administration).revoke(id: id, at: services.now())
     }
 }

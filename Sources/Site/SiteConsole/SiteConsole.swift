@@ -22,6 +22,9 @@ public enum SiteConsole {
         router.get("/console/static/console.js") { _, _ in ConsoleResponse.text(ConsoleAssets.javascript, type: "text/javascript; charset=utf-8") }
         router.get("/console/login") { request, context in await console.loginPage(request, context) }
         router.post("/console/login") { request, context in await console.login(request, context) }
+        // Through the identity provider (server.console.openid): off, these answer 404.
+        router.get("/console/login/provider") { request, context in await console.sendToProvider(request, context) }
+        router.get("/console/login/callback") { request, context in await console.providerCallback(request, context) }
         // Everything else needs an administrator's session (and a POST its form token), and
         // each route the permission it names (ConsolePermissions); signing out, none.
         let pages = router.group("/console").add(middleware: ConsoleSessionMiddleware(console: console, json: false))
@@ -139,7 +142,7 @@ struct Visit: Sendable {
 enum ConsoleResponse {
     static func page(
         _ template: String, title: String, page: String, visit: Visit?, data: [String: Any] = [:], notice: String? = nil, error: String? = nil,
-        status: HTTPResponse.Status = .ok, cookies: [String] = []
+        status: HTTPResponse.Status = .ok, cookies: [String] = [], refresh: String? = nil
     ) -> Response {
         var context = data
         if let visit {
@@ -158,6 +161,7 @@ enum ConsoleResponse {
             layout.merge(ConsolePermissions.navigation(visit.session.role)) { $1 }
         }
         if let notice { layout["notice"] = notice }
+        if let refresh { layout["refresh"] = refresh }
         if let error { layout["error"] = error }
         let html = ConsoleTemplates.library.render(layout, withTemplate: "layout") ?? ""
         var headers = ConsoleSecurity.headers(contentType: "text/html; charset=utf-8")
@@ -165,15 +169,16 @@ enum ConsoleResponse {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func message(_ text: String, title: String, status: HTTPResponse.Status, visit: Visit? = nil, link: String? = nil, linkText: String = "Back")
-        -> Response
-    {
+    static func message(
+        _ text: String, title: String, status: HTTPResponse.Status, visit: Visit? = nil, link: String? = nil, linkText: String = "Back",
+        cookies: [String] = [], refresh: String? = nil
+    ) -> Response {
         var data: [String: Any] = ["text": text]
         if let link {
             data["link"] = link
             data["linkText"] = linkText
         }
-        return page("message", title: title, page: "message", visit: visit, data: data, status: status)
+        return page("message", title: title, page: "message", visit: visit, data: data, status: status, cookies: cookies, refresh: refresh)
     }
 
     static func redirect(_ location: String, cookies: [String] = []) -> Response {

@@ -15,6 +15,9 @@ public struct Administrator: Sendable, Equatable {
         case apiToken
         /// The site itself (a subscription disabled after its receiver failed too long).
         case site
+        /// The organisation's identity provider, through a person's sign-in to the console: it
+        /// makes or re-roles their account as the site's config maps their claims.
+        case identityProvider
     }
 
     public let kind: Kind
@@ -55,6 +58,13 @@ public struct Administrator: Sendable, Equatable {
         -> Administrator
     {
         Administrator(kind: .apiToken, name: "token:" + name, source: address, role: role, permissions: APIScope.permissions(of: scopes))
+    }
+
+    /// The identity provider at `issuer` (audited as `openid:HOST`), through a sign-in from
+    /// `address`. The site's own config says which role a claim gives, so it acts as the owner.
+    public static func identityProvider(_ issuer: String, from address: String) -> Administrator {
+        let host = URLComponents(string: issuer)?.host ?? issuer
+        return Administrator(kind: .identityProvider, name: "openid:" + host, source: address, role: .owner)
     }
 
     /// The site's own changes (admin and source `site`).

@@ -56,6 +56,9 @@ public enum AdministratorAction: String, Sendable, CaseIterable {
     case adminRemove = "admin_remove"
     /// An administrator given another role (their sessions take it at their next request).
     case adminRole = "admin_role"
+    /// An administrator signed in through the identity provider (`server.console.openid`):
+    /// their account made, or given the role their claims map to now.
+    case adminProviderSignIn = "admin_provider_sign_in"
     case adminTOTP = "admin_totp"
     case adminTOTPRemove = "admin_totp_remove"
     case entriesExport = "entries_export"

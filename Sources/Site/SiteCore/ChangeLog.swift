@@ -129,7 +129,7 @@ extension AdministratorAction {
         case .replicaKeyRotate, .replicaKeyFinish: .replicaKey
         case .lockoutClear: .lockout
         case .alertAcknowledge: .alert
-        case .adminAdd, .adminRemove, .adminRole, .adminTOTP, .adminTOTPRemove: .administrator
+        case .adminAdd, .adminRemove, .adminRole, .adminProviderSignIn, .adminTOTP, .adminTOTPRemove: .administrator
         case .tokenCreate, .tokenRevoke: .token
         case .webhookAdd, .webhookRemove, .webhookResend, .webhookEnable, .webhookDisable: .webhook
         case .entriesExport: ChangedKind.none
@@ -152,7 +152,8 @@ extension AdministratorAction {
         // one is `user_rule`.
         case .userGroupSet, .userGroupRemove, .cardPINSet, .scheduleSet, .scheduleRemove, .timeZoneSet, .holidaySet, .holidayRemove,
             .doorGroupSet, .doorGroupRemove, .levelSet, .levelRemove, .doorAdd, .doorRemove, .doorAdopt, .doorRotate, .doorRetire, .settingsSet,
-            .replicaKeyRotate, .replicaKeyFinish, .lockoutClear, .alertAcknowledge, .usersImport, .adminAdd, .adminRemove, .adminRole, .adminTOTP,
+            .replicaKeyRotate, .replicaKeyFinish, .lockoutClear, .alertAcknowledge, .usersImport, .adminAdd, .adminRemove, .adminRole, .adminProviderSignIn,
+            .adminTOTP,
             .adminTOTPRemove, .entriesExport, .tokenCreate, .tokenRevoke, .webhookAdd, .webhookRemove, .webhookResend, .webhookEnable,
             .webhookDisable:
             .siteChanged

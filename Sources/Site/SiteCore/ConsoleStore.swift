@@ -14,6 +14,11 @@ public protocol ConsoleStore: Sendable {
     /// Gives administrator `name` `role` and `doorGroups`; their sessions take them at their
     /// next request. False when there is no such administrator.
     func setAdminRole(name: String, role: SiteRole, doorGroups: [String]?) async throws -> Bool
+    /// Makes administrator `name` an account of the identity provider `provider` (no password
+    /// can sign it in: `unusable` is a hash of nothing known) with `role` and `doorGroups`, or
+    /// gives the provider's account of that name them again. False, changing nothing, when
+    /// `name` is a local account (or another provider's): a sign-in never takes one over.
+    func signInFromProvider(name: String, provider: String, role: SiteRole, doorGroups: [String]?, unusable: PINHash) async throws -> Bool
     /// Every administrator's name, role and door groups, sorted by name.
     func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?)]
     /// Removes administrator `name` and ends their sessions; false when there was none.
@@ -65,10 +70,15 @@ public struct AdminAccount: Sendable, Equatable {
     public let role: SiteRole
     /// The door groups they are limited to (nil: every door).
     public let doorGroups: [String]?
+    /// The identity provider whose account this is (its issuer), or nil for a local account
+    /// with a password. A password never signs a provider's account in.
+    public let provider: String?
 
     public init(
-        name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil, role: SiteRole, doorGroups: [String]? = nil
+        name: String, hash: PINHash, failedLogins: Int, lockedUntil: Date?, totpSecret: [UInt8]? = nil, role: SiteRole, doorGroups: [String]? = nil,
+        provider: String? = nil
     ) {
+        self.provider = provider
         self.name = name
         self.role = role
         self.doorGroups = doorGroups
@@ -93,8 +103,14 @@ public struct ConsoleSession: Sendable, Equatable {
     public let role: SiteRole
     /// The door groups they are limited to, as now (nil: every door).
     public let doorGroups: [String]?
+    /// The identity provider the administrator signed in through (nil: a local password).
+    public let provider: String?
 
-    public init(tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date, role: SiteRole, doorGroups: [String]? = nil) {
+    public init(
+        tokenHash: String, admin: String, csrfToken: String, created: Date, expires: Date, role: SiteRole, doorGroups: [String]? = nil,
+        provider: String? = nil
+    ) {
+        self.provider = provider
         self.role = role
         self.doorGroups = doorGroups
         self.tokenHash = tokenHash

@@ -4,8 +4,9 @@ import KioskPadAccess
 /// of those groups only, and never on the whole site (its mode). The groups are resolved to
 /// doors when asked, so a door added to a group is theirs from then on.
 public enum DoorScopes {
-    /// The roles a door-group limit may be given to: those whose powers are about doors.
-    public static let limitable: Set<SiteRole> = [.guard]
+    /// The roles a door-group limit may be given to: those whose powers are about doors, and
+    /// the user manager, for the users whose access lies within them (``requireUser(_:_:rule:site:)``).
+    public static let limitable: Set<SiteRole> = [.guard, .userManager]
 
     /// The doors `actor` may see and act on in `site`: nil for every door.
     public static func doors(of actor: Administrator, site: SiteRules) -> Set<String>? {

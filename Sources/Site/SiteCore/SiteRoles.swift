@@ -126,8 +126,11 @@ public struct NotPermitted: Error, Equatable, Sendable, CustomStringConvertible 
     /// The door groups the actor is limited to, when that is why (the door asked for, nil: the site).
     public let limitedTo: [String]?
     public let door: String?
+    /// The user asked for, when the limit is why (``DoorScopes/requireUser(_:_:rule:site:)``).
+    public let user: String?
 
-    public init(actor: String, role: SiteRole, permission: SitePermission, limitedTo: [String]? = nil, door: String? = nil) {
+    public init(actor: String, role: SiteRole, permission: SitePermission, limitedTo: [String]? = nil, door: String? = nil, user: String? = nil) {
+        self.user = user
         self.actor = actor
         self.role = role
         self.permission = permission
@@ -136,6 +139,10 @@ public struct NotPermitted: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     public var description: String {
+        if let groups = limitedTo, let user {
+            return "\(actor) (\(role.name) of door groups \(groups.joined(separator: ", "))) may not act on user \(user), "
+                + "whose access is not all within them; nothing was changed"
+        }
         if let groups = limitedTo {
             return "\(actor) (\(role.name) of door groups \(groups.joined(separator: ", "))) may not act on "
                 + (door.map { "door \($0), which is in none of them" } ?? "the whole site") + "; nothing was changed"
@@ -169,7 +176,7 @@ extension AdministratorAction {
         case .doorUnlock, .doorLock: .commandDoors
         case .lockoutClear: .clearLockouts
         case .alertAcknowledge: .acknowledgeAlerts
-        case .adminAdd, .adminRemove, .adminRole, .adminTOTP, .adminTOTPRemove: .manageAdministrators
+        case .adminAdd, .adminRemove, .adminRole, .adminProviderSignIn, .adminTOTP, .adminTOTPRemove: .manageAdministrators
         case .entriesExport: .exportEntries
         case .tokenCreate, .tokenRevoke: .manageTokens
         case .webhookAdd, .webhookRemove, .webhookResend, .webhookEnable, .webhookDisable: .manageWebhooks

@@ -38,6 +38,16 @@ public struct VisitorPassIssuing: Sendable {
     /// Issues a pass for `request` at `now`; ``UserEditError`` naming the field when it is refused.
     public func issue(_ request: VisitorPassRequest, now: Date) async throws -> Issued {
         try hostsOnly(request.host)
+        // A user manager limited to door groups issues passes for their doors only.
+        if let groups = changes.administrator.doorGroups {
+            var rule = AccessRule()
+            (rule.doors, rule.levels) = (request.doors.isEmpty ? [] : request.doors, request.levels)
+            guard DoorScopes.reaches(changes.administrator, rule: rule, site: try await administration.siteRules()) else {
+                throw NotPermitted(
+                    actor: changes.administrator.name, role: changes.administrator.role, permission: .issueVisitorPasses, limitedTo: groups,
+                    door: request.doors.first)
+            }
+        }
         let (pass, code) = try await changes.apply(.visitorPassIssue) {
             let drawn = try await CodeIssuing.draw(length: codeLength, lookupKey: lookupKey) { hash, tag in
                 try await administration.issueVisitorPass(
@@ -53,6 +63,11 @@ public struct VisitorPassIssuing: Sendable {
         let actor = changes.administrator
         if !actor.may(.issueVisitorPasses), let held = try await administration.visitorPass(id: id) {
             try hostsOnly(held.pass.host)
+        }
+        if let groups = actor.doorGroups, let held = try await administration.visitorPass(id: id),
+            !DoorScopes.reaches(actor, rule: held.pass.rule, site: try await administration.siteRules())
+        {
+            throw NotPermitted(actor: actor.name, role: actor.role, permission: .issueVisitorPasses, limitedTo: groups, door: held.pass.rule.doors?.first)
         }
         try await changes.apply(.visitorPassRevoke, [("pass_id", String(id))]) {
             guard try await administration.revokeVisitorPass(id: id, now: now) else {

@@ -30,6 +30,18 @@ public struct SQLConsoleStore: ConsoleStore {
             """) > 0
     }
 
+    public func signInFromProvider(name: String, provider: String, role: SiteRole, doorGroups: [String]?, unusable: PINHash) async throws -> Bool {
+        // One statement: made, or updated only when the row is this provider's (a local
+        // account of the same name is left as it is, and nothing is returned).
+        try await database.changed(
+            """
+            INSERT INTO kioskpad_admins (name, hash, role, door_groups, provider)
+            VALUES (\(bind: name), \(bind: unusable.description), \(bind: role.name), \(bind: doorGroups?.joined(separator: ",")), \(bind: provider))
+            ON CONFLICT (name) DO UPDATE SET role = excluded.role, door_groups = excluded.door_groups
+            WHERE kioskpad_admins.provider = excluded.provider RETURNING 1
+            """) > 0
+    }
+
     /// A row's `door_groups` (NULL: every door).
     static func doorGroups(_ row: any SQLRow) throws -> [String]? {
         try row.optionalText("door_groups").map { $0.split(separator: ",").map(String.init) }
@@ -67,14 +79,17 @@ public struct SQLConsoleStore: ConsoleStore {
 
     public func admin(name: String) async throws -> AdminAccount? {
         let row = try await database.read { sql in
-            try await sql.raw("SELECT name, hash, failed_logins, locked_until, totp_secret, role, door_groups FROM kioskpad_admins WHERE name = \(bind: name)")
-                .first()
+            try await sql.raw(
+                "SELECT name, hash, failed_logins, locked_until, totp_secret, role, door_groups, provider FROM kioskpad_admins WHERE name = \(bind: name)"
+            )
+            .first()
         }
         return try row.map { row in
             AdminAccount(
                 name: try row.text("name"), hash: try PINHash(parsing: try row.text("hash")), failedLogins: Int(try row.integer("failed_logins")),
                 lockedUntil: try row.optionalDouble("locked_until").map { Date(timeIntervalSince1970: $0) },
-                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode), role: try Self.role(row), doorGroups: try Self.doorGroups(row))
+                totpSecret: try row.optionalText("totp_secret").flatMap(TOTP.base32Decode), role: try Self.role(row), doorGroups: try Self.doorGroups(row),
+                provider: try row.optionalText("provider"))
         }
     }
 
@@ -133,7 +148,8 @@ public struct SQLConsoleStore: ConsoleStore {
                     """
                 ).first(),
                 // The role as it is now, in the same transaction: a changed role holds from this request.
-                let admin = try await sql.raw("SELECT role, door_groups FROM kioskpad_admins WHERE name = \(bind: try session.text("admin_name"))").first()
+                let admin = try await sql.raw("SELECT role, door_groups, provider FROM kioskpad_admins WHERE name = \(bind: try session.text("admin_name"))")
+                    .first()
             else { return nil }
             return (session, admin)
         }
@@ -141,7 +157,7 @@ public struct SQLConsoleStore: ConsoleStore {
             ConsoleSession(
                 tokenHash: try row.text("token_hash"), admin: try row.text("admin_name"), csrfToken: try row.text("csrf"),
                 created: Date(timeIntervalSince1970: try row.double("created_at")), expires: Date(timeIntervalSince1970: try row.double("expires_at")),
-                role: try Self.role(admin), doorGroups: try Self.doorGroups(admin))
+                role: try Self.role(admin), doorGroups: try Self.doorGroups(admin), provider: try admin.optionalText("provider"))
         }
     }
 

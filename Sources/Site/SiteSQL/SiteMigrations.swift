@@ -590,5 +590,10 @@ public enum SiteMigrations {
                 "ALTER TABLE kioskpad_api_tokens ADD COLUMN role \(t.text) NOT NULL DEFAULT 'administrator'",
             ]
         },
+        { t in
+            // Administrators who sign in through the organisation's identity provider: the
+            // provider's issuer (NULL: a local account with a password).
+            ["ALTER TABLE kioskpad_admins ADD COLUMN provider \(t.text)"]
+        },
     ]
 }

@@ -46,6 +46,28 @@ public struct AdministratorAccounts: Sendable {
         }
     }
 
+    /// Makes `name` the identity provider's account with `role` (and door groups), or gives
+    /// theirs the role their claims map to now: at every sign-in through the provider, by
+    /// ``Administrator/identityProvider(_:from:)``. Refused when `name` is a local account,
+    /// or when a door group is not the site's. No password can sign the account in.
+    public func signInFromProvider(_ name: String, provider: String, role: SiteRole, doorGroups: [String]? = nil) async throws {
+        let (console, location) = (self.console, self.location)
+        try DoorScopes.check(doorGroups, role: role, site: try await administration.siteRules())
+        var generator = SystemRandomNumberGenerator()
+        let unusable = PINHash(
+            iterations: PINHash.passwordIterations, salt: (0..<16).map { _ in generator.next() }, hash: (0..<32).map { _ in generator.next() })
+        try await changes.apply(
+            .adminProviderSignIn, [("administrator", name), ("role", role.name), ("provider", provider)] + Self.groupsField(doorGroups)
+        ) {
+            guard try await console.signInFromProvider(name: name, provider: provider, role: role, doorGroups: doorGroups, unusable: unusable) else {
+                throw UserEditError(
+                    description:
+                        "administrator '\(name)' is a local account (or another provider's) in \(location); a sign-in through the identity provider never takes one over. Remove it, or map another name claim"
+                )
+            }
+        }
+    }
+
     /// The audit's `door_groups` field, when there is a limit.
     static func groupsField(_ groups: [String]?) -> [(String, String)] {
         groups.map { [("door_groups", $0.joined(separator: ","))] } ?? []

@@ -30,6 +30,7 @@ extension UsersEditing {
     /// Sets `secret` of `user` to `value` (a card is added beside their others); refused when
     /// there is no such user, or the card is someone's already.
     public func set(_ secret: UserSecret, of user: String, to value: SecretDigits, iterations: Int = PINHash.defaultIterations) async throws {
+        try await requireReach(user)
         let hash = try await hashing.makeHash(value, iterations: iterations, lane: .console)
         let tag = lookupKey?.tag(value, kind: secret.kind)
         let (administration, replica) = (self.administration, self.replica)
@@ -46,12 +47,14 @@ extension UsersEditing {
 
     /// Gives `user` the TOTP secret `secret` (raw bytes), replacing any they had.
     public func setTOTP(of user: String, secret: [UInt8]) async throws {
+        try await requireReach(user)
         let administration = self.administration
         try await changes.apply(.userTOTP, [("user", user)]) { try await administration.setTOTP(name: user, secret: secret) }
     }
 
     /// Removes the card of `user` whose number is `card`; refused when they have no such card.
     public func removeCard(of user: String, _ card: SecretDigits) async throws {
+        try await requireReach(user)
         let administration = self.administration
         try await changes.apply(.cardRemove, [("user", user)]) { try await administration.removeCard(name: user, value: card) }
     }
@@ -59,6 +62,9 @@ extension UsersEditing {
     /// Adds every user of `file` (read from `path`, which the audit names) in one transaction;
     /// ``UsersImport/Clash`` when one is there already, and nothing is imported.
     public func importUsers(_ file: UsersFile, from path: String) async throws -> Int {
+        if let groups = changes.administrator.doorGroups {
+            throw NotPermitted(actor: changes.administrator.name, role: changes.administrator.role, permission: .changeUsers, limitedTo: groups)
+        }
         let administration = self.administration
         return try await changes.apply(
             .usersImport,
@@ -70,6 +76,7 @@ extension UsersEditing {
 
     /// Removes `user` with every line of theirs; how many lines (PIN, duress PIN, cards) went.
     public func remove(_ user: String) async throws -> Int {
+        try await requireReach(user)
         let administration = self.administration
         return try await changes.apply(.userRemove, [("user", user)]) { try await administration.remove(name: user) }
     }
@@ -79,6 +86,7 @@ extension UsersEditing {
         guard UsersFile.isValidName(newName) else {
             throw UserEditError(description: "new name '\(newName)' must be 1-64 of letters, digits, '.', '_' or '-'")
         }
+        try await requireReach(user)
         let administration = self.administration
         try await changes.apply(.userRename, [("user", user), ("new_name", newName)]) { try await administration.rename(name: user, to: newName) }
     }

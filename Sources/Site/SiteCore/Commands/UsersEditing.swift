@@ -35,6 +35,7 @@ public struct UsersEditing: Sendable {
         guard UsersFile.isValidName(name) else {
             throw UserEditError(description: "user name '\(name)' must be 1-64 of letters, digits, '.', '_' or '-'")
         }
+        try await requireReach(name, rule: rule)
         let hash: PINHash
         let tag: String?
         let digits: SecretDigits?
@@ -61,10 +62,15 @@ public struct UsersEditing: Sendable {
         rule: AccessRule, notes: [ChangeNote]
     ) {
         let administration = self.administration
+        // Limited to door groups: the user as they are, and as the patch leaves them, within them.
+        let actor = changes.administrator
+        let site = actor.doorGroups == nil ? nil : try await administration.siteRules()
+        if let site { try DoorScopes.requireUser(actor, user, site: site) }
         let rule = try await changes.apply(
             action,
             reporting: {
                 let rule = try await administration.setAccess(user: user) { patch.apply(to: &$0) }
+                if let site { try DoorScopes.requireUser(actor, user, rule: rule, site: site) }
                 return (rule, [("user", user)] + (action == .userRule ? Self.ruleField(rule, always: true) : []))
             })
         return (rule, action == .userRule ? try await notes(naming: rule.doors ?? []) : [])
@@ -89,6 +95,17 @@ public struct UsersEditing: Sendable {
     @discardableResult
     public func setDisabled(_ user: String, _ disabled: Bool) async throws -> AccessRule {
         try await changeRule(of: user, AccessRulePatch(disabled: disabled), as: disabled ? .userDisable : .userEnable).rule
+    }
+
+    /// Refuses a change to `user` (whose rule would be `rule`, or is theirs now) by an operator
+    /// limited to door groups that the user's access reaches beyond (``DoorScopes``).
+    func requireReach(_ user: String, rule: AccessRule? = nil) async throws {
+        try await Self.requireReach(changes.administrator, user, rule: rule, administration: administration)
+    }
+
+    static func requireReach(_ actor: Administrator, _ user: String, rule: AccessRule? = nil, administration: any VerifierAdministration) async throws {
+        guard actor.doorGroups != nil else { return }
+        try DoorScopes.requireUser(actor, user, rule: rule, site: try await administration.siteRules())
     }
 
     /// The notes on `doors`: one for each the site has not heard of.

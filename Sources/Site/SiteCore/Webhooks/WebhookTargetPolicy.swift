@@ -17,9 +17,16 @@ public struct WebhookTargetPolicy: Sendable, Equatable {
     /// Hosts plain `http://` may go to besides loopback.
     public var allowHTTP: [Entry]
 
-    public init(allowTargets: [Entry] = [], allowHTTP: [Entry] = []) {
+    /// The config section the lists are in and what is sent, as a refusal names them
+    /// (`server.webhooks`, "webhooks"; the identity provider's: `server.console.openid`).
+    public var section: String
+    public var sent: String
+
+    public init(allowTargets: [Entry] = [], allowHTTP: [Entry] = [], section: String = "server.webhooks", sent: String = "webhooks") {
         self.allowTargets = allowTargets
         self.allowHTTP = allowHTTP
+        self.section = section
+        self.sent = sent
     }
 
     /// What a checked URL connects to.
@@ -70,7 +77,7 @@ public struct WebhookTargetPolicy: Sendable, Equatable {
             return .failure(
                 Refusal(
                     description:
-                        "\(through)\(Self.article(address.scope)) \(address.scope.rawValue) address: the site sends webhooks inside its own network only to a receiver listed in server.webhooks.allow_targets of its config file"
+                        "\(through)\(Self.article(address.scope)) \(address.scope.rawValue) address: the site sends \(sent) inside its own network only to a host listed in \(section).allow_targets of its config file"
                 ))
         }
         if scheme == "http", !addresses.allSatisfy(\.isLoopback),
@@ -79,7 +86,7 @@ public struct WebhookTargetPolicy: Sendable, Equatable {
             return .failure(
                 Refusal(
                     description:
-                        "plain http:// to \(host) would send events unencrypted; use https://, or list the host in server.webhooks.allow_http of the site's config file"
+                        "plain http:// to \(host) would send \(sent) unencrypted; use https://, or list the host in \(section).allow_http of the site's config file"
                 ))
         }
         return .success(Target(url: url, host: host, addresses: addresses))
