@@ -215,7 +215,7 @@ def main():
         nav = sign_in(driver, console, "olga", "/console/doors")
         assert all(page in nav for page in ("Doors", "Users", "Site", "API")), nav
         roles = run(binary, "verifier", "admin", "list", "--config", site.config).stdout
-        assert "olga\towner" in roles, roles
+        assert f"olga\towner\tprovider={site.provider.issuer}" in roles, roles
         step("olga signed in through the provider (PKCE, state, nonce; the ID token checked against its JWKS) as owner: every page")
 
         sign_out(driver)
@@ -227,7 +227,7 @@ def main():
 
         nav = sign_in(driver, console, "gus", "/console/doors")
         assert "Users" not in nav and "API" not in nav and "Doors" in nav, nav
-        assert "gus\tguard\tdoor_groups=building-b" in run(binary, "verifier", "admin", "list", "--config", site.config).stdout
+        assert f"gus\tguard\tdoor_groups=building-b\tprovider={site.provider.issuer}" in run(binary, "verifier", "admin", "list", "--config", site.config).stdout
         sign_out(driver)
         nav = sign_in(driver, console, "hal", "/console/visitors")
         assert "Doors" not in nav and "Users" not in nav, nav

@@ -92,6 +92,11 @@ struct ConsoleRolesTests {
             let csrf = Browser.field("csrf", in: page) ?? ""
             let outside = try await gus.post("/console/doors/command", [("csrf", csrf), ("door", "a-front"), ("reason", "courier"), ("action", "unlock")])
             #expect(outside.status == .forbidden && String(buffer: outside.body).contains("which is in none of them"), "\(outside.status)")
+            // The Site page lists the modes of their doors only.
+            let modes = ModeChanges(administration: harness.under.administration, changes: AdministratorChanges(store: harness.under.store, by: .commandLine()))
+            for door in ["b-front", "a-front"] { _ = try await modes.set(SetMode(.release, door: door), at: harness.clock.now) }
+            let site = String(buffer: try await gus.get("/console/site").body)
+            #expect(site.contains("b-front") && !site.contains("a-front"), "\(site.prefix(3_000))")
         }
     }
 

@@ -68,7 +68,10 @@ struct VerifierAdminCommand: AsyncParsableCommand {
 
     /// `admin list`: names and roles.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the console's administrators: name and role, a tab between.")
+        static let configuration = CommandConfiguration(
+            abstract:
+                "List the console's administrators: name and role, a tab between (then door_groups=..., and provider=ISSUER for one who signs in through the identity provider)."
+        )
         @OptionGroup var target: VerifierDatabaseTarget
 
         func run() async throws {
@@ -76,6 +79,7 @@ struct VerifierAdminCommand: AsyncParsableCommand {
                 try await VerifierUserCommand.applying(opened) {
                     try await opened.console.adminRoles().map {
                         "\($0.name)\t\($0.role.name)" + ($0.doorGroups.map { "\tdoor_groups=" + $0.joined(separator: ",") } ?? "")
+                            + ($0.provider.map { "\tprovider=" + $0 } ?? "")
                     }
                 }
             }

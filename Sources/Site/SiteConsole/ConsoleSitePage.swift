@@ -20,16 +20,19 @@ extension ConsoleHandler {
     func renderSite(_ visit: Visit, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let site = try await services.administration.siteRules()
         let zone = site.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        // A guard limited to door groups: the modes, unlock schedules and card-and-PIN rules of their doors.
+        let mine = DoorScopes.doors(of: visit.actor, site: site)
+        let shown = { (door: String) in mine?.contains(door) ?? true }
         var data: [String: Any] = [
             "siteMode": (site.modes.site?.mode ?? .normal).rawValue,
-            "doorModes": site.modes.doors.sorted { $0.key < $1.key }.map { door, setting -> [String: Any] in
+            "doorModes": site.modes.doors.filter { shown($0.key) }.sorted { $0.key < $1.key }.map { door, setting -> [String: Any] in
                 ["door": door, "mode": setting.mode.rawValue, "setBy": setting.setBy, "setAt": ConsoleTime.local(setting.setAt, zone)]
             },
             "scheduleNames": site.schedules.keys.sorted(),
-            "unlocks": site.unlockSchedules.sorted { $0.key < $1.key }.map { door, unlock -> [String: Any] in
+            "unlocks": site.unlockSchedules.filter { shown($0.key) }.sorted { $0.key < $1.key }.map { door, unlock -> [String: Any] in
                 ["door": door, "schedule": unlock.schedule, "firstIn": unlock.firstIn ? "yes" : "no"]
             },
-            "cardPINDoors": site.cardAndPIN.sorted { $0.key < $1.key }.map { door, rule -> [String: Any] in
+            "cardPINDoors": site.cardAndPIN.filter { shown($0.key) }.sorted { $0.key < $1.key }.map { door, rule -> [String: Any] in
                 ["door": door, "when": rule.schedule.map { "in schedule \($0)" } ?? "always"]
             },
             "holidays": site.holidays.map { holiday -> [String: Any] in

@@ -19,8 +19,8 @@ public protocol ConsoleStore: Sendable {
     /// gives the provider's account of that name them again. False, changing nothing, when
     /// `name` is a local account (or another provider's): a sign-in never takes one over.
     func signInFromProvider(name: String, provider: String, role: SiteRole, doorGroups: [String]?, unusable: PINHash) async throws -> Bool
-    /// Every administrator's name, role and door groups, sorted by name.
-    func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?)]
+    /// Every administrator's name, role, door groups and identity provider (nil: a local account), sorted by name.
+    func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?, provider: String?)]
     /// Removes administrator `name` and ends their sessions; false when there was none.
     func removeAdmin(name: String) async throws -> Bool
     /// Every administrator's name, sorted.

@@ -51,9 +51,9 @@ public struct SQLConsoleStore: ConsoleStore {
         try await database.read { try await $0.raw("SELECT name FROM kioskpad_admins ORDER BY name").all() }.map { try $0.text("name") }
     }
 
-    public func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?)] {
-        try await database.read { try await $0.raw("SELECT name, role, door_groups FROM kioskpad_admins ORDER BY name").all() }.map {
-            (try $0.text("name"), try Self.role($0), try Self.doorGroups($0))
+    public func adminRoles() async throws -> [(name: String, role: SiteRole, doorGroups: [String]?, provider: String?)] {
+        try await database.read { try await $0.raw("SELECT name, role, door_groups, provider FROM kioskpad_admins ORDER BY name").all() }.map {
+            (try $0.text("name"), try Self.role($0), try Self.doorGroups($0), try $0.optionalText("provider"))
         }
     }
 
