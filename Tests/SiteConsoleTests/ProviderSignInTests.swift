@@ -132,8 +132,11 @@ struct ProviderSignInTests {
             #expect(try await harness.under.console.admin(name: "nora") == nil)
             let forged = try await Browser(client).get("/console/login/callback?code=x&state=y")
             #expect(forged.status == .forbidden && String(buffer: forged.body).contains("no sign-in was begun in this browser"))
+            let denied = try await Browser(client).get("/console/login/callback?error=access_denied&state=x")
+            #expect(denied.status == .forbidden && String(buffer: denied.body).contains("answered access_denied"))
             let records = try await harness.under.auditRecords().filter { $0["action"] == "console_login" }
-            #expect(records.map { $0["result"] ?? "" } == ["account refused", "no role mapped", "bad sign-in request"], "\(records)")
+            #expect(
+                records.map { $0["result"] ?? "" } == ["account refused", "no role mapped", "bad sign-in request", "bad sign-in request"], "\(records)")
         }
     }
 }

@@ -32,7 +32,8 @@ extension ConsoleHandler {
         let person: SignedInPerson
         do {
             if let said = query.text("error") {
-                throw SignInRefusal.provider("it answered \(said.prefix(64)) instead of signing you in")
+                // access_denied (the person said no, or the provider's own policy did) and the like.
+                throw SignInRefusal.request("the identity provider answered \(said.prefix(64)) instead of signing you in")
             }
             guard let cookie = ConsoleSecurity.cookie(ConsoleSecurity.signInCookie, in: request), let pending = PendingSignIn(cookie: cookie) else {
                 throw SignInRefusal.request("no sign-in was begun in this browser, or it took longer than ten minutes")
