@@ -86,21 +86,24 @@ struct SchemaTypes: Sendable {
         let upgradeEntry = "\(ChangedKind.replica.rawValue)', '', '\(ChangeCause.schemaUpgrade.rawValue)', ''"
         let settleVersion = "UPDATE kioskpad_replica SET version = (SELECT max(seq) FROM kioskpad_change_log) WHERE id = 1"
         guard engine == .postgres else {
-            let tables = ["kioskpad_users"] + Self.replicaTables + Self.laterReplicaTables
-            return [
+            let tables: [String] = ["kioskpad_users"] + Self.replicaTables + Self.laterReplicaTables
+            // One statement list built in steps: Debian's Swift 6.2.3 gave up type-checking it
+            // as one expression of five `+` (scripts/check-debian-swift.sh).
+            var statements: [String] = [
                 "ALTER TABLE kioskpad_replica ADD COLUMN pending INTEGER NOT NULL DEFAULT 0",
                 // PostgreSQL's column, for one schema; SQLite's settle knows its transaction's entries.
                 "ALTER TABLE kioskpad_change_log ADD COLUMN tx INTEGER NOT NULL DEFAULT 0",
             ]
-                + tables.flatMap { table in
-                    ["insert", "update", "delete"].map { "DROP TRIGGER \(Self.triggerName(table))_\($0)" }
-                }
-                + sqliteUsersTriggers(Self.usersReplicaColumns, body: markPending)
-                + (Self.replicaTables + Self.laterReplicaTables).flatMap { sqliteTriggers($0, body: markPending) }
-                + [
-                    "INSERT INTO kioskpad_change_log (seq, at, kind, subject, action, instance) SELECT \(floor) + 1, (julianday('now') - 2440587.5) * 86400.0, '\(upgradeEntry)",
-                    settleVersion,
-                ]
+            for table in tables {
+                for event in ["insert", "update", "delete"] { statements.append("DROP TRIGGER \(Self.triggerName(table))_\(event)") }
+            }
+            statements += sqliteUsersTriggers(Self.usersReplicaColumns, body: markPending)
+            for table in Self.replicaTables + Self.laterReplicaTables { statements += sqliteTriggers(table, body: markPending) }
+            statements.append(
+                "INSERT INTO kioskpad_change_log (seq, at, kind, subject, action, instance) SELECT \(floor) + 1, (julianday('now') - 2440587.5) * 86400.0, '\(upgradeEntry)"
+            )
+            statements.append(settleVersion)
+            return statements
         }
         return [
             "ALTER TABLE kioskpad_replica ADD COLUMN pending boolean NOT NULL DEFAULT false",
