@@ -119,7 +119,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // The console's sign-in through an OpenID Connect provider (issue 81): ID tokens and
         // the provider's JWKS read and verified by a maintained JWT library, not by hand.
-        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", exact: "5.7.1"),
     ],
     targets: [
         .target(name: "KioskPadCore", path: "Sources/Shared/KioskPadCore", swiftSettings: strict),
