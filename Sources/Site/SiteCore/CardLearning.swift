@@ -115,11 +115,8 @@ public struct CardLearningChanges: Sendable {
             throw UserEditError(description: "door: '\(door)' is not a door id (1-64 of letters, digits, '.', '_' or '-')")
         }
         // A user manager limited to door groups: their user, at one of their doors.
-        if changes.administrator.doorGroups != nil {
-            let site = try await administration.siteRules()
-            try DoorScopes.requireUser(changes.administrator, user, site: site)
-            try await DoorScopes.require(changes.administrator, door: door, administration: administration)
-        }
+        try await DoorScopes.requireUser(changes.administrator, user, administration: administration)
+        try await DoorScopes.require(changes.administrator, door: door, administration: administration)
         return try await changes.apply(.cardLearnArm) {
             let arm = try await administration.armCardLearning(door: door, user: user, by: changes.administrator.name, now: now)
             return (arm, [("user", user), ("door", door), ("expires", UTCTimestamp.rfc3339(arm.expires))])
@@ -128,9 +125,7 @@ public struct CardLearningChanges: Sendable {
 
     /// Gives unknown card `id` to `user`.
     public func claim(id: Int64, user: String) async throws {
-        if changes.administrator.doorGroups != nil {
-            try DoorScopes.requireUser(changes.administrator, user, site: try await administration.siteRules())
-        }
+        try await DoorScopes.requireUser(changes.administrator, user, administration: administration)
         try await changes.apply(.cardClaim) {
             let door = try await administration.claimUnknownCard(id: id, user: user)
             return ((), [("user", user), ("unknown_card", String(id)), ("door", door)])

@@ -44,7 +44,7 @@ public struct CodeIssuing: Sendable {
     /// Issues a one-time code for `user` valid until `expires`, at `door` only (nil: any door
     /// they may open); the code, and a note when the site has not heard of `door`.
     public func issue(user: String, door: String?, expires: Date) async throws -> Issued {
-        try await UsersEditing.requireReach(changes.administrator, user, administration: administration)
+        try await DoorScopes.requireUser(changes.administrator, user, administration: administration)
         let fields = [("user", user), ("door", door ?? "any"), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))]
         let code = try await changes.apply(.codeIssue, fields) {
             try await CodeIssuing.draw(length: codeLength, lookupKey: lookupKey) { hash, tag in
@@ -58,7 +58,7 @@ public struct CodeIssuing: Sendable {
     /// Issues an enrolment code (a PIN chosen at a door) for `user`, valid until `expires`;
     /// the code (at least the shortest entry a door takes).
     public func issueEnrolment(user: String, expires: Date) async throws -> String {
-        try await UsersEditing.requireReach(changes.administrator, user, administration: administration)
+        try await DoorScopes.requireUser(changes.administrator, user, administration: administration)
         return try await changes.apply(.enrolCodeIssue, [("user", user), ("expires", UTCTimestamp.rfc3339(expires, milliseconds: true))]) {
             try await CodeIssuing.draw(length: max(codeLength, EntryOptions.lengthRange.lowerBound), lookupKey: lookupKey) { hash, tag in
                 try await administration.issueEnrolmentCode(user: user, hash: hash, lookupTag: tag, expires: expires)

@@ -40,6 +40,15 @@ extension DoorScopes {
         }
     }
 
+    /// ``requireUser(_:_:rule:site:)`` with the site's rules read from `administration`, and
+    /// only when `actor` is limited (an unlimited one costs no read).
+    public static func requireUser(_ actor: Administrator, _ user: String, rule: AccessRule? = nil, administration: any VerifierAdministration)
+        async throws
+    {
+        guard actor.doorGroups != nil else { return }
+        try requireUser(actor, user, rule: rule, site: try await administration.siteRules())
+    }
+
     /// `listings` without the users `actor` may not see.
     public static func visible(_ listings: [UserListing], to actor: Administrator, site: SiteRules) -> [UserListing] {
         guard actor.doorGroups != nil else { return listings }

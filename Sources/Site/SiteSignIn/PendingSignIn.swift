@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SiteCore
 
 /// A sign-in the console began: the `state` it sent the browser off with (the answer must
 /// bring it back), the `nonce` the ID token must carry, and PKCE's code verifier (RFC 7636;
@@ -51,10 +52,8 @@ public struct PendingSignIn: Sendable, Equatable {
         return parts.string
     }
 
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return base64URL((0..<32).map { _ in generator.next() })
-    }
+    /// 32 random bytes, base64url: the console's and the API's tokens' own generator.
+    static func random() -> String { RandomToken.text() }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

@@ -100,12 +100,7 @@ public struct UsersEditing: Sendable {
     /// Refuses a change to `user` (whose rule would be `rule`, or is theirs now) by an operator
     /// limited to door groups that the user's access reaches beyond (``DoorScopes``).
     func requireReach(_ user: String, rule: AccessRule? = nil) async throws {
-        try await Self.requireReach(changes.administrator, user, rule: rule, administration: administration)
-    }
-
-    static func requireReach(_ actor: Administrator, _ user: String, rule: AccessRule? = nil, administration: any VerifierAdministration) async throws {
-        guard actor.doorGroups != nil else { return }
-        try DoorScopes.requireUser(actor, user, rule: rule, site: try await administration.siteRules())
+        try await DoorScopes.requireUser(changes.administrator, user, rule: rule, administration: administration)
     }
 
     /// The notes on `doors`: one for each the site has not heard of.
